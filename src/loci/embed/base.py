@@ -1,0 +1,38 @@
+"""The seam to whatever turns text into vectors.
+
+A brain records the identity (`model_id`, `dimensions`) of the embedder that wrote its vectors and
+refuses vectors of any other identity: two models' vectors live in unrelated spaces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    @property
+    def model_id(self) -> str:
+        """Stable identity, e.g. 'sentence-transformers/all-MiniLM-L6-v2'."""
+        ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    @property
+    def max_tokens(self) -> int:
+        """How many content tokens (special tokens excluded) one input may have before truncation."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Content tokens of `text` in this model's own tokenizer (special tokens excluded)."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Unit-length float32 vectors, shape (len(texts), dimensions), in input order."""
+        ...

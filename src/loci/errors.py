@@ -1,0 +1,86 @@
+"""Every error Loci raises on purpose, in one tree.
+
+    LociError                      base; `code` is a stable machine-readable name
+    ├── NotFound                   a brain, document or job that does not exist (or is not yours)
+    ├── InvalidInput               a request that cannot be satisfied as asked
+    │   ├── FileTooLarge           bytes over the configured cap
+    │   └── UnsupportedSource      a path or URL that cannot be read at all
+    ├── ParseError                 a file whose bytes could not be turned into text
+    │   ├── NoParser               stored, but no parser knows this type
+    │   ├── EncryptedDocument      password-protected PDF
+    │   └── BudgetExceeded         decompressed size, page count or time over a parser budget
+    ├── FetchError                 a URL that could not be fetched
+    │   ├── BlockedAddress         private, loopback or link-local target (or redirect to one)
+    │   └── ChallengePage          a bot-challenge or interstitial page instead of content
+    ├── EmbeddingError             the embedder failed after its retries
+    │   └── EmbedderMismatch       a vector of another model identity than the brain's
+    └── StoreError                 the database refused or is inconsistent
+
+Each carries a one-line human message: the CLI prints it as is, the API puts it in `message`.
+"""
+
+from __future__ import annotations
+
+
+class LociError(Exception):
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(LociError):
+    code = "not_found"
+
+
+class InvalidInput(LociError):
+    code = "invalid_input"
+
+
+class FileTooLarge(InvalidInput):
+    code = "file_too_large"
+
+
+class UnsupportedSource(InvalidInput):
+    code = "unsupported_source"
+
+
+class ParseError(LociError):
+    code = "parse_failed"
+
+
+class NoParser(ParseError):
+    code = "no_parser"
+
+
+class EncryptedDocument(ParseError):
+    code = "encrypted"
+
+
+class BudgetExceeded(ParseError):
+    code = "budget_exceeded"
+
+
+class FetchError(LociError):
+    code = "fetch_failed"
+
+
+class BlockedAddress(FetchError):
+    code = "blocked_address"
+
+
+class ChallengePage(FetchError):
+    code = "challenge_page"
+
+
+class EmbeddingError(LociError):
+    code = "embedding_failed"
+
+
+class EmbedderMismatch(EmbeddingError):
+    code = "embedder_mismatch"
+
+
+class StoreError(LociError):
+    code = "store_error"

@@ -1,0 +1,154 @@
+"""The nouns of Loci as frozen dataclasses, shared by every layer.
+
+Parsers produce a `ParsedDocument` (a title, metadata and a list of `Block`s); the chunker turns
+blocks into `ChunkDraft`s; the store keeps `Document`s and `Chunk`s; search returns `Hit`s whose
+`Citation` points at the exact file, page, line span and heading a passage came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
+DocumentStatus = Literal["processing", "ready", "failed"]
+DocumentKind = Literal["file", "web", "note"]
+JobStatus = Literal["queued", "running", "done", "failed"]
+SearchMode = Literal["hybrid", "text", "vector"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One structural unit of a parsed document, in reading order.
+
+    `line_start`/`line_end` are 1-based and inclusive, in the source's own coordinates: lines of the
+    file for text formats, lines of the page's extracted text for PDF, paragraph numbers for DOCX.
+    `page` is 1-based for paged formats and None otherwise. A heading block has `level` >= 1.
+    """
+
+    kind: BlockKind
+    text: str
+    level: int = 0
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    title: str | None
+    blocks: tuple[Block, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The extracted text as shown in previews: blocks joined by blank lines."""
+        return "\n\n".join(b.text for b in self.blocks)
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A passage ready to embed and index; offsets are into `ParsedDocument.text`."""
+
+    index: int
+    text: str
+    heading_path: tuple[str, ...]
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    char_start: int
+    char_end: int
+    token_count: int
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Brain:
+    id: int
+    name: str
+    embedder_model: str | None
+    embedder_dims: int | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Document:
+    id: int
+    brain_id: int
+    kind: DocumentKind
+    name: str
+    title: str | None
+    source_url: str | None
+    mime_type: str | None
+    size_bytes: int
+    content_hash: str
+    status: DocumentStatus
+    status_reason: str | None
+    chunk_count: int
+    tags: tuple[str, ...]
+    metadata: dict[str, Any]
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: int
+    document_id: int
+    index: int
+    text: str
+    heading_path: tuple[str, ...]
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    char_start: int
+    char_end: int
+    token_count: int
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    document_id: int
+    name: str
+    title: str | None
+    chunk_index: int
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    heading_path: tuple[str, ...]
+    source_url: str | None
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: int
+    citation: Citation
+    text: str
+    snippet: str
+    score: float
+    text_rank: int | None
+    vector_rank: int | None
+    text_score: float | None
+    vector_score: float | None
+
+    @property
+    def matched_by(self) -> str:
+        if self.text_rank is not None and self.vector_rank is not None:
+            return "both"
+        return "text" if self.text_rank is not None else "vector"
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    brain_id: int
+    document_id: int
+    kind: str
+    status: JobStatus
+    attempts: int
+    last_error: str | None
+    run_after: float
+    lease_owner: str | None
+    lease_expires: float | None
