@@ -152,3 +152,56 @@ class Job:
     run_after: float
     lease_owner: str | None
     lease_expires: float | None
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrictions every search leg applies inside its query, not after it."""
+
+    name: str | None = None  # exact file name or title; `*` and `?` glob
+    kinds: tuple[DocumentKind, ...] = ()
+    tags: tuple[str, ...] = ()  # all of them
+    created_after: str | None = None  # ISO date or datetime
+    created_before: str | None = None
+    document_ids: tuple[int, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.name
+            or self.kinds
+            or self.tags
+            or self.created_after
+            or self.created_before
+            or self.document_ids
+        )
+
+
+@dataclass(frozen=True)
+class NewDocument:
+    kind: DocumentKind
+    name: str
+    title: str | None
+    source_url: str | None
+    mime_type: str | None
+    size_bytes: int
+    content_hash: str
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IndexedChunk:
+    """A chunk draft with the hash of exactly what was embedded for it."""
+
+    draft: ChunkDraft
+    embed_hash: str
+
+
+@dataclass(frozen=True)
+class BrainStats:
+    documents_by_status: dict[str, int]
+    documents_by_kind: dict[str, int]
+    chunks: int
+    jobs_by_status: dict[str, int]
+    bytes_stored: int

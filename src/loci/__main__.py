@@ -1,0 +1,3 @@
+from loci.cli.main import run
+
+run()

@@ -1,0 +1,146 @@
+"""`loci add` and `loci note`: give a brain something to know."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import FAILED, PARTIAL, emit_json, err, out
+from loci.errors import LociError
+from loci.ingest.sources import expand_paths, is_url
+from loci.models import Document
+
+
+@dataclass
+class Outcome:
+    source: str
+    document: Document | None = None
+    deduped: bool = False
+    error: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        doc = self.document
+        return {
+            "source": self.source,
+            "ok": self.error is None and (doc is None or doc.status != "failed"),
+            "deduped": self.deduped,
+            "error": self.error or (doc.status_reason if doc and doc.status == "failed" else None),
+            "document": doc,
+        }
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    )
+
+
+def _report(outcomes: list[Outcome], as_json: bool) -> None:
+    if as_json:
+        emit_json([o.as_json() for o in outcomes])
+    else:
+        for o in outcomes:
+            d = o.document
+            if o.error:
+                out.print(f"[red]✗[/red] {escape(o.source)} — {escape(o.error)}")
+            elif d is not None and d.status == "failed":
+                out.print(f"[red]✗[/red] {escape(d.name)} (#{d.id}) — {escape(d.status_reason or 'failed')}")
+            elif d is not None:
+                note = " (already in this brain)" if o.deduped else ""
+                state = f"{d.chunk_count} chunks" if d.status == "ready" else d.status
+                extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
+                out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
+    failed = [o for o in outcomes if not o.as_json()["ok"]]
+    if failed:
+        raise typer.Exit(PARTIAL if len(failed) < len(outcomes) else FAILED)
+
+
+def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
+    loci = service()
+    brain = loci.brain(brain_name)
+    pending = [o.document.id for o in outcomes if o.document and o.document.status == "processing"]
+    if not pending:
+        return
+    with _progress() as progress:
+        task = progress.add_task("indexing", total=len(pending))
+
+        def update(docs: list[Document]) -> None:
+            progress.update(task, completed=sum(d.status != "processing" for d in docs))
+
+        final = {d.id: d for d in loci.wait_for(brain, pending, update)}
+    for o in outcomes:
+        if o.document is not None and o.document.id in final:
+            o.document = final[o.document.id]
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("add")
+    @exits_cleanly
+    def add(
+        sources: Annotated[list[str], typer.Argument(help="Files, folders, globs or http(s) URLs.")],
+        include: Annotated[list[str], typer.Option("--include", help="Only file names matching this glob.")] = [],  # noqa: B006
+        exclude: Annotated[list[str], typer.Option("--exclude", help="Skip paths matching this glob.")] = [],  # noqa: B006
+        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the added documents.")] = [],  # noqa: B006
+        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once; a worker indexes later.")] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Add files, folders (recursively) and web pages to a brain, then index them."""
+        loci = service()
+        target = loci.brain(brain)
+        urls = [s for s in sources if is_url(s)]
+        paths, problems = expand_paths([s for s in sources if not is_url(s)], include, exclude)
+        outcomes = [Outcome(p.arg, error=p.reason) for p in problems]
+        for url in urls:
+            try:
+                result = loci.add_url(target, url, tag)
+                outcomes.append(Outcome(url, result.document, result.deduped))
+            except LociError as error:
+                outcomes.append(Outcome(url, error=error.message))
+        for path in paths:
+            try:
+                result = loci.add_file(target, path, tag)
+                outcomes.append(Outcome(str(path), result.document, result.deduped))
+            except LociError as error:
+                outcomes.append(Outcome(str(path), error=error.message))
+            except OSError as error:
+                outcomes.append(Outcome(str(path), error=f"cannot read: {error.strerror}"))
+        if not outcomes:
+            err.print("nothing to add: no files matched")
+            raise typer.Exit(FAILED)
+        if not no_wait:
+            _wait(outcomes, brain)
+        _report(outcomes, json_)
+
+    @app.command("note")
+    @exits_cleanly
+    def note(
+        text: Annotated[str | None, typer.Argument(help="The note (Markdown); '-' or none reads stdin.")] = None,
+        title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
+        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
+        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Save a Markdown note; it is searched together with files."""
+        import sys
+
+        body = sys.stdin.read() if text in (None, "-") else text
+        loci = service()
+        result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
+        outcomes = [Outcome(title or "note", result.document, result.deduped)]
+        if not no_wait:
+            _wait(outcomes, brain)
+        _report(outcomes, json_)
+

@@ -1,0 +1,51 @@
+"""Everything the CLI shows a person: results on stdout, progress and errors on stderr.
+
+With `--json`, stdout carries exactly one JSON document and nothing else, so scripts can pipe it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+# Exit codes, documented in the README.
+OK, FAILED, USAGE, NOT_FOUND, PARTIAL = 0, 1, 2, 3, 4
+
+
+def to_jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        for extra in ("matched_by",):
+            if hasattr(value, extra):
+                data[extra] = getattr(value, extra)
+        return data
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_jsonable(v) for v in value]
+    return value
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2) + "\n")
+
+
+def error_line(message: str) -> None:
+    err.print(f"[red]error:[/red] {escape(' '.join(message.split()))}")
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"

@@ -1,0 +1,87 @@
+"""`loci search` (alias `find`): passages with citations to file, page, lines and heading."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+import typer
+from rich.markup import escape
+
+from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import emit_json, out
+from loci.models import Hit, SearchFilters
+from loci.search.engine import SearchRequest
+
+Mode = Literal["hybrid", "text", "vector"]
+Kind = Literal["file", "web", "note"]
+MARK = re.compile(r"\*\*(.+?)\*\*")
+
+
+def location(hit: Hit) -> str:
+    c = hit.citation
+    parts = [c.name]
+    if c.page:
+        parts.append(f"p. {c.page}")
+    if c.line_start:
+        parts.append(f"lines {c.line_start}–{c.line_end}" if c.line_end != c.line_start else f"line {c.line_start}")
+    if c.heading_path:
+        parts.append(" › ".join(c.heading_path))
+    return " · ".join(parts)
+
+
+def render_snippet(snippet: str) -> str:
+    """Markdown-bold marks from the search layer become terminal highlights."""
+    pieces, last = [], 0
+    for m in MARK.finditer(snippet):
+        pieces.append(escape(snippet[last : m.start()]))
+        pieces.append(f"[bold yellow]{escape(m.group(1))}[/]")
+        last = m.end()
+    pieces.append(escape(snippet[last:]))
+    return "".join(pieces)
+
+
+def register(app: typer.Typer) -> None:
+    def search(
+        query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
+        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=30, help="Hits to return (1–30).")] = 10,
+        mode: Annotated[Mode, typer.Option("--mode", help="hybrid, text (BM25) or vector.")] = "hybrid",
+        name: Annotated[str | None, typer.Option("--file", help="Only this file name or title (globs ok).")] = None,
+        kind: Annotated[list[Kind], typer.Option("--kind", help="Only these kinds.")] = [],  # noqa: B006
+        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")] = [],  # noqa: B006
+        after: Annotated[str | None, typer.Option("--after", help="Added on or after this date (YYYY-MM-DD).")] = None,
+        before: Annotated[str | None, typer.Option("--before", help="Added before this date.")] = None,
+        min_similarity: Annotated[float | None, typer.Option("--min-similarity", help="Drop vector matches below this cosine.")] = None,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Find passages with hybrid search (BM25 + vectors), each with its citation."""
+        loci = service()
+        target = loci.brain(brain)
+        request = SearchRequest(
+            query=query,
+            mode=mode,
+            limit=limit,
+            filters=SearchFilters(
+                name=name, kinds=tuple(kind), tags=tuple(tag),
+                created_after=after, created_before=before,
+            ),
+            min_similarity=min_similarity,
+        )
+        hits = loci.search(target, request)
+        if json_:
+            emit_json({"query": query, "mode": mode, "brain": target.name, "hits": hits})
+            return
+        if not hits:
+            out.print("no matches")
+            return
+        for number, hit in enumerate(hits, start=1):
+            out.print(
+                f"[bold]{number}. {escape(location(hit))}[/bold]  "
+                f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}[/dim]"
+            )
+            out.print("   " + render_snippet(hit.snippet))
+
+    app.command("search")(exits_cleanly(search))
+    app.command("find", hidden=True)(exits_cleanly(search))

@@ -1,0 +1,63 @@
+"""`loci status` and `loci worker`: what the brain holds, and the background indexer."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import emit_json, err, human_size, out
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("status")
+    @exits_cleanly
+    def status(brain: BrainOption = None, json_: JsonOption = False) -> None:
+        """Documents by status, the job queue, the embedder identity and disk use."""
+        loci = service()
+        s = loci.status(loci.brain(brain))
+        if json_:
+            emit_json(s)
+            return
+        out.print(f"[bold]brain[/bold] {escape(s.brain.name)}")
+        docs = s.stats.documents_by_status
+        out.print(
+            "  documents  "
+            + ", ".join(f"{docs.get(k, 0)} {k}" for k in ("ready", "processing", "failed"))
+        )
+        out.print(f"  chunks     {s.stats.chunks}")
+        jobs = s.stats.jobs_by_status
+        out.print(
+            "  queue      " + ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
+        )
+        dims = f" ({s.embedder_dims} dims)" if s.embedder_dims else ""
+        out.print(f"  embedder   {escape(s.embedder_model)}{dims}")
+        out.print(
+            f"  disk       database {human_size(s.database_bytes)}, originals {human_size(s.blob_bytes)}"
+        )
+
+    @app.command("worker")
+    @exits_cleanly
+    def worker(
+        once: Annotated[bool, typer.Option("--once", help="Process what is queued, then exit.")] = False,
+    ) -> None:
+        """Run a standalone ingestion worker (several may run at once)."""
+        logging.getLogger("loci").setLevel(logging.INFO)
+        w = service().worker()
+        if once:
+            count = 0
+            while w.run_one() is not None:
+                count += 1
+            err.print(f"processed {count} jobs")
+            return
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        err.print(f"worker {w.name} waiting for jobs (Ctrl-C to stop)")
+        w.run_forever(stop)

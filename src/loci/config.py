@@ -1,0 +1,82 @@
+"""Settings, validated, from `LOCI_*` environment variables and an optional TOML file.
+
+Read only where the application is assembled (`loci.app`): every other module takes plain
+parameters, so tests and other surfaces can build a service without touching the environment.
+The config file is `$LOCI_HOME/config.toml` unless `LOCI_CONFIG` names another; environment
+variables win over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    return Path(platformdirs.user_data_dir("loci", appauthor=False))
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LOCI_", extra="ignore")
+
+    home: Path = Field(default_factory=default_home)
+    default_brain: str = "default"
+    max_file_mb: float = Field(default=50.0, gt=0)
+
+    embedder: Literal["local", "openai"] = "local"
+    embed_base_url: str | None = None
+    embed_api_key: str | None = None
+    embed_model: str = "text-embedding-3-small"
+    embed_dimensions: int = Field(default=1536, gt=0)
+    embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
+
+    chunk_overlap_tokens: int = Field(default=32, ge=0)
+    max_chunks_per_file: int = Field(default=1024, ge=1)
+
+    fetch_allow_private: bool = False
+    fetch_allowed_networks: list[str] = Field(default_factory=list)
+    fetch_timeout_s: float = Field(default=20.0, gt=0)
+    fetch_max_mb: float = Field(default=20.0, gt=0)
+
+    job_lease_s: float = Field(default=60.0, gt=0)
+    job_max_attempts: int = Field(default=5, ge=1)
+    job_retry_base_s: float = Field(default=2.0, ge=0)
+
+    @field_validator("fetch_allowed_networks", mode="before")
+    @classmethod
+    def _split_networks(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def database_path(self) -> Path:
+        return self.home / "loci.db"
+
+    @property
+    def blob_dir(self) -> Path:
+        return self.home / "blobs"
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Environment first, then the config file, then defaults; `overrides` (CLI flags) win."""
+    home = Path(os.environ.get("LOCI_HOME") or overrides.get("home") or default_home())
+    config_path = Path(os.environ.get("LOCI_CONFIG") or home / "config.toml")
+    from_file: dict[str, Any] = {}
+    if config_path.is_file():
+        with config_path.open("rb") as handle:
+            from_file = tomllib.load(handle)
+    env_keys = {key[5:].lower() for key in os.environ if key.startswith("LOCI_")}
+    merged = {k: v for k, v in from_file.items() if k not in env_keys}
+    merged.update({k: v for k, v in overrides.items() if v is not None})
+    return Settings(**merged)

@@ -1,0 +1,171 @@
+"""Hybrid search: a BM25 leg and a vector leg over one brain's chunks, fused, with citations."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from loci.embed.base import Embedder
+from loci.errors import EmbedderMismatch, InvalidInput
+from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
+from loci.search.fusion import Fused, FusionMethod, fuse
+from loci.search.lexical import query_terms
+from loci.search.snippets import make_snippet
+from loci.store.base import Store
+
+MAX_LIMIT = 30
+
+
+@dataclass(frozen=True)
+class RankingParams:
+    """How the legs are combined; tuned on the SciFact dev split (docs/benchmarks.md)."""
+
+    fusion: FusionMethod = "convex"
+    text_weight: float = 0.5
+    rrf_k: float = 60.0
+    candidates: int = 100
+    # Seed 004's short-chunk penalty: a chunk of fewer tokens than this loses score in proportion.
+    short_chunk_tokens: int = 12
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    mode: SearchMode = "hybrid"
+    limit: int = 10
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    min_similarity: float | None = None
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.limit <= MAX_LIMIT:
+            raise InvalidInput(f"limit must be between 1 and {MAX_LIMIT}, got {self.limit}")
+        if not self.query.strip():
+            raise InvalidInput("the query is empty")
+        if self.mode not in ("hybrid", "text", "vector"):
+            raise InvalidInput(f"unknown search mode {self.mode!r} (hybrid, text or vector)")
+
+
+def check_identity(brain: Brain, embedder: Embedder) -> None:
+    """Refuse to mix vector spaces: the brain's recorded embedder must be the configured one."""
+    if brain.embedder_model is None:
+        return
+    if (brain.embedder_model, brain.embedder_dims) != (embedder.model_id, embedder.dimensions):
+        raise EmbedderMismatch(
+            f"brain {brain.name!r} was indexed with {brain.embedder_model} "
+            f"({brain.embedder_dims} dims) but the configured embedder is {embedder.model_id} "
+            f"({embedder.dimensions} dims); run `loci reindex --embeddings` to migrate"
+        )
+
+
+class SearchEngine:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Callable[[], Embedder],
+        params: RankingParams | None = None,
+    ) -> None:
+        self.store = store
+        self._embedder = embedder
+        self.params = params or RankingParams()
+
+    def fused(
+        self,
+        brain: Brain,
+        query: str,
+        mode: SearchMode = "hybrid",
+        filters: SearchFilters | None = None,
+        min_similarity: float | None = None,
+    ) -> list[Fused]:
+        """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
+        p = self.params
+        filters = filters or SearchFilters()
+        text_leg: list[tuple[int, float]] = []
+        vector_leg: list[tuple[int, float]] = []
+        if mode in ("hybrid", "text"):
+            text_leg = self.store.text_search(brain.id, query_terms(query), p.candidates, filters)
+        if mode in ("hybrid", "vector") and brain.embedder_model is not None:
+            embedder = self._embedder()
+            check_identity(brain, embedder)
+            query_vector = embedder.embed([query])[0]
+            vector_leg = self.store.vector_search(
+                brain.id, embedder.model_id, query_vector, p.candidates, filters
+            )
+            if min_similarity is not None:
+                vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
+        if mode == "text":
+            weights = [1.0, 0.0]
+        elif mode == "vector":
+            weights = [0.0, 1.0]
+        else:
+            weights = [p.text_weight, 1.0 - p.text_weight]
+        return fuse([text_leg, vector_leg], weights, p.fusion, p.rrf_k)
+
+    def ranked_documents(
+        self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
+    ) -> list[tuple[int, float]]:
+        """Documents by their best chunk, for evaluation against document-level judgments."""
+        fused = self.fused(brain, query, mode)
+        chunk_docs = self.store.chunk_documents([f.item_id for f in fused])
+        seen: dict[int, float] = {}
+        for f in fused:
+            doc_id = chunk_docs.get(f.item_id)
+            if doc_id is not None and doc_id not in seen:
+                seen[doc_id] = f.score
+                if len(seen) >= depth:
+                    break
+        return list(seen.items())
+
+    def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        terms = query_terms(request.query)
+        fused = self.fused(
+            brain, request.query, request.mode, request.filters, request.min_similarity
+        )
+        rows = self.store.chunks_with_documents([f.item_id for f in fused[: request.limit * 3]])
+        scored: list[tuple[float, Hit]] = []
+        for f in fused[: request.limit * 3]:
+            if f.item_id not in rows:
+                continue
+            chunk, document = rows[f.item_id]
+            score = f.score * self._length_factor(chunk)
+            scored.append((score, self._hit(chunk, document, terms, score, f.ranks, f.scores)))
+        scored.sort(key=lambda pair: -pair[0])
+        return [hit for _, hit in scored[: request.limit]]
+
+    def _length_factor(self, chunk: Chunk) -> float:
+        short = self.params.short_chunk_tokens
+        if short <= 0 or chunk.token_count >= short:
+            return 1.0
+        return math.sqrt(max(chunk.token_count, 1) / short)
+
+    @staticmethod
+    def _hit(
+        chunk: Chunk,
+        document: Document,
+        terms: list[str],
+        score: float,
+        ranks: tuple[int | None, ...],
+        scores: tuple[float | None, ...],
+    ) -> Hit:
+        citation = Citation(
+            document_id=document.id,
+            name=document.name,
+            title=document.title,
+            chunk_index=chunk.index,
+            page=chunk.page,
+            line_start=chunk.line_start,
+            line_end=chunk.line_end,
+            heading_path=chunk.heading_path,
+            source_url=document.source_url,
+        )
+        return Hit(
+            chunk_id=chunk.id,
+            citation=citation,
+            text=chunk.text,
+            snippet=make_snippet(chunk.text, terms),
+            score=score,
+            text_rank=ranks[0],
+            vector_rank=ranks[1],
+            text_score=scores[0],
+            vector_score=scores[1],
+        )

@@ -1,0 +1,264 @@
+"""The facade every surface calls (CLI today; HTTP, MCP later): add, search, list, remove, …
+
+It owns the order of canonical writes (blob, then row + job in one transaction) and hands derived
+work to the job queue. Surfaces never reach past it into the store or the indexer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from loci.embed.base import Embedder
+from loci.errors import FileTooLarge, InvalidInput
+from loci.ingest.challenge import detect_challenge
+from loci.ingest.encoding import decode_text
+from loci.ingest.fetch import FetchPolicy, fetch
+from loci.ingest.indexer import Indexer, IndexerSettings
+from loci.ingest.sources import clean_name, note_markdown, note_name, page_name
+from loci.errors import ChallengePage
+from loci.jobs.worker import Worker, WorkerSettings
+from loci.models import Brain, BrainStats, Chunk, Document, DocumentKind, DocumentStatus, Hit, Job, NewDocument
+from loci.search.engine import RankingParams, SearchEngine, SearchRequest
+from loci.store.base import Store
+from loci.store.blobs import BlobStore, sha256_hex
+
+log = logging.getLogger(__name__)
+
+INDEX_JOB = "index"
+WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    default_brain: str = "default"
+    max_file_bytes: int = 50 * 1024 * 1024
+    indexer: IndexerSettings = field(default_factory=IndexerSettings)
+    worker: WorkerSettings = field(default_factory=WorkerSettings)
+    fetch: FetchPolicy = field(default_factory=FetchPolicy)
+    ranking: RankingParams = field(default_factory=RankingParams)
+
+
+@dataclass(frozen=True)
+class AddResult:
+    document: Document
+    deduped: bool
+
+
+@dataclass(frozen=True)
+class Status:
+    brain: Brain
+    stats: BrainStats
+    embedder_model: str
+    embedder_dims: int
+    database_bytes: int
+    blob_bytes: int
+
+
+class Loci:
+    def __init__(
+        self,
+        store: Store,
+        blobs: BlobStore,
+        embedder: Callable[[], Embedder],
+        settings: ServiceSettings,
+        database_path: Path | None = None,
+    ) -> None:
+        self.store = store
+        self.blobs = blobs
+        self._embedder_factory = embedder
+        self.settings = settings
+        self.database_path = database_path
+        self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        """Built on first use: listing files or a text search never loads the model."""
+        return self._embedder_factory()
+
+    # brains -------------------------------------------------------------------------------
+    def brain(self, name: str | None = None) -> Brain:
+        return self.store.ensure_brain(name or self.settings.default_brain)
+
+    def brains(self) -> list[Brain]:
+        return self.store.list_brains()
+
+    # adding -------------------------------------------------------------------------------
+    def add_bytes(
+        self,
+        brain: Brain,
+        name: str,
+        data: bytes,
+        *,
+        kind: DocumentKind = "file",
+        tags: Sequence[str] = (),
+        title: str | None = None,
+        mime_type: str | None = None,
+        source_url: str | None = None,
+    ) -> AddResult:
+        name = clean_name(name)
+        if len(data) > self.settings.max_file_bytes:
+            raise FileTooLarge(
+                f"{name} is {len(data) / 1048576:.1f} MB; the limit is "
+                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
+            )
+        if not data:
+            raise InvalidInput(f"{name} is empty")
+        digest = sha256_hex(data)
+        existing = self.store.find_by_hash(brain.id, digest)
+        if existing is not None:
+            return AddResult(existing, deduped=True)
+        self.blobs.put(data)  # canonical bytes first: the row never points at a missing blob
+        new = NewDocument(
+            kind=kind,
+            name=name,
+            title=title,
+            source_url=source_url,
+            mime_type=mime_type,
+            size_bytes=len(data),
+            content_hash=digest,
+            tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
+        )
+        return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
+
+    def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
+        size = path.stat().st_size
+        if size > self.settings.max_file_bytes:  # refuse before reading a huge file into memory
+            raise FileTooLarge(
+                f"{path.name} is {size / 1048576:.1f} MB; the limit is "
+                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
+            )
+        return self.add_bytes(brain, path.name, path.read_bytes(), tags=tags)
+
+    def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
+        page = fetch(url, self.settings.fetch, accept=WEB_TYPES)
+        title = None
+        if page.content_type.startswith(("text/html", "application/xhtml")):
+            reason = detect_challenge(page.status, page.headers, decode_text(page.body))
+            if reason:
+                raise ChallengePage(f"{url} served a {reason}, not the page's content")
+        return self.add_bytes(
+            brain,
+            page_name(page.url, page.content_type),
+            page.body,
+            kind="web",
+            tags=tags,
+            title=title,
+            mime_type=page.content_type,
+            source_url=page.url,
+        )
+
+    def add_note(
+        self, brain: Brain, text: str, *, title: str | None = None, tags: Sequence[str] = ()
+    ) -> AddResult:
+        if not text.strip():
+            raise InvalidInput("the note is empty")
+        return self.add_bytes(
+            brain,
+            note_name(text, title),
+            note_markdown(text, title, tags),
+            kind="note",
+            tags=tags,
+            title=title,
+            mime_type="text/markdown",
+        )
+
+    # reading ------------------------------------------------------------------------------
+    def documents(
+        self,
+        brain: Brain,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[Document]:
+        return self.store.list_documents(brain.id, status=status, kind=kind, tag=tag)
+
+    def document(self, brain: Brain, document_id: int) -> Document:
+        return self.store.get_document(brain.id, document_id)
+
+    def document_text(self, brain: Brain, document_id: int) -> str | None:
+        return self.store.document_text(brain.id, document_id)
+
+    def chunks(self, brain: Brain, document_id: int) -> list[Chunk]:
+        return self.store.list_chunks(brain.id, document_id)
+
+    def original(self, brain: Brain, document_id: int) -> bytes:
+        return self.blobs.get(self.store.get_document(brain.id, document_id).content_hash)
+
+    def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        return self.engine.search(brain, request)
+
+    # changing -----------------------------------------------------------------------------
+    def remove(self, brain: Brain, document_id: int) -> Document:
+        document = self.store.get_document(brain.id, document_id)
+        if self.store.delete_document(brain.id, document_id):
+            self.blobs.delete(document.content_hash)
+        return document
+
+    def reprocess(self, brain: Brain, document_id: int) -> Document:
+        return self.store.requeue_document(brain.id, document_id, INDEX_JOB)
+
+    def reindex(self, brain: Brain, *, embeddings: bool = False) -> list[Document]:
+        """Rebuild every derived row of a brain from its blobs; with `embeddings`, under the
+        configured embedder (the brain's recorded identity changes to it)."""
+        if embeddings:
+            self.store.clear_brain_index(brain.id)
+            self.store.set_brain_embedder(brain.id, None, None)
+        return [
+            self.store.requeue_document(brain.id, doc_id, INDEX_JOB)
+            for doc_id in self.store.document_ids(brain.id)
+        ]
+
+    # background work ----------------------------------------------------------------------
+    def worker(self, name: str | None = None) -> Worker:
+        return Worker(self.store, self._run_job, self.settings.worker, name)
+
+    def _run_job(self, job: Job) -> None:
+        brain = next(b for b in self.store.list_brains() if b.id == job.brain_id)
+        document = self.store.get_document(job.brain_id, job.document_id)
+        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer)
+        indexer.index(brain, document)
+
+    def wait_for(
+        self,
+        brain: Brain,
+        document_ids: Sequence[int],
+        on_progress: Callable[[list[Document]], None] | None = None,
+    ) -> list[Document]:
+        """Process the documents' jobs in this process until each is ready or failed."""
+
+        def current() -> list[Document]:
+            return [self.store.get_document(brain.id, i) for i in document_ids]
+
+        def settled() -> bool:
+            return all(d.status != "processing" for d in current())
+
+        self.worker().drain(
+            document_ids, settled, (lambda: on_progress(current())) if on_progress else None
+        )
+        return current()
+
+    # status -------------------------------------------------------------------------------
+    def status(self, brain: Brain) -> Status:
+        db_bytes = 0
+        if self.database_path is not None:
+            for suffix in ("", "-wal", "-shm"):
+                candidate = Path(str(self.database_path) + suffix)
+                if candidate.exists():
+                    db_bytes += candidate.stat().st_size
+        embedder_model = brain.embedder_model or self.settings_embedder_label()
+        return Status(
+            brain=brain,
+            stats=self.store.stats(brain.id),
+            embedder_model=embedder_model,
+            embedder_dims=brain.embedder_dims or 0,
+            database_bytes=db_bytes,
+            blob_bytes=self.blobs.disk_usage(),
+        )
+
+    def settings_embedder_label(self) -> str:
+        return "(none yet: set on first indexed document)"

@@ -1,0 +1,122 @@
+"""The storage interface: everything Loci keeps, behind one narrow protocol.
+
+Two implementations satisfy it — SQLite (embedded default) and PostgreSQL (scale) — and the same
+tests run on both. Nothing above this layer writes SQL or knows which backend it talks to. Every
+method that takes a `brain_id` scopes to that brain; a document of another brain is `NotFound`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from loci.embed.base import Vectors
+from loci.models import (
+    Brain,
+    BrainStats,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    IndexedChunk,
+    Job,
+    NewDocument,
+    SearchFilters,
+)
+
+
+class Store(Protocol):
+    # brains -------------------------------------------------------------------------------
+    def ensure_brain(self, name: str) -> Brain: ...
+    def get_brain(self, name: str) -> Brain: ...
+    def list_brains(self) -> list[Brain]: ...
+    def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None: ...
+
+    # documents (canonical) ----------------------------------------------------------------
+    def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None: ...
+    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
+        """Insert the row in status `processing` and enqueue its job, in one transaction."""
+        ...
+
+    def get_document(self, brain_id: int, document_id: int) -> Document: ...
+    def list_documents(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[Document]: ...
+    def delete_document(self, brain_id: int, document_id: int) -> bool:
+        """Delete row, chunks, index entries and jobs; True if no other document uses its blob."""
+        ...
+
+    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
+        """Back to `processing` with a fresh job; the old index stays searchable until replaced."""
+        ...
+
+    def document_ids(self, brain_id: int | None = None) -> list[int]: ...
+
+    # derived index ------------------------------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]: ...
+    def replace_index(
+        self,
+        document_id: int,
+        chunks: Sequence[IndexedChunk],
+        new_vectors: dict[str, Vectors],
+        model: str,
+        text: str,
+        title: str | None,
+        status_reason: str | None,
+    ) -> None:
+        """Swap in a document's chunks, vectors and FTS rows and mark it `ready`, atomically."""
+        ...
+
+    def fail_document(self, document_id: int, reason: str) -> None: ...
+    def document_text(self, brain_id: int, document_id: int) -> str | None: ...
+    def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]: ...
+    def clear_brain_index(self, brain_id: int) -> None:
+        """Drop every chunk and vector reference of a brain (before `reindex --embeddings`)."""
+        ...
+
+    # search legs --------------------------------------------------------------------------
+    def text_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better."""
+        ...
+
+    def vector_search(
+        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        """Cosine over the brain's chunk vectors; (chunk_id, similarity) best first."""
+        ...
+
+    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
+        ...
+
+    def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        """chunk id -> document id, for the given chunks."""
+        ...
+
+    # jobs ---------------------------------------------------------------------------------
+    def claim_job(
+        self, owner: str, lease_s: float, only_documents: Sequence[int] | None = None
+    ) -> Job | None:
+        """Lease the next due job (or one whose lease expired), optionally among some documents."""
+        ...
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...
+    def finish_job(self, job: Job, owner: str) -> bool:
+        """Mark done, fenced: False if the lease was taken over by another worker."""
+        ...
+
+    def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool: ...
+    def fail_job(self, job: Job, owner: str, error: str) -> bool:
+        """Give up on the job and mark its document failed with `error`."""
+        ...
+
+    def pending_jobs(self, brain_id: int | None = None) -> int: ...
+
+    # status -------------------------------------------------------------------------------
+    def stats(self, brain_id: int) -> BrainStats: ...
+    def close(self) -> None: ...

@@ -1,0 +1,3 @@
+from loci.store.sqlite.store import SqliteStore
+
+__all__ = ["SqliteStore"]

@@ -1,0 +1,90 @@
+"""Opening SQLite the way Loci needs it, through APSW.
+
+APSW bundles a current SQLite with FTS5 and can load extensions (the stdlib `sqlite3` here
+cannot). WAL lets readers run beside the one writer; every write transaction starts with
+`BEGIN IMMEDIATE` so two processes queue on the busy timeout instead of failing with
+"database is locked" when a deferred transaction tries to upgrade its lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+BUSY_TIMEOUT_MS = 30_000
+
+Row = dict[str, Any]
+
+
+def open_connection(path: Path) -> apsw.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = apsw.Connection(str(path))
+    conn.set_busy_timeout(BUSY_TIMEOUT_MS)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    return conn
+
+
+class Database:
+    """One connection per thread onto one database file, plus helpers for rows and writes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._all: list[apsw.Connection] = []
+        self._lock = threading.Lock()
+
+    @property
+    def conn(self) -> apsw.Connection:
+        conn: apsw.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = open_connection(self.path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Row]:
+        cursor = self.conn.execute(sql, params)
+        try:
+            names = [d[0] for d in cursor.get_description()]
+        except apsw.ExecutionCompleteError:
+            return []
+        return [dict(zip(names, row, strict=True)) for row in cursor]
+
+    def row(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Row | None:
+        found = self.rows(sql, params)
+        return found[0] if found else None
+
+    def scalar(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+        for row in self.conn.execute(sql, params):
+            return row[0]
+        return None
+
+    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> None:
+        self.conn.execute(sql, params)
+
+    @contextmanager
+    def write(self) -> Iterator[apsw.Connection]:
+        """A write transaction that takes the write lock up front (see module docstring)."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+        self._local = threading.local()

@@ -1,0 +1,616 @@
+"""The embedded default store: one SQLite file (WAL, FTS5) plus an in-memory vector matrix."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from loci.embed.base import Vectors
+from loci.errors import NotFound, StoreError
+from loci.models import (
+    Brain,
+    BrainStats,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    IndexedChunk,
+    Job,
+    NewDocument,
+    SearchFilters,
+)
+from loci.store.sqlite.connection import Database, Row
+from loci.store.sqlite.migrations import migrate
+from loci.store.vector_matrix import VectorMatrix
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+# bm25() weights per FTS column: brain token, title, heading path, body.
+FTS_WEIGHTS = (0.0, 2.0, 1.0, 1.0)
+
+
+def fts_phrase(term: str) -> str:
+    """One FTS5 string literal: double quotes inside are doubled, so no term is ever syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _brain(row: Row) -> Brain:
+    return Brain(
+        id=row["id"],
+        name=row["name"],
+        embedder_model=row["embedder_model"],
+        embedder_dims=row["embedder_dims"],
+        created_at=row["created_at"],
+    )
+
+
+def _document(row: Row) -> Document:
+    return Document(
+        id=row["id"],
+        brain_id=row["brain_id"],
+        kind=row["kind"],
+        name=row["name"],
+        title=row["title"],
+        source_url=row["source_url"],
+        mime_type=row["mime_type"],
+        size_bytes=row["size_bytes"],
+        content_hash=row["content_hash"],
+        status=row["status"],
+        status_reason=row["status_reason"],
+        chunk_count=row["chunk_count"],
+        tags=tuple(json.loads(row["tags"])),
+        metadata=json.loads(row["metadata"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+def _chunk(row: Row) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        index=row["idx"],
+        text=row["text"],
+        heading_path=tuple(json.loads(row["heading_path"])),
+        page=row["page"],
+        line_start=row["line_start"],
+        line_end=row["line_end"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        token_count=row["token_count"],
+        content_hash=row["content_hash"],
+    )
+
+
+def _job(row: Row) -> Job:
+    return Job(
+        id=row["id"],
+        brain_id=row["brain_id"],
+        document_id=row["document_id"],
+        kind=row["kind"],
+        status=row["status"],
+        attempts=row["attempts"],
+        last_error=row["last_error"],
+        run_after=row["run_after"],
+        lease_owner=row["lease_owner"],
+        lease_expires=row["lease_expires"],
+    )
+
+
+def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+    """SQL conditions on documents `d` for the given filters, with their parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if filters.name:
+        if any(ch in filters.name for ch in "*?["):
+            clauses.append("(d.name GLOB ? OR coalesce(d.title, '') GLOB ?)")
+        else:
+            clauses.append("(d.name = ? OR d.title = ?)")
+        params += [filters.name, filters.name]
+    if filters.kinds:
+        clauses.append(f"d.kind IN ({','.join('?' * len(filters.kinds))})")
+        params += list(filters.kinds)
+    for tag in filters.tags:
+        clauses.append("EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)")
+        params.append(tag)
+    if filters.created_after:
+        clauses.append("d.created_at >= ?")
+        params.append(filters.created_after)
+    if filters.created_before:
+        clauses.append("d.created_at < ?")
+        params.append(filters.created_before)
+    if filters.document_ids:
+        clauses.append(f"d.id IN ({','.join('?' * len(filters.document_ids))})")
+        params += list(filters.document_ids)
+    return (" AND " + " AND ".join(clauses)) if clauses else "", params
+
+
+class SqliteStore:
+    def __init__(self, path: Path) -> None:
+        self.db = Database(path)
+        migrate(self.db)
+        self._matrices: dict[tuple[int, str], VectorMatrix] = {}
+        self._matrix_lock = threading.Lock()
+
+    # brains -------------------------------------------------------------------------------
+    def ensure_brain(self, name: str) -> Brain:
+        row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
+        if row is None:
+            with self.db.write() as conn:
+                conn.execute("INSERT OR IGNORE INTO brains(name) VALUES (?)", (name,))
+            row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
+        assert row is not None
+        return _brain(row)
+
+    def get_brain(self, name: str) -> Brain:
+        row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
+        if row is None:
+            raise NotFound(f"no brain named {name!r}")
+        return _brain(row)
+
+    def list_brains(self) -> list[Brain]:
+        return [_brain(r) for r in self.db.rows("SELECT * FROM brains ORDER BY name")]
+
+    def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "UPDATE brains SET embedder_model = ?, embedder_dims = ? WHERE id = ?",
+                (model, dims, brain_id),
+            )
+
+    # documents ----------------------------------------------------------------------------
+    def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None:
+        row = self.db.row(
+            "SELECT * FROM documents WHERE brain_id = ? AND content_hash = ?",
+            (brain_id, content_hash),
+        )
+        return _document(row) if row else None
+
+    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
+                " size_bytes, content_hash, status, tags, metadata)"
+                " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?)",
+                (
+                    brain_id,
+                    new.kind,
+                    new.name,
+                    new.title,
+                    new.source_url,
+                    new.mime_type,
+                    new.size_bytes,
+                    new.content_hash,
+                    json.dumps(list(new.tags)),
+                    json.dumps(new.metadata, default=str),
+                ),
+            )
+            document_id = conn.last_insert_rowid()
+            conn.execute(
+                "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
+                (brain_id, document_id, job_kind),
+            )
+        return self.get_document(brain_id, document_id)
+
+    def get_document(self, brain_id: int, document_id: int) -> Document:
+        row = self.db.row(
+            "SELECT * FROM documents WHERE id = ? AND brain_id = ?", (document_id, brain_id)
+        )
+        if row is None:
+            raise NotFound(f"no document {document_id} in this brain")
+        return _document(row)
+
+    def list_documents(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[Document]:
+        sql = "SELECT * FROM documents d WHERE d.brain_id = ?"
+        params: list[Any] = [brain_id]
+        if status:
+            sql += " AND d.status = ?"
+            params.append(status)
+        if kind:
+            sql += " AND d.kind = ?"
+            params.append(kind)
+        if tag:
+            sql += " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)"
+            params.append(tag)
+        sql += " ORDER BY d.id"
+        return [_document(r) for r in self.db.rows(sql, tuple(params))]
+
+    def delete_document(self, brain_id: int, document_id: int) -> bool:
+        doc = self.get_document(brain_id, document_id)
+        with self.db.write() as conn:
+            self._drop_index(conn, document_id)
+            conn.execute("DELETE FROM jobs WHERE document_id = ?", (document_id,))
+            conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+            others = conn.execute(
+                "SELECT count(*) FROM documents WHERE content_hash = ?", (doc.content_hash,)
+            ).fetchall()[0][0]
+        return int(others) == 0
+
+    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
+        self.get_document(brain_id, document_id)
+        with self.db.write() as conn:
+            conn.execute(
+                f"UPDATE documents SET status = 'processing', status_reason = NULL,"
+                f" updated_at = {NOW} WHERE id = ?",
+                (document_id,),
+            )
+            conn.execute(
+                "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
+                (document_id,),
+            )
+            conn.execute(
+                "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
+                (brain_id, document_id, job_kind),
+            )
+        return self.get_document(brain_id, document_id)
+
+    def document_ids(self, brain_id: int | None = None) -> list[int]:
+        if brain_id is None:
+            return [r["id"] for r in self.db.rows("SELECT id FROM documents ORDER BY id")]
+        return [
+            r["id"]
+            for r in self.db.rows(
+                "SELECT id FROM documents WHERE brain_id = ? ORDER BY id", (brain_id,)
+            )
+        ]
+
+    # derived index ------------------------------------------------------------------------
+    def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
+        found: dict[str, Vectors] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for row in self.db.conn.execute(
+                f"SELECT hash, vector FROM vectors WHERE model = ? AND hash IN ({marks})",
+                (model, *batch),
+            ):
+                found[row[0]] = np.frombuffer(row[1], dtype=np.float32)
+        return found
+
+    def _drop_index(self, conn: Any, document_id: int) -> None:
+        ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))]
+        conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
+        conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+        conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
+
+    def replace_index(
+        self,
+        document_id: int,
+        chunks: Sequence[IndexedChunk],
+        new_vectors: dict[str, Vectors],
+        model: str,
+        text: str,
+        title: str | None,
+        status_reason: str | None,
+    ) -> None:
+        with self.db.write() as conn:
+            doc = conn.execute(
+                "SELECT brain_id, name, title FROM documents WHERE id = ?", (document_id,)
+            ).fetchall()
+            if not doc:
+                raise NotFound(f"document {document_id} was deleted while it was processed")
+            brain_id, name, old_title = doc[0]
+            display_title = title or old_title or name
+            self._drop_index(conn, document_id)
+            conn.executemany(
+                "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
+                [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in new_vectors.items()],
+            )
+            brain_token = f"b{brain_id}"
+            for item in chunks:
+                c = item.draft
+                conn.execute(
+                    "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
+                    " line_start, line_end, char_start, char_end, token_count, content_hash,"
+                    " embed_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        brain_id,
+                        document_id,
+                        c.index,
+                        c.text,
+                        json.dumps(list(c.heading_path)),
+                        c.page,
+                        c.line_start,
+                        c.line_end,
+                        c.char_start,
+                        c.char_end,
+                        c.token_count,
+                        c.content_hash,
+                        item.embed_hash,
+                    ),
+                )
+                conn.execute(
+                    "INSERT INTO chunks_fts(rowid, brain, title, headings, body) VALUES (?,?,?,?,?)",
+                    (
+                        conn.last_insert_rowid(),
+                        brain_token,
+                        display_title,
+                        " / ".join(c.heading_path),
+                        c.text,
+                    ),
+                )
+            conn.execute(
+                "INSERT INTO document_texts(document_id, text) VALUES (?, ?)", (document_id, text)
+            )
+            conn.execute(
+                f"UPDATE documents SET status = 'ready', status_reason = ?, chunk_count = ?,"
+                f" title = coalesce(?, title), updated_at = {NOW} WHERE id = ?",
+                (status_reason, len(chunks), title, document_id),
+            )
+            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+
+    def fail_document(self, document_id: int, reason: str) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
+                " WHERE id = ?",
+                (reason, document_id),
+            )
+
+    def document_text(self, brain_id: int, document_id: int) -> str | None:
+        self.get_document(brain_id, document_id)
+        value = self.db.scalar(
+            "SELECT text FROM document_texts WHERE document_id = ?", (document_id,)
+        )
+        return str(value) if value is not None else None
+
+    def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]:
+        self.get_document(brain_id, document_id)
+        return [
+            _chunk(r)
+            for r in self.db.rows(
+                "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
+            )
+        ]
+
+    def clear_brain_index(self, brain_id: int) -> None:
+        with self.db.write() as conn:
+            for (document_id,) in conn.execute(
+                "SELECT id FROM documents WHERE brain_id = ?", (brain_id,)
+            ).fetchall():
+                self._drop_index(conn, document_id)
+            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+
+    def prune_vectors(self) -> int:
+        """Forget vectors no chunk references any more (after deletes and model changes)."""
+        with self.db.write() as conn:
+            conn.execute(
+                "DELETE FROM vectors WHERE NOT EXISTS"
+                " (SELECT 1 FROM chunks c WHERE c.embed_hash = vectors.hash)"
+            )
+            return int(conn.changes())
+
+    # search legs --------------------------------------------------------------------------
+    def text_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        match = f"brain : b{brain_id} AND ({' OR '.join(fts_phrase(t) for t in terms)})"
+        where, params = filter_sql(filters)
+        weights = ",".join(str(w) for w in FTS_WEIGHTS)
+        if where:
+            sql = (
+                f"SELECT f.rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts f"
+                " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id"
+                f" WHERE chunks_fts MATCH ? AND c.brain_id = ? {where} ORDER BY s LIMIT ?"
+            )
+            args: tuple[Any, ...] = (match, brain_id, *params, limit)
+        else:
+            sql = (
+                f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts"
+                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?"
+            )
+            args = (match, limit)
+        return [(int(r[0]), -float(r[1])) for r in self.db.conn.execute(sql, args)]
+
+    def _matrix(self, brain_id: int, model: str) -> VectorMatrix:
+        generation = int(
+            self.db.scalar("SELECT generation FROM brains WHERE id = ?", (brain_id,)) or 0
+        )
+        key = (brain_id, model)
+        with self._matrix_lock:
+            cached = self._matrices.get(key)
+            if cached is not None and cached.generation == generation:
+                return cached
+            ids: list[int] = []
+            blobs: list[bytes] = []
+            for chunk_id, blob in self.db.conn.execute(
+                "SELECT c.id, v.vector FROM chunks c JOIN vectors v"
+                " ON v.model = ? AND v.hash = c.embed_hash WHERE c.brain_id = ? ORDER BY c.id",
+                (model, brain_id),
+            ):
+                ids.append(chunk_id)
+                blobs.append(blob)
+            dims = len(blobs[0]) // 4 if blobs else 1
+            matrix = VectorMatrix.build(generation, ids, blobs, dims)
+            self._matrices[key] = matrix
+            return matrix
+
+    def vector_search(
+        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        matrix = self._matrix(brain_id, model)
+        allowed: set[int] | None = None
+        if not filters.empty:
+            where, params = filter_sql(filters)
+            allowed = {
+                int(r[0])
+                for r in self.db.conn.execute(
+                    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                    f" WHERE c.brain_id = ? {where}",
+                    (brain_id, *params),
+                )
+            }
+        return matrix.top(query, limit, allowed)
+
+    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
+        found: dict[int, tuple[Chunk, Document]] = {}
+        unique = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            chunk_rows = self.db.rows(f"SELECT * FROM chunks WHERE id IN ({marks})", tuple(batch))
+            doc_ids = sorted({r["document_id"] for r in chunk_rows})
+            docs = {
+                r["id"]: _document(r)
+                for r in self.db.rows(
+                    f"SELECT * FROM documents WHERE id IN ({','.join('?' * len(doc_ids))})",
+                    tuple(doc_ids),
+                )
+            } if doc_ids else {}
+            for r in chunk_rows:
+                found[r["id"]] = (_chunk(r), docs[r["document_id"]])
+        return found
+
+    def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        unique = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            for chunk_id, document_id in self.db.conn.execute(
+                f"SELECT id, document_id FROM chunks WHERE id IN ({marks})", tuple(batch)
+            ):
+                found[int(chunk_id)] = int(document_id)
+        return found
+
+    # jobs ---------------------------------------------------------------------------------
+    def claim_job(
+        self, owner: str, lease_s: float, only_documents: Sequence[int] | None = None
+    ) -> Job | None:
+        now = time.time()
+        scope, params = "", []
+        if only_documents is not None:
+            scope = f" AND document_id IN ({','.join('?' * len(only_documents)) or 'NULL'})"
+            params = list(only_documents)
+        with self.db.write() as conn:
+            rows = conn.execute(
+                "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?)"
+                f" OR (status = 'running' AND lease_expires < ?)){scope}"
+                " ORDER BY run_after, id LIMIT 1",
+                (now, now, *params),
+            ).fetchall()
+            if not rows:
+                return None
+            job_id = rows[0][0]
+            conn.execute(
+                f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?,"
+                f" lease_expires = ?, updated_at = {NOW} WHERE id = ?",
+                (owner, now + lease_s, job_id),
+            )
+        row = self.db.row("SELECT * FROM jobs WHERE id = ?", (job_id,))
+        assert row is not None
+        return _job(row)
+
+    def _fenced(self, conn: Any, job: Job, owner: str) -> bool:
+        rows = conn.execute(
+            "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
+            " AND attempts = ?",
+            (job.id, owner, job.attempts),
+        ).fetchall()
+        return bool(rows)
+
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+        with self.db.write() as conn:
+            if not self._fenced(conn, job, owner):
+                return False
+            conn.execute(
+                "UPDATE jobs SET lease_expires = ? WHERE id = ?", (time.time() + lease_s, job.id)
+            )
+            return True
+
+    def finish_job(self, job: Job, owner: str) -> bool:
+        with self.db.write() as conn:
+            if not self._fenced(conn, job, owner):
+                return False
+            conn.execute(
+                f"UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
+                f" updated_at = {NOW} WHERE id = ?",
+                (job.id,),
+            )
+            return True
+
+    def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
+        with self.db.write() as conn:
+            if not self._fenced(conn, job, owner):
+                return False
+            conn.execute(
+                f"UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?,"
+                f" lease_owner = NULL, lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                (error, time.time() + delay_s, job.id),
+            )
+            return True
+
+    def fail_job(self, job: Job, owner: str, error: str) -> bool:
+        with self.db.write() as conn:
+            if not self._fenced(conn, job, owner):
+                return False
+            conn.execute(
+                f"UPDATE jobs SET status = 'failed', last_error = ?, lease_owner = NULL,"
+                f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                (error, job.id),
+            )
+            conn.execute(
+                f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
+                " WHERE id = ?",
+                (error, job.document_id),
+            )
+            return True
+
+    def pending_jobs(self, brain_id: int | None = None) -> int:
+        sql = "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')"
+        if brain_id is None:
+            return int(self.db.scalar(sql))
+        return int(self.db.scalar(sql + " AND brain_id = ?", (brain_id,)))
+
+    # status -------------------------------------------------------------------------------
+    def stats(self, brain_id: int) -> BrainStats:
+        def grouped(sql: str) -> dict[str, int]:
+            return {str(k): int(v) for k, v in self.db.conn.execute(sql, (brain_id,))}
+
+        return BrainStats(
+            documents_by_status=grouped(
+                "SELECT status, count(*) FROM documents WHERE brain_id = ? GROUP BY status"
+            ),
+            documents_by_kind=grouped(
+                "SELECT kind, count(*) FROM documents WHERE brain_id = ? GROUP BY kind"
+            ),
+            chunks=int(self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,))),
+            jobs_by_status=grouped(
+                "SELECT status, count(*) FROM jobs WHERE brain_id = ? GROUP BY status"
+            ),
+            bytes_stored=int(
+                self.db.scalar(
+                    "SELECT coalesce(sum(size_bytes), 0) FROM documents WHERE brain_id = ?",
+                    (brain_id,),
+                )
+            ),
+        )
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def ensure_consistent(store: SqliteStore) -> None:
+    """Raise StoreError if derived rows point at documents that no longer exist."""
+    orphans = store.db.scalar(
+        "SELECT count(*) FROM chunks c LEFT JOIN documents d ON d.id = c.document_id"
+        " WHERE d.id IS NULL"
+    )
+    if orphans:
+        raise StoreError(f"{orphans} chunks belong to no document")

@@ -1,0 +1,158 @@
+"""The SQLite store: migrations, brain scoping, dedupe keys, concurrency and the job lease."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from loci.errors import NotFound
+from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.store.sqlite import SqliteStore
+from loci.store.sqlite.migrations import MIGRATIONS
+
+
+def new_doc(name: str, digest: str, tags: tuple[str, ...] = ()) -> NewDocument:
+    return NewDocument(
+        kind="file", name=name, title=None, source_url=None, mime_type="text/plain",
+        size_bytes=10, content_hash=digest, tags=tags,
+    )
+
+
+def draft(index: int, text: str) -> IndexedChunk:
+    d = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), len(text.split()), f"h{text}")
+    return IndexedChunk(d, f"e-{text}")
+
+
+def test_migrations_apply_once_and_record_version(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    SqliteStore(path).close()
+    store = SqliteStore(path)  # opening again must not re-apply anything
+    versions = store.db.rows("SELECT version FROM schema_migrations ORDER BY version")
+    assert [r["version"] for r in versions] == list(range(1, len(MIGRATIONS) + 1))
+    assert store.db.scalar("PRAGMA journal_mode") == "wal"
+
+
+def test_documents_are_scoped_to_their_brain(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    a, b = store.ensure_brain("a"), store.ensure_brain("b")
+    doc = store.create_document(a.id, new_doc("x.txt", "1" * 64), "index")
+    assert store.get_document(a.id, doc.id).name == "x.txt"
+    with pytest.raises(NotFound):
+        store.get_document(b.id, doc.id)
+    with pytest.raises(NotFound):
+        store.delete_document(b.id, doc.id)
+    assert store.find_by_hash(b.id, "1" * 64) is None
+    # the same bytes in another brain are another document
+    other = store.create_document(b.id, new_doc("x.txt", "1" * 64), "index")
+    assert other.id != doc.id
+
+
+def test_search_legs_never_return_another_brains_chunks(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    a, b = store.ensure_brain("a"), store.ensure_brain("b")
+    vec = np.ones(4, np.float32) / 2
+    for brain, digest in ((a, "a" * 64), (b, "b" * 64)):
+        doc = store.create_document(brain.id, new_doc(f"{brain.name}.txt", digest), "index")
+        store.replace_index(
+            doc.id, [draft(0, f"shared words {brain.name}")], {f"e-shared words {brain.name}": vec},
+            "m", "text", None, None,
+        )
+    text_hits = store.text_search(a.id, ["shared"], 10, SearchFilters())
+    vector_hits = store.vector_search(a.id, "m", vec, 10, SearchFilters())
+    owned = {c.id for c in store.list_chunks(a.id, store.list_documents(a.id)[0].id)}
+    assert {i for i, _ in text_hits} == owned
+    assert {i for i, _ in vector_hits} == owned
+
+
+def test_replace_index_swaps_chunks_without_duplicates(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    brain = store.ensure_brain("a")
+    doc = store.create_document(brain.id, new_doc("x.txt", "c" * 64), "index")
+    vec = np.ones(4, np.float32) / 2
+    for _ in range(3):
+        store.replace_index(
+            doc.id, [draft(0, "alpha one"), draft(1, "beta two")],
+            {"e-alpha one": vec, "e-beta two": vec}, "m", "alpha one\n\nbeta two", None, None,
+        )
+    assert [c.text for c in store.list_chunks(brain.id, doc.id)] == ["alpha one", "beta two"]
+    assert len(store.text_search(brain.id, ["alpha"], 10, SearchFilters())) == 1
+    assert store.get_document(brain.id, doc.id).status == "ready"
+
+
+def _writer(path: str, worker: int, count: int) -> None:
+    store = SqliteStore(Path(path))
+    brain = store.ensure_brain("shared")
+    for i in range(count):
+        store.create_document(brain.id, new_doc(f"{worker}-{i}.txt", f"{worker:032d}{i:032d}"), "index")
+    store.close()
+
+
+def test_concurrent_processes_never_see_database_locked(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    SqliteStore(path).close()
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(path), w, 40)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0, 0, 0]
+    store = SqliteStore(path)
+    brain = store.get_brain("shared")
+    assert len(store.list_documents(brain.id)) == 160
+    assert store.pending_jobs(brain.id) == 160
+
+
+def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    brain = store.ensure_brain("a")
+    store.create_document(brain.id, new_doc("x.txt", "d" * 64), "index")
+    first = store.claim_job("worker-1", lease_s=0.2)
+    assert first is not None and first.attempts == 1
+    assert store.claim_job("worker-2", lease_s=0.2) is None  # leased
+    time.sleep(0.3)
+    second = store.claim_job("worker-2", lease_s=30)
+    assert second is not None and second.id == first.id and second.attempts == 2
+    assert store.heartbeat(first, "worker-1", 30) is False
+    assert store.finish_job(first, "worker-1") is False  # fenced: lost its lease
+    assert store.finish_job(second, "worker-2") is True
+    assert store.pending_jobs() == 0
+
+
+def test_failed_job_marks_document_failed_with_reason(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    brain = store.ensure_brain("a")
+    doc = store.create_document(brain.id, new_doc("x.bin", "e" * 64), "index")
+    job = store.claim_job("w", 30)
+    assert job is not None
+    store.fail_job(job, "w", "no parser for this type")
+    failed = store.get_document(brain.id, doc.id)
+    assert failed.status == "failed" and failed.status_reason == "no parser for this type"
+
+
+def test_filters_restrict_both_legs(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    brain = store.ensure_brain("a")
+    vec = np.ones(4, np.float32) / 2
+    ids = {}
+    for name, tags in (("red.txt", ("colour", "warm")), ("blue.md", ("colour",))):
+        doc = store.create_document(brain.id, new_doc(name, name.ljust(64, "0"), tags), "index")
+        store.replace_index(doc.id, [draft(0, f"paint {name}")], {f"e-paint {name}": vec}, "m", "t", None, None)
+        ids[name] = doc.id
+    def docs_of(hits: list[tuple[int, float]]) -> set[int]:
+        return set(store.chunk_documents([i for i, _ in hits]).values())
+    for filters, expected in (
+        (SearchFilters(name="red.txt"), {"red.txt"}),
+        (SearchFilters(name="*.md"), {"blue.md"}),
+        (SearchFilters(tags=("warm",)), {"red.txt"}),
+        (SearchFilters(tags=("colour",)), {"red.txt", "blue.md"}),
+        (SearchFilters(kinds=("note",)), set()),
+        (SearchFilters(created_after="2999-01-01"), set()),
+    ):
+        want = {ids[n] for n in expected}
+        assert docs_of(store.text_search(brain.id, ["paint"], 10, filters)) == want, filters
+        assert docs_of(store.vector_search(brain.id, "m", vec, 10, filters)) == want, filters
