@@ -44,7 +44,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             allow_private=settings.fetch_allow_private,
             allowed_networks=tuple(settings.fetch_allowed_networks),
             max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
-            timeout_s=settings.fetch_timeout_s,
+            total_timeout=settings.fetch_timeout_s,
         ),
     )
 

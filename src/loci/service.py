@@ -14,12 +14,9 @@ from pathlib import Path
 
 from loci.embed.base import Embedder
 from loci.errors import FileTooLarge, InvalidInput
-from loci.ingest.challenge import detect_challenge
-from loci.ingest.encoding import decode_text
-from loci.ingest.fetch import FetchPolicy, fetch
+from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings
 from loci.ingest.sources import clean_name, note_markdown, note_name, page_name
-from loci.errors import ChallengePage
 from loci.jobs.worker import Worker, WorkerSettings
 from loci.models import Brain, BrainStats, Chunk, Document, DocumentKind, DocumentStatus, Hit, Job, NewDocument
 from loci.search.engine import RankingParams, SearchEngine, SearchRequest
@@ -134,19 +131,15 @@ class Loci:
         return self.add_bytes(brain, path.name, path.read_bytes(), tags=tags)
 
     def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
-        page = fetch(url, self.settings.fetch, accept=WEB_TYPES)
-        title = None
-        if page.content_type.startswith(("text/html", "application/xhtml")):
-            reason = detect_challenge(page.status, page.headers, decode_text(page.body))
-            if reason:
-                raise ChallengePage(f"{url} served a {reason}, not the page's content")
+        # Fetched here, not in the worker, so a blocked address or a challenge page is refused
+        # with its reason at once and nothing junk is ever stored.
+        page = fetch_web_page(url, self.settings.fetch, accept=WEB_TYPES)
         return self.add_bytes(
             brain,
             page_name(page.url, page.content_type),
             page.body,
             kind="web",
             tags=tags,
-            title=title,
             mime_type=page.content_type,
             source_url=page.url,
         )
