@@ -1,0 +1,132 @@
+"""PDF parsing + chunking throughput (pages/s) and the peak memory of a ~50 MB PDF.
+
+    .venv/bin/python bench/parse_pdf.py [--pages 500] [--big-mb 50]
+
+Throughput: an N-page text PDF (~400 words a page, the shape of a report) is generated, then
+parsed and chunked (max_chunks lifted so every page is chunked) with a whitespace counter and,
+when the bundled model is present, the local embedder's real tokenizer.
+
+Memory: a ~50 MB PDF (200 pages of text, each with one incompressible image, as scans and
+figures make real files big) is written to a temporary file and parsed + chunked in a fresh
+subprocess, whose peak RSS (getrusage ru_maxrss) is printed; interpreter and imports included.
+Prints figures only; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # for tests.fixtures, the PDF generator
+
+from tests import fixtures  # noqa: E402
+
+from loci.ingest.chunking import chunk_document  # noqa: E402
+from loci.ingest.parsers import ParseBudgets, parse  # noqa: E402
+
+MAX_TOKENS = 206  # what the indexer gives MiniLM: 254 content tokens less 48 for context
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def real_counter() -> tuple[str, Callable[[str], int]] | None:
+    try:
+        from loci.embed.local import LocalEmbedder
+
+        embedder = LocalEmbedder()
+        embedder.count_tokens("probe")
+    except Exception as exc:  # no bundled model in this checkout
+        print(f"(real tokenizer unavailable: {exc})")
+        return None
+    return "MiniLM tokenizer", embedder.count_tokens
+
+
+def throughput(pages: int) -> None:
+    data = fixtures.text_pdf(pages)
+    print(f"{pages}-page text PDF, {len(data) / 1e6:.1f} MB")
+    counters: list[tuple[str, Callable[[str], int]]] = [("whitespace counter", words)]
+    real = real_counter()
+    if real:
+        counters.append(real)
+    started = time.perf_counter()
+    doc = parse(data, "bench.pdf", ParseBudgets())
+    parse_s = time.perf_counter() - started
+    print(f"  parse only: {parse_s:.2f} s = {pages / parse_s:.0f} pages/s")
+    for name, count in counters:
+        started = time.perf_counter()
+        doc = parse(data, "bench.pdf", ParseBudgets())
+        parsed = time.perf_counter()
+        result = chunk_document(doc, count, max_tokens=MAX_TOKENS, max_chunks=10**9)
+        done = time.perf_counter()
+        total = done - started
+        print(
+            f"  parse + chunk, {name}: {total:.2f} s = {pages / total:.0f} pages/s "
+            f"(chunking {done - parsed:.2f} s, {len(result.chunks)} chunks, "
+            f"max {max(c.token_count for c in result.chunks)} tokens)"
+        )
+
+
+def peak_memory(megabytes: int) -> None:
+    # Both steps run in fresh processes, before this one has grown: Linux carries a process's
+    # peak RSS over fork and exec, so a child started from a big parent would report its parent.
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.pdf"
+        for step in ("--generate", "--measure"):
+            out = subprocess.run(
+                [sys.executable, __file__, step, str(path), "--big-mb", str(megabytes)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            if out.stdout.strip():
+                print(out.stdout.strip())
+
+
+def generate(path: Path, megabytes: int) -> None:
+    pages = 200
+    path.write_bytes(fixtures.text_pdf(pages, image_bytes=megabytes * 1_000_000 // pages))
+
+
+def measure(path: Path) -> None:
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    data = path.read_bytes()
+    started = time.perf_counter()
+    doc = parse(data, path.name, ParseBudgets())
+    result = chunk_document(doc, words, max_tokens=MAX_TOKENS)
+    elapsed = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print(
+        f"{len(data) / 1e6:.1f} MB PDF ({len(set(b.page for b in doc.blocks))} pages): "
+        f"parse + chunk {elapsed:.2f} s, {len(result.chunks)} chunks, "
+        f"peak RSS {peak / 1024:.0f} MB (interpreter + imports before reading: "
+        f"{baseline / 1024:.0f} MB)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=500)
+    parser.add_argument("--big-mb", type=int, default=50)
+    parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.generate:
+        generate(args.generate, args.big_mb)
+    elif args.measure:
+        measure(args.measure)
+    else:
+        peak_memory(args.big_mb)
+        throughput(args.pages)
+
+
+if __name__ == "__main__":
+    main()

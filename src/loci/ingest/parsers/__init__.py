@@ -1,0 +1,134 @@
+"""Bytes of a file → `ParsedDocument`, one parser per format, chosen here.
+
+The file name's extension picks the parser, but magic bytes win when they disagree: a PDF saved
+as `notes.txt` is still parsed as a PDF, and a `.pdf` that is really an HTML error page is read as
+HTML. Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
+100,000-page PDF or a pathological layout must fail with a clear message, not take the worker down.
+
+Parser modules are imported on first use: pdfium and trafilatura take a noticeable time to load,
+and a process that only ever parses markdown should not pay for them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import PurePath
+
+from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
+from loci.models import ParsedDocument
+
+__all__ = [
+    "Deadline",
+    "ParseBudgets",
+    "parse",
+    "supported_extensions",
+]
+
+
+@dataclass(frozen=True)
+class ParseBudgets:
+    """Limits one parse may not pass; each parser checks the ones that apply to its format."""
+
+    max_decompressed_bytes: int = 200 * 1024 * 1024
+    max_compression_ratio: float = 100.0
+    max_pdf_pages: int = 5000
+    timeout_s: float = 120.0
+
+
+class Deadline:
+    """The time budget of one parse, checked between pages or elements (parsers cannot be
+    interrupted mid-call, so the check sits in their loops)."""
+
+    def __init__(self, budgets: ParseBudgets, what: str) -> None:
+        self._timeout = budgets.timeout_s
+        self._what = what
+        self._ends = time.monotonic() + budgets.timeout_s
+
+    def check(self) -> None:
+        if time.monotonic() > self._ends:
+            raise BudgetExceeded(
+                f"parsing this {self._what} took longer than the {self._timeout:g} s budget"
+            )
+
+
+_TEXT = frozenset({".txt", ".text", ".log"})
+_MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd"})
+_HTML = frozenset({".html", ".htm", ".xhtml"})
+_PDF = frozenset({".pdf"})
+_DOCX = frozenset({".docx"})
+
+_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Office files and encrypted OOXML
+_HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
+
+
+def supported_extensions() -> tuple[str, ...]:
+    return tuple(sorted(_TEXT | _MARKDOWN | _HTML | _PDF | _DOCX))
+
+
+def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
+    """Parse a file's bytes; `name` is only used for its extension, never as a path."""
+    if not data.strip():
+        raise ParseError("the file is empty")
+    kind = _choose(data, PurePath(name).suffix.lower())
+    if kind == "pdf":
+        from loci.ingest.parsers.pdf import parse_pdf
+
+        return parse_pdf(data, budgets)
+    if kind == "docx":
+        from loci.ingest.parsers.docx import parse_docx
+
+        return parse_docx(data, budgets)
+    if kind == "html":
+        from loci.ingest.parsers.html import decode_html, parse_html
+
+        return parse_html(decode_html(data))
+    if kind == "markdown":
+        from loci.ingest.parsers.markdown import parse_markdown
+
+        return parse_markdown(data)
+    from loci.ingest.parsers.text import parse_text
+
+    return parse_text(data)
+
+
+def _choose(data: bytes, extension: str) -> str:
+    sniffed = _sniff(data)
+    if sniffed in ("pdf", "docx"):
+        return sniffed
+    if sniffed == "zip":
+        raise NoParser("no parser for this type (a zip archive that is not a Word document)")
+    if sniffed == "ole2":
+        if "EncryptedPackage".encode("utf-16-le") in data:
+            raise EncryptedDocument("password-protected Office document")
+        raise NoParser("no parser for this type (legacy .doc/.xls/.ppt; save it as .docx)")
+    if extension in _PDF:
+        if sniffed == "html":
+            return "html"
+        raise ParseError("not a PDF: the file does not start with a PDF header")
+    if extension in _DOCX:
+        raise ParseError("not a DOCX: the file is not a zip archive (corrupt or truncated)")
+    if extension in _MARKDOWN:
+        return "markdown"
+    if extension in _HTML or sniffed == "html":
+        return "html"
+    if extension in _TEXT or not extension:
+        return "text"
+    raise NoParser("no parser for this type")
+
+
+def _sniff(data: bytes) -> str | None:
+    head = data[:1024]
+    # The PDF spec lets junk precede the header; readers look in the first kilobyte.
+    if b"%PDF-" in head:
+        return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        # Member names are stored uncompressed; the main part is usually word/document.xml but
+        # some generators name it otherwise, so look for the folder.
+        return "docx" if b"[Content_Types].xml" in data and b"word/" in data else "zip"
+    if head.startswith(_OLE2_MAGIC):
+        return "ole2"
+    lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if lowered.startswith(_HTML_PREFIXES):
+        return "html"
+    return None
