@@ -48,12 +48,19 @@ def loci(tmp_path: Path, embedder: Embedder) -> Iterator[Loci]:
 
 
 def run_cli(
-    *args: str, home: Path, env: dict[str, str] | None = None, stdin: str | None = None,
+    *args: str,
+    home: Path,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
     timeout: float = 300,
 ) -> subprocess.CompletedProcess[str]:
     """Run the real `loci` command in a subprocess against the data directory `home`."""
     full_env = {**os.environ, "LOCI_HOME": str(home), **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "loci", *args],
-        capture_output=True, text=True, env=full_env, input=stdin, timeout=timeout,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        input=stdin,
+        timeout=timeout,
     )

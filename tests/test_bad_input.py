@@ -61,8 +61,15 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
     assert "first 40 chunks" in outcomes["one-line.txt"]["document"]["status_reason"]
     assert outcomes["résumé ✓.md"]["document"]["name"] == "résumé ✓.md"
 
-    decoded = json.loads(run_cli("show", str(outcomes["windows-1252.txt"]["document"]["id"]),
-                                 "--text", "--json", home=home).stdout)["text"]
+    decoded = json.loads(
+        run_cli(
+            "show",
+            str(outcomes["windows-1252.txt"]["document"]["id"]),
+            "--text",
+            "--json",
+            home=home,
+        ).stdout
+    )["text"]
     assert "Café résumé" in decoded and "€12" in decoded
 
     found = json.loads(run_cli("search", "lighthouse keeper weather", "--json", home=home).stdout)
@@ -81,7 +88,9 @@ def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None
     for hostile in ("../../etc/passwd", "..\\..\\boot.ini", "a/b/c.txt", "..", "\x00evil.txt"):
         result = loci.add_bytes(brain, hostile, f"content of {hostile!r}".encode())
         name = result.document.name
-        assert "/" not in name and "\\" not in name and name not in ("..", ".") and "\x00" not in name
+        assert (
+            "/" not in name and "\\" not in name and name not in ("..", ".") and "\x00" not in name
+        )
     stored = list((tmp_path / "home" / "blobs").rglob("*"))
     assert all(p.resolve().is_relative_to((tmp_path / "home" / "blobs").resolve()) for p in stored)
     assert not (tmp_path / "etc").exists()

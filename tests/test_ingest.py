@@ -83,8 +83,12 @@ def test_same_bytes_under_another_name_are_deduped_per_brain(loci: Loci) -> None
 def test_notes_and_files_share_one_index(loci: Loci) -> None:
     brain = loci.brain()
     add_and_index(loci, "lease.txt", (EXAMPLES / "lease-summary.txt").read_bytes())
-    note = loci.add_note(brain, "Call the landlord about the broken boiler thermostat.",
-                         title="Boiler thermostat", tags=["todo", "house"])
+    note = loci.add_note(
+        brain,
+        "Call the landlord about the broken boiler thermostat.",
+        title="Boiler thermostat",
+        tags=["todo", "house"],
+    )
     loci.wait_for(brain, [note.document.id])
     hits = loci.search(brain, SearchRequest("who repairs the boiler", limit=5))
     kinds = {loci.document(brain, h.citation.document_id).kind for h in hits}
@@ -94,8 +98,12 @@ def test_notes_and_files_share_one_index(loci: Loci) -> None:
     )
     assert {h.citation.document_id for h in tagged} == {note.document.id}
     # the same note saved twice is one document
-    assert loci.add_note(brain, "Call the landlord about the broken boiler thermostat.",
-                         title="Boiler thermostat", tags=["todo", "house"]).deduped
+    assert loci.add_note(
+        brain,
+        "Call the landlord about the broken boiler thermostat.",
+        title="Boiler thermostat",
+        tags=["todo", "house"],
+    ).deduped
 
 
 def test_search_only_returns_ready_documents(loci: Loci) -> None:

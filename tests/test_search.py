@@ -14,9 +14,17 @@ from loci.service import Loci
 
 def test_question_becomes_distinct_terms_without_stopwords() -> None:
     assert query_terms("What is the effect of vitamin D on the immune system?") == [
-        "effect", "vitamin", "d", "immune", "system",
+        "effect",
+        "vitamin",
+        "d",
+        "immune",
+        "system",
     ]
-    assert query_terms("Who are they?") == ["who", "are", "they"]  # nothing but stopwords: keep them
+    assert query_terms("Who are they?") == [
+        "who",
+        "are",
+        "they",
+    ]  # nothing but stopwords: keep them
     assert query_terms('say "hello" OR NEAR(x) AND -y*') == ["say", "hello", "near", "x", "y"]
     assert query_terms("   ") == []
 
@@ -67,7 +75,9 @@ def test_modes_legs_and_min_similarity(loci: Loci) -> None:
     assert [h.citation.name for h in text_hits] == ["code.txt"]
     assert text_hits[0].matched_by == "text" and text_hits[0].vector_rank is None
 
-    vector_hits = loci.search(brain, SearchRequest("marine mammals feeding", mode="vector", limit=3))
+    vector_hits = loci.search(
+        brain, SearchRequest("marine mammals feeding", mode="vector", limit=3)
+    )
     assert vector_hits[0].citation.name == "kelp.txt"
     assert all(h.matched_by == "vector" for h in vector_hits)
 

@@ -17,8 +17,14 @@ from loci.store.sqlite.migrations import MIGRATIONS
 
 def new_doc(name: str, digest: str, tags: tuple[str, ...] = ()) -> NewDocument:
     return NewDocument(
-        kind="file", name=name, title=None, source_url=None, mime_type="text/plain",
-        size_bytes=10, content_hash=digest, tags=tags,
+        kind="file",
+        name=name,
+        title=None,
+        source_url=None,
+        mime_type="text/plain",
+        size_bytes=10,
+        content_hash=digest,
+        tags=tags,
     )
 
 
@@ -58,8 +64,13 @@ def test_search_legs_never_return_another_brains_chunks(tmp_path: Path) -> None:
     for brain, digest in ((a, "a" * 64), (b, "b" * 64)):
         doc = store.create_document(brain.id, new_doc(f"{brain.name}.txt", digest), "index")
         store.replace_index(
-            doc.id, [draft(0, f"shared words {brain.name}")], {f"e-shared words {brain.name}": vec},
-            "m", "text", None, None,
+            doc.id,
+            [draft(0, f"shared words {brain.name}")],
+            {f"e-shared words {brain.name}": vec},
+            "m",
+            "text",
+            None,
+            None,
         )
     text_hits = store.text_search(a.id, ["shared"], 10, SearchFilters())
     vector_hits = store.vector_search(a.id, "m", vec, 10, SearchFilters())
@@ -75,8 +86,13 @@ def test_replace_index_swaps_chunks_without_duplicates(tmp_path: Path) -> None:
     vec = np.ones(4, np.float32) / 2
     for _ in range(3):
         store.replace_index(
-            doc.id, [draft(0, "alpha one"), draft(1, "beta two")],
-            {"e-alpha one": vec, "e-beta two": vec}, "m", "alpha one\n\nbeta two", None, None,
+            doc.id,
+            [draft(0, "alpha one"), draft(1, "beta two")],
+            {"e-alpha one": vec, "e-beta two": vec},
+            "m",
+            "alpha one\n\nbeta two",
+            None,
+            None,
         )
     assert [c.text for c in store.list_chunks(brain.id, doc.id)] == ["alpha one", "beta two"]
     assert len(store.text_search(brain.id, ["alpha"], 10, SearchFilters())) == 1
@@ -87,7 +103,9 @@ def _writer(path: str, worker: int, count: int) -> None:
     store = SqliteStore(Path(path))
     brain = store.ensure_brain("shared")
     for i in range(count):
-        store.create_document(brain.id, new_doc(f"{worker}-{i}.txt", f"{worker:032d}{i:032d}"), "index")
+        store.create_document(
+            brain.id, new_doc(f"{worker}-{i}.txt", f"{worker:032d}{i:032d}"), "index"
+        )
     store.close()
 
 
@@ -107,7 +125,9 @@ def test_concurrent_processes_never_see_database_locked(tmp_path: Path) -> None:
     assert store.pending_jobs(brain.id) == 160
 
 
-def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(tmp_path: Path) -> None:
+def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(
+    tmp_path: Path,
+) -> None:
     store = SqliteStore(tmp_path / "loci.db")
     brain = store.ensure_brain("a")
     store.create_document(brain.id, new_doc("x.txt", "d" * 64), "index")
@@ -141,10 +161,14 @@ def test_filters_restrict_both_legs(tmp_path: Path) -> None:
     ids = {}
     for name, tags in (("red.txt", ("colour", "warm")), ("blue.md", ("colour",))):
         doc = store.create_document(brain.id, new_doc(name, name.ljust(64, "0"), tags), "index")
-        store.replace_index(doc.id, [draft(0, f"paint {name}")], {f"e-paint {name}": vec}, "m", "t", None, None)
+        store.replace_index(
+            doc.id, [draft(0, f"paint {name}")], {f"e-paint {name}": vec}, "m", "t", None, None
+        )
         ids[name] = doc.id
+
     def docs_of(hits: list[tuple[int, float]]) -> set[int]:
         return set(store.chunk_documents([i for i, _ in hits]).values())
+
     for filters, expected in (
         (SearchFilters(name="red.txt"), {"red.txt"}),
         (SearchFilters(name="*.md"), {"blue.md"}),

@@ -1,4 +1,4 @@
-"""`loci add URL`: a real page is indexed with its title and address; junk is refused with a reason."""
+"""`loci add URL`: a page is indexed with its title and address; junk is refused with a reason."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from tests.conftest import run_cli
 ARTICLE = """<!doctype html><html><head><title>How kelp forests grow</title></head><body>
 <nav>Home | Science | Subscribe</nav>
 <article><h1>How kelp forests grow</h1>
-<p>Giant kelp can grow up to sixty centimetres a day in cold, nutrient-rich water along rocky coasts.
+<p>Giant kelp can grow up to sixty centimetres a day in cold, nutrient-rich water along
+rocky coasts.
 Sea otters protect kelp forests by eating the urchins that would otherwise graze them bare.</p>
 <p>When urchin populations explode, a forest can turn into an urchin barren within a few seasons,
 and recovery takes years even after the otters return to the coast.</p></article>
@@ -68,8 +69,15 @@ def test_pages_are_indexed_and_junk_refused(site: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32", "LOCI_FETCH_TIMEOUT_S": "1.5"}
     result = run_cli(
-        "add", f"{site}/kelp", f"{site}/challenge", f"{site}/to-private", f"{site}/slow",
-        f"{site}/missing", "--json", home=home, env=env,
+        "add",
+        f"{site}/kelp",
+        f"{site}/challenge",
+        f"{site}/to-private",
+        f"{site}/slow",
+        f"{site}/missing",
+        "--json",
+        home=home,
+        env=env,
     )
     assert result.returncode == 4, result.stderr
     outcomes = {o["source"].rsplit("/", 1)[1]: o for o in json.loads(result.stdout)}
@@ -80,12 +88,16 @@ def test_pages_are_indexed_and_junk_refused(site: str, tmp_path: Path) -> None:
     assert "127.0.0.2" in outcomes["to-private"]["error"]
     assert "timed out" in outcomes["slow"]["error"]
     assert "404" in outcomes["missing"]["error"]
-    assert all(outcomes[k]["document"] is None for k in ("challenge", "to-private", "slow", "missing"))
+    assert all(
+        outcomes[k]["document"] is None for k in ("challenge", "to-private", "slow", "missing")
+    )
 
     found = json.loads(run_cli("search", "what do sea otters eat", "--json", home=home).stdout)
     hit = found["hits"][0]
     assert hit["citation"]["source_url"] == f"{site}/kelp" and "urchins" in hit["text"]
-    text = json.loads(run_cli("show", str(kelp["id"]), "--text", "--json", home=home).stdout)["text"]
+    text = json.loads(run_cli("show", str(kelp["id"]), "--text", "--json", home=home).stdout)[
+        "text"
+    ]
     assert "Cookie preferences" not in text
 
 

@@ -20,13 +20,16 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(tmp_path:
     doc_path = tmp_path / "long-report.pdf"
     doc_path.write_bytes(fixtures.text_pdf(40))  # ~40 pages: several seconds of embedding
     env = {"LOCI_JOB_LEASE_S": "2"}
-    queued = json.loads(run_cli("add", str(doc_path), "--no-wait", "--json", home=home, env=env).stdout)
+    queued = json.loads(
+        run_cli("add", str(doc_path), "--no-wait", "--json", home=home, env=env).stdout
+    )
     doc_id = queued[0]["document"]["id"]
 
     worker = subprocess.Popen(
         [sys.executable, "-m", "loci", "worker"],
         env={**os.environ, "LOCI_HOME": str(home), **env},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     store = SqliteStore(home / "loci.db")
     deadline = time.time() + 60

@@ -18,7 +18,17 @@ from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings
 from loci.ingest.sources import clean_name, note_markdown, note_name, page_name
 from loci.jobs.worker import Worker, WorkerSettings
-from loci.models import Brain, BrainStats, Chunk, Document, DocumentKind, DocumentStatus, Hit, Job, NewDocument
+from loci.models import (
+    Brain,
+    BrainStats,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    Hit,
+    Job,
+    NewDocument,
+)
 from loci.search.engine import RankingParams, SearchEngine, SearchRequest
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex

@@ -55,7 +55,10 @@ def _report(outcomes: list[Outcome], as_json: bool) -> None:
             if o.error:
                 out.print(f"[red]✗[/red] {escape(o.source)} — {escape(o.error)}")
             elif d is not None and d.status == "failed":
-                out.print(f"[red]✗[/red] {escape(d.name)} (#{d.id}) — {escape(d.status_reason or 'failed')}")
+                out.print(
+                    f"[red]✗[/red] {escape(d.name)} (#{d.id}) — "
+                    f"{escape(d.status_reason or 'failed')}"
+                )
             elif d is not None:
                 note = " (already in this brain)" if o.deduped else ""
                 state = f"{d.chunk_count} chunks" if d.status == "ready" else d.status
@@ -88,11 +91,21 @@ def register(app: typer.Typer) -> None:
     @app.command("add")
     @exits_cleanly
     def add(
-        sources: Annotated[list[str], typer.Argument(help="Files, folders, globs or http(s) URLs.")],
-        include: Annotated[list[str], typer.Option("--include", help="Only file names matching this glob.")] = [],  # noqa: B006
-        exclude: Annotated[list[str], typer.Option("--exclude", help="Skip paths matching this glob.")] = [],  # noqa: B006
-        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the added documents.")] = [],  # noqa: B006
-        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once; a worker indexes later.")] = False,
+        sources: Annotated[
+            list[str], typer.Argument(help="Files, folders, globs or http(s) URLs.")
+        ],
+        include: Annotated[
+            list[str], typer.Option("--include", help="Only file names matching this glob.")
+        ] = [],  # noqa: B006
+        exclude: Annotated[
+            list[str], typer.Option("--exclude", help="Skip paths matching this glob.")
+        ] = [],  # noqa: B006
+        tag: Annotated[
+            list[str], typer.Option("--tag", "-t", help="Tag the added documents.")
+        ] = [],  # noqa: B006
+        no_wait: Annotated[
+            bool, typer.Option("--no-wait", help="Return at once; a worker indexes later.")
+        ] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -126,7 +139,9 @@ def register(app: typer.Typer) -> None:
     @app.command("note")
     @exits_cleanly
     def note(
-        text: Annotated[str | None, typer.Argument(help="The note (Markdown); '-' or none reads stdin.")] = None,
+        text: Annotated[
+            str | None, typer.Argument(help="The note (Markdown); '-' or none reads stdin.")
+        ] = None,
         title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
         tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
         no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
@@ -143,4 +158,3 @@ def register(app: typer.Typer) -> None:
         if not no_wait:
             _wait(outcomes, brain)
         _report(outcomes, json_)
-

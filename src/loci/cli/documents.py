@@ -24,17 +24,26 @@ def _documents_table(docs: list[Document]) -> Table:
     for d in docs:
         status = {"ready": "[green]ready[/]", "failed": "[red]failed[/]"}.get(d.status, d.status)
         table.add_row(
-            str(d.id), escape(d.name), d.kind, status, str(d.chunk_count),
-            human_size(d.size_bytes), d.created_at[:16].replace("T", " "),
+            str(d.id),
+            escape(d.name),
+            d.kind,
+            status,
+            str(d.chunk_count),
+            human_size(d.size_bytes),
+            d.created_at[:16].replace("T", " "),
         )
     return table
 
 
 def register(app: typer.Typer) -> None:
     def list_documents(
-        status: Annotated[StatusFilter | None, typer.Option("--status", help="Only this status.")] = None,
+        status: Annotated[
+            StatusFilter | None, typer.Option("--status", help="Only this status.")
+        ] = None,
         kind: Annotated[KindFilter | None, typer.Option("--kind", help="Only this kind.")] = None,
-        tag: Annotated[str | None, typer.Option("--tag", "-t", help="Only documents with this tag.")] = None,
+        tag: Annotated[
+            str | None, typer.Option("--tag", "-t", help="Only documents with this tag.")
+        ] = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -56,7 +65,9 @@ def register(app: typer.Typer) -> None:
     def show(
         document_id: Annotated[int, typer.Argument(help="Document id (see `loci list`).")],
         text: Annotated[bool, typer.Option("--text", help="Print the extracted text.")] = False,
-        chunks: Annotated[bool, typer.Option("--chunks", help="Print the chunks search matches against.")] = False,
+        chunks: Annotated[
+            bool, typer.Option("--chunks", help="Print the chunks search matches against.")
+        ] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -71,11 +82,17 @@ def register(app: typer.Typer) -> None:
             return
         out.print(f"[bold]{escape(doc.title or doc.name)}[/bold]  (#{doc.id})")
         for label, value in (
-            ("name", doc.name), ("kind", doc.kind), ("status", doc.status),
-            ("reason", doc.status_reason), ("chunks", doc.chunk_count),
-            ("size", human_size(doc.size_bytes)), ("sha256", doc.content_hash),
-            ("url", doc.source_url), ("tags", ", ".join(doc.tags) or None),
-            ("added", doc.created_at), ("updated", doc.updated_at),
+            ("name", doc.name),
+            ("kind", doc.kind),
+            ("status", doc.status),
+            ("reason", doc.status_reason),
+            ("chunks", doc.chunk_count),
+            ("size", human_size(doc.size_bytes)),
+            ("sha256", doc.content_hash),
+            ("url", doc.source_url),
+            ("tags", ", ".join(doc.tags) or None),
+            ("added", doc.created_at),
+            ("updated", doc.updated_at),
         ):
             if value not in (None, ""):
                 out.print(f"  {label:8} {escape(str(value))}")
@@ -84,11 +101,13 @@ def register(app: typer.Typer) -> None:
             out.print(escape(body))
         for c in parts or []:
             where = " · ".join(
-                x for x in (
+                x
+                for x in (
                     f"p. {c.page}" if c.page else "",
                     f"lines {c.line_start}–{c.line_end}" if c.line_start else "",
                     " › ".join(c.heading_path),
-                ) if x
+                )
+                if x
             )
             out.print(f"\n[bold]chunk {c.index}[/bold] {escape(where)} ({c.token_count} tokens)")
             out.print(escape(c.text))
@@ -113,7 +132,9 @@ def register(app: typer.Typer) -> None:
     @app.command("reprocess")
     @exits_cleanly
     def reprocess(
-        document_ids: Annotated[list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")],
+        document_ids: Annotated[
+            list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
+        ],
         no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
@@ -132,7 +153,12 @@ def register(app: typer.Typer) -> None:
     @app.command("reindex")
     @exits_cleanly
     def reindex(
-        embeddings: Annotated[bool, typer.Option("--embeddings", help="Re-embed under the configured embedder (model change).")] = False,
+        embeddings: Annotated[
+            bool,
+            typer.Option(
+                "--embeddings", help="Re-embed under the configured embedder (model change)."
+            ),
+        ] = False,
         no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
@@ -147,4 +173,6 @@ def register(app: typer.Typer) -> None:
             emit_json({"documents": docs})
         else:
             ready = sum(d.status == "ready" for d in docs)
-            out.print(f"reindexed {ready} of {len(docs)} documents in brain {escape(target.name)!s}")
+            out.print(
+                f"reindexed {ready} of {len(docs)} documents in brain {escape(target.name)!s}"
+            )

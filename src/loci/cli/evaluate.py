@@ -25,11 +25,20 @@ def register(app: typer.Typer) -> None:
     @app.command("eval")
     @exits_cleanly
     def eval_command(
-        beir: Annotated[Path, typer.Option("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")],
-        mode: Annotated[ModeChoice, typer.Option("--mode", help="Search mode to measure, or all.")] = "all",
+        beir: Annotated[
+            Path, typer.Option("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")
+        ],
+        mode: Annotated[
+            ModeChoice, typer.Option("--mode", help="Search mode to measure, or all.")
+        ] = "all",
         split: Annotated[str, typer.Option("--split", help="qrels file to judge against.")] = "dev",
-        max_queries: Annotated[int | None, typer.Option("--max-queries", help="Measure only the first N queries.")] = None,
-        home: Annotated[Path | None, typer.Option("--home", help="Keep the scratch index here and reuse it next time.")] = None,
+        max_queries: Annotated[
+            int | None, typer.Option("--max-queries", help="Measure only the first N queries.")
+        ] = None,
+        home: Annotated[
+            Path | None,
+            typer.Option("--home", help="Keep the scratch index here and reuse it next time."),
+        ] = None,
         json_: JsonOption = False,
     ) -> None:
         """Index a BEIR corpus into a scratch brain; print nDCG@10, recall, MRR and latency."""
@@ -42,12 +51,18 @@ def register(app: typer.Typer) -> None:
             loci = build_service(load_settings(home=home))
             brain = loci.brain(f"eval-{beir.resolve().name}")
             with Progress(
-                TextColumn("indexing corpus"), BarColumn(), MofNCompleteColumn(),
-                TimeElapsedColumn(), console=err, transient=True,
+                TextColumn("indexing corpus"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                transient=True,
             ) as progress:
                 task = progress.add_task("index", total=len(data.corpus))
                 mapping = index_corpus(
-                    loci, brain, data.corpus,
+                    loci,
+                    brain,
+                    data.corpus,
                     lambda done, total: progress.update(task, completed=done, total=total),
                 )
             modes: list[SearchMode] = ["text", "vector", "hybrid"] if mode == "all" else [mode]
@@ -63,7 +78,12 @@ def register(app: typer.Typer) -> None:
             table.add_column(column, justify="left" if column == "mode" else "right")
         for r in results:
             table.add_row(
-                r.mode, f"{r.ndcg_10:.4f}", f"{r.recall_10:.4f}", f"{r.recall_100:.4f}",
-                f"{r.mrr_10:.4f}", f"{r.p50_ms:.1f}", f"{r.p95_ms:.1f}",
+                r.mode,
+                f"{r.ndcg_10:.4f}",
+                f"{r.recall_10:.4f}",
+                f"{r.recall_100:.4f}",
+                f"{r.mrr_10:.4f}",
+                f"{r.p50_ms:.1f}",
+                f"{r.p95_ms:.1f}",
             )
         out.print(table)

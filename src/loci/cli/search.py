@@ -25,7 +25,11 @@ def location(hit: Hit) -> str:
     if c.page:
         parts.append(f"p. {c.page}")
     if c.line_start:
-        parts.append(f"lines {c.line_start}–{c.line_end}" if c.line_end != c.line_start else f"line {c.line_start}")
+        parts.append(
+            f"lines {c.line_start}–{c.line_end}"
+            if c.line_end != c.line_start
+            else f"line {c.line_start}"
+        )
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
     return " · ".join(parts)
@@ -45,14 +49,29 @@ def render_snippet(snippet: str) -> str:
 def register(app: typer.Typer) -> None:
     def search(
         query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=30, help="Hits to return (1–30).")] = 10,
-        mode: Annotated[Mode, typer.Option("--mode", help="hybrid, text (BM25) or vector.")] = "hybrid",
-        name: Annotated[str | None, typer.Option("--file", help="Only this file name or title (globs ok).")] = None,
+        limit: Annotated[
+            int, typer.Option("--limit", "-n", min=1, max=30, help="Hits to return (1–30).")
+        ] = 10,
+        mode: Annotated[
+            Mode, typer.Option("--mode", help="hybrid, text (BM25) or vector.")
+        ] = "hybrid",
+        name: Annotated[
+            str | None, typer.Option("--file", help="Only this file name or title (globs ok).")
+        ] = None,
         kind: Annotated[list[Kind], typer.Option("--kind", help="Only these kinds.")] = [],  # noqa: B006
-        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")] = [],  # noqa: B006
-        after: Annotated[str | None, typer.Option("--after", help="Added on or after this date (YYYY-MM-DD).")] = None,
-        before: Annotated[str | None, typer.Option("--before", help="Added before this date.")] = None,
-        min_similarity: Annotated[float | None, typer.Option("--min-similarity", help="Drop vector matches below this cosine.")] = None,
+        tag: Annotated[
+            list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")
+        ] = [],  # noqa: B006
+        after: Annotated[
+            str | None, typer.Option("--after", help="Added on or after this date (YYYY-MM-DD).")
+        ] = None,
+        before: Annotated[
+            str | None, typer.Option("--before", help="Added before this date.")
+        ] = None,
+        min_similarity: Annotated[
+            float | None,
+            typer.Option("--min-similarity", help="Drop vector matches below this cosine."),
+        ] = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -64,8 +83,11 @@ def register(app: typer.Typer) -> None:
             mode=mode,
             limit=limit,
             filters=SearchFilters(
-                name=name, kinds=tuple(kind), tags=tuple(tag),
-                created_after=after, created_before=before,
+                name=name,
+                kinds=tuple(kind),
+                tags=tuple(tag),
+                created_after=after,
+                created_before=before,
             ),
             min_similarity=min_similarity,
         )

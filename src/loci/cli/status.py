@@ -34,18 +34,22 @@ def register(app: typer.Typer) -> None:
         out.print(f"  chunks     {s.stats.chunks}")
         jobs = s.stats.jobs_by_status
         out.print(
-            "  queue      " + ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
+            "  queue      "
+            + ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
         )
         dims = f" ({s.embedder_dims} dims)" if s.embedder_dims else ""
         out.print(f"  embedder   {escape(s.embedder_model)}{dims}")
         out.print(
-            f"  disk       database {human_size(s.database_bytes)}, originals {human_size(s.blob_bytes)}"
+            f"  disk       database {human_size(s.database_bytes)},"
+            f" originals {human_size(s.blob_bytes)}"
         )
 
     @app.command("worker")
     @exits_cleanly
     def worker(
-        once: Annotated[bool, typer.Option("--once", help="Process what is queued, then exit.")] = False,
+        once: Annotated[
+            bool, typer.Option("--once", help="Process what is queued, then exit.")
+        ] = False,
     ) -> None:
         """Run a standalone ingestion worker (several may run at once)."""
         logging.getLogger("loci").setLevel(logging.INFO)

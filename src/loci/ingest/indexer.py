@@ -35,7 +35,9 @@ class IndexerSettings:
 
 
 def parse_stored(document: Document, data: bytes, budgets: ParseBudgets) -> ParsedDocument:
-    if document.kind == "web" and (document.mime_type or "").startswith(("text/html", "application/xhtml")):
+    if document.kind == "web" and (document.mime_type or "").startswith(
+        ("text/html", "application/xhtml")
+    ):
         return parse_html(decode_text(data), url=document.source_url)
     return parse(data, document.name, budgets)
 
@@ -57,7 +59,9 @@ class Indexer:
 
     def index(self, brain: Brain, document: Document) -> None:
         check_identity(brain, self.embedder)
-        parsed = parse_stored(document, self.blobs.get(document.content_hash), self.settings.budgets)
+        parsed = parse_stored(
+            document, self.blobs.get(document.content_hash), self.settings.budgets
+        )
         title = parsed.title or document.title
         result = chunk_document(
             parsed,
@@ -70,7 +74,11 @@ class Indexer:
         hashes = [hashlib.sha256(text.encode()).hexdigest() for text in inputs]
         model = self.embedder.model_id
         cached = self.store.cached_vectors(model, hashes)
-        missing = [(h, text) for h, text in dict(zip(hashes, inputs, strict=True)).items() if h not in cached]
+        missing = [
+            (h, text)
+            for h, text in dict(zip(hashes, inputs, strict=True)).items()
+            if h not in cached
+        ]
         new_vectors: dict[str, Vectors] = {}
         for start in range(0, len(missing), EMBED_BATCH):
             batch = missing[start : start + EMBED_BATCH]
@@ -94,7 +102,12 @@ class Indexer:
             title,
             "; ".join(reasons) or None,
         )
-        log.info("indexed document %s: %d chunks, %d embedded", document.id, len(result.chunks), len(new_vectors))
+        log.info(
+            "indexed document %s: %d chunks, %d embedded",
+            document.id,
+            len(result.chunks),
+            len(new_vectors),
+        )
 
     def _embedding_input(self, title: str | None, heading_path: tuple[str, ...], text: str) -> str:
         context = context_line(title, heading_path)

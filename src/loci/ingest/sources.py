@@ -56,10 +56,16 @@ def expand_paths(
             return False
         if include and not any(fnmatch.fnmatch(name, pat) for pat in include):
             return False
-        return not any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(str(path), pat) for pat in exclude)
+        return not any(
+            fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(str(path), pat) for pat in exclude
+        )
 
     for arg in args:
-        matches = [Path(m) for m in glob.glob(arg, recursive=True)] if glob.has_magic(arg) else [Path(arg)]
+        matches = (
+            [Path(m) for m in glob.glob(arg, recursive=True)]
+            if glob.has_magic(arg)
+            else [Path(arg)]
+        )
         if not matches or not all(m.exists() for m in matches):
             problems.append(PathProblem(arg, "no such file or folder"))
             continue
@@ -67,11 +73,14 @@ def expand_paths(
             if match.is_dir():
                 for child in sorted(match.rglob("*")):
                     parts = child.relative_to(match).parts
-                    if child.is_file() and not any(p.startswith(".") for p in parts) and wanted(child):
+                    if (
+                        child.is_file()
+                        and not any(p.startswith(".") for p in parts)
+                        and wanted(child)
+                    ):
                         found.setdefault(child, None)
-            elif match.is_file():
-                if not include or wanted(match):
-                    found.setdefault(match, None)
+            elif match.is_file() and (not include or wanted(match)):
+                found.setdefault(match, None)
     return list(found), problems
 
 
@@ -104,5 +113,13 @@ def page_name(url: str, content_type: str) -> str:
     path = parts.path.strip("/").replace("/", "-")
     base = f"{parts.hostname or 'page'}-{path}" if path else (parts.hostname or "page")
     base = re.sub(r"[^\w.\-]+", "-", base)[:120]
-    ext = ".pdf" if "pdf" in content_type else ".md" if "markdown" in content_type else ".txt" if content_type.startswith("text/plain") else ".html"
+    ext = (
+        ".pdf"
+        if "pdf" in content_type
+        else ".md"
+        if "markdown" in content_type
+        else ".txt"
+        if content_type.startswith("text/plain")
+        else ".html"
+    )
     return base if base.lower().endswith(ext) else base + ext

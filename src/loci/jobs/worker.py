@@ -90,14 +90,24 @@ class Worker:
             log.info("job %s failed: %s", job.id, error)
             self.store.fail_job(job, self.name, error.message)
         except Exception as error:  # anything else may be transient: retry with backoff
-            reason = error.message if isinstance(error, LociError) else f"{type(error).__name__}: {error}"
+            reason = (
+                error.message
+                if isinstance(error, LociError)
+                else f"{type(error).__name__}: {error}"
+            )
             if job.attempts >= self.settings.max_attempts:
                 log.warning("job %s gave up after %d attempts: %s", job.id, job.attempts, reason)
                 self.store.fail_job(job, self.name, f"{reason} (after {job.attempts} attempts)")
             else:
                 delay = self.settings.retry_base_s * 2 ** (job.attempts - 1)
                 delay *= 0.5 + random.random()
-                log.warning("job %s attempt %d failed, retry in %.1fs: %s", job.id, job.attempts, delay, reason)
+                log.warning(
+                    "job %s attempt %d failed, retry in %.1fs: %s",
+                    job.id,
+                    job.attempts,
+                    delay,
+                    reason,
+                )
                 self.store.retry_job(job, self.name, reason, delay)
         else:
             if not self.store.finish_job(job, self.name):

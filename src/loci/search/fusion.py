@@ -59,6 +59,4 @@ def fuse(
             for item, value in _normalise(ranked).items():
                 fused[item] += weight * value
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
-    return [
-        Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered
-    ]
+    return [Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered]

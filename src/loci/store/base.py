@@ -92,8 +92,9 @@ class Store(Protocol):
         """Cosine over the brain's chunk vectors; (chunk_id, similarity) best first."""
         ...
 
-    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
-        ...
+    def chunks_with_documents(
+        self, chunk_ids: Sequence[int]
+    ) -> dict[int, tuple[Chunk, Document]]: ...
 
     def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
         """chunk id -> document id, for the given chunks."""
@@ -105,6 +106,7 @@ class Store(Protocol):
     ) -> Job | None:
         """Lease the next due job (or one whose lease expired), optionally among some documents."""
         ...
+
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...
     def finish_job(self, job: Job, owner: str) -> bool:
         """Mark done, fenced: False if the lease was taken over by another worker."""

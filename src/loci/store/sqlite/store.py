@@ -234,10 +234,10 @@ class SqliteStore:
             conn.execute("DELETE FROM jobs WHERE document_id = ?", (document_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
-            others = conn.execute(
+            others: Any = conn.execute(
                 "SELECT count(*) FROM documents WHERE content_hash = ?", (doc.content_hash,)
             ).fetchall()[0][0]
-        return int(others) == 0
+        return bool(others == 0)
 
     def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
         self.get_document(brain_id, document_id)
@@ -282,7 +282,10 @@ class SqliteStore:
         return found
 
     def _drop_index(self, conn: Any, document_id: int) -> None:
-        ids = [r[0] for r in conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))]
+        ids = [
+            r[0]
+            for r in conn.execute("SELECT id FROM chunks WHERE document_id = ?", (document_id,))
+        ]
         conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
         conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
         conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
@@ -334,7 +337,8 @@ class SqliteStore:
                     ),
                 )
                 conn.execute(
-                    "INSERT INTO chunks_fts(rowid, brain, title, headings, body) VALUES (?,?,?,?,?)",
+                    "INSERT INTO chunks_fts(rowid, brain, title, headings, body)"
+                    " VALUES (?,?,?,?,?)",
                     (
                         conn.last_insert_rowid(),
                         brain_token,
@@ -382,7 +386,7 @@ class SqliteStore:
             for (document_id,) in conn.execute(
                 "SELECT id FROM documents WHERE brain_id = ?", (brain_id,)
             ).fetchall():
-                self._drop_index(conn, document_id)
+                self._drop_index(conn, int(str(document_id)))
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
     def prune_vectors(self) -> int:
@@ -466,13 +470,17 @@ class SqliteStore:
             marks = ",".join("?" * len(batch))
             chunk_rows = self.db.rows(f"SELECT * FROM chunks WHERE id IN ({marks})", tuple(batch))
             doc_ids = sorted({r["document_id"] for r in chunk_rows})
-            docs = {
-                r["id"]: _document(r)
-                for r in self.db.rows(
-                    f"SELECT * FROM documents WHERE id IN ({','.join('?' * len(doc_ids))})",
-                    tuple(doc_ids),
-                )
-            } if doc_ids else {}
+            docs = (
+                {
+                    r["id"]: _document(r)
+                    for r in self.db.rows(
+                        f"SELECT * FROM documents WHERE id IN ({','.join('?' * len(doc_ids))})",
+                        tuple(doc_ids),
+                    )
+                }
+                if doc_ids
+                else {}
+            )
             for r in chunk_rows:
                 found[r["id"]] = (_chunk(r), docs[r["document_id"]])
         return found
@@ -590,7 +598,9 @@ class SqliteStore:
             documents_by_kind=grouped(
                 "SELECT kind, count(*) FROM documents WHERE brain_id = ? GROUP BY kind"
             ),
-            chunks=int(self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,))),
+            chunks=int(
+                self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,))
+            ),
             jobs_by_status=grouped(
                 "SELECT status, count(*) FROM jobs WHERE brain_id = ? GROUP BY status"
             ),
