@@ -131,12 +131,12 @@ def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(
     store = SqliteStore(tmp_path / "loci.db")
     brain = store.ensure_brain("a")
     store.create_document(brain.id, new_doc("x.txt", "d" * 64), "index")
-    first = store.claim_job("worker-1", lease_s=0.2)
-    assert first is not None and first.attempts == 1
-    assert store.claim_job("worker-2", lease_s=0.2) is None  # leased
+    [first] = store.claim_jobs("worker-1", lease_s=0.2)
+    assert first.attempts == 1
+    assert store.claim_jobs("worker-2", lease_s=0.2) == []  # leased
     time.sleep(0.3)
-    second = store.claim_job("worker-2", lease_s=30)
-    assert second is not None and second.id == first.id and second.attempts == 2
+    [second] = store.claim_jobs("worker-2", lease_s=30)
+    assert second.id == first.id and second.attempts == 2
     assert store.heartbeat(first, "worker-1", 30) is False
     assert store.finish_job(first, "worker-1") is False  # fenced: lost its lease
     assert store.finish_job(second, "worker-2") is True
@@ -147,8 +147,7 @@ def test_failed_job_marks_document_failed_with_reason(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "loci.db")
     brain = store.ensure_brain("a")
     doc = store.create_document(brain.id, new_doc("x.bin", "e" * 64), "index")
-    job = store.claim_job("w", 30)
-    assert job is not None
+    [job] = store.claim_jobs("w", 30)
     store.fail_job(job, "w", "no parser for this type")
     failed = store.get_document(brain.id, doc.id)
     assert failed.status == "failed" and failed.status_reason == "no parser for this type"

@@ -15,7 +15,7 @@ from pathlib import Path
 from loci.embed.base import Embedder
 from loci.errors import FileTooLarge, InvalidInput
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
-from loci.ingest.indexer import Indexer, IndexerSettings
+from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
 from loci.ingest.sources import clean_name, note_markdown, note_name, page_name
 from loci.jobs.worker import Worker, WorkerSettings
 from loci.models import (
@@ -193,7 +193,9 @@ class Loci:
         return self.blobs.get(self.store.get_document(brain.id, document_id).content_hash)
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
-        return self.engine.search(brain, request)
+        # Re-read the brain: its embedder identity is set by the first indexed document, which
+        # may have happened after the caller got this snapshot.
+        return self.engine.search(self.store.get_brain(brain.name), request)
 
     # changing -----------------------------------------------------------------------------
     def remove(self, brain: Brain, document_id: int) -> Document:
@@ -218,13 +220,32 @@ class Loci:
 
     # background work ----------------------------------------------------------------------
     def worker(self, name: str | None = None) -> Worker:
-        return Worker(self.store, self._run_job, self.settings.worker, name)
+        return Worker(self.store, self._run_jobs, self.settings.worker, name)
 
-    def _run_job(self, job: Job) -> None:
-        brain = next(b for b in self.store.list_brains() if b.id == job.brain_id)
-        document = self.store.get_document(job.brain_id, job.document_id)
+    def _run_jobs(self, jobs: Sequence[Job]) -> dict[int, BaseException | None]:
+        """Index a batch of documents: parse and chunk each, embed all passages together,
+        then swap each document's index in. A failure stays with its own document."""
+        brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer)
-        indexer.index(brain, document)
+        outcomes: dict[int, BaseException | None] = {}
+        prepared: dict[int, Prepared] = {}
+        for job in jobs:
+            try:
+                document = self.store.get_document(job.brain_id, job.document_id)
+                prepared[job.id] = indexer.prepare(brains[job.brain_id], document)
+            except Exception as error:
+                outcomes[job.id] = error
+        try:
+            vectors = indexer.embed(list(prepared.values()))
+        except Exception as error:
+            return outcomes | dict.fromkeys(prepared, error)
+        for job_id, item in prepared.items():
+            try:
+                indexer.commit(item, vectors)
+                outcomes[job_id] = None
+            except Exception as error:
+                outcomes[job_id] = error
+        return outcomes
 
     def wait_for(
         self,

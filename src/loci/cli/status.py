@@ -56,8 +56,8 @@ def register(app: typer.Typer) -> None:
         w = service().worker()
         if once:
             count = 0
-            while w.run_one() is not None:
-                count += 1
+            while claimed := w.run_batch():
+                count += claimed
             err.print(f"processed {count} jobs")
             return
         stop = threading.Event()

@@ -3,6 +3,9 @@
 A job whose worker died keeps its `running` status until its lease expires; then any worker may
 claim it again. Completion is fenced by (owner, attempt), so a worker that lost its lease cannot
 mark a job done behind the back of the worker that took it over.
+
+Jobs are claimed in small batches so their passages can be embedded together; each job still
+succeeds or fails on its own.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ log = logging.getLogger(__name__)
 # Errors that no retry can fix: the bytes or the configuration must change first.
 PERMANENT = (ParseError, InvalidInput, EmbedderMismatch, FetchError, NotFound)
 
+# A batch handler gets the claimed jobs and returns, per job id, None (done) or the error.
+BatchHandler = Callable[[Sequence[Job]], dict[int, BaseException | None]]
+
 
 @dataclass(frozen=True)
 class WorkerSettings:
@@ -33,6 +39,7 @@ class WorkerSettings:
     max_attempts: int = 5
     retry_base_s: float = 2.0
     idle_sleep_s: float = 0.5
+    batch_size: int = 16
 
 
 def worker_name() -> str:
@@ -40,21 +47,21 @@ def worker_name() -> str:
 
 
 class _Heartbeat:
-    """Extends a job's lease from a side thread while the main thread works on it."""
+    """Extends the jobs' leases from a side thread while the main thread works on them."""
 
-    def __init__(self, store: Store, job: Job, owner: str, lease_s: float) -> None:
+    def __init__(self, store: Store, jobs: Sequence[Job], owner: str, lease_s: float) -> None:
         self._stop = threading.Event()
         self._thread = threading.Thread(
-            target=self._run, args=(store, job, owner, lease_s), daemon=True
+            target=self._run, args=(store, list(jobs), owner, lease_s), daemon=True
         )
 
-    def _run(self, store: Store, job: Job, owner: str, lease_s: float) -> None:
+    def _run(self, store: Store, jobs: list[Job], owner: str, lease_s: float) -> None:
         while not self._stop.wait(lease_s / 3):
-            try:
-                if not store.heartbeat(job, owner, lease_s):
-                    return
-            except Exception:  # a missed beat is survivable; the next one may land
-                log.warning("heartbeat for job %s failed", job.id, exc_info=True)
+            for job in jobs:
+                try:
+                    store.heartbeat(job, owner, lease_s)
+                except Exception:  # a missed beat is survivable; the next one may land
+                    log.warning("heartbeat for job %s failed", job.id, exc_info=True)
 
     def __enter__(self) -> _Heartbeat:
         self._thread.start()
@@ -65,11 +72,15 @@ class _Heartbeat:
         self._thread.join()
 
 
+def describe(error: BaseException) -> str:
+    return error.message if isinstance(error, LociError) else f"{type(error).__name__}: {error}"
+
+
 class Worker:
     def __init__(
         self,
         store: Store,
-        handle: Callable[[Job], None],
+        handle: BatchHandler,
         settings: WorkerSettings,
         name: str | None = None,
     ) -> None:
@@ -78,46 +89,44 @@ class Worker:
         self.settings = settings
         self.name = name or worker_name()
 
-    def run_one(self, only_documents: Sequence[int] | None = None) -> Job | None:
-        """Claim and process one job; returns it, or None when nothing was claimable."""
-        job = self.store.claim_job(self.name, self.settings.lease_s, only_documents)
-        if job is None:
-            return None
+    def run_batch(self, only_documents: Sequence[int] | None = None) -> int:
+        """Claim and process up to `batch_size` jobs; returns how many were claimed."""
+        jobs = self.store.claim_jobs(
+            self.name, self.settings.lease_s, self.settings.batch_size, only_documents
+        )
+        if not jobs:
+            return 0
         try:
-            with _Heartbeat(self.store, job, self.name, self.settings.lease_s):
-                self.handle(job)
-        except PERMANENT as error:
-            log.info("job %s failed: %s", job.id, error)
-            self.store.fail_job(job, self.name, error.message)
-        except Exception as error:  # anything else may be transient: retry with backoff
-            reason = (
-                error.message
-                if isinstance(error, LociError)
-                else f"{type(error).__name__}: {error}"
-            )
-            if job.attempts >= self.settings.max_attempts:
-                log.warning("job %s gave up after %d attempts: %s", job.id, job.attempts, reason)
-                self.store.fail_job(job, self.name, f"{reason} (after {job.attempts} attempts)")
-            else:
-                delay = self.settings.retry_base_s * 2 ** (job.attempts - 1)
-                delay *= 0.5 + random.random()
-                log.warning(
-                    "job %s attempt %d failed, retry in %.1fs: %s",
-                    job.id,
-                    job.attempts,
-                    delay,
-                    reason,
-                )
-                self.store.retry_job(job, self.name, reason, delay)
-        else:
+            with _Heartbeat(self.store, jobs, self.name, self.settings.lease_s):
+                outcomes = self.handle(jobs)
+        except Exception as error:  # the handler itself broke: every job gets the error
+            outcomes = dict.fromkeys((job.id for job in jobs), error)
+        for job in jobs:
+            self._settle(job, outcomes.get(job.id))
+        return len(jobs)
+
+    def _settle(self, job: Job, error: BaseException | None) -> None:
+        if error is None:
             if not self.store.finish_job(job, self.name):
                 log.warning("job %s finished after its lease was taken over", job.id)
-        return job
+            return
+        reason = describe(error)
+        if isinstance(error, PERMANENT):
+            log.info("job %s failed: %s", job.id, reason)
+            self.store.fail_job(job, self.name, reason)
+        elif job.attempts >= self.settings.max_attempts:
+            log.warning("job %s gave up after %d attempts: %s", job.id, job.attempts, reason)
+            self.store.fail_job(job, self.name, f"{reason} (after {job.attempts} attempts)")
+        else:  # anything else may be transient: retry with exponential backoff and jitter
+            delay = self.settings.retry_base_s * 2 ** (job.attempts - 1) * (0.5 + random.random())
+            log.warning("job %s attempt %d failed, retry in %.1fs: %s",
+                        job.id, job.attempts, delay, reason)
+            self.store.retry_job(job, self.name, reason, delay)
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
         stop = stop or threading.Event()
         while not stop.is_set():
-            if self.run_one() is None:
+            if self.run_batch() == 0:
                 stop.wait(self.settings.idle_sleep_s)
 
     def drain(
@@ -126,11 +135,23 @@ class Worker:
         is_settled: Callable[[], bool],
         on_progress: Callable[[], None] | None = None,
         poll_s: float = 0.2,
+        progress_every_s: float = 0.25,
     ) -> None:
-        """Work on the given documents' jobs until all of them are ready or failed."""
-        while not is_settled():
-            job = self.run_one(only_documents)
-            if on_progress is not None:
+        """Work on the given documents' jobs until all of them are ready or failed.
+
+        Settlement is checked only when no job is claimable (it reads every document), and
+        progress is reported at most every `progress_every_s`, so large batches stay linear.
+        """
+        last_report = 0.0
+        while True:
+            claimed = self.run_batch(only_documents)
+            now = time.monotonic()
+            if on_progress is not None and now - last_report >= progress_every_s:
                 on_progress()
-            if job is None:
+                last_report = now
+            if claimed == 0:
+                if is_settled():
+                    break
                 time.sleep(poll_s)  # another worker holds the lease, or a retry is waiting
+        if on_progress is not None:
+            on_progress()

@@ -101,10 +101,15 @@ class Store(Protocol):
         ...
 
     # jobs ---------------------------------------------------------------------------------
-    def claim_job(
-        self, owner: str, lease_s: float, only_documents: Sequence[int] | None = None
-    ) -> Job | None:
-        """Lease the next due job (or one whose lease expired), optionally among some documents."""
+    def claim_jobs(
+        self,
+        owner: str,
+        lease_s: float,
+        limit: int = 1,
+        only_documents: Sequence[int] | None = None,
+    ) -> list[Job]:
+        """Lease up to `limit` due jobs (or ones whose lease expired), optionally among some
+        documents, in one transaction."""
         ...
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...

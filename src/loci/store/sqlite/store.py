@@ -498,32 +498,39 @@ class SqliteStore:
         return found
 
     # jobs ---------------------------------------------------------------------------------
-    def claim_job(
-        self, owner: str, lease_s: float, only_documents: Sequence[int] | None = None
-    ) -> Job | None:
+    def claim_jobs(
+        self,
+        owner: str,
+        lease_s: float,
+        limit: int = 1,
+        only_documents: Sequence[int] | None = None,
+    ) -> list[Job]:
         now = time.time()
         scope, params = "", []
         if only_documents is not None:
-            scope = f" AND document_id IN ({','.join('?' * len(only_documents)) or 'NULL'})"
-            params = list(only_documents)
+            # One JSON parameter instead of one per id: batches can exceed SQLite's limit.
+            scope = " AND document_id IN (SELECT value FROM json_each(?))"
+            params = [json.dumps(list(only_documents))]
         with self.db.write() as conn:
-            rows = conn.execute(
-                "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?)"
-                f" OR (status = 'running' AND lease_expires < ?)){scope}"
-                " ORDER BY run_after, id LIMIT 1",
-                (now, now, *params),
-            ).fetchall()
-            if not rows:
-                return None
-            job_id = rows[0][0]
-            conn.execute(
+            ids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?)"
+                    f" OR (status = 'running' AND lease_expires < ?)){scope}"
+                    " ORDER BY run_after, id LIMIT ?",
+                    (now, now, *params, limit),
+                )
+            ]
+            conn.executemany(
                 f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?,"
                 f" lease_expires = ?, updated_at = {NOW} WHERE id = ?",
-                (owner, now + lease_s, job_id),
+                [(owner, now + lease_s, job_id) for job_id in ids],
             )
-        row = self.db.row("SELECT * FROM jobs WHERE id = ?", (job_id,))
-        assert row is not None
-        return _job(row)
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks}) ORDER BY id", tuple(ids))
+        return [_job(r) for r in rows]
 
     def _fenced(self, conn: Any, job: Job, owner: str) -> bool:
         rows = conn.execute(
