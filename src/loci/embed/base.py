@@ -26,7 +26,7 @@ class Embedder(Protocol):
 
     @property
     def max_tokens(self) -> int:
-        """How many content tokens (special tokens excluded) one input may have before truncation."""
+        """Content tokens (special tokens excluded) one input may have before truncation."""
         ...
 
     def count_tokens(self, text: str) -> int:

@@ -109,9 +109,9 @@ class Indexer:
         return {h: vectors[i] for i, (h, _) in enumerate(missing)}
 
     def commit(self, prepared: Prepared, vectors: dict[str, Vectors]) -> None:
-        brain, document = prepared.brain, prepared.document
+        brain, document, embedder = prepared.brain, prepared.document, self.embedder
         if brain.embedder_model is None:
-            self.store.set_brain_embedder(brain.id, self.embedder.model_id, self.embedder.dimensions)
+            self.store.set_brain_embedder(brain.id, embedder.model_id, embedder.dimensions)
         reasons = list(prepared.parsed.warnings)
         if prepared.truncated:
             reasons.append(
