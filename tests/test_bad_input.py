@@ -16,7 +16,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
     folder.mkdir()
     files: dict[str, bytes] = {
         "good.md": b"# Good\n\nThe lighthouse keeper logs the weather every morning.\n",
-        "too-big.txt": b"words " * 400_000,  # 2.4 MB, over the 2 MB cap set below
+        "too-big.txt": b"words " * 4_000_000,  # 22.9 MB, over the 21 MB cap set below
         "empty.txt": b"",
         "truncated.pdf": fixtures.truncated_pdf(),
         "locked.pdf": fixtures.encrypted_pdf(),
@@ -31,7 +31,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
         (folder / name).write_bytes(data)
 
     home = tmp_path / "home"
-    env = {"LOCI_MAX_FILE_MB": "2", "LOCI_MAX_CHUNKS_PER_FILE": "40"}
+    env = {"LOCI_MAX_FILE_MB": "21", "LOCI_MAX_CHUNKS_PER_FILE": "40"}
     result = run_cli("add", str(folder), "--json", home=home, env=env)
     assert result.returncode == 4, result.stderr  # partial failure
     outcomes = {Path(o["source"]).name: o for o in json.loads(result.stdout)}
@@ -43,7 +43,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
         return str(o["error"])
 
     # refused before anything is stored
-    assert "limit is 2 MB" in reason("too-big.txt") and outcomes["too-big.txt"]["document"] is None
+    assert "limit is 21 MB" in reason("too-big.txt") and outcomes["too-big.txt"]["document"] is None
     assert "empty" in reason("empty.txt") and outcomes["empty.txt"]["document"] is None
     # stored, then failed with the parser's reason
     assert "password" in reason("locked.pdf")

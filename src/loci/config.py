@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def default_home() -> Path:
@@ -40,7 +40,8 @@ class Settings(BaseSettings):
     max_chunks_per_file: int = Field(default=1024, ge=1)
 
     fetch_allow_private: bool = False
-    fetch_allowed_networks: list[str] = Field(default_factory=list)
+    # Comma-separated in the environment (NoDecode: not parsed as JSON).
+    fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
 

@@ -8,7 +8,11 @@ from typing import Annotated
 import typer
 
 from loci.app import build_service
-from loci.config import load_settings
+from pydantic import ValidationError
+from pydantic_settings import SettingsError
+
+from loci.config import Settings, load_settings
+from loci.errors import InvalidInput
 from loci.service import Loci
 
 BrainOption = Annotated[
@@ -17,6 +21,18 @@ BrainOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 
 
+def settings_or_error() -> Settings:
+    """Settings, or one clear line naming the setting that is wrong."""
+    try:
+        return load_settings()
+    except ValidationError as error:
+        first = error.errors()[0]
+        field = "_".join(str(part) for part in first["loc"]).upper()
+        raise InvalidInput(f"invalid setting LOCI_{field}: {first['msg']}") from None
+    except SettingsError as error:
+        raise InvalidInput(f"invalid setting: {error}") from None
+
+
 @lru_cache(maxsize=1)
 def service() -> Loci:
-    return build_service(load_settings())
+    return build_service(settings_or_error())

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from enum import StrEnum
+from typing import Annotated, Literal, cast
 
 import typer
 from rich.markup import escape
@@ -11,11 +12,18 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import Hit, SearchFilters
+from loci.models import DocumentKind, Hit, SearchFilters
 from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
-Kind = Literal["file", "web", "note"]
+
+
+class Kind(StrEnum):
+    file = "file"
+    web = "web"
+    note = "note"
+
+
 MARK = re.compile(r"\*\*(.+?)\*\*")
 
 
@@ -84,7 +92,7 @@ def register(app: typer.Typer) -> None:
             limit=limit,
             filters=SearchFilters(
                 name=name,
-                kinds=tuple(kind),
+                kinds=tuple(cast(DocumentKind, k.value) for k in kind),
                 tags=tuple(tag),
                 created_after=after,
                 created_before=before,

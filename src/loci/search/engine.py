@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from loci.embed.base import Embedder
 from loci.errors import EmbedderMismatch, InvalidInput
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
-from loci.search.fusion import Fused, FusionMethod, fuse
+from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.lexical import query_terms
 from loci.search.snippets import make_snippet
 from loci.store.base import Store
@@ -22,9 +22,12 @@ class RankingParams:
     """How the legs are combined; tuned on the SciFact dev split (docs/benchmarks.md)."""
 
     fusion: FusionMethod = "convex"
-    text_weight: float = 0.5
+    normalisation: Normalisation = "max"
+    text_weight: float = 0.4
     rrf_k: float = 60.0
     candidates: int = 100
+    # A passage missing from a leg borrows its document's best score in that leg.
+    share_document_evidence: bool = True
     # Seed 004's short-chunk penalty: a chunk of fewer tokens than this loses score in proportion.
     short_chunk_tokens: int = 12
 
@@ -99,7 +102,10 @@ class SearchEngine:
             weights = [0.0, 1.0]
         else:
             weights = [p.text_weight, 1.0 - p.text_weight]
-        return fuse([text_leg, vector_leg], weights, p.fusion, p.rrf_k)
+        groups = None
+        if p.share_document_evidence and text_leg and vector_leg:
+            groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
+        return fuse([text_leg, vector_leg], weights, p.fusion, p.rrf_k, p.normalisation, groups)
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100

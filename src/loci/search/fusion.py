@@ -1,18 +1,24 @@
 """Fusing the ranked lists of the search legs into one.
 
-Two methods, both measured on SciFact (docs/benchmarks.md):
+Two methods, measured on SciFact (docs/benchmarks.md):
 - weighted reciprocal rank fusion: score = sum of weight / (k + rank); ignores score scales.
-- convex combination: each leg's scores min-max normalised over its candidates, then weighted.
-  A candidate missing from a leg gets that leg's floor (0 after normalisation).
+- convex combination: each leg's scores normalised, then weighted and summed. `max`
+  normalisation divides by the leg's best score; `minmax` maps the leg's candidates onto [0, 1].
+
+Passages of one document share evidence: with `groups` (item -> document), a passage missing from
+a leg takes the best score any passage of its document has in that leg. A document whose one
+passage matches the words and whose next passage matches the meaning then ranks as agreeing
+legs, the way it would if it were one passage.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 FusionMethod = Literal["rrf", "convex"]
+Normalisation = Literal["max", "minmax"]
 
 Ranked = Sequence[tuple[int, float]]  # (item id, leg score), best first
 
@@ -25,15 +31,43 @@ class Fused:
     scores: tuple[float | None, ...]
 
 
-def _normalise(ranked: Ranked) -> dict[int, float]:
+def normalise(ranked: Ranked, how: Normalisation) -> dict[int, float]:
     if not ranked:
         return {}
     values = [s for _, s in ranked]
-    low, high = min(values), max(values)
+    high = max(values)
+    low = min(values) if how == "minmax" else 0.0
     span = high - low
     if span <= 0:
         return {item: 1.0 for item, _ in ranked}
     return {item: (score - low) / span for item, score in ranked}
+
+
+def _convex(
+    legs: Sequence[Ranked],
+    weights: Sequence[float],
+    how: Normalisation,
+    groups: Mapping[int, int] | None,
+) -> dict[int, float]:
+    items = {item for ranked in legs for item, _ in ranked}
+    fused = dict.fromkeys(items, 0.0)
+    for ranked, weight in zip(legs, weights, strict=True):
+        if weight == 0 or not ranked:
+            continue
+        norm = normalise(ranked, how)
+        floor = 0.0 if how == "minmax" else min(norm.values())
+        best_of_group: dict[int, float] = {}
+        if groups is not None:
+            for item, value in norm.items():
+                group = groups.get(item, -item)
+                best_of_group[group] = max(best_of_group.get(group, value), value)
+        for item in items:
+            value = norm.get(item)
+            if value is None:
+                group = groups.get(item, -item) if groups is not None else None
+                value = best_of_group.get(group, floor) if group is not None else floor
+            fused[item] += weight * value
+    return fused
 
 
 def fuse(
@@ -41,6 +75,8 @@ def fuse(
     weights: Sequence[float],
     method: FusionMethod = "convex",
     rrf_k: float = 60.0,
+    normalisation: Normalisation = "max",
+    groups: Mapping[int, int] | None = None,
 ) -> list[Fused]:
     ranks: dict[int, list[int | None]] = {}
     scores: dict[int, list[float | None]] = {}
@@ -48,15 +84,14 @@ def fuse(
         for rank, (item, score) in enumerate(ranked, start=1):
             ranks.setdefault(item, [None] * len(legs))[leg_index] = rank
             scores.setdefault(item, [None] * len(legs))[leg_index] = score
-    fused: dict[int, float] = dict.fromkeys(ranks, 0.0)
     if method == "rrf":
-        for item, item_ranks in ranks.items():
-            fused[item] = sum(
+        fused = {
+            item: sum(
                 w / (rrf_k + r) for w, r in zip(weights, item_ranks, strict=True) if r is not None
             )
+            for item, item_ranks in ranks.items()
+        }
     else:
-        for ranked, weight in zip(legs, weights, strict=True):
-            for item, value in _normalise(ranked).items():
-                fused[item] += weight * value
+        fused = _convex(legs, weights, normalisation, groups)
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
     return [Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered]
