@@ -1,0 +1,250 @@
+"""all-MiniLM-L6-v2 on ONNX Runtime: the embedder that needs no network, no API key and no PyTorch.
+
+The model file and its tokenizer ship inside the package (`loci/embed/model/`, made once by
+`scripts/export_onnx.py`; see `PROVENANCE.md` there). Mean pooling and L2 normalisation are part of
+the ONNX graph, so one `run` call returns sentence vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+from loci.embed.base import Vectors
+from loci.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
+
+MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+DIMENSIONS = 384
+# The model was trained with (and sentence-transformers runs it at) 256 positions; the 512 in its
+# BERT config is the architecture's ceiling, not what the model is good for.
+MAX_SEQUENCE = 256
+_SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
+MODEL_FILE = "model.onnx"
+TOKENIZER_FILE = "tokenizer.json"
+
+# count_tokens cuts long texts into pieces of about this many characters, at whitespace, and
+# tokenizes the pieces in parallel: one multi-megabyte `encode` is single-threaded and builds an
+# offset table for every token.
+_COUNT_PIECE_CHARS = 64_000
+_WHITESPACE = (" ", "\n")
+# embed() reads at most 254 tokens of a text; a longer text is first cut to this many characters
+# (at whitespace) when that head alone already holds enough tokens, so a stray megabyte-long
+# "chunk" does not cost a full tokenization.
+_EMBED_HEAD_CHARS = 16_000
+
+
+class LocalEmbedder:
+    """Sentence vectors from the bundled all-MiniLM-L6-v2 ONNX model.
+
+    The ONNX Runtime session is created on first use (loading takes about a second), so building
+    a `LocalEmbedder` is free. One instance may be shared between threads.
+
+    `threads` caps ONNX Runtime's intra-op threads (default: every core this process may use).
+
+    `batch_size` is how many texts go through the model in one call. It defaults to 1 because the
+    bundled model is int8 with activations quantized per call: in a batch, a text's vector would
+    shift slightly with its batch-mates and their padding (cosine ~0.99 to itself alone, and
+    SciFact nDCG@10 moving by up to 0.005 between batch sizes). One text per call makes a vector a
+    function of its text alone, and costs nothing at chunk length (256 tokens: ~50 texts/s either
+    way on 2 cores); short texts are about 25% slower than in batches. With a larger batch size,
+    texts are sorted by length so each batch is padded only to its own longest member.
+
+    `model_path` and `tokenizer_path` replace the bundled files (benchmarks use them to compare
+    model variants).
+    """
+
+    def __init__(
+        self,
+        *,
+        threads: int | None = None,
+        batch_size: int = 1,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+    ) -> None:
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be at least 1")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model_path = model_path
+        self._tokenizer_path = tokenizer_path
+        self._lock = threading.Lock()
+        self._session: ort.InferenceSession | None = None
+        self._input_names: frozenset[str] = frozenset()
+        self._truncating: Tokenizer | None = None
+        self._counting: Tokenizer | None = None
+
+    @property
+    def model_id(self) -> str:
+        return MODEL_ID
+
+    @property
+    def dimensions(self) -> int:
+        return DIMENSIONS
+
+    @property
+    def max_tokens(self) -> int:
+        return MAX_SEQUENCE - _SPECIAL_TOKENS
+
+    def count_tokens(self, text: str) -> int:
+        counting = self._tokenizers()[1]
+        if len(text) <= _COUNT_PIECE_CHARS:
+            return len(counting.encode(text, add_special_tokens=False).ids)
+        pieces = _split_at_whitespace(text)
+        encodings = counting.encode_batch_fast(pieces, add_special_tokens=False)
+        return sum(len(encoding.ids) for encoding in encodings)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(texts, str):
+            # A bare string is a Sequence[str] of characters; embedding each letter is never meant.
+            raise TypeError("embed() takes a sequence of texts, not a single string")
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return out
+        session = self._load_session()
+        truncating = self._tokenizers()[0]
+        heads = [self._head(text) for text in texts]
+        # The _fast variant skips character offsets, which embedding never looks at.
+        encodings = truncating.encode_batch_fast(heads)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        # Longest first: similar lengths share a batch, so little compute goes to padding, and the
+        # largest allocation happens first.
+        order = np.argsort(-lengths, kind="stable")
+        for start in range(0, len(order), self._batch_size):
+            batch = order[start : start + self._batch_size]
+            feed = self._feed([encodings[i] for i in batch], int(lengths[batch].max()))
+            try:
+                vectors = session.run(None, feed)[0]
+            except Exception as exc:  # ORT raises its own unexported exception types
+                raise EmbeddingError(f"local embedding model failed: {exc}") from exc
+            out[batch] = vectors
+        # The graph already normalises; doing it again here keeps the promise of unit vectors to
+        # float32 precision whatever model file is loaded.
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        out /= np.maximum(norms, 1e-12)
+        return out
+
+    def _head(self, text: str) -> str:
+        """`text`, or a prefix of it that truncates to exactly the same tokens."""
+        if len(text) <= _EMBED_HEAD_CHARS:
+            return text
+        cut = max(text.rfind(ws, 0, _EMBED_HEAD_CHARS) for ws in _WHITESPACE)
+        if cut <= 0:
+            return text
+        head = text[: cut + 1]
+        # Cut at whitespace, the head's tokens are the text's first tokens (see
+        # _split_at_whitespace); if there are enough of them, truncation never looks further.
+        counting = self._tokenizers()[1]
+        if len(counting.encode(head, add_special_tokens=False).ids) > self.max_tokens:
+            return head
+        return text
+
+    def _feed(self, batch: Sequence[Encoding], width: int) -> dict[str, Any]:
+        input_ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
+        attention_mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, encoding in enumerate(batch):
+            n = len(encoding.ids)
+            input_ids[row, :n] = encoding.ids
+            attention_mask[row, :n] = 1
+        feed: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if "token_type_ids" in self._input_names:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        return feed
+
+    def _load_session(self) -> ort.InferenceSession:
+        if self._session is not None:
+            return self._session
+        with self._lock:
+            if self._session is None:
+                options = ort.SessionOptions()
+                options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+                options.intra_op_num_threads = self._threads or _usable_cores()
+                # One model call at a time per session: inter-op parallelism only adds contention.
+                options.inter_op_num_threads = 1
+                options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+                try:
+                    if self._model_path is not None:
+                        session = _create_session(self._model_path, options)
+                    else:
+                        resource = resources.files("loci.embed") / "model" / MODEL_FILE
+                        with resources.as_file(resource) as path:
+                            session = _create_session(path, options)
+                except Exception as exc:
+                    raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
+                self._input_names = frozenset(i.name for i in session.get_inputs())
+                log.debug("loaded %s with %d threads", MODEL_ID, options.intra_op_num_threads)
+                self._session = session
+        return self._session
+
+    def _tokenizers(self) -> tuple[Tokenizer, Tokenizer]:
+        if self._truncating is not None and self._counting is not None:
+            return self._truncating, self._counting
+        with self._lock:
+            if self._truncating is None or self._counting is None:
+                try:
+                    if self._tokenizer_path is not None:
+                        raw = self._tokenizer_path.read_text(encoding="utf-8")
+                    else:
+                        resource = resources.files("loci.embed") / "model" / TOKENIZER_FILE
+                        raw = resource.read_text(encoding="utf-8")
+                    truncating = Tokenizer.from_str(raw)
+                    counting = Tokenizer.from_str(raw)
+                except Exception as exc:
+                    raise EmbeddingError(f"cannot load the local tokenizer: {exc}") from exc
+                # Two instances because truncation is state on the tokenizer: counting must see
+                # every token, embedding must stop where the model's positions end.
+                truncating.no_padding()
+                truncating.enable_truncation(max_length=MAX_SEQUENCE)
+                counting.no_padding()
+                counting.no_truncation()
+                self._counting = counting
+                self._truncating = truncating
+        return self._truncating, self._counting
+
+
+def _usable_cores() -> int:
+    # os.cpu_count() counts the host's cores even where this process is pinned to fewer (as in
+    # containers); one ORT thread per unusable core would only contend.
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+def _create_session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
+    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _split_at_whitespace(text: str) -> list[str]:
+    """Cut `text` into pieces of about `_COUNT_PIECE_CHARS`, each cut just after a space or newline.
+
+    The BERT pre-tokenizer splits on whitespace before WordPiece runs, and the normaliser works
+    character by character, so no token spans a cut and the pieces' token counts add up to the
+    whole text's. A stretch without whitespace is never cut: splitting a long word would turn its
+    one [UNK] into several.
+    """
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > _COUNT_PIECE_CHARS:
+        target = start + _COUNT_PIECE_CHARS
+        cut = max(text.rfind(ws, start, target) for ws in _WHITESPACE)
+        if cut < 0:
+            found = [i for i in (text.find(ws, target) for ws in _WHITESPACE) if i >= 0]
+            if not found:
+                break
+            cut = min(found)
+        pieces.append(text[start : cut + 1])
+        start = cut + 1
+    pieces.append(text[start:])
+    return pieces

@@ -1,0 +1,241 @@
+"""Embeddings from any server that speaks OpenAI's `POST /embeddings`.
+
+OpenAI itself, OpenRouter, Ollama, vLLM and llama.cpp's server all accept the same request:
+
+    POST {base_url}/embeddings
+    {"model": "...", "input": ["...", ...], "encoding_format": "float"}
+
+and answer `{"data": [{"index": 0, "embedding": [...]}, ...]}`. `encoding_format` is explicit
+because some local servers default to base64 or reject a missing field.
+
+Rate limits and server errors are retried with exponential backoff; what is left after the retries
+becomes an `EmbeddingError` whose message is one line a person can act on.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import numpy as np
+
+from loci.embed.base import Vectors
+from loci.errors import EmbedderMismatch, EmbeddingError
+
+log = logging.getLogger(__name__)
+
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
+# OpenAI caps one request at 2048 inputs; 96 stays far below that and below the per-request token
+# budgets of smaller servers, while still amortising the round trip.
+DEFAULT_BATCH_SIZE = 96
+DEFAULT_MAX_TOKENS = 8191  # text-embedding-3-*'s input limit
+
+
+class OpenAICompatibleEmbedder:
+    """Vectors from an OpenAI-compatible embeddings endpoint, normalised to unit length.
+
+    `dimensions` is what the brain expects; a vector of any other length raises `EmbedderMismatch`
+    instead of being stored next to vectors it cannot be compared with.
+
+    Retries: a 429, 408/409/425, any 5xx, a timeout or a connection failure is retried up to
+    `max_retries` times. The wait is `backoff_base * 2**attempt` seconds with jitter, or what the
+    server's `Retry-After` asks, and never more than `max_backoff`.
+
+    Token counts are estimated: no tokenizer for remote models is available offline (see
+    `count_tokens`).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str | None,
+        model: str,
+        dimensions: int,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        backoff_base: float = 0.5,
+        max_backoff: float = 30.0,
+    ) -> None:
+        if dimensions < 1:
+            raise ValueError("dimensions must be at least 1")
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries cannot be negative")
+        self._url = base_url.rstrip("/") + "/embeddings"
+        self._model = model
+        self._dimensions = dimensions
+        self._batch_size = batch_size
+        self._max_retries = max_retries
+        self._max_tokens = max_tokens
+        self._backoff_base = backoff_base
+        self._max_backoff = max_backoff
+        headers = {"Accept": "application/json"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._client = httpx.Client(headers=headers, timeout=timeout)
+
+    @property
+    def model_id(self) -> str:
+        return self._model
+
+    @property
+    def dimensions(self) -> int:
+        return self._dimensions
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        """An over-estimate: one token per 3 bytes of UTF-8.
+
+        The remote model's tokenizer is not available offline. English averages about 4
+        characters per token in OpenAI's tokenizers, so this counts roughly a third too many and
+        a text it says fits will fit; CJK characters take 3 bytes and about one token each.
+        """
+        return math.ceil(len(text.encode("utf-8")) / 3)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single string")
+        out = np.empty((len(texts), self._dimensions), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            batch = list(texts[start : start + self._batch_size])
+            out[start : start + len(batch)] = self._embed_batch(batch)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        out /= np.maximum(norms, 1e-12)
+        return out
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> OpenAICompatibleEmbedder:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _embed_batch(self, batch: list[str]) -> Vectors:
+        # OpenAI answers 400 to an empty string; a single space embeds as "nothing" everywhere.
+        payload = {
+            "model": self._model,
+            "input": [text if text else " " for text in batch],
+            "encoding_format": "float",
+        }
+        response = self._post_with_retries(payload)
+        return self._parse(response, len(batch))
+
+    def _post_with_retries(self, payload: dict[str, Any]) -> httpx.Response:
+        attempts = self._max_retries + 1
+        for attempt in range(attempts):
+            try:
+                response = self._client.post(self._url, json=payload)
+            except httpx.TransportError as exc:
+                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                retry_after = None
+            else:
+                if response.is_success:
+                    return response
+                reason = _describe_failure(response)
+                if not _is_retryable(response.status_code):
+                    raise EmbeddingError(f"embedding request to {self._url} failed: {reason}")
+                retry_after = _retry_after_seconds(response)
+            if attempt + 1 < attempts:
+                delay = self._delay(attempt, retry_after)
+                log.warning(
+                    "embedding request failed (%s); retry %d/%d in %.2fs",
+                    reason,
+                    attempt + 1,
+                    self._max_retries,
+                    delay,
+                )
+                time.sleep(delay)
+        raise EmbeddingError(
+            f"embedding request to {self._url} failed after {attempts} attempts: {reason}"
+        )
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self._max_backoff)
+        ceiling = min(self._backoff_base * 2.0**attempt, self._max_backoff)
+        # Half fixed, half random: clients that failed together do not retry together.
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+    def _parse(self, response: httpx.Response, expected: int) -> Vectors:
+        try:
+            body = response.json()
+            items = sorted(body["data"], key=lambda item: int(item["index"]))
+            rows = [item["embedding"] for item in items]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EmbeddingError(
+                f"embedding endpoint {self._url} returned an unexpected body ({exc!r})"
+            ) from exc
+        if len(rows) != expected:
+            raise EmbeddingError(
+                f"embedding endpoint {self._url} returned {len(rows)} vectors for {expected} inputs"
+            )
+        for row in rows:
+            if not isinstance(row, list):
+                raise EmbeddingError(
+                    f"embedding endpoint {self._url} did not return float lists "
+                    "(does it support encoding_format=float?)"
+                )
+            if len(row) != self._dimensions:
+                raise EmbedderMismatch(
+                    f"model {self._model!r} returned {len(row)}-dimensional vectors but "
+                    f"{self._dimensions} dimensions are configured; set the embedder's dimensions "
+                    "to match the model, or reindex the brain with the new embedder"
+                )
+        try:
+            return np.asarray(rows, dtype=np.float32)
+        except (ValueError, TypeError) as exc:
+            raise EmbeddingError(
+                f"embedding endpoint {self._url} returned non-numeric vectors"
+            ) from exc
+
+
+def _is_retryable(status: int) -> bool:
+    return status in _RETRYABLE_STATUS or status >= 500
+
+
+def _describe_failure(response: httpx.Response) -> str:
+    """`HTTP 429 Too Many Requests: <the server's own message>`, on one line."""
+    reason = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+    message = ""
+    try:
+        error = response.json().get("error")
+        if isinstance(error, dict):
+            message = str(error.get("message") or "")
+        elif isinstance(error, str):
+            message = error
+    except (ValueError, AttributeError):
+        message = response.text
+    message = " ".join(message.split())[:200]
+    return f"{reason}: {message}" if message else reason
+
+
+def _retry_after_seconds(response: httpx.Response) -> float | None:
+    """Seconds asked for by `Retry-After` (delta-seconds or an HTTP date), or None."""
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)

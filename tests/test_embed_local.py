@@ -1,0 +1,157 @@
+"""LocalEmbedder with the real bundled all-MiniLM-L6-v2 ONNX model and tokenizer."""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+
+import numpy as np
+import pytest
+from tokenizers import Tokenizer
+
+from loci.embed import Embedder, LocalEmbedder
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    return LocalEmbedder()
+
+
+@pytest.fixture(scope="module")
+def reference_tokenizer() -> Tokenizer:
+    """The shipped tokenizer.json loaded the plain way, without LocalEmbedder's settings."""
+    raw = (resources.files("loci.embed") / "model" / "tokenizer.json").read_text(encoding="utf-8")
+    tokenizer = Tokenizer.from_str(raw)
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_identity(embedder: LocalEmbedder) -> None:
+    assert embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert embedder.dimensions == 384
+    assert embedder.max_tokens == 254  # 256 positions minus [CLS] and [SEP]
+    checked: Embedder = embedder  # satisfies the protocol the rest of Loci uses
+    assert checked.dimensions == 384
+
+
+def test_vectors_are_unit_float32_rows(embedder: LocalEmbedder) -> None:
+    vectors = embedder.embed(["The mitochondria is the powerhouse of the cell.", "Hello, world"])
+    assert vectors.shape == (2, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert not np.allclose(vectors[0], vectors[1])
+
+
+def test_paraphrase_is_closer_than_an_unrelated_sentence(embedder: LocalEmbedder) -> None:
+    anchor, paraphrase, unrelated = embedder.embed(
+        [
+            "How do I reset my account password?",
+            "What are the steps to change the password for my login?",
+            "Volcanic eruptions release sulfur dioxide into the stratosphere.",
+        ]
+    )
+    assert cosine(anchor, paraphrase) > 0.6
+    assert cosine(anchor, paraphrase) > cosine(anchor, unrelated) + 0.4
+
+
+# Lengths deliberately out of order, so a length sort inside embed() would have to be undone.
+MIXED = [
+    "short",
+    "A considerably longer sentence about protein folding, chaperones and misfolded "
+    "aggregates in neurodegenerative disease.",
+    "",
+    "medium length text about the weather today",
+    "x " * 400,
+    "Tax law: deductions for home offices",
+    "The quarterly report is due on Friday; please send your numbers by Wednesday.",
+]
+
+
+def test_batch_equals_one_by_one_in_input_order(embedder: LocalEmbedder) -> None:
+    batched = embedder.embed(MIXED)
+    for i, text in enumerate(MIXED):
+        # By default every text runs alone, so its vector depends on nothing but the text.
+        np.testing.assert_array_equal(batched[i], embedder.embed([text])[0])
+
+
+def test_larger_batches_restore_input_order(embedder: LocalEmbedder) -> None:
+    alone = embedder.embed(MIXED)
+    batched = LocalEmbedder(batch_size=4, threads=1).embed(MIXED)
+    similarity = batched @ alone.T
+    for i in range(len(MIXED)):
+        # Row i is text i, not a neighbour's vector. It is not bit-identical: the int8 model
+        # quantizes activations per call, so batch-mates and padding move it a little.
+        assert np.argmax(similarity[i]) == i
+        assert similarity[i, i] > 0.95, i  # ~0.99 typically; 0.96 for "" padded to 256
+
+
+def test_long_text_is_truncated_without_error(embedder: LocalEmbedder) -> None:
+    head = "Retrieval augmented generation cites the passages it used. " * 40  # > 254 tokens
+    first, second = embedder.embed([head + "apples " * 3000, head + "volcanoes " * 3000])
+    assert embedder.count_tokens(head) > embedder.max_tokens
+    # Everything past the model's 256 positions is cut, so the different tails cannot matter.
+    assert cosine(first, second) > 0.9999
+    np.testing.assert_allclose(np.linalg.norm(first), 1.0, atol=1e-5)
+
+
+def test_huge_text_embeds_quickly_as_its_beginning(embedder: LocalEmbedder) -> None:
+    opening = "Chapter one. It was a bright cold day in April, and the clocks were striking. "
+    huge = opening * 250_000  # 20 MB
+    started = time.perf_counter()
+    vector = embedder.embed([huge])[0]
+    assert time.perf_counter() - started < 10  # a full tokenization alone would take ~10 s
+    np.testing.assert_array_equal(vector, embedder.embed([opening * 40])[0])
+
+
+def test_count_tokens_matches_the_tokenizer(
+    embedder: LocalEmbedder, reference_tokenizer: Tokenizer
+) -> None:
+    samples = [
+        "Hello, world!",
+        "Ünïcödé, naïve café — and 東京 and emoji 🙂",
+        "tab\tand\nnewlines\r\nmixed",
+        "supercalifragilisticexpialidocious " + "a" * 150,  # over-long word becomes one [UNK]
+    ]
+    for text in samples:
+        expected = len(reference_tokenizer.encode(text, add_special_tokens=False).ids)
+        assert embedder.count_tokens(text) == expected, text
+
+
+def test_count_tokens_of_long_text_is_exact(
+    embedder: LocalEmbedder, reference_tokenizer: Tokenizer
+) -> None:
+    # Long texts are counted piecewise; the sum must equal a single pass over the whole text,
+    # including a long stretch without any whitespace.
+    paragraph = "Ünïcödé naïve café, 東京 rocks; words-with-hyphens and [brackets].\n"
+    text = paragraph * 3000 + "y" * 150_000 + " tail " + paragraph * 10
+    expected = len(reference_tokenizer.encode(text, add_special_tokens=False).ids)
+    assert embedder.count_tokens(text) == expected
+
+
+def test_count_tokens_of_megabytes_is_fast(embedder: LocalEmbedder) -> None:
+    sentence = "An ordinary sentence of English prose, repeated to make a big document. "
+    text = sentence * 70_000
+    assert len(text) > 5_000_000
+    started = time.perf_counter()
+    count = embedder.count_tokens(text)
+    elapsed = time.perf_counter() - started
+    assert count == embedder.count_tokens(sentence) * 70_000
+    assert elapsed < 30  # about 2 s on 2 cores; one unsplit encode() takes several times that
+
+
+def test_empty_inputs(embedder: LocalEmbedder) -> None:
+    assert embedder.count_tokens("") == 0
+    assert embedder.embed([]).shape == (0, 384)
+    vector = embedder.embed([""])
+    assert vector.shape == (1, 384)
+    np.testing.assert_allclose(np.linalg.norm(vector), 1.0, atol=1e-5)
+
+
+def test_a_bare_string_is_refused(embedder: LocalEmbedder) -> None:
+    with pytest.raises(TypeError):
+        embedder.embed("not a list")

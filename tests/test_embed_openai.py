@@ -1,0 +1,240 @@
+"""OpenAICompatibleEmbedder against a real HTTP server on 127.0.0.1 speaking the OpenAI protocol.
+
+The server is a scripted stand-in at the HTTP boundary (a hosted model cannot run here): each test
+queues the responses it wants and reads back the requests the client actually sent.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import numpy as np
+import pytest
+
+from loci.embed import OpenAICompatibleEmbedder
+from loci.errors import EmbedderMismatch, EmbeddingError
+
+DIMS = 8
+
+
+@dataclass
+class Scripted:
+    """A canned reply; `status` 200 means "answer with real vectors of `dims` dimensions"."""
+
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    dims: int = DIMS
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class FakeEmbeddingsServer:
+    def __init__(self) -> None:
+        self.script: list[Scripted] = []
+        self.requests: list[Received] = []
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        # A short poll interval so shutdown() returns at once instead of after 0.5 s per test.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def _next(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> Scripted:
+        with self._lock:
+            self.requests.append(Received(path, headers, body))
+            return self.script.pop(0) if self.script else Scripted()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length))
+                reply = server._next(body, self.path, dict(self.headers.items()))
+                if reply.status == 200:
+                    data = [
+                        {"object": "embedding", "index": i, "embedding": _vector(text, reply.dims)}
+                        for i, text in enumerate(body["input"])
+                    ]
+                    # Reversed on purpose: clients must order by "index", not by position.
+                    payload: dict[str, Any] = {
+                        "object": "list",
+                        "data": data[::-1],
+                        "model": body["model"],
+                    }
+                else:
+                    payload = {"error": {"message": f"scripted failure {reply.status}"}}
+                raw = json.dumps(payload).encode()
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass  # keep pytest output clean
+
+        return Handler
+
+
+def _vector(text: str, dims: int) -> list[float]:
+    """A deterministic, deliberately un-normalised vector that identifies its input text."""
+    rng = np.random.default_rng(abs(hash(text)) % 2**32)
+    return [float(x) for x in rng.normal(size=dims) * 5.0]
+
+
+@pytest.fixture
+def server() -> Iterator[FakeEmbeddingsServer]:
+    srv = FakeEmbeddingsServer()
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def make_embedder(server: FakeEmbeddingsServer, **overrides: Any) -> OpenAICompatibleEmbedder:
+    options: dict[str, Any] = {"backoff_base": 0.001, "max_backoff": 0.05, "timeout": 5.0}
+    options.update(overrides)
+    return OpenAICompatibleEmbedder(
+        server.base_url, "sk-test-key", "text-embedding-test", DIMS, **options
+    )
+
+
+def test_batches_200_inputs_as_96_96_8_in_order(server: FakeEmbeddingsServer) -> None:
+    texts = [f"passage number {i}" for i in range(200)]
+    with make_embedder(server) as embedder:
+        vectors = embedder.embed(texts)
+
+    assert [len(r.body["input"]) for r in server.requests] == [96, 96, 8]
+    assert [r.path for r in server.requests] == ["/v1/embeddings"] * 3
+    first = server.requests[0].body
+    assert first["model"] == "text-embedding-test"
+    assert first["encoding_format"] == "float"
+    assert vectors.shape == (200, DIMS)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # Row i is the server's vector for text i, whatever order the server listed them in.
+    for i in (0, 95, 96, 199):
+        expected = np.asarray(_vector(texts[i], DIMS))
+        np.testing.assert_allclose(vectors[i], expected / np.linalg.norm(expected), rtol=1e-5)
+
+
+def test_sends_bearer_token(server: FakeEmbeddingsServer) -> None:
+    with make_embedder(server) as embedder:
+        embedder.embed(["hello"])
+    assert server.requests[0].headers["Authorization"] == "Bearer sk-test-key"
+
+
+def test_no_authorization_header_without_key(server: FakeEmbeddingsServer) -> None:
+    with OpenAICompatibleEmbedder(server.base_url, None, "local-model", DIMS) as embedder:
+        embedder.embed(["hello"])
+    assert "Authorization" not in server.requests[0].headers
+
+
+def test_rate_limit_with_retry_after_zero_is_retried(server: FakeEmbeddingsServer) -> None:
+    server.script = [Scripted(429, {"Retry-After": "0"}), Scripted(200)]
+    with make_embedder(server) as embedder:
+        vectors = embedder.embed(["one", "two"])
+    assert len(server.requests) == 2
+    assert vectors.shape == (2, DIMS)
+
+
+def test_retry_after_as_http_date_is_honoured(server: FakeEmbeddingsServer) -> None:
+    server.script = [Scripted(503, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}), Scripted()]
+    with make_embedder(server) as embedder:
+        vectors = embedder.embed(["a date in the past means: retry now"])
+    assert len(server.requests) == 2
+    assert vectors.shape == (1, DIMS)
+
+
+def test_persistent_500_raises_embedding_error_naming_the_status(
+    server: FakeEmbeddingsServer,
+) -> None:
+    server.script = [Scripted(500) for _ in range(10)]
+    with make_embedder(server, max_retries=3) as embedder, pytest.raises(EmbeddingError) as info:
+        embedder.embed(["doomed"])
+    assert len(server.requests) == 4  # the first try and 3 retries
+    message = str(info.value)
+    assert "HTTP 500" in message
+    assert "after 4 attempts" in message
+    assert "\n" not in message
+    assert not isinstance(info.value, EmbedderMismatch)
+
+
+def test_client_error_is_not_retried(server: FakeEmbeddingsServer) -> None:
+    server.script = [Scripted(401)]
+    with make_embedder(server) as embedder, pytest.raises(EmbeddingError, match="HTTP 401"):
+        embedder.embed(["who am I"])
+    assert len(server.requests) == 1
+
+
+def test_wrong_dimension_raises_embedder_mismatch(server: FakeEmbeddingsServer) -> None:
+    server.script = [Scripted(200, dims=DIMS * 2)]
+    with make_embedder(server) as embedder, pytest.raises(EmbedderMismatch) as info:
+        embedder.embed(["too wide"])
+    assert "16-dimensional" in str(info.value)
+    assert f"{DIMS} dimensions are configured" in str(info.value)
+
+
+def test_connection_refused_is_an_embedding_error() -> None:
+    with socket.socket() as probe:  # a port that was free a moment ago and has no listener now
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    embedder = OpenAICompatibleEmbedder(
+        f"http://127.0.0.1:{port}/v1",
+        "k",
+        "m",
+        DIMS,
+        max_retries=1,
+        backoff_base=0.001,
+        timeout=2.0,
+    )
+    with embedder, pytest.raises(EmbeddingError, match="after 2 attempts"):
+        embedder.embed(["anyone there?"])
+
+
+def test_empty_input_makes_no_request_and_empty_string_is_embedded(
+    server: FakeEmbeddingsServer,
+) -> None:
+    with make_embedder(server) as embedder:
+        assert embedder.embed([]).shape == (0, DIMS)
+        assert server.requests == []
+        vectors = embedder.embed([""])
+    assert vectors.shape == (1, DIMS)
+    assert server.requests[0].body["input"] == [" "]
+
+
+def test_identity_and_token_estimate(server: FakeEmbeddingsServer) -> None:
+    with make_embedder(server, max_tokens=512) as embedder:
+        assert embedder.model_id == "text-embedding-test"
+        assert embedder.dimensions == DIMS
+        assert embedder.max_tokens == 512
+        english = "The quick brown fox jumps over the lazy dog. " * 20
+        # Real tokenizers give ~4 characters per English token; the estimate must not undercount.
+        assert embedder.count_tokens(english) >= len(english) / 4
+        assert embedder.count_tokens("") == 0
