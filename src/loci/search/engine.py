@@ -127,16 +127,21 @@ class SearchEngine:
         fused = self.fused(
             brain, request.query, request.mode, request.filters, request.min_similarity
         )
-        rows = self.store.chunks_with_documents([f.item_id for f in fused[: request.limit * 3]])
-        scored: list[tuple[float, Hit]] = []
-        for f in fused[: request.limit * 3]:
-            if f.item_id not in rows:
-                continue
-            chunk, document = rows[f.item_id]
-            score = f.score * self._length_factor(chunk)
-            scored.append((score, self._hit(chunk, document, terms, score, f.ranks, f.scores)))
-        scored.sort(key=lambda pair: -pair[0])
-        return [hit for _, hit in scored[: request.limit]]
+        # The short-chunk factor can only lower a score, so a few spare candidates suffice.
+        window = fused[: request.limit * 3]
+        rows = self.store.chunks_with_documents([f.item_id for f in window])
+        ranked = sorted(
+            (
+                (f.score * self._length_factor(rows[f.item_id][0]), f)
+                for f in window
+                if f.item_id in rows
+            ),
+            key=lambda pair: -pair[0],
+        )
+        return [
+            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores)
+            for score, f in ranked[: request.limit]
+        ]
 
     def _length_factor(self, chunk: Chunk) -> float:
         short = self.params.short_chunk_tokens
