@@ -6,11 +6,10 @@ from functools import lru_cache
 from typing import Annotated
 
 import typer
-
-from loci.app import build_service
 from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
+from loci.app import build_service
 from loci.config import Settings, load_settings
 from loci.errors import InvalidInput
 from loci.service import Loci

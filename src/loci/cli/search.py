@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from typing import Annotated, Literal, cast
+from typing import Annotated, Literal
 
 import typer
 from rich.markup import escape
@@ -12,7 +12,7 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import DocumentKind, Hit, SearchFilters
+from loci.models import Hit, SearchFilters
 from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
@@ -92,7 +92,7 @@ def register(app: typer.Typer) -> None:
             limit=limit,
             filters=SearchFilters(
                 name=name,
-                kinds=tuple(cast(DocumentKind, k.value) for k in kind),
+                kinds=tuple(k.value for k in kind),
                 tags=tuple(tag),
                 created_after=after,
                 created_before=before,

@@ -58,15 +58,16 @@ def _convex(
         floor = 0.0 if how == "minmax" else min(norm.values())
         best_of_group: dict[int, float] = {}
         if groups is not None:
-            for item, value in norm.items():
+            for item, score in norm.items():
                 group = groups.get(item, -item)
-                best_of_group[group] = max(best_of_group.get(group, value), value)
+                best_of_group[group] = max(best_of_group.get(group, score), score)
         for item in items:
-            value = norm.get(item)
-            if value is None:
-                group = groups.get(item, -item) if groups is not None else None
-                value = best_of_group.get(group, floor) if group is not None else floor
-            fused[item] += weight * value
+            own = norm.get(item)
+            if own is None:
+                own = floor
+                if groups is not None:
+                    own = best_of_group.get(groups.get(item, -item), floor)
+            fused[item] += weight * own
     return fused
 
 
