@@ -6,8 +6,9 @@ import json
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -39,67 +40,43 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+T = TypeVar("T")
+JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
+TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
+RENAMED = {"idx": "index"}
+
+
+def _from_row(cls: type[T], row: Row) -> T:
+    """Build a model dataclass from a row: JSON columns decoded, lists as tuples, extra columns
+    (such as `brain_id` on chunks) dropped."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    for column, value in row.items():
+        name = RENAMED.get(column, column)
+        if name not in names:
+            continue
+        if column in JSON_COLUMNS:
+            value = json.loads(value)
+            if column in TUPLE_COLUMNS:
+                value = tuple(value)
+        values[name] = value
+    return cls(**values)
+
+
 def _brain(row: Row) -> Brain:
-    return Brain(
-        id=row["id"],
-        name=row["name"],
-        embedder_model=row["embedder_model"],
-        embedder_dims=row["embedder_dims"],
-        created_at=row["created_at"],
-    )
+    return _from_row(Brain, row)
 
 
 def _document(row: Row) -> Document:
-    return Document(
-        id=row["id"],
-        brain_id=row["brain_id"],
-        kind=row["kind"],
-        name=row["name"],
-        title=row["title"],
-        source_url=row["source_url"],
-        mime_type=row["mime_type"],
-        size_bytes=row["size_bytes"],
-        content_hash=row["content_hash"],
-        status=row["status"],
-        status_reason=row["status_reason"],
-        chunk_count=row["chunk_count"],
-        tags=tuple(json.loads(row["tags"])),
-        metadata=json.loads(row["metadata"]),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )
+    return _from_row(Document, row)
 
 
 def _chunk(row: Row) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        index=row["idx"],
-        text=row["text"],
-        heading_path=tuple(json.loads(row["heading_path"])),
-        page=row["page"],
-        line_start=row["line_start"],
-        line_end=row["line_end"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        token_count=row["token_count"],
-        content_hash=row["content_hash"],
-    )
+    return _from_row(Chunk, row)
 
 
 def _job(row: Row) -> Job:
-    return Job(
-        id=row["id"],
-        brain_id=row["brain_id"],
-        document_id=row["document_id"],
-        kind=row["kind"],
-        status=row["status"],
-        attempts=row["attempts"],
-        last_error=row["last_error"],
-        run_after=row["run_after"],
-        lease_owner=row["lease_owner"],
-        lease_expires=row["lease_expires"],
-    )
+    return _from_row(Job, row)
 
 
 def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
