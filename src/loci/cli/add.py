@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, out
 from loci.errors import LociError
@@ -103,9 +103,7 @@ def register(app: typer.Typer) -> None:
         tag: Annotated[
             list[str], typer.Option("--tag", "-t", help="Tag the added documents.")
         ] = [],  # noqa: B006
-        no_wait: Annotated[
-            bool, typer.Option("--no-wait", help="Return at once; a worker indexes later.")
-        ] = False,
+        no_wait: NoWaitOption = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -144,7 +142,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
         tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
-        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
+        no_wait: NoWaitOption = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:

@@ -18,6 +18,9 @@ BrainOption = Annotated[
     str | None, typer.Option("--brain", "-b", help="Brain to use (default: the default brain).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+NoWaitOption = Annotated[
+    bool, typer.Option("--no-wait", help="Return at once; `loci worker` indexes later.")
+]
 
 
 def settings_or_error() -> Settings:

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
 from loci.models import Document
@@ -135,7 +135,7 @@ def register(app: typer.Typer) -> None:
         document_ids: Annotated[
             list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
         ],
-        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
+        no_wait: NoWaitOption = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -159,7 +159,7 @@ def register(app: typer.Typer) -> None:
                 "--embeddings", help="Re-embed under the configured embedder (model change)."
             ),
         ] = False,
-        no_wait: Annotated[bool, typer.Option("--no-wait", help="Return at once.")] = False,
+        no_wait: NoWaitOption = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
