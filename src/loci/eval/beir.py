@@ -95,6 +95,7 @@ def evaluate(
     max_queries: int | None = None,
 ) -> list[ModeResult]:
     query_ids = sorted(data.queries)[: max_queries or None]
+    brain = loci.store.get_brain(brain.name)  # indexing recorded the embedder identity since
     results: list[ModeResult] = []
     for mode in modes:
         ndcg, r10, r100, mrr, latencies = [], [], [], [], []
