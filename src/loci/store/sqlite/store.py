@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
@@ -46,10 +47,15 @@ TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
 RENAMED = {"idx": "index"}
 
 
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:  # model classes are hashable
+    return frozenset(f.name for f in fields(cls))
+
+
 def _from_row(cls: type[T], row: Row) -> T:
     """Build a model dataclass from a row: JSON columns decoded, lists as tuples, extra columns
     (such as `brain_id` on chunks) dropped."""
-    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    names = _field_names(cls)  # type: ignore[arg-type]
     values: dict[str, Any] = {}
     for column, value in row.items():
         name = RENAMED.get(column, column)
