@@ -5,7 +5,7 @@ model's 256 tokens) and queries through `LocalEmbedder`, ranks the corpus by cos
 and prints nDCG@10 over the dev qrels, documents per second, and the file's size.
 
     .venv/bin/python bench/embed_quality.py                       # the shipped model
-    .venv/bin/python bench/embed_quality.py /tmp/a.onnx /tmp/b.onnx --threads 2
+    .venv/bin/python bench/embed_quality.py variant-a.onnx variant-b.onnx --threads 2
 
 `--save-vectors DIR` keeps each variant's vectors (DIR/<name>.corpus.npy, .queries.npy) and
 `--reference DIR` compares against vectors saved that way (e.g. from PyTorch), printing the mean
@@ -21,14 +21,20 @@ import argparse
 import json
 import math
 import time
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from loci.embed.local import LocalEmbedder
+from loci.embed.local import MODEL_FILE, LocalEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATASET = REPO.parent / "shared" / "datasets" / "scifact"
+
+
+def shipped_model() -> Path:
+    resource = resources.files("loci.embed") / "model" / MODEL_FILE
+    return Path(str(resource))
 
 
 def load_scifact(
@@ -105,7 +111,7 @@ def main() -> None:
         docs_per_second = len(docs) / (time.perf_counter() - started)
         query_vectors = embedder.embed(queries)
         ndcg = ndcg_at_10(query_vectors @ doc_vectors.T, doc_ids, query_ids, qrels)
-        size_mb = model.stat().st_size / 1e6 if model is not None else float("nan")
+        size_mb = (model or shipped_model()).stat().st_size / 1e6
         line = f"{name:<40} {ndcg:>8.4f} {docs_per_second:>7.1f} {size_mb:>6.1f}"
         if args.reference:
             ref = np.load(args.reference / "corpus.npy")[: len(docs)]
