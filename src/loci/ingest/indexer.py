@@ -4,8 +4,9 @@ Everything here is rebuildable from the blob, so the indexer may run any number 
 same document: the final `replace_index` swaps the old chunks for the new ones in one transaction,
 which is why a worker killed half-way leaves no half-indexed document and no duplicate chunks.
 
-The three steps are separate so a worker can index many small documents together: the model is
-several times faster on one batch of 32 passages than on 32 batches of one.
+The three steps are separate so a worker can index a batch of small documents in one pass: one
+cache lookup and one embedder call for all their passages (an endpoint embedder sends them in
+batches of up to 96), then one transaction per document.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ A job whose worker died keeps its `running` status until its lease expires; then
 claim it again. Completion is fenced by (owner, attempt), so a worker that lost its lease cannot
 mark a job done behind the back of the worker that took it over.
 
-Jobs are claimed in small batches so their passages can be embedded together; each job still
-succeeds or fails on its own.
+Jobs are claimed in small batches so their passages go to the embedder together (one request per
+96 passages for an endpoint); each job still succeeds or fails on its own.
 """
 
 from __future__ import annotations
