@@ -15,6 +15,7 @@ Prints figures only; nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import resource
 import subprocess
 import sys
@@ -30,6 +31,8 @@ from tests import fixtures  # noqa: E402
 
 from loci.ingest.chunking import chunk_document  # noqa: E402
 from loci.ingest.parsers import ParseBudgets, parse  # noqa: E402
+from loci.models import IndexedChunk, NewDocument  # noqa: E402
+from loci.store.sqlite import SqliteStore  # noqa: E402
 
 MAX_TOKENS = 206  # what the indexer gives MiniLM: 254 content tokens less 48 for context
 
@@ -73,6 +76,30 @@ def throughput(pages: int) -> None:
             f"(chunking {done - parsed:.2f} s, {len(result.chunks)} chunks, "
             f"max {max(c.token_count for c in result.chunks)} tokens)"
         )
+    with_fts(pages, counters[-1][1])
+
+
+def with_fts(pages: int, count: Callable[[str], int]) -> None:
+    """Parse + chunk + write the chunk rows and their FTS5 entries, as the indexer does (minus
+    the embedding, which bench/embed_throughput.py measures)."""
+    data = fixtures.text_pdf(pages)
+    with tempfile.TemporaryDirectory() as folder:
+        store = SqliteStore(Path(folder) / "loci.db")
+        brain = store.ensure_brain("bench")
+        digest = hashlib.sha256(data).hexdigest()
+        new = NewDocument("file", "bench.pdf", None, None, "application/pdf", len(data), digest)
+        document = store.create_document(brain.id, new, "index")
+        started = time.perf_counter()
+        doc = parse(data, "bench.pdf", ParseBudgets())
+        result = chunk_document(doc, count, max_tokens=MAX_TOKENS, max_chunks=10**9)
+        chunks = [IndexedChunk(c, c.content_hash) for c in result.chunks]
+        store.replace_index(document.id, chunks, {}, "bench", doc.text, doc.title, None)
+        total = time.perf_counter() - started
+        store.close()
+    print(
+        f"  parse + chunk + chunk rows and FTS5: {total:.2f} s = {pages / total:.0f} pages/s "
+        f"({len(chunks)} chunks)"
+    )
 
 
 def peak_memory(megabytes: int) -> None:
