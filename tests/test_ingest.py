@@ -10,6 +10,7 @@ from loci.errors import FileTooLarge, InvalidInput
 from loci.models import SearchFilters
 from loci.search.engine import SearchRequest
 from loci.service import Loci
+from loci.store.sqlite import SqliteStore
 from tests import fixtures
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -126,6 +127,9 @@ def test_remove_deletes_chunks_and_unused_blob(loci: Loci) -> None:
     assert blob.exists()  # still used by the other brain's document
     loci.remove(loci.brain("other"), other)
     assert not blob.exists()
+    store = loci.store
+    assert isinstance(store, SqliteStore)
+    assert store.db.scalar("SELECT count(*) FROM vectors") == 0  # nothing left points at them
 
 
 def test_reprocess_and_reindex_rebuild_from_the_blob(loci: Loci) -> None:

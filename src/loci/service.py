@@ -59,7 +59,7 @@ class AddResult:
 class Status:
     brain: Brain
     stats: BrainStats
-    embedder_model: str
+    embedder_model: str | None  # None until the first document is indexed
     embedder_dims: int
     database_bytes: int
     blob_bytes: int
@@ -274,15 +274,11 @@ class Loci:
                 candidate = Path(str(self.database_path) + suffix)
                 if candidate.exists():
                     db_bytes += candidate.stat().st_size
-        embedder_model = brain.embedder_model or self.settings_embedder_label()
         return Status(
             brain=brain,
             stats=self.store.stats(brain.id),
-            embedder_model=embedder_model,
+            embedder_model=brain.embedder_model,
             embedder_dims=brain.embedder_dims or 0,
             database_bytes=db_bytes,
             blob_bytes=self.blobs.disk_usage(),
         )
-
-    def settings_embedder_label(self) -> str:
-        return "(none yet: set on first indexed document)"

@@ -38,7 +38,8 @@ def register(app: typer.Typer) -> None:
             + ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
         )
         dims = f" ({s.embedder_dims} dims)" if s.embedder_dims else ""
-        out.print(f"  embedder   {escape(s.embedder_model)}{dims}")
+        model = s.embedder_model or "(none yet: set by the first indexed document)"
+        out.print(f"  embedder   {escape(model)}{dims}")
         out.print(
             f"  disk       database {human_size(s.database_bytes)},"
             f" originals {human_size(s.blob_bytes)}"

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from loci.embed.base import Embedder, Vectors
+from loci.embed.identity import check_identity
 from loci.ingest.chunking import chunk_document
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.ingest.parsers.html import parse_html
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
-from loci.search.engine import check_identity
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from loci.embed.base import Embedder
-from loci.errors import EmbedderMismatch, InvalidInput
+from loci.embed.identity import check_identity
+from loci.errors import InvalidInput
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.lexical import query_terms
@@ -47,18 +48,6 @@ class SearchRequest:
             raise InvalidInput("the query is empty")
         if self.mode not in ("hybrid", "text", "vector"):
             raise InvalidInput(f"unknown search mode {self.mode!r} (hybrid, text or vector)")
-
-
-def check_identity(brain: Brain, embedder: Embedder) -> None:
-    """Refuse to mix vector spaces: the brain's recorded embedder must be the configured one."""
-    if brain.embedder_model is None:
-        return
-    if (brain.embedder_model, brain.embedder_dims) != (embedder.model_id, embedder.dimensions):
-        raise EmbedderMismatch(
-            f"brain {brain.name!r} was indexed with {brain.embedder_model} "
-            f"({brain.embedder_dims} dims) but the configured embedder is {embedder.model_id} "
-            f"({embedder.dimensions} dims); run `loci reindex --embeddings` to migrate"
-        )
 
 
 class SearchEngine:

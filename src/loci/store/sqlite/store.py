@@ -213,7 +213,19 @@ class SqliteStore:
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         doc = self.get_document(brain_id, document_id)
         with self.db.write() as conn:
+            hashes = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT embed_hash FROM chunks WHERE document_id = ?", (document_id,)
+                )
+            ]
             self._drop_index(conn, document_id)
+            # Vectors are shared by hash; forget those no remaining chunk points at.
+            conn.executemany(
+                "DELETE FROM vectors WHERE hash = ?"
+                " AND NOT EXISTS (SELECT 1 FROM chunks WHERE embed_hash = ?)",
+                [(h, h) for h in hashes],
+            )
             conn.execute("DELETE FROM jobs WHERE document_id = ?", (document_id,))
             conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
@@ -372,15 +384,6 @@ class SqliteStore:
                 self._drop_index(conn, int(str(document_id)))
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def prune_vectors(self) -> int:
-        """Forget vectors no chunk references any more (after deletes and model changes)."""
-        with self.db.write() as conn:
-            conn.execute(
-                "DELETE FROM vectors WHERE NOT EXISTS"
-                " (SELECT 1 FROM chunks c WHERE c.embed_hash = vectors.hash)"
-            )
-            return int(conn.changes())
-
     # search legs --------------------------------------------------------------------------
     def text_search(
         self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
@@ -515,60 +518,66 @@ class SqliteStore:
         rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks}) ORDER BY id", tuple(ids))
         return [_job(r) for r in rows]
 
-    def _fenced(self, conn: Any, job: Job, owner: str) -> bool:
-        rows = conn.execute(
-            "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
-            " AND attempts = ?",
-            (job.id, owner, job.attempts),
-        ).fetchall()
-        return bool(rows)
-
-    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+    def _fenced_update(
+        self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]
+    ) -> bool:
+        """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
         with self.db.write() as conn:
-            if not self._fenced(conn, job, owner):
+            held = conn.execute(
+                "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
+                " AND attempts = ?",
+                (job.id, owner, job.attempts),
+            ).fetchall()
+            if not held:
                 return False
-            conn.execute(
-                "UPDATE jobs SET lease_expires = ? WHERE id = ?", (time.time() + lease_s, job.id)
-            )
+            for sql, params in statements:
+                conn.execute(sql, params)
             return True
 
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+        return self._fenced_update(
+            job,
+            owner,
+            ("UPDATE jobs SET lease_expires = ? WHERE id = ?", (time.time() + lease_s, job.id)),
+        )
+
     def finish_job(self, job: Job, owner: str) -> bool:
-        with self.db.write() as conn:
-            if not self._fenced(conn, job, owner):
-                return False
-            conn.execute(
+        return self._fenced_update(
+            job,
+            owner,
+            (
                 f"UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
                 f" updated_at = {NOW} WHERE id = ?",
                 (job.id,),
-            )
-            return True
+            ),
+        )
 
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
-        with self.db.write() as conn:
-            if not self._fenced(conn, job, owner):
-                return False
-            conn.execute(
+        return self._fenced_update(
+            job,
+            owner,
+            (
                 f"UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?,"
                 f" lease_owner = NULL, lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
                 (error, time.time() + delay_s, job.id),
-            )
-            return True
+            ),
+        )
 
     def fail_job(self, job: Job, owner: str, error: str) -> bool:
-        with self.db.write() as conn:
-            if not self._fenced(conn, job, owner):
-                return False
-            conn.execute(
+        return self._fenced_update(
+            job,
+            owner,
+            (
                 f"UPDATE jobs SET status = 'failed', last_error = ?, lease_owner = NULL,"
                 f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
                 (error, job.id),
-            )
-            conn.execute(
+            ),
+            (
                 f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
                 " WHERE id = ?",
                 (error, job.document_id),
-            )
-            return True
+            ),
+        )
 
     def pending_jobs(self, brain_id: int | None = None) -> int:
         sql = "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')"
