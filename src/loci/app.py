@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from loci.auth.accounts import Accounts, IssuedToken
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.ingest.fetch import FetchPolicy
@@ -10,6 +15,11 @@ from loci.jobs.worker import WorkerSettings
 from loci.service import Loci, ServiceSettings
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+OWNER_TOKEN_FILE = "owner-token"
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -59,3 +69,26 @@ def build_service(settings: Settings) -> Loci:
         settings=service_settings(settings),
         database_path=settings.database_path,
     )
+
+
+def owner_token_path(settings: Settings) -> Path:
+    return settings.home / OWNER_TOKEN_FILE
+
+
+def bootstrap_owner(settings: Settings, accounts: Accounts) -> IssuedToken | None:
+    """On first start, create the owner account; its token is saved (0600) for the local CLI
+    and scripts, and returned so the caller can show it once."""
+    issued = accounts.bootstrap_owner()
+    if issued is not None:
+        path = owner_token_path(settings)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as handle:
+            handle.write(issued.secret + "\n")
+        path.chmod(0o600)  # in case the file existed with wider permissions
+    return issued
+
+
+def build_api(loci: Loci, *, run_worker: bool = True) -> FastAPI:
+    from loci.api import create_app
+
+    return create_app(loci, Accounts(loci.store), run_worker=run_worker)

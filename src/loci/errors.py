@@ -2,6 +2,9 @@
 
     LociError                      base; `code` is a stable machine-readable name
     ├── NotFound                   a brain, document or job that does not exist (or is not yours)
+    ├── Conflict                   a name already taken, or an edit based on a stale version
+    ├── Unauthenticated            no valid token or session (expired, revoked, unknown)
+    ├── Forbidden                  a brain you can see but may not change (viewer, read token)
     ├── InvalidInput               a request that cannot be satisfied as asked
     │   ├── FileTooLarge           bytes over the configured cap
     │   └── UnsupportedSource      a path or URL that cannot be read at all
@@ -32,6 +35,18 @@ class LociError(Exception):
 
 class NotFound(LociError):
     code = "not_found"
+
+
+class Conflict(LociError):
+    code = "conflict"
+
+
+class Unauthenticated(LociError):
+    code = "unauthenticated"
+
+
+class Forbidden(LociError):
+    code = "forbidden"
 
 
 class InvalidInput(LociError):

@@ -15,6 +15,9 @@ DocumentStatus = Literal["processing", "ready", "failed"]
 DocumentKind = Literal["file", "web", "note"]
 JobStatus = Literal["queued", "running", "done", "failed"]
 SearchMode = Literal["hybrid", "text", "vector"]
+Visibility = Literal["restricted", "workspace"]
+Role = Literal["owner", "editor", "viewer"]
+TokenScope = Literal["read", "write"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class Brain:
     embedder_model: str | None
     embedder_dims: int | None
     created_at: str
+    visibility: Visibility = "restricted"
 
 
 @dataclass(frozen=True)
@@ -205,3 +209,44 @@ class BrainStats:
     chunks: int
     jobs_by_status: dict[str, int]
     bytes_stored: int
+
+
+# accounts ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    is_admin: bool
+    created_at: str
+
+
+@dataclass(frozen=True)
+class Member:
+    user: User
+    role: Role
+
+
+@dataclass(frozen=True)
+class ApiToken:
+    """A token's row: never its secret, only the secret's hash (kept by the store) and prefix."""
+
+    id: int
+    user_id: int
+    name: str
+    prefix: str
+    scope: TokenScope
+    brain_ids: tuple[int, ...] | None  # None: every brain the user can reach
+    expires_at: float | None
+    created_at: str
+    last_used_at: float | None
+    revoked_at: float | None
+
+
+@dataclass(frozen=True)
+class WebSession:
+    user_id: int
+    token_id: int
+    csrf: str
+    expires_at: float

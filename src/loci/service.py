@@ -13,10 +13,10 @@ from functools import cached_property
 from pathlib import Path
 
 from loci.embed.base import Embedder
-from loci.errors import FileTooLarge, InvalidInput
+from loci.errors import Conflict, FileTooLarge, InvalidInput, NotFound
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
-from loci.ingest.sources import clean_name, note_markdown, note_name, page_name
+from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
 from loci.jobs.worker import Worker, WorkerSettings
 from loci.models import (
     Brain,
@@ -93,6 +93,10 @@ class Loci:
     def brains(self) -> list[Brain]:
         return self.store.list_brains()
 
+    def delete_brain(self, brain: Brain) -> None:
+        for content_hash in self.store.delete_brain(brain.id):
+            self.blobs.delete(content_hash)
+
     # adding -------------------------------------------------------------------------------
     def add_bytes(
         self,
@@ -105,6 +109,7 @@ class Loci:
         title: str | None = None,
         mime_type: str | None = None,
         source_url: str | None = None,
+        metadata: dict[str, str] | None = None,
     ) -> AddResult:
         name = clean_name(name)
         if len(data) > self.settings.max_file_bytes:
@@ -128,6 +133,7 @@ class Loci:
             size_bytes=len(data),
             content_hash=digest,
             tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
+            metadata=dict(metadata or {}),
         )
         return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
 
@@ -155,7 +161,13 @@ class Loci:
         )
 
     def add_note(
-        self, brain: Brain, text: str, *, title: str | None = None, tags: Sequence[str] = ()
+        self,
+        brain: Brain,
+        text: str,
+        *,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        color: str | None = None,
     ) -> AddResult:
         if not text.strip():
             raise InvalidInput("the note is empty")
@@ -167,7 +179,53 @@ class Loci:
             tags=tags,
             title=title,
             mime_type="text/markdown",
+            metadata={"color": color} if color else None,
         )
+
+    def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
+        """A note and the text it was written with (without its frontmatter)."""
+        document = self.store.get_document(brain.id, document_id)
+        if document.kind != "note":
+            raise NotFound(f"no note with id {document_id}")
+        return document, note_body(self.blobs.get(document.content_hash))
+
+    def update_note(
+        self,
+        brain: Brain,
+        document_id: int,
+        text: str,
+        *,
+        expected_hash: str,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        color: str | None = None,
+    ) -> Document:
+        """Rewrite a note if it is still at `expected_hash`; a concurrent edit is `Conflict`."""
+        old, _ = self.note(brain, document_id)
+        if not text.strip():
+            raise InvalidInput("the note is empty")
+        if old.content_hash != expected_hash:  # checked again, atomically, by the store
+            raise Conflict("the note changed since you read it; reload it and apply your edit")
+        tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+        data = note_markdown(text, title, tags)
+        self.blobs.put(data)
+        new = NewDocument(
+            kind="note",
+            name=note_name(text, title),
+            title=title,
+            source_url=None,
+            mime_type="text/markdown",
+            size_bytes=len(data),
+            content_hash=sha256_hex(data),
+            tags=tags,
+            metadata={"color": color} if color else {},
+        )
+        document, old_unused = self.store.replace_content(
+            brain.id, document_id, expected_hash, new, INDEX_JOB
+        )
+        if old_unused and old.content_hash != new.content_hash:
+            self.blobs.delete(old.content_hash)
+        return document
 
     # reading ------------------------------------------------------------------------------
     def documents(
@@ -203,6 +261,9 @@ class Loci:
         if self.store.delete_document(brain.id, document_id):
             self.blobs.delete(document.content_hash)
         return document
+
+    def jobs(self, brain: Brain, limit: int = 100) -> list[Job]:
+        return self.store.list_jobs(brain.id, limit)
 
     def reprocess(self, brain: Brain, document_id: int) -> Document:
         return self.store.requeue_document(brain.id, document_id, INDEX_JOB)
@@ -268,6 +329,7 @@ class Loci:
 
     # status -------------------------------------------------------------------------------
     def status(self, brain: Brain) -> Status:
+        brain = self.store.get_brain_by_id(brain.id)  # the embedder identity may be new
         db_bytes = 0
         if self.database_path is not None:
             for suffix in ("", "-wal", "-shm"):

@@ -101,6 +101,16 @@ def note_markdown(text: str, title: str | None, tags: Sequence[str]) -> bytes:
     return f"---\n{front}\n---\n\n{text.strip()}\n".encode()
 
 
+def note_body(markdown: bytes) -> str:
+    """The text a note was saved with: its canonical bytes less the frontmatter."""
+    text = markdown.decode("utf-8", errors="replace")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        if end != -1:
+            text = text[end + 5 :]
+    return text.strip("\n")
+
+
 def note_name(text: str, title: str | None) -> str:
     basis = title or text.strip().splitlines()[0] if text.strip() else "note"
     slug = re.sub(r"[^\w]+", "-", (basis or "note").lower()).strip("-")[:60] or "note"

@@ -91,6 +91,45 @@ MIGRATIONS: list[str] = [
     CREATE INDEX jobs_claim ON jobs(status, run_after);
     CREATE INDEX jobs_document ON jobs(document_id);
     """,
+    # 2: accounts — users, brain members and visibility, API tokens (hashes only), web sessions
+    """
+    ALTER TABLE brains ADD COLUMN visibility TEXT NOT NULL DEFAULT 'restricted';
+    CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        is_admin INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE TABLE brain_members (
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        role TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (brain_id, user_id)
+    );
+    CREATE INDEX brain_members_user ON brain_members(user_id);
+    CREATE TABLE api_tokens (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        secret_hash TEXT NOT NULL UNIQUE,
+        scope TEXT NOT NULL,
+        brain_ids TEXT,
+        expires_at REAL,
+        last_used_at REAL,
+        revoked_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX api_tokens_user ON api_tokens(user_id);
+    CREATE TABLE web_sessions (
+        secret_hash TEXT PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_id INTEGER NOT NULL REFERENCES api_tokens(id) ON DELETE CASCADE,
+        csrf TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    );
+    """,
 ]
 
 

@@ -11,10 +11,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, TypeVar
 
+import apsw
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.errors import NotFound, StoreError
+from loci.errors import Conflict, NotFound, StoreError
 from loci.models import (
     Brain,
     BrainStats,
@@ -26,7 +27,9 @@ from loci.models import (
     Job,
     NewDocument,
     SearchFilters,
+    Visibility,
 )
+from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
@@ -117,6 +120,7 @@ class SqliteStore:
     def __init__(self, path: Path) -> None:
         self.db = Database(path)
         migrate(self.db)
+        self.accounts = SqliteAccounts(self.db)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
 
@@ -136,8 +140,75 @@ class SqliteStore:
             raise NotFound(f"no brain named {name!r}")
         return _brain(row)
 
+    def get_brain_by_id(self, brain_id: int) -> Brain:
+        row = self.db.row("SELECT * FROM brains WHERE id = ?", (brain_id,))
+        if row is None:
+            raise NotFound(f"no brain with id {brain_id}")
+        return _brain(row)
+
     def list_brains(self) -> list[Brain]:
         return [_brain(r) for r in self.db.rows("SELECT * FROM brains ORDER BY name")]
+
+    def create_brain(self, name: str, visibility: Visibility, owner_id: int | None) -> Brain:
+        try:
+            with self.db.write() as conn:
+                conn.execute(
+                    "INSERT INTO brains(name, visibility) VALUES (?, ?)", (name, visibility)
+                )
+                if owner_id is not None:
+                    conn.execute(
+                        "INSERT INTO brain_members(brain_id, user_id, role) VALUES (?,?,'owner')",
+                        (conn.last_insert_rowid(), owner_id),
+                    )
+        except apsw.ConstraintError:
+            raise Conflict(f"a brain named {name!r} already exists") from None
+        return self.get_brain(name)
+
+    def update_brain(
+        self, brain_id: int, *, name: str | None = None, visibility: Visibility | None = None
+    ) -> Brain:
+        try:
+            with self.db.write() as conn:
+                if name is not None:
+                    conn.execute("UPDATE brains SET name = ? WHERE id = ?", (name, brain_id))
+                if visibility is not None:
+                    conn.execute(
+                        "UPDATE brains SET visibility = ? WHERE id = ?", (visibility, brain_id)
+                    )
+        except apsw.ConstraintError:
+            raise Conflict(f"a brain named {name!r} already exists") from None
+        return self.get_brain_by_id(brain_id)
+
+    def delete_brain(self, brain_id: int) -> list[str]:
+        """Delete a brain and everything in it; returns the content hashes no document uses
+        any more, whose blobs the caller may delete."""
+        with self.db.write() as conn:
+            hashes = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT content_hash FROM documents WHERE brain_id = ?", (brain_id,)
+                )
+            ]
+            ids = [
+                r[0] for r in conn.execute("SELECT id FROM chunks WHERE brain_id = ?", (brain_id,))
+            ]
+            conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
+            conn.execute("DELETE FROM brains WHERE id = ?", (brain_id,))  # cascades
+            conn.execute(
+                "DELETE FROM vectors WHERE NOT EXISTS"
+                " (SELECT 1 FROM chunks WHERE chunks.embed_hash = vectors.hash)"
+            )
+            unused = [
+                h
+                for h in hashes
+                if not conn.execute(
+                    "SELECT 1 FROM documents WHERE content_hash = ? LIMIT 1", (h,)
+                ).fetchall()
+            ]
+        with self._matrix_lock:
+            for key in [k for k in self._matrices if k[0] == brain_id]:
+                del self._matrices[key]
+        return unused
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
         with self.db.write() as conn:
@@ -242,15 +313,65 @@ class SqliteStore:
                 f" updated_at = {NOW} WHERE id = ?",
                 (document_id,),
             )
-            conn.execute(
-                "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
-                (document_id,),
-            )
-            conn.execute(
-                "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
-                (brain_id, document_id, job_kind),
-            )
+            self._queue_job(conn, brain_id, document_id, job_kind)
         return self.get_document(brain_id, document_id)
+
+    @staticmethod
+    def _queue_job(conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+        """A fresh job for the document; finished or idle ones go (a running one finishes)."""
+        conn.execute(
+            "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
+            (document_id,),
+        )
+        conn.execute(
+            "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
+            (brain_id, document_id, job_kind),
+        )
+
+    def replace_content(
+        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
+    ) -> tuple[Document, bool]:
+        """Point a document at new canonical bytes if it still has `expected_hash` (else
+        `Conflict`), and queue its re-indexing; True when no document uses the old bytes."""
+        old = self.get_document(brain_id, document_id)
+        try:
+            with self.db.write() as conn:
+                current = conn.execute(
+                    "SELECT content_hash FROM documents WHERE id = ?", (document_id,)
+                ).fetchall()
+                if not current or current[0][0] != expected_hash:
+                    raise Conflict(
+                        "the document changed since you read it; reload it and apply your edit"
+                    )
+                conn.execute(
+                    f"UPDATE documents SET name = ?, title = ?, size_bytes = ?, content_hash = ?,"
+                    f" tags = ?, metadata = ?, status = 'processing', status_reason = NULL,"
+                    f" updated_at = {NOW} WHERE id = ?",
+                    (
+                        new.name,
+                        new.title,
+                        new.size_bytes,
+                        new.content_hash,
+                        json.dumps(list(new.tags)),
+                        json.dumps(new.metadata),
+                        document_id,
+                    ),
+                )
+                self._queue_job(conn, brain_id, document_id, job_kind)
+                others = conn.execute(
+                    "SELECT count(*) FROM documents WHERE content_hash = ?", (old.content_hash,)
+                ).fetchall()[0][0]
+        except apsw.ConstraintError:
+            raise Conflict(
+                "another document in this brain already has exactly this content"
+            ) from None
+        return self.get_document(brain_id, document_id), others == 0
+
+    def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
+        rows = self.db.rows(
+            "SELECT * FROM jobs WHERE brain_id = ? ORDER BY id DESC LIMIT ?", (brain_id, limit)
+        )
+        return [_job(r) for r in rows]
 
     def document_ids(self, brain_id: int | None = None) -> list[int]:
         if brain_id is None:

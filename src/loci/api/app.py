@@ -1,0 +1,85 @@
+"""`create_app()`: the API under /api/v1, the web app at /, and the in-process worker.
+
+The application receives the service objects already assembled (`loci.app.build_api` reads the
+settings); nothing here opens a database or reads the environment.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.metadata import version
+from importlib.resources import files
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.routing import APIRoute
+from fastapi.staticfiles import StaticFiles
+
+from loci.api import errors as error_handlers
+from loci.api.middleware import BodyLimit, SecurityHeaders
+from loci.api.routes import brains, health, notes, search, session, tokens, users
+from loci.api.routes import files as file_routes
+from loci.api.schemas import errors
+from loci.auth.accounts import Accounts
+from loci.service import Loci
+
+log = logging.getLogger(__name__)
+API_PREFIX = "/api/v1"
+MULTIPART_ALLOWANCE = 1024 * 1024  # form boundaries and headers around an upload at the cap
+WEB_ROOT = files("loci") / "web" / "static"
+
+
+def _operation_id(route: APIRoute) -> str:
+    return route.name  # the handler's name: stable, readable ids for clients and Custom GPTs
+
+
+def create_app(loci: Loci, accounts: Accounts, *, run_worker: bool = True) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        stop = threading.Event()
+        thread = None
+        if run_worker:
+            worker = loci.worker()
+            thread = threading.Thread(
+                target=worker.run_forever, args=(stop,), name="loci-worker", daemon=True
+            )
+            thread.start()
+            log.info("ingestion worker %s started", worker.name)
+        yield
+        stop.set()
+        if thread is not None:
+            thread.join(timeout=60)
+
+    app = FastAPI(
+        title="Loci",
+        summary="A self-hosted second brain: files, web pages and notes, searched with citations.",
+        version=version("loci"),
+        openapi_url=f"{API_PREFIX}/openapi.json",
+        docs_url=None,  # Swagger UI loads from a CDN; the page must make no external requests
+        redoc_url=None,
+        lifespan=lifespan,
+        generate_unique_id_function=_operation_id,
+    )
+    app.state.loci = loci
+    app.state.accounts = accounts
+    error_handlers.install(app)
+    app.include_router(health.router, prefix=API_PREFIX)
+    app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
+    for module in (tokens, users, brains, file_routes, notes, search):
+        app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
+    _mount_web(app)
+    app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _mount_web(app: FastAPI) -> None:
+    root = str(WEB_ROOT)
+    app.mount("/static", StaticFiles(directory=root), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(f"{root}/index.html", headers={"Cache-Control": "no-cache"})

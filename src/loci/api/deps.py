@@ -1,0 +1,78 @@
+"""What route handlers ask for: the service objects, the caller, and a brain checked for them.
+
+Authentication is a bearer token (scripts, agents, Custom GPTs) or the web app's session cookie;
+a write through the cookie must also carry the session's CSRF token in `X-CSRF-Token`, which a
+page on another site cannot read. A brain named in a path is resolved here, once, with the
+access the route needs, so no handler can forget the check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
+
+from loci.auth.access import Need, Principal
+from loci.auth.accounts import Accounts
+from loci.auth.secrets import same
+from loci.errors import Forbidden, Unauthenticated
+from loci.models import Brain
+from loci.service import Loci
+
+SESSION_COOKIE = "loci_session"
+CSRF_HEADER = "X-CSRF-Token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+bearer = HTTPBearer(auto_error=False, description="A Loci API token: `loci_…`")
+session_cookie = APIKeyCookie(
+    name=SESSION_COOKIE, auto_error=False, description="The web app's session"
+)
+
+
+def get_loci(request: Request) -> Loci:
+    loci: Loci = request.app.state.loci
+    return loci
+
+
+def get_accounts(request: Request) -> Accounts:
+    accounts: Accounts = request.app.state.accounts
+    return accounts
+
+
+LociDep = Annotated[Loci, Depends(get_loci)]
+AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+
+
+def current_principal(
+    request: Request,
+    accounts: AccountsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    session: Annotated[str | None, Depends(session_cookie)],
+) -> Principal:
+    if credentials is not None:
+        return accounts.authenticate(credentials.credentials)
+    if session:
+        principal, csrf = accounts.session(session)
+        if request.method not in SAFE_METHODS:
+            sent = request.headers.get(CSRF_HEADER)
+            if not sent or not same(sent, csrf):
+                raise Forbidden(f"a write with the session cookie needs the {CSRF_HEADER} header")
+        return principal
+    raise Unauthenticated("sign in, or send a token as 'Authorization: Bearer loci_…'")
+
+
+PrincipalDep = Annotated[Principal, Depends(current_principal)]
+
+
+def brain_with(need: Need) -> Callable[[str, Principal, Accounts], Brain]:
+    def resolve(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> Brain:
+        return accounts.brain(principal, brain, need)[0]
+
+    return resolve
+
+
+ReadableBrain = Annotated[Brain, Depends(brain_with("read"))]
+WritableBrain = Annotated[Brain, Depends(brain_with("write"))]
+ManagedBrain = Annotated[Brain, Depends(brain_with("manage"))]

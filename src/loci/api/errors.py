@@ -1,0 +1,88 @@
+"""Every error as `{"error": code, "message": …}` with the status that fits it.
+
+`LociError` subclasses carry their own code; the status comes from the nearest class in
+`STATUS`. Framework errors (validation, unknown routes) are reshaped to the same body, and an
+unexpected exception is logged and answered with a 500 that reveals nothing of it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from loci.errors import (
+    BlockedAddress,
+    ChallengePage,
+    Conflict,
+    EmbeddingError,
+    FetchError,
+    FileTooLarge,
+    Forbidden,
+    InvalidInput,
+    LociError,
+    NotFound,
+    ParseError,
+    Unauthenticated,
+)
+
+log = logging.getLogger(__name__)
+
+STATUS: list[tuple[type[LociError], int]] = [  # most specific first
+    (FileTooLarge, 413),
+    (NotFound, 404),
+    (Conflict, 409),
+    (Unauthenticated, 401),
+    (Forbidden, 403),
+    (InvalidInput, 400),
+    (BlockedAddress, 400),
+    (ChallengePage, 422),
+    (FetchError, 502),
+    (ParseError, 422),
+    (EmbeddingError, 503),
+]
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthenticated",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "file_too_large",
+    415: "unsupported_media_type",
+}
+
+
+def status_of(error: LociError) -> int:
+    return next((status for cls, status in STATUS if isinstance(error, cls)), 500)
+
+
+def error_response(status: int, code: str, message: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(LociError)
+    async def loci_error(request: Request, error: LociError) -> JSONResponse:
+        return error_response(status_of(error), error.code, error.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        problems = []
+        for item in error.errors()[:5]:
+            where = ".".join(str(p) for p in item.get("loc", ()) if p != "body")
+            problems.append(f"{where}: {item.get('msg', 'invalid')}" if where else item["msg"])
+        return error_response(422, "invalid_input", "; ".join(problems) or "invalid request")
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(error.status_code, "error")
+        return error_response(error.status_code, code, str(error.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal", "the server hit an unexpected error")

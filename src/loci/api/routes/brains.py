@@ -1,0 +1,107 @@
+"""Brains the caller can reach, their members, status and jobs."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Response
+
+from loci.api.deps import AccountsDep, LociDep, ManagedBrain, PrincipalDep, ReadableBrain
+from loci.api.schemas import (
+    BrainIn,
+    BrainOut,
+    BrainPatch,
+    JobOut,
+    MemberIn,
+    MemberOut,
+    StatusOut,
+    errors,
+)
+
+router = APIRouter(tags=["brains"])
+
+
+@router.get("/brains", response_model=list[BrainOut])
+def list_brains(principal: PrincipalDep, accounts: AccountsDep) -> list[BrainOut]:
+    """Every brain the caller may read, with their role in it."""
+    return [BrainOut.of(b, role) for b, role in accounts.readable_brains(principal)]
+
+
+@router.post(
+    "/brains",
+    status_code=201,
+    response_model=BrainOut,
+    responses=errors(403, 409),
+)
+def create_brain(body: BrainIn, principal: PrincipalDep, accounts: AccountsDep) -> BrainOut:
+    """A new brain, owned by the caller; `restricted` (members only) unless said otherwise."""
+    return BrainOut.of(accounts.create_brain(principal, body.name, body.visibility), "owner")
+
+
+@router.get("/brains/{brain}", response_model=BrainOut, responses=errors(404))
+def get_brain(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> BrainOut:
+    found, role = accounts.brain(principal, brain)
+    return BrainOut.of(found, role)
+
+
+@router.patch(
+    "/brains/{brain}",
+    response_model=BrainOut,
+    responses=errors(404, 403, 409),
+)
+def update_brain(
+    brain: str, body: BrainPatch, principal: PrincipalDep, accounts: AccountsDep
+) -> BrainOut:
+    """Rename a brain or change who can read it (owners only)."""
+    updated = accounts.update_brain(
+        principal, brain, new_name=body.name, visibility=body.visibility
+    )
+    return BrainOut.of(updated, "owner")
+
+
+@router.delete("/brains/{brain}", status_code=204, responses=errors(404))
+def delete_brain(brain: ManagedBrain, loci: LociDep) -> Response:
+    """Delete a brain with every document, chunk and unshared original in it (owners only)."""
+    loci.delete_brain(brain)
+    return Response(status_code=204)
+
+
+@router.get("/brains/{brain}/members", response_model=list[MemberOut], responses=errors(404))
+def list_members(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> list[MemberOut]:
+    return [MemberOut.of(m) for m in accounts.members(principal, brain)]
+
+
+@router.put(
+    "/brains/{brain}/members/{user}",
+    response_model=MemberOut,
+    responses=errors(404, 403, 409),
+)
+def set_member(
+    brain: str, user: str, body: MemberIn, principal: PrincipalDep, accounts: AccountsDep
+) -> MemberOut:
+    """Add a person to a brain or change their role (owners only)."""
+    return MemberOut.of(accounts.set_member(principal, brain, user, body.role))
+
+
+@router.delete(
+    "/brains/{brain}/members/{user}",
+    status_code=204,
+    responses=errors(404, 409),
+)
+def remove_member(
+    brain: str, user: str, principal: PrincipalDep, accounts: AccountsDep
+) -> Response:
+    accounts.remove_member(principal, brain, user)
+    return Response(status_code=204)
+
+
+@router.get("/brains/{brain}/status", response_model=StatusOut, responses=errors(404))
+def brain_status(brain: ReadableBrain, loci: LociDep) -> StatusOut:
+    """Documents by status and kind, chunks, the job queue and the embedder identity."""
+    return StatusOut.of(loci.status(brain))
+
+
+@router.get("/brains/{brain}/jobs", response_model=list[JobOut], responses=errors(404))
+def list_jobs(
+    brain: ReadableBrain, loci: LociDep, limit: int = Query(default=50, ge=1, le=500)
+) -> list[JobOut]:
+    """The brain's most recent ingestion jobs, newest first."""
+    return [JobOut.of(j) for j in loci.jobs(brain, limit)]

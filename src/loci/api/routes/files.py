@@ -1,0 +1,191 @@
+"""A brain's documents: upload, list, read, download, preview, chunks, delete, reprocess, URLs.
+
+Uploads return at once with status `processing`; the worker parses, chunks and embeds in the
+background, and the list shows each document's status (and a failure's reason) as it moves.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, File, Form, Query, Response, UploadFile
+from fastapi.responses import JSONResponse
+
+from loci.api.deps import LociDep, ReadableBrain, WritableBrain
+from loci.api.errors import error_response, status_of
+from loci.api.schemas import (
+    AddedOut,
+    ChunkOut,
+    DocumentOut,
+    ErrorOut,
+    TextOut,
+    UploadOut,
+    UploadResultOut,
+    UrlIn,
+    errors,
+)
+from loci.errors import FileTooLarge, LociError
+from loci.models import DocumentKind, DocumentStatus
+
+router = APIRouter(prefix="/brains/{brain}", tags=["files"])
+READ_CHUNK = 1024 * 1024
+
+
+def _mime(upload: UploadFile) -> str | None:
+    """The type the client declared, unless it is the generic one: then a guess by name."""
+    declared = upload.content_type
+    if declared and declared != "application/octet-stream":
+        return declared
+    return mimetypes.guess_type(upload.filename or "")[0] or declared
+
+
+def _tags(raw: str | None) -> list[str]:
+    return [t.strip() for t in (raw or "").split(",") if t.strip()]
+
+
+@router.post(
+    "/files",
+    status_code=202,
+    response_model=UploadOut,
+    responses=errors(404, 413, 400),
+)
+def upload_files(
+    brain: WritableBrain,
+    loci: LociDep,
+    files: Annotated[list[UploadFile], File(description="one or more files")],
+    tags: Annotated[str | None, Form(description="comma-separated tags for every file")] = None,
+) -> UploadOut | JSONResponse:
+    """Store files and queue them for indexing. Each file stands alone: one that is too large
+    or empty is reported in its result and the others still land. Identical bytes already in
+    the brain return the existing document with `deduped: true`. When every file fails, the
+    response carries the first failure's status (413 for too large)."""
+    limit = loci.settings.max_file_bytes
+    results: list[UploadResultOut] = []
+    first_error: LociError | None = None
+    for upload in files:
+        name = upload.filename or "upload"
+        try:
+            data = upload.file.read(limit + 1)
+            if len(data) > limit:
+                raise FileTooLarge(f"{name} is over the {limit / 1048576:.0f} MB limit")
+            added = loci.add_bytes(brain, name, data, tags=_tags(tags), mime_type=_mime(upload))
+            results.append(
+                UploadResultOut(
+                    name=added.document.name,
+                    document=DocumentOut.of(added.document, brain),
+                    deduped=added.deduped,
+                )
+            )
+        except LociError as error:
+            first_error = first_error or error
+            results.append(
+                UploadResultOut(name=name, error=ErrorOut(error=error.code, message=error.message))
+            )
+    if first_error is not None and all(r.document is None for r in results):
+        return error_response(status_of(first_error), first_error.code, first_error.message)
+    return UploadOut(results=results)
+
+
+@router.post(
+    "/urls",
+    status_code=202,
+    response_model=AddedOut,
+    responses=errors(400, 422, 502),
+)
+def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
+    """Fetch a web page now (refusing private addresses and challenge pages) and queue it."""
+    added = loci.add_url(brain, body.url, tags=body.tags)
+    return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
+
+
+@router.get("/files", response_model=list[DocumentOut], responses=errors(404))
+def list_files(
+    brain: ReadableBrain,
+    loci: LociDep,
+    status: DocumentStatus | None = None,
+    kind: DocumentKind | None = None,
+    tag: str | None = Query(default=None, max_length=200),
+) -> list[DocumentOut]:
+    """The brain's documents (files, web pages and notes), oldest first, with their status."""
+    documents = loci.documents(brain, status=status, kind=kind, tag=tag)
+    return [DocumentOut.of(d, brain) for d in documents]
+
+
+@router.get("/files/{document_id}", response_model=DocumentOut, responses=errors(404))
+def get_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> DocumentOut:
+    return DocumentOut.of(loci.document(brain, document_id), brain)
+
+
+@router.get(
+    "/files/{document_id}/download",
+    response_class=Response,
+    responses={200: {"content": {"application/octet-stream": {}}}, **errors(404)},
+)
+def download_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> Response:
+    """The original bytes, always as an attachment (never rendered by the browser)."""
+    document = loci.document(brain, document_id)
+    data = loci.original(brain, document_id)
+    ascii_name = document.name.encode("ascii", "replace").decode().replace('"', "_")
+    return Response(
+        content=data,
+        media_type=document.mime_type or "application/octet-stream",
+        headers={
+            "Content-Disposition": (
+                f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(document.name)}"
+            ),
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "sandbox",
+        },
+    )
+
+
+@router.get("/files/{document_id}/text", response_model=TextOut, responses=errors(404))
+def file_text(
+    document_id: int,
+    brain: ReadableBrain,
+    loci: LociDep,
+    max_chars: int = Query(default=200_000, ge=1, le=5_000_000),
+) -> TextOut:
+    """The extracted text, as search sees it (empty until the document is indexed)."""
+    loci.document(brain, document_id)
+    text = loci.document_text(brain, document_id) or ""
+    return TextOut(document_id=document_id, text=text[:max_chars], truncated=len(text) > max_chars)
+
+
+@router.get("/files/{document_id}/chunks", response_model=list[ChunkOut], responses=errors(404))
+def file_chunks(document_id: int, brain: ReadableBrain, loci: LociDep) -> list[ChunkOut]:
+    """The passages search matches against, with page, lines and heading path."""
+    loci.document(brain, document_id)
+    return [
+        ChunkOut(
+            id=c.id,
+            index=c.index,
+            text=c.text,
+            heading_path=list(c.heading_path),
+            page=c.page,
+            line_start=c.line_start,
+            line_end=c.line_end,
+            token_count=c.token_count,
+        )
+        for c in loci.chunks(brain, document_id)
+    ]
+
+
+@router.delete("/files/{document_id}", status_code=204, responses=errors(404))
+def delete_file(document_id: int, brain: WritableBrain, loci: LociDep) -> Response:
+    """Delete the document, its chunks and index entries, and its original if unshared."""
+    loci.remove(brain, document_id)
+    return Response(status_code=204)
+
+
+@router.post(
+    "/files/{document_id}/reprocess",
+    status_code=202,
+    response_model=DocumentOut,
+    responses=errors(404),
+)
+def reprocess_file(document_id: int, brain: WritableBrain, loci: LociDep) -> DocumentOut:
+    """Parse, chunk and embed again from the stored original (after a failure, or an upgrade)."""
+    return DocumentOut.of(loci.reprocess(brain, document_id), brain)

@@ -1,0 +1,52 @@
+"""Hybrid search in one brain, or across every brain the caller can read."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
+from loci.api.schemas import HitOut, SearchIn, SearchOut, errors
+from loci.models import SearchFilters
+from loci.search.engine import SearchRequest
+
+router = APIRouter(tags=["search"])
+
+
+def _request(body: SearchIn) -> SearchRequest:
+    f = body.filters
+    return SearchRequest(
+        query=body.query,
+        mode=body.mode,
+        limit=body.limit,
+        filters=SearchFilters(
+            name=f.name,
+            kinds=tuple(f.kinds),
+            tags=tuple(f.tags),
+            created_after=f.created_after.isoformat() if f.created_after else None,
+            created_before=f.created_before.isoformat() if f.created_before else None,
+        ),
+        min_similarity=body.min_similarity,
+    )
+
+
+@router.post("/brains/{brain}/search", response_model=SearchOut, responses=errors(404))
+def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchOut:
+    """Passages that answer the query, best first, each with its citation: file, page, lines,
+    heading path, and a snippet with the matched terms marked."""
+    hits = loci.search(brain, _request(body))
+    return SearchOut(query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits])
+
+
+@router.post("/search", response_model=SearchOut)
+def search_all(
+    body: SearchIn, principal: PrincipalDep, accounts: AccountsDep, loci: LociDep
+) -> SearchOut:
+    """The same search over every brain the caller can read, merged by score."""
+    request = _request(body)
+    hits = [
+        HitOut.of(hit, brain)
+        for brain, _ in accounts.readable_brains(principal)
+        for hit in loci.search(brain, request)
+    ]
+    hits.sort(key=lambda h: -h.score)
+    return SearchOut(query=body.query, mode=body.mode, hits=hits[: body.limit])

@@ -1,0 +1,38 @@
+"""The caller's API tokens: list, create (the secret is shown once), revoke."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from loci.api.deps import AccountsDep, PrincipalDep
+from loci.api.schemas import IssuedTokenOut, TokenIn, TokenOut, errors
+from loci.errors import Forbidden
+
+router = APIRouter(tags=["tokens"])
+
+
+@router.get("/tokens", response_model=list[TokenOut])
+def list_tokens(principal: PrincipalDep, accounts: AccountsDep) -> list[TokenOut]:
+    return [TokenOut.of(t) for t in accounts.tokens(principal.user)]
+
+
+@router.post("/tokens", status_code=201, response_model=IssuedTokenOut, responses=errors(403))
+def create_token(body: TokenIn, principal: PrincipalDep, accounts: AccountsDep) -> IssuedTokenOut:
+    """A new token for the caller, never broader than the token making it."""
+    issued = accounts.issue_token_as(
+        principal,
+        name=body.name,
+        scope=body.scope,
+        brains=body.brains,
+        expires_in_days=body.expires_in_days,
+    )
+    return IssuedTokenOut.issued(issued)
+
+
+@router.delete("/tokens/{token_id}", status_code=204, responses=errors(404))
+def revoke_token(token_id: int, principal: PrincipalDep, accounts: AccountsDep) -> Response:
+    """Revoke one of the caller's tokens; it fails from the next request on."""
+    if not principal.can_write:
+        raise Forbidden("a read-only token cannot revoke tokens")
+    accounts.revoke(principal.user, token_id)
+    return Response(status_code=204)

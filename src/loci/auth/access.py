@@ -1,0 +1,56 @@
+"""What a principal may do in a brain — the one place access is decided.
+
+A principal is a user acting through one token (directly, or through a web session the token
+opened). Their role in a brain comes from membership; a `workspace` brain lets every user read;
+a brain with no members at all (made by the local CLI before any account existed) belongs to the
+workspace's admins. The token then narrows it: a token limited to some brains sees no others, and
+a read token never writes whatever the role.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from loci.models import ApiToken, Brain, Role, User
+
+Need = Literal["read", "write", "manage"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    user: User
+    token: ApiToken
+    via_session: bool = False
+
+    @property
+    def can_write(self) -> bool:
+        return self.token.scope == "write"
+
+    def reaches(self, brain_id: int) -> bool:
+        return self.token.brain_ids is None or brain_id in self.token.brain_ids
+
+
+def role_in(
+    principal: Principal, brain: Brain, member_role: Role | None, has_members: bool
+) -> Role | None:
+    """The principal's role in the brain, or None when they may not even know it exists."""
+    if not principal.reaches(brain.id):
+        return None
+    if member_role is not None:
+        return member_role
+    if not has_members and principal.user.is_admin:
+        return "owner"
+    if brain.visibility == "workspace":
+        return "viewer"
+    return None
+
+
+def allows(principal: Principal, role: Role, need: Need) -> bool:
+    if need == "read":
+        return True
+    if not principal.can_write:
+        return False
+    if need == "write":
+        return role in ("owner", "editor")
+    return role == "owner"

@@ -1,0 +1,56 @@
+"""`loci serve` (the API, the web app and a worker in one process) and `loci openapi`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from loci.app import bootstrap_owner, build_api, owner_token_path
+from loci.auth.accounts import Accounts
+from loci.cli.context import service, settings_or_error
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import err
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("serve")
+    @exits_cleanly
+    def serve(
+        host: Annotated[str, typer.Option("--host", help="Address to bind.")] = "127.0.0.1",
+        port: Annotated[int, typer.Option("--port", help="Port to bind.")] = 8765,
+        no_worker: Annotated[
+            bool, typer.Option("--no-worker", help="Do not index in this process.")
+        ] = False,
+    ) -> None:
+        """Serve the HTTP API (/api/v1), the web app (/) and an ingestion worker."""
+        import uvicorn
+
+        settings = settings_or_error()
+        loci = service()
+        issued = bootstrap_owner(settings, Accounts(loci.store))
+        if issued is not None:
+            err.print(
+                "[bold]First start:[/bold] created the owner account. Sign in with this token"
+                " (shown once; also saved, readable only by you, in"
+                f" {owner_token_path(settings)}):"
+            )
+            sys.stdout.write(issued.secret + "\n")
+            sys.stdout.flush()
+        err.print(f"Loci is serving on http://{host}:{port}/")
+        uvicorn.run(
+            build_api(loci, run_worker=not no_worker),
+            host=host,
+            port=port,
+            log_level="info",
+            proxy_headers=False,
+        )
+
+    @app.command("openapi")
+    @exits_cleanly
+    def openapi() -> None:
+        """Print the API's OpenAPI 3.1 document (the committed openapi.json is this output)."""
+        api = build_api(service(), run_worker=False)
+        sys.stdout.write(json.dumps(api.openapi(), indent=2, ensure_ascii=False) + "\n")
