@@ -21,6 +21,7 @@ from loci.embed.local import LocalEmbedder
 from loci.service import Loci
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
+from tests.live_server import LiveServer
 
 
 @pytest.fixture(scope="session")
@@ -45,6 +46,14 @@ def loci(tmp_path: Path, embedder: Embedder) -> Iterator[Loci]:
     service = make_service(tmp_path / "home", embedder, job_retry_base_s=0.01)
     yield service
     service.store.close()
+
+
+@pytest.fixture
+def server(loci: Loci) -> Iterator[LiveServer]:
+    """A real server (API, web app, worker) on 127.0.0.1 over the `loci` service."""
+    live = LiveServer(loci).start()
+    yield live
+    live.stop()
 
 
 def run_cli(
