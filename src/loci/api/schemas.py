@@ -29,7 +29,7 @@ from loci.models import (
 )
 from loci.service import Status
 
-BrainName = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 def _timestamp(value: float | None) -> str | None:
@@ -130,12 +130,12 @@ class NewUserOut(BaseModel):
 
 # brains and members -----------------------------------------------------------------------
 class BrainIn(BaseModel):
-    name: str = BrainName
+    name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     visibility: Visibility = "restricted"
 
 
 class BrainPatch(BaseModel):
-    name: str | None = BrainName
+    name: str | None = Field(default=None, min_length=1, max_length=64, pattern=BRAIN_NAME)
     visibility: Visibility | None = None
 
 

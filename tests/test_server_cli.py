@@ -1,0 +1,147 @@
+"""`loci serve`, `loci users` and `loci tokens` as a person runs them, in real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from loci.embed.base import Embedder
+from tests.conftest import make_service, run_cli
+from tests.live_server import LiveServer, free_port
+from tests.test_web_add import site  # noqa: F401  (fixture)
+
+
+def _serve(home: Path, port: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "loci", "serve", "--port", str(port), "--no-worker"],
+        env={**os.environ, "LOCI_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _wait_up(url: str, process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(
+                f"loci serve exited: {process.stderr.read() if process.stderr else ''}"
+            )
+        try:
+            if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise AssertionError("loci serve did not come up")
+
+
+def test_first_start_creates_the_owner_and_shows_the_token_once(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    first = _serve(home, port)
+    try:
+        _wait_up(url, first)
+        assert first.stdout is not None
+        token = first.stdout.readline().strip()
+        assert token.startswith("loci_")
+        saved = home / "owner-token"
+        assert saved.read_text().strip() == token
+        assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+        me = httpx.get(url + "/api/v1/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.status_code == 200 and me.json()["user"]["is_admin"] is True
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+
+    second = _serve(home, port)
+    try:
+        _wait_up(url, second)
+    finally:
+        second.terminate()
+        out, _ = second.communicate(timeout=30)
+    assert "loci_" not in out  # the token is shown on the first start only
+
+
+def test_users_and_tokens_commands(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert run_cli("tokens", "list", home=home).returncode == 1  # no accounts yet: clear error
+    added = run_cli("users", "add", "carol", "--admin", "--json", home=home)
+    assert added.returncode == 0, added.stderr
+    assert json.loads(added.stdout)["secret"].startswith("loci_")
+    assert run_cli("users", "add", "carol", home=home).returncode == 1  # taken
+    run_cli("add", "--no-wait", str(Path(__file__).parent / "test_api.py"), "-b", "work", home=home)
+
+    made = run_cli(
+        "tokens", "create", "--name", "gpt", "--read-only", "--brain", "work",
+        "--expires-days", "7", "--json", home=home,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    token = json.loads(made.stdout)["token"]
+    assert token["scope"] == "read" and token["brain_ids"] and token["expires_at"]
+
+    listed = json.loads(run_cli("tokens", "list", "--json", home=home).stdout)
+    assert {t["name"] for t in listed} == {"sign-in", "gpt"}
+    assert all("secret" not in t and "secret_hash" not in t for t in listed)
+    assert run_cli("tokens", "revoke", str(token["id"]), home=home).returncode == 0
+    assert run_cli("tokens", "revoke", str(token["id"]), home=home).returncode == 3  # not found
+    listed = json.loads(run_cli("tokens", "list", "--json", home=home).stdout)
+    assert [t["revoked_at"] is not None for t in listed if t["name"] == "gpt"] == [True]
+
+
+def test_add_a_web_page_through_the_api(
+    site: str,  # noqa: F811
+    tmp_path: Path,
+    embedder: Embedder,
+) -> None:
+    loci = make_service(tmp_path / "home", embedder, fetch_allowed_networks=["127.0.0.1/32"])
+    server = LiveServer(loci).start()
+    try:
+        with server.client() as api:
+            api.post("/brains", json={"name": "web"})
+            added = api.post("/brains/web/urls", json={"url": f"{site}/kelp", "tags": ["sea"]})
+            assert added.status_code == 202
+            doc = server.wait_ready(api, "web", added.json()["document"]["id"])
+            assert doc["kind"] == "web" and doc["source_url"] == f"{site}/kelp"
+            assert doc["title"] == "How kelp forests grow"
+            challenge = api.post("/brains/web/urls", json={"url": f"{site}/challenge"})
+            assert challenge.status_code == 422
+            assert challenge.json()["error"] == "challenge_page"
+            private = api.post("/brains/web/urls", json={"url": f"{site}/to-private"})
+            assert private.status_code == 400 and private.json()["error"] == "blocked_address"
+            assert len(api.get("/brains/web/files").json()) == 1  # nothing junk was stored
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("visibility", ["restricted", "workspace"])
+def test_cli_made_brains_belong_to_admins_until_shared(
+    tmp_path: Path, embedder: Embedder, visibility: str
+) -> None:
+    loci = make_service(tmp_path / "home", embedder)
+    loci.brain("local")  # made by the CLI before any account existed
+    server = LiveServer(loci).start()
+    try:
+        bob, bob_token = server.accounts.add_user("bob")
+        with server.client() as owner:
+            assert owner.get("/brains/local").json()["role"] == "owner"
+            assert owner.patch("/brains/local", json={"visibility": visibility}).status_code == 200
+            # sharing claims the brain for the admin first, so sharing never locks them out
+            owner.put("/brains/local/members/bob", json={"role": "viewer"})
+            members = {m["user"]: m["role"] for m in owner.get("/brains/local/members").json()}
+            assert members == {"owner": "owner", "bob": "viewer"}
+        with server.client(bob_token.secret) as api:
+            assert api.get("/brains/local").json()["role"] == "viewer"
+            assert api.post("/brains/local/notes", json={"text": "x"}).status_code == 403
+    finally:
+        server.stop()
+    assert bob.is_admin is False
