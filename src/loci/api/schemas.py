@@ -15,6 +15,7 @@ from loci.auth.accounts import IssuedToken
 from loci.models import (
     ApiToken,
     Brain,
+    Chunk,
     Document,
     DocumentKind,
     DocumentStatus,
@@ -295,6 +296,19 @@ class ChunkOut(BaseModel):
     line_start: int | None
     line_end: int | None
     token_count: int
+
+    @classmethod
+    def of(cls, chunk: Chunk) -> ChunkOut:
+        return cls(
+            id=chunk.id,
+            index=chunk.index,
+            text=chunk.text,
+            heading_path=list(chunk.heading_path),
+            page=chunk.page,
+            line_start=chunk.line_start,
+            line_end=chunk.line_end,
+            token_count=chunk.token_count,
+        )
 
 
 class NoteIn(BaseModel):

@@ -158,19 +158,7 @@ def file_text(
 def file_chunks(document_id: int, brain: ReadableBrain, loci: LociDep) -> list[ChunkOut]:
     """The passages search matches against, with page, lines and heading path."""
     loci.document(brain, document_id)
-    return [
-        ChunkOut(
-            id=c.id,
-            index=c.index,
-            text=c.text,
-            heading_path=list(c.heading_path),
-            page=c.page,
-            line_start=c.line_start,
-            line_end=c.line_end,
-            token_count=c.token_count,
-        )
-        for c in loci.chunks(brain, document_id)
-    ]
+    return [ChunkOut.of(c) for c in loci.chunks(brain, document_id)]
 
 
 @router.delete("/files/{document_id}", status_code=204, responses=errors(404))
