@@ -14,10 +14,8 @@ becomes an `EmbeddingError` whose message is one line a person can act on.
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import math
-import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -27,10 +25,16 @@ import numpy as np
 
 from loci.embed.base import Vectors
 from loci.errors import EmbedderMismatch, EmbeddingError
+from loci.http_retry import (
+    backoff_delay,
+    describe_failure,
+    describe_transport,
+    is_retryable,
+    retry_after_seconds,
+)
 
 log = logging.getLogger(__name__)
 
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
 # OpenAI caps one request at 2048 inputs; 96 stays far below that and below the per-request token
 # budgets of smaller servers, while still amortising the round trip.
 DEFAULT_BATCH_SIZE = 96
@@ -141,15 +145,15 @@ class OpenAICompatibleEmbedder:
             try:
                 response = self._client.post(self._url, json=payload)
             except httpx.TransportError as exc:
-                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                reason = describe_transport(exc)
                 retry_after = None
             else:
                 if response.is_success:
                     return response
-                reason = _describe_failure(response)
-                if not _is_retryable(response.status_code):
+                reason = describe_failure(response)
+                if not is_retryable(response.status_code):
                     raise EmbeddingError(f"embedding request to {self._url} failed: {reason}")
-                retry_after = _retry_after_seconds(response)
+                retry_after = retry_after_seconds(response)
             if attempt + 1 < attempts:
                 delay = self._delay(attempt, retry_after)
                 log.warning(
@@ -165,11 +169,7 @@ class OpenAICompatibleEmbedder:
         )
 
     def _delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self._max_backoff)
-        ceiling = min(self._backoff_base * 2.0**attempt, self._max_backoff)
-        # Half fixed, half random: clients that failed together do not retry together.
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
+        return backoff_delay(attempt, retry_after, self._backoff_base, self._max_backoff)
 
     def _parse(self, response: httpx.Response, expected: int) -> Vectors:
         try:
@@ -202,40 +202,3 @@ class OpenAICompatibleEmbedder:
             raise EmbeddingError(
                 f"embedding endpoint {self._url} returned non-numeric vectors"
             ) from exc
-
-
-def _is_retryable(status: int) -> bool:
-    return status in _RETRYABLE_STATUS or status >= 500
-
-
-def _describe_failure(response: httpx.Response) -> str:
-    """`HTTP 429 Too Many Requests: <the server's own message>`, on one line."""
-    reason = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
-    message = ""
-    try:
-        error = response.json().get("error")
-        if isinstance(error, dict):
-            message = str(error.get("message") or "")
-        elif isinstance(error, str):
-            message = error
-    except (ValueError, AttributeError):
-        message = response.text
-    message = " ".join(message.split())[:200]
-    return f"{reason}: {message}" if message else reason
-
-
-def _retry_after_seconds(response: httpx.Response) -> float | None:
-    """Seconds asked for by `Retry-After` (delta-seconds or an HTTP date), or None."""
-    value = response.headers.get("Retry-After")
-    if value is None:
-        return None
-    value = value.strip()
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - time.time(), 0.0)
