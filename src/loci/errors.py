@@ -17,6 +17,9 @@
     │   └── ChallengePage          a bot-challenge or interstitial page instead of content
     ├── EmbeddingError             the embedder failed after its retries
     │   └── EmbedderMismatch       a vector of another model identity than the brain's
+    ├── LLMError                   the chat model failed, after retries and fallback models
+    │   ├── LLMTimeout             no answer (or no next token) within the step's time budget
+    │   └── LLMMalformed           an answer that is not what the step asked for (bad JSON, …)
     └── StoreError                 the database refused or is inconsistent
 
 Each carries a one-line human message: the CLI prints it as is, the API puts it in `message`.
@@ -95,6 +98,18 @@ class EmbeddingError(LociError):
 
 class EmbedderMismatch(EmbeddingError):
     code = "embedder_mismatch"
+
+
+class LLMError(LociError):
+    code = "llm_failed"
+
+
+class LLMTimeout(LLMError):
+    code = "llm_timeout"
+
+
+class LLMMalformed(LLMError):
+    code = "llm_malformed"
 
 
 class StoreError(LociError):

@@ -1,0 +1,1 @@
+"""Chat models behind one small interface: any OpenAI-compatible endpoint."""

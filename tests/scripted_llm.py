@@ -1,0 +1,152 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests.
+
+It speaks the real protocol over real HTTP — `POST /v1/chat/completions`, JSON or Server-Sent
+Events when `stream` is true — and answers from a script each test writes: a queue of `Reply`s
+consumed in order, and/or a `responder` function that picks a reply from the request (e.g. by the
+step's system prompt). Every request is recorded for assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    text: str = ""
+    status: int = 200
+    delay_s: float = 0.0  # before the response starts
+    token_delay_s: float = 0.0  # between streamed pieces
+    retry_after: str | None = None
+    malformed: bool = False  # a 200 whose body is not a completion
+    truncate: bool = False  # a stream that stops without its end marker
+    error_message: str = "scripted failure"
+
+
+@dataclass
+class ScriptedLLM:
+    script: list[Reply] = field(default_factory=list)
+    responder: Callable[[dict[str, Any]], Reply] | None = None
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def start(self) -> ScriptedLLM:
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                body["_authorization"] = self.headers.get("Authorization")
+                owner.requests.append(body)
+                if self.path != "/v1/chat/completions":
+                    self._json(404, {"error": {"message": "no such route"}})
+                    return
+                reply = owner._next(body)
+                time.sleep(reply.delay_s)
+                if reply.status != 200:
+                    headers = {"Retry-After": reply.retry_after} if reply.retry_after else {}
+                    self._json(reply.status, {"error": {"message": reply.error_message}}, headers)
+                elif body.get("stream"):
+                    self._stream(reply, body["model"])
+                elif reply.malformed:
+                    self._raw(200, b'{"choices": [ {"oops": ')
+                else:
+                    self._json(200, _completion(reply.text, body["model"]))
+
+            def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
+                self._raw(status, json.dumps(value).encode(), headers)
+
+            def _raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: Reply, model: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                pieces = _pieces(reply.text)
+                if reply.truncate:
+                    pieces = pieces[: max(1, len(pieces) // 2)]
+                try:
+                    for piece in pieces:
+                        chunk = {
+                            "object": "chat.completion.chunk",
+                            "model": model,
+                            "choices": [{"index": 0, "delta": {"content": piece}}],
+                        }
+                        if reply.malformed:
+                            self.wfile.write(b"data: {not json\n\n")
+                        else:
+                            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                        self.wfile.flush()
+                        time.sleep(reply.token_delay_s)
+                    if not reply.truncate:
+                        self.wfile.write(b"data: [DONE]\n\n")
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                self.close_connection = True
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def _next(self, body: dict[str, Any]) -> Reply:
+        if self.script:
+            return self.script.pop(0)
+        if self.responder is not None:
+            return self.responder(body)
+        return Reply(status=500, error_message="the script ran out")
+
+
+def _completion(text: str, model: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        ],
+    }
+
+
+def _pieces(text: str) -> list[str]:
+    """Word-sized pieces, spaces kept, as real servers stream them."""
+    pieces, current = [], ""
+    for char in text:
+        current += char
+        if char == " ":
+            pieces.append(current)
+            current = ""
+    if current:
+        pieces.append(current)
+    return pieces or [""]
