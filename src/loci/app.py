@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.config import Settings
 from loci.embed.base import Embedder
+from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.jobs.worker import WorkerSettings
+from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.service import Loci, ServiceSettings
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
@@ -35,6 +37,23 @@ def build_embedder(settings: Settings) -> Embedder:
     from loci.embed.local import LocalEmbedder
 
     return LocalEmbedder(threads=settings.embed_threads or None)
+
+
+def build_chat(settings: Settings) -> Chat | None:
+    """The configured chat model, or None: then every answer step uses its fallback."""
+    if not settings.llm_base_url and not settings.llm_model:
+        return None
+    if not settings.llm_model:
+        raise InvalidInput("LOCI_LLM_MODEL must name a model when LOCI_LLM_BASE_URL is set")
+    return OpenAICompatibleChat(
+        ChatSettings(
+            base_url=settings.llm_base_url or "https://api.openai.com/v1",
+            api_key=settings.llm_api_key,
+            model=settings.llm_model,
+            fallback_models=tuple(settings.llm_fallback_models),
+            timeout_s=settings.llm_timeout_s,
+        )
+    )
 
 
 def service_settings(settings: Settings) -> ServiceSettings:
@@ -68,6 +87,7 @@ def build_service(settings: Settings) -> Loci:
         embedder=lambda: build_embedder(settings),
         settings=service_settings(settings),
         database_path=settings.database_path,
+        chat=lambda: build_chat(settings),
     )
 
 

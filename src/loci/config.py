@@ -45,13 +45,19 @@ class Settings(BaseSettings):
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
 
+    llm_base_url: str | None = None
+    llm_api_key: str | None = None
+    llm_model: str | None = None
+    llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    llm_timeout_s: float = Field(default=10.0, gt=0)
+
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)
 
-    @field_validator("fetch_allowed_networks", mode="before")
+    @field_validator("fetch_allowed_networks", "llm_fallback_models", mode="before")
     @classmethod
-    def _split_networks(cls, value: Any) -> Any:
+    def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value

@@ -7,17 +7,20 @@ work to the job queue. Surfaces never reach past it into the store or the indexe
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from loci.answer.events import AskEvent
+from loci.answer.pipeline import Asker, Retrieval, Turn
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, NotFound
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
 from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
 from loci.jobs.worker import Worker, WorkerSettings
+from loci.llm.client import Chat
 from loci.models import (
     Brain,
     BrainStats,
@@ -29,7 +32,7 @@ from loci.models import (
     Job,
     NewDocument,
 )
-from loci.search.engine import RankingParams, SearchEngine, SearchRequest
+from loci.search.engine import RankingParams, SearchEngine, SearchRequest, passage_hit
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex
 
@@ -73,8 +76,10 @@ class Loci:
         embedder: Callable[[], Embedder],
         settings: ServiceSettings,
         database_path: Path | None = None,
+        chat: Callable[[], Chat | None] | None = None,
     ) -> None:
         self.store = store
+        self._chat_factory = chat or (lambda: None)
         self.blobs = blobs
         self._embedder_factory = embedder
         self.settings = settings
@@ -85,6 +90,11 @@ class Loci:
     def embedder(self) -> Embedder:
         """Built on first use: listing files or a text search never loads the model."""
         return self._embedder_factory()
+
+    @cached_property
+    def chat(self) -> Chat | None:
+        """The configured chat model (None: answers come from the sources alone)."""
+        return self._chat_factory()
 
     # brains -------------------------------------------------------------------------------
     def brain(self, name: str | None = None) -> Brain:
@@ -254,6 +264,33 @@ class Loci:
         # Re-read the brain: its embedder identity is set by the first indexed document, which
         # may have happened after the caller got this snapshot.
         return self.engine.search(self.store.get_brain(brain.name), request)
+
+    def ask(
+        self,
+        brain: Brain,
+        question: str,
+        history: Sequence[Turn] = (),
+        chat: Chat | None = None,
+    ) -> Iterator[AskEvent]:
+        """Answer from the brain's documents, as events (see `loci.answer.pipeline`). `chat`
+        overrides the configured model (a user's own key on the server)."""
+        if not question.strip():
+            raise InvalidInput("the question is empty")
+
+        def search(query: str, limit: int, text_weight: float) -> list[Hit]:
+            return self.search(brain, SearchRequest(query, limit=limit, text_weight=text_weight))
+
+        def passages(document_id: int) -> list[Hit]:
+            document = self.store.get_document(brain.id, document_id)
+            return [passage_hit(c, document) for c in self.store.list_chunks(brain.id, document_id)]
+
+        retrieval = Retrieval(
+            brain=brain.name,
+            search=search,
+            documents=lambda: self.store.list_documents(brain.id),
+            passages=passages,
+        )
+        return Asker(retrieval, chat if chat is not None else self.chat).ask(question, history)
 
     # changing -----------------------------------------------------------------------------
     def remove(self, brain: Brain, document_id: int) -> Document:

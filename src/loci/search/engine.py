@@ -40,6 +40,7 @@ class SearchRequest:
     limit: int = 10
     filters: SearchFilters = field(default_factory=SearchFilters)
     min_similarity: float | None = None
+    text_weight: float | None = None  # the BM25 leg's share in hybrid fusion; None: tuned default
 
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= MAX_LIMIT:
@@ -48,6 +49,8 @@ class SearchRequest:
             raise InvalidInput("the query is empty")
         if self.mode not in ("hybrid", "text", "vector"):
             raise InvalidInput(f"unknown search mode {self.mode!r} (hybrid, text or vector)")
+        if self.text_weight is not None and not 0.0 <= self.text_weight <= 1.0:
+            raise InvalidInput(f"text_weight must be between 0 and 1, got {self.text_weight}")
 
 
 class SearchEngine:
@@ -68,6 +71,7 @@ class SearchEngine:
         mode: SearchMode = "hybrid",
         filters: SearchFilters | None = None,
         min_similarity: float | None = None,
+        text_weight: float | None = None,
     ) -> list[Fused]:
         """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
         p = self.params
@@ -90,7 +94,8 @@ class SearchEngine:
         elif mode == "vector":
             weights = [0.0, 1.0]
         else:
-            weights = [p.text_weight, 1.0 - p.text_weight]
+            share = p.text_weight if text_weight is None else text_weight
+            weights = [share, 1.0 - share]
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
@@ -114,7 +119,12 @@ class SearchEngine:
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
         fused = self.fused(
-            brain, request.query, request.mode, request.filters, request.min_similarity
+            brain,
+            request.query,
+            request.mode,
+            request.filters,
+            request.min_similarity,
+            request.text_weight,
         )
         # The short-chunk factor can only lower a score, so a few spare candidates suffice.
         window = fused[: request.limit * 3]
@@ -169,3 +179,8 @@ class SearchEngine:
             text_score=scores[0],
             vector_score=scores[1],
         )
+
+
+def passage_hit(chunk: Chunk, document: Document) -> Hit:
+    """A chunk as a hit that no search scored (a whole document's passages, for summaries)."""
+    return SearchEngine._hit(chunk, document, [], 0.0, (None, None), (None, None))

@@ -1,0 +1,110 @@
+"""Step 6 (seed 001's corrective RAG): is each passage relevant, partially relevant or not, and is
+that enough to answer, worth one broader search, or nothing at all?
+
+Without a model the grade comes from two absolute signals search already has: how many of the
+question's content words the passage contains, and the passage's cosine similarity to the
+question. Fused scores are relative to the other hits and cannot say "nothing here".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from loci.answer import prompts
+from loci.answer.sources import Source, blocks
+from loci.errors import LLMMalformed
+from loci.llm.client import Chat, parse_json_object
+from loci.search.lexical import query_terms
+
+Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
+Decision = Literal["sufficient", "needs_expansion", "no_relevant_sources"]
+RELEVANT_AT = 0.6
+PARTIAL_AT = 0.34
+# MiniLM cosine: unrelated text sits around 0–0.2, a passage on the question's topic above ~0.45.
+COSINE_FLOOR, COSINE_FULL = 0.2, 0.6
+STEM = 5
+
+
+@dataclass(frozen=True)
+class Grade:
+    source: int
+    relevance: Relevance
+    score: float
+    reasoning: str
+
+
+def _stems(text: str) -> set[str]:
+    return {w.lower()[:STEM] for w in re.findall(r"[^\W_]+", text)}
+
+
+def coverage(question: str, text: str) -> float:
+    """The share of the question's content words (stemmed by prefix) that the text contains."""
+    terms = {t.lower()[:STEM] for t in query_terms(question)}
+    if not terms:
+        return 0.0
+    return len(terms & _stems(text)) / len(terms)
+
+
+def _relevance(score: float) -> Relevance:
+    if score >= RELEVANT_AT:
+        return "relevant"
+    return "partially_relevant" if score >= PARTIAL_AT else "irrelevant"
+
+
+def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
+    grades = []
+    for source in sources:
+        covered = coverage(question, source.hit.text)
+        cosine = source.hit.vector_score
+        semantic = 0.0
+        if cosine is not None:
+            semantic = min(max((cosine - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR), 0.0), 1.0)
+        score = round(max(covered, semantic), 3)
+        reasoning = f"{covered:.0%} of the question's words"
+        if cosine is not None:
+            reasoning += f", similarity {cosine:.2f}"
+        grades.append(Grade(source.number, _relevance(score), score, reasoning))
+    return grades
+
+
+def grade_with_model(
+    chat: Chat, question: str, sources: Sequence[Source], timeout_s: float | None = None
+) -> list[Grade]:
+    """One call grades every passage; a passage the model skipped counts as irrelevant."""
+    reply = chat.complete(
+        [
+            {"role": "system", "content": prompts.GRADE},
+            {"role": "user", "content": f"{blocks(list(sources))}\n\nQuestion: {question}"},
+        ],
+        json_object=True,
+        timeout_s=timeout_s,
+    )
+    raw = parse_json_object(reply.text).get("grades")
+    by_number: dict[int, Grade] = {}
+    for item in raw if isinstance(raw, list) else []:
+        try:
+            number = int(item["source"])
+            relevance = item["relevance"]
+            score = float(item.get("score", 0.0))
+        except (KeyError, TypeError, ValueError):
+            continue
+        if relevance not in ("relevant", "partially_relevant", "irrelevant"):
+            continue
+        reasoning = str(item.get("reasoning", ""))[:300]
+        by_number[number] = Grade(number, relevance, min(max(score, 0.0), 1.0), reasoning)
+    if not by_number:
+        raise LLMMalformed("the grader returned no usable grades")
+    return [
+        by_number.get(s.number, Grade(s.number, "irrelevant", 0.0, "not graded")) for s in sources
+    ]
+
+
+def decide(grades: Sequence[Grade], expanded: bool) -> Decision:
+    if any(g.relevance == "relevant" for g in grades):
+        return "sufficient"
+    if any(g.relevance == "partially_relevant" for g in grades):
+        return "sufficient" if expanded else "needs_expansion"
+    return "no_relevant_sources"

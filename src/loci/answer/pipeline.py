@@ -1,0 +1,442 @@
+"""The seven steps of seed 001's agentic RAG, each with a fallback that needs no model.
+
+    route ─┬─ rewrite (with history) ── expand ── search × n (concurrently) ── grade ── answer
+           └─ (run together)                                      └ one broader round if borderline
+
+`Asker.ask` yields `AskEvent`s as it goes, so a CLI, an SSE stream or a chat panel shows progress
+and the answer's words as they are written. Whatever the model does — time out, fail, answer
+malformed JSON, break off mid-stream — the step falls back and the answer still arrives with
+citations that point at real passages.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Literal
+
+from loci.answer import prompts
+from loci.answer.events import AskEvent, status, token
+from loci.answer.extractive import extractive_answer, extractive_summary
+from loci.answer.grading import Decision, Grade, decide, grade_by_scores, grade_with_model
+from loci.answer.intents import (
+    INTENTS,
+    RETRIEVAL,
+    Route,
+    route_by_rules,
+    strip_greeting,
+)
+from loci.answer.sources import Source, blocks, number, validate_citations
+from loci.errors import LLMError
+from loci.llm.client import Chat, Message, parse_json_object
+from loci.models import Document, Hit
+
+log = logging.getLogger(__name__)
+
+RRF_K = 60.0
+MAX_HISTORY_TURNS = 6
+NO_ANSWER = (
+    "I couldn't find anything in this brain that answers that. Try other words, or add the "
+    "document that has the answer."
+)
+GREETING = (
+    "Hello! Ask me anything about what's in this brain — I answer from your documents and cite "
+    "the passages I used."
+)
+
+
+@dataclass(frozen=True)
+class Turn:
+    role: Literal["user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What the pipeline may read from one brain — nothing else, and nothing it can write."""
+
+    brain: str
+    search: Callable[[str, int, float], list[Hit]]  # query, limit, text weight
+    documents: Callable[[], list[Document]]
+    passages: Callable[[int], list[Hit]]  # a document's chunks, in order
+
+
+@dataclass
+class _Run:
+    question: str
+    history: Sequence[Turn]
+    timings: dict[str, float] = field(default_factory=dict)
+    fallbacks: list[str] = field(default_factory=list)
+
+    def timed(self, step: str, started: float) -> None:
+        self.timings[step] = round((time.perf_counter() - started) * 1000, 1)
+
+
+class Asker:
+    def __init__(self, retrieval: Retrieval, chat: Chat | None = None) -> None:
+        self.retrieval = retrieval
+        self.chat = chat
+
+    def ask(self, question: str, history: Sequence[Turn] = ()) -> Iterator[AskEvent]:
+        run = _Run(question.strip(), list(history)[-MAX_HISTORY_TURNS:])
+        began = time.perf_counter()
+        yield status("Analyzing the question…")
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            routing = pool.submit(self._route, run)
+            rewriting = pool.submit(self._rewrite, run) if run.history else None
+            route = routing.result()
+            rewritten = rewriting.result() if rewriting else None
+        run.timed("route", started)
+        yield AskEvent(
+            "route",
+            {"intent": route.intent, "confidence": route.confidence, "by": route.by,
+             "target": route.target},
+        )  # fmt: skip
+
+        if route.intent == "no_retrieval":
+            greeting = yield from self._greet(run)
+            yield self._done(run, route, greeting, [], "sufficient", began)
+            return
+
+        effective = strip_greeting(run.question)
+        if rewritten is not None:
+            text, by = rewritten
+            if route.intent == "follow_up" or by == "model":
+                effective = text
+            yield AskEvent("rewrite", {"original": run.question, "rewritten": effective, "by": by})
+
+        if route.intent == "list_documents":
+            yield from self._list_documents(run, route, effective, began)
+            return
+        if route.intent == "summarize_document":
+            document = self._find_document(route.target or effective)
+            if document is not None:
+                yield from self._summarize_document(run, route, document, began)
+                return
+            route = Route("summarization", route.confidence, route.target, route.by)
+
+        params = RETRIEVAL[route.intent]
+        started = time.perf_counter()
+        queries = [effective, *self._expand(run, effective, params.expansion_queries)]
+        run.timed("expand", started)
+        yield AskEvent(
+            "queries", {"queries": queries, "by": "model" if len(queries) > 1 else "none"}
+        )
+
+        yield status(f"Searching {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}…")
+        started = time.perf_counter()
+        hits = self._search(queries, params.chunks, params.text_weight)
+        run.timed("search", started)
+
+        yield status("Grading the passages…")
+        started = time.perf_counter()
+        sources = number(hits, self.retrieval.brain)
+        grades = self._grade(run, effective, sources)
+        decision = decide(grades, expanded=False)
+        if decision == "needs_expansion":
+            yield status("Borderline passages: searching more broadly…")
+            broader = [*queries, *self._expand(run, effective, params.expansion_queries + 2)]
+            hits = self._search(list(dict.fromkeys(broader)), params.chunks * 2, params.text_weight)
+            sources = number(hits, self.retrieval.brain)
+            grades = self._grade(run, effective, sources)
+            decision = decide(grades, expanded=True)
+        run.timed("grade", started)
+        useful = [g for g in grades if g.relevance != "irrelevant"]
+        yield AskEvent(
+            "grading",
+            {
+                "decision": decision,
+                "relevant": sum(g.relevance == "relevant" for g in grades),
+                "partially_relevant": sum(g.relevance == "partially_relevant" for g in grades),
+                "total": len(grades),
+                "average": round(sum(g.score for g in grades) / len(grades), 3) if grades else 0,
+                "by": "rules" if "grade" in run.fallbacks or not self.chat else "model",
+            },
+        )
+        if decision == "no_relevant_sources":
+            yield token(NO_ANSWER)
+            yield self._done(run, route, NO_ANSWER, [], decision, began)
+            return
+
+        # Only what was graded useful reaches the answer, renumbered 1..n in rank order.
+        keep = {g.source for g in useful}
+        kept = [s for s in sources if s.number in keep]
+        kept_grades = {s.number: g for s, g in zip(sources, grades, strict=True)}
+        answer_sources = number([s.hit for s in kept], self.retrieval.brain)
+        answer_grades = [
+            Grade(new.number, g.relevance, g.score, g.reasoning)
+            for new, g in zip(answer_sources, (kept_grades[s.number] for s in kept), strict=True)
+        ]
+        yield AskEvent("sources", {"sources": [s.citation() for s in answer_sources]})
+        yield status("Writing the answer…")
+        started = time.perf_counter()
+        text = yield from self._answer(run, effective, answer_sources, answer_grades)
+        run.timed("answer", started)
+        yield self._done(run, route, text, answer_sources, decision, began)
+
+    # steps --------------------------------------------------------------------------------
+    def _route(self, run: _Run) -> Route:
+        if self.chat is not None:
+            try:
+                reply = self.chat.complete(
+                    [
+                        {"role": "system", "content": prompts.ROUTER},
+                        {"role": "user", "content": _with_history(run)},
+                    ],
+                    json_object=True,
+                )
+                value = parse_json_object(reply.text)
+                intent = value.get("intent")
+                if intent in INTENTS:
+                    target = value.get("target")
+                    confidence = float(value.get("confidence") or 0.5)
+                    return Route(
+                        intent,
+                        min(max(confidence, 0.0), 1.0),
+                        target if isinstance(target, str) and target else None,
+                        "model",
+                    )
+                log.info("router answered an unknown intent %r; using rules", intent)
+            except (LLMError, ValueError, TypeError) as error:
+                log.info("router fell back to rules: %s", error)
+            run.fallbacks.append("route")
+        return route_by_rules(run.question, bool(run.history))
+
+    def _rewrite(self, run: _Run) -> tuple[str, Literal["model", "rules"]]:
+        if self.chat is not None:
+            try:
+                reply = self.chat.complete(
+                    [
+                        {"role": "system", "content": prompts.REWRITE},
+                        {"role": "user", "content": _with_history(run)},
+                    ],
+                    json_object=True,
+                )
+                rewritten = parse_json_object(reply.text).get("rewritten")
+                if isinstance(rewritten, str) and rewritten.strip():
+                    return rewritten.strip(), "model"
+            except LLMError as error:
+                log.info("rewrite fell back to rules: %s", error)
+            run.fallbacks.append("rewrite")
+        # Without a model: carry the previous question's words along, so "what about its
+        # price?" still searches for what "it" was.
+        previous = next((t.content for t in reversed(run.history) if t.role == "user"), "")
+        return f"{run.question} ({previous})" if previous else run.question, "rules"
+
+    def _expand(self, run: _Run, question: str, count: int) -> list[str]:
+        if self.chat is None or count <= 0:
+            return []
+        try:
+            reply = self.chat.complete(
+                [
+                    {"role": "system", "content": prompts.EXPAND.format(n=count)},
+                    {"role": "user", "content": question},
+                ],
+                json_object=True,
+            )
+            raw = parse_json_object(reply.text).get("queries")
+            queries = [q.strip() for q in raw if isinstance(q, str) and q.strip()] if isinstance(
+                raw, list) else []  # fmt: skip
+            return [q[:300] for q in queries if q.lower() != question.lower()][:count]
+        except LLMError as error:
+            log.info("expansion skipped: %s", error)
+            run.fallbacks.append("expand")
+            return []
+
+    def _search(self, queries: list[str], limit: int, text_weight: float) -> list[Hit]:
+        """Every query at once, fused by reciprocal rank: a passage several phrasings find
+        rises above one that a single phrasing ranks first."""
+        depth = min(max(limit, 10), 30)
+        with ThreadPoolExecutor(max_workers=min(len(queries), 5)) as pool:
+            results = list(
+                pool.map(lambda q: self.retrieval.search(q, depth, text_weight), queries)
+            )
+        scores: dict[int, float] = {}
+        best: dict[int, Hit] = {}
+        for hits in results:
+            for rank, hit in enumerate(hits, start=1):
+                scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+                if hit.chunk_id not in best or _sim(hit) > _sim(best[hit.chunk_id]):
+                    best[hit.chunk_id] = hit
+        order = sorted(scores, key=lambda chunk_id: -scores[chunk_id])
+        return [best[chunk_id] for chunk_id in order[:limit]]
+
+    def _grade(self, run: _Run, question: str, sources: list[Source]) -> list[Grade]:
+        if not sources:
+            return []
+        if self.chat is not None:
+            try:
+                return grade_with_model(self.chat, question, sources)
+            except LLMError as error:
+                log.info("grading fell back to scores: %s", error)
+                if "grade" not in run.fallbacks:
+                    run.fallbacks.append("grade")
+        return grade_by_scores(question, sources)
+
+    def _answer(
+        self, run: _Run, question: str, sources: list[Source], grades: list[Grade]
+    ) -> Generator[AskEvent, None, str]:
+        written = ""
+        if self.chat is not None:
+            messages: list[Message] = [
+                {"role": "system", "content": prompts.ANSWER},
+                {"role": "user", "content": f"{blocks(sources)}\n\nQuestion: {question}"},
+            ]
+            try:
+                for piece in self.chat.stream(messages):
+                    written += piece
+                    yield token(piece)
+                return written
+            except LLMError as error:
+                log.info("answer fell back to extracts: %s", error)
+                run.fallbacks.append("answer")
+                if written:
+                    yield status("The model stopped mid-answer; adding passages from the sources.")
+                    written += "\n\n"
+                    yield token("\n\n")
+        focus = run.question if question != run.question else None
+        extract = extractive_answer(question, sources, grades, focus)
+        yield token(extract)
+        return written + extract
+
+    def _greet(self, run: _Run) -> Generator[AskEvent, None, str]:
+        text = GREETING
+        if self.chat is not None:
+            try:
+                text = (
+                    self.chat.complete(
+                        [
+                            {"role": "system", "content": prompts.GREET},
+                            {"role": "user", "content": run.question},
+                        ],
+                        max_tokens=80,
+                    ).text.strip()
+                    or GREETING
+                )
+            except LLMError:
+                run.fallbacks.append("answer")
+        yield token(text)
+        return text
+
+    # document-level intents ---------------------------------------------------------------
+    def _list_documents(
+        self, run: _Run, route: Route, question: str, began: float
+    ) -> Iterator[AskEvent]:
+        topic = route.target or question
+        started = time.perf_counter()
+        hits = self.retrieval.search(topic, 30, RETRIEVAL["list_documents"].text_weight)
+        run.timed("search", started)
+        grades = grade_by_scores(topic, number(hits, self.retrieval.brain))
+        first_hit: dict[int, Hit] = {}
+        for hit, grade in zip(hits, grades, strict=True):
+            if grade.relevance != "irrelevant":
+                first_hit.setdefault(hit.citation.document_id, hit)
+        sources = number(list(first_hit.values()), self.retrieval.brain)
+        yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
+        if not sources:
+            text = f"I found no documents about {topic} in this brain."
+        else:
+            lines = [
+                f"{s.number}. {s.hit.citation.name}"
+                + (f" — {s.hit.citation.title}" if s.hit.citation.title else "")
+                + f" [{s.number}]"
+                for s in sources
+            ]
+            text = f"Documents about {topic}:\n\n" + "\n".join(lines)
+        yield token(text)
+        yield self._done(run, route, text, sources, "sufficient", began)
+
+    def _find_document(self, target: str) -> Document | None:
+        wanted = target.strip().lower()
+        if not wanted:
+            return None
+        documents = [d for d in self.retrieval.documents() if d.status == "ready"]
+        tests: list[Callable[[Document], bool]] = [  # most exact first
+            lambda d: d.name.lower() == wanted,
+            lambda d: (d.title or "").lower() == wanted,
+            lambda d: d.name.lower() in wanted or wanted in d.name.lower(),
+            lambda d: bool(d.title) and (d.title or "").lower() in wanted,
+        ]
+        for matches in tests:
+            found = [d for d in documents if matches(d)]
+            if found:
+                return found[0]
+        return None
+
+    def _summarize_document(
+        self, run: _Run, route: Route, document: Document, began: float
+    ) -> Iterator[AskEvent]:
+        started = time.perf_counter()
+        passages = self.retrieval.passages(document.id)
+        limit = RETRIEVAL["summarize_document"].chunks
+        if len(passages) > limit:  # evenly spread over the whole document
+            step = len(passages) / limit
+            passages = [passages[int(i * step)] for i in range(limit)]
+        sources = number(passages, self.retrieval.brain)
+        run.timed("search", started)
+        yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
+        yield status(f"Summarizing {document.name}…")
+        started = time.perf_counter()
+        written = ""
+        if self.chat is not None:
+            try:
+                for piece in self.chat.stream(
+                    [
+                        {"role": "system", "content": prompts.SUMMARIZE_DOCUMENT},
+                        {"role": "user", "content": f"{blocks(sources)}\n\nDocument: "
+                         f"{document.name}"},
+                    ]
+                ):  # fmt: skip
+                    written += piece
+                    yield token(piece)
+            except LLMError as error:
+                log.info("summary fell back to extracts: %s", error)
+                run.fallbacks.append("answer")
+                written += "\n\n" if written else ""
+                extract = extractive_summary(sources)
+                written += extract
+                yield token(extract)
+        else:
+            written = extractive_summary(sources)
+            yield token(written)
+        run.timed("answer", started)
+        yield self._done(run, route, written, sources, "sufficient", began)
+
+    # the end ------------------------------------------------------------------------------
+    def _done(
+        self,
+        run: _Run,
+        route: Route,
+        text: str,
+        sources: list[Source],
+        decision: Decision,
+        began: float,
+    ) -> AskEvent:
+        answer, cited = validate_citations(text, sources)
+        run.timings["total"] = round((time.perf_counter() - began) * 1000, 1)
+        return AskEvent(
+            "done",
+            {
+                "answer": answer,
+                "citations": [s.citation() for s in cited],
+                "intent": route.intent,
+                "decision": decision,
+                "model": self.chat.model if self.chat is not None else None,
+                "fallbacks": run.fallbacks,
+                "timings": run.timings,
+            },
+        )
+
+
+def _sim(hit: Hit) -> float:
+    return hit.vector_score if hit.vector_score is not None else -1.0
+
+
+def _with_history(run: _Run) -> str:
+    lines = [f"{t.role}: {t.content[:1000]}" for t in run.history]
+    lines.append(f"user (latest): {run.question}")
+    return "Conversation:\n" + "\n".join(lines)

@@ -1,0 +1,96 @@
+"""Numbered sources: the passages an answer may cite, as the model sees them and as people do.
+
+Retrieved text is untrusted. Each passage goes to the model inside its own delimited block,
+marked as quoted material; a passage cannot close its block early (the closing tag inside it is
+defused), so text in a document can never pose as the user or the system.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from loci.models import Hit
+
+SOURCE_CLOSE = re.compile(r"</\s*source\s*>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Source:
+    number: int  # what the answer cites: [1], [2], …
+    hit: Hit
+    brain: str
+
+    def label(self) -> str:
+        """ "report.pdf, page 3, § Results" — how a person reads the citation."""
+        c = self.hit.citation
+        parts = [c.name]
+        if c.page is not None:
+            parts.append(f"page {c.page}")
+        if c.heading_path:
+            parts.append("§ " + " › ".join(c.heading_path[-2:]))
+        return ", ".join(parts)
+
+    def as_block(self) -> str:
+        c = self.hit.citation
+        attributes = f'number="{self.number}" file="{_attr(c.name)}"'
+        if c.page is not None:
+            attributes += f' page="{c.page}"'
+        if c.heading_path:
+            attributes += f' section="{_attr(" > ".join(c.heading_path))}"'
+        body = SOURCE_CLOSE.sub("</ source>", self.hit.text)
+        return f"<source {attributes}>\n{body}\n</source>"
+
+    def citation(self) -> dict[str, Any]:
+        c = self.hit.citation
+        return {
+            "number": self.number,
+            "label": f"Source {self.number}",
+            "brain": self.brain,
+            "document_id": c.document_id,
+            "name": c.name,
+            "title": c.title,
+            "chunk_id": self.hit.chunk_id,
+            "chunk_index": c.chunk_index,
+            "page": c.page,
+            "line_start": c.line_start,
+            "line_end": c.line_end,
+            "heading_path": list(c.heading_path),
+            "source_url": c.source_url,
+            "snippet": self.hit.snippet,
+            "where": self.label(),
+        }
+
+
+def _attr(value: str) -> str:
+    return value.replace('"', "'").replace("\n", " ")[:200]
+
+
+def number(hits: list[Hit], brain: str) -> list[Source]:
+    return [Source(i, hit, brain) for i, hit in enumerate(hits, start=1)]
+
+
+def blocks(sources: list[Source]) -> str:
+    return "<sources>\n" + "\n".join(s.as_block() for s in sources) + "\n</sources>"
+
+
+CITATION = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+
+
+def validate_citations(answer: str, sources: list[Source]) -> tuple[str, list[Source]]:
+    """Drop citation marks that point at no source; return the cleaned answer and the sources
+    it cites, in order of first citation."""
+    known = {s.number: s for s in sources}
+    cited: dict[int, Source] = {}
+
+    def keep(match: re.Match[str]) -> str:
+        numbers = [int(n) for n in re.split(r"\s*[,;]\s*", match.group(1))]
+        valid = [n for n in numbers if n in known]
+        for n in valid:
+            cited.setdefault(n, known[n])
+        return "".join(f"[{n}]" for n in valid)
+
+    cleaned = CITATION.sub(keep, answer)
+    cleaned = re.sub(r"[ \t]+([.,;:!?])", r"\1", cleaned)  # a dropped mark left a gap
+    return cleaned, list(cited.values())
