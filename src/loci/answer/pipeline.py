@@ -290,7 +290,15 @@ class Asker:
                 for piece in self.chat.stream(messages):
                     written += piece
                     yield token(piece)
-                return written
+                if validate_citations(written, sources)[1]:
+                    return written
+                # An answer that cites none of its sources cannot be checked by its reader:
+                # the passages it should have cited follow it.
+                log.info("the model's answer cited no source; adding passages")
+                run.fallbacks.append("answer")
+                yield status("The answer cites no source; adding the passages it rests on.")
+                written += "\n\n"
+                yield token("\n\n")
             except LLMError as error:
                 log.info("answer fell back to extracts: %s", error)
                 run.fallbacks.append("answer")
