@@ -250,3 +250,27 @@ class WebSession:
     token_id: int
     csrf: str
     expires_at: float
+
+
+# conversations ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: int
+    brain_id: int
+    user_id: int | None  # None: the local CLI's
+    title: str
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    id: int
+    conversation_id: int
+    role: Literal["user", "assistant"]
+    content: str
+    citations: tuple[dict[str, Any], ...]
+    intent: str | None
+    created_at: str

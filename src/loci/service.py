@@ -24,7 +24,9 @@ from loci.llm.client import Chat
 from loci.models import (
     Brain,
     BrainStats,
+    ChatMessage,
     Chunk,
+    Conversation,
     Document,
     DocumentKind,
     DocumentStatus,
@@ -291,6 +293,64 @@ class Loci:
             passages=passages,
         )
         return Asker(retrieval, chat if chat is not None else self.chat).ask(question, history)
+
+    # conversations ------------------------------------------------------------------------
+    def converse(
+        self,
+        brain: Brain,
+        question: str,
+        *,
+        user_id: int | None = None,
+        conversation_id: int | None = None,
+        continue_latest: bool = False,
+        chat: Chat | None = None,
+    ) -> Iterator[AskEvent]:
+        """`ask` inside a conversation: its history resolves follow-ups, and the question and
+        the answer (with citations) are kept. The `done` event names the conversation."""
+        conversations = self.store.conversations
+        conversation = None
+        if conversation_id is not None:
+            conversation = conversations.get(brain.id, user_id, conversation_id)
+        elif continue_latest:
+            conversation = conversations.latest(brain.id, user_id)
+        if conversation is None:
+            title = " ".join(question.split())[:80] or "Conversation"
+            conversation = conversations.create(brain.id, user_id, title)
+        history = [Turn(m.role, m.content) for m in conversations.messages(conversation.id)]
+        events = self.ask(brain, question, history, chat)  # validates before anything is kept
+        conversations.add_message(conversation.id, "user", question)
+        for event in events:
+            if event.type == "done":
+                conversations.add_message(
+                    conversation.id,
+                    "assistant",
+                    event.data["answer"],
+                    event.data["citations"],
+                    event.data["intent"],
+                )
+                event = AskEvent("done", {**event.data, "conversation_id": conversation.id})
+            yield event
+
+    def conversations(self, brain: Brain, user_id: int | None = None) -> list[Conversation]:
+        return self.store.conversations.recent(brain.id, user_id)
+
+    def conversation(
+        self, brain: Brain, conversation_id: int, user_id: int | None = None
+    ) -> tuple[Conversation, list[ChatMessage]]:
+        found = self.store.conversations.get(brain.id, user_id, conversation_id)
+        return found, self.store.conversations.messages(found.id)
+
+    def rename_conversation(
+        self, brain: Brain, conversation_id: int, title: str, user_id: int | None = None
+    ) -> Conversation:
+        if not title.strip():
+            raise InvalidInput("a conversation needs a title")
+        return self.store.conversations.rename(brain.id, user_id, conversation_id, title.strip())
+
+    def delete_conversation(
+        self, brain: Brain, conversation_id: int, user_id: int | None = None
+    ) -> None:
+        self.store.conversations.delete(brain.id, user_id, conversation_id)
 
     # changing -----------------------------------------------------------------------------
     def remove(self, brain: Brain, document_id: int) -> Document:

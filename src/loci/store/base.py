@@ -8,14 +8,16 @@ method that takes a `brain_id` scopes to that brain; a document of another brain
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from loci.embed.base import Vectors
 from loci.models import (
     ApiToken,
     Brain,
     BrainStats,
+    ChatMessage,
     Chunk,
+    Conversation,
     Document,
     DocumentKind,
     DocumentStatus,
@@ -74,9 +76,36 @@ class AccountStore(Protocol):
     def purge_sessions(self, now: float) -> None: ...
 
 
+class ConversationStore(Protocol):
+    """Conversations with `ask`: a conversation of another user or brain is `NotFound`."""
+
+    def create(self, brain_id: int, user_id: int | None, title: str) -> Conversation: ...
+    def get(self, brain_id: int, user_id: int | None, conversation_id: int) -> Conversation: ...
+    def latest(self, brain_id: int, user_id: int | None) -> Conversation | None: ...
+    def recent(
+        self, brain_id: int, user_id: int | None, limit: int = 100
+    ) -> list[Conversation]: ...
+    def rename(
+        self, brain_id: int, user_id: int | None, conversation_id: int, title: str
+    ) -> Conversation: ...
+    def delete(self, brain_id: int, user_id: int | None, conversation_id: int) -> None: ...
+    def add_message(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        citations: Sequence[dict[str, Any]] = (),
+        intent: str | None = None,
+    ) -> ChatMessage: ...
+    def messages(self, conversation_id: int) -> list[ChatMessage]: ...
+
+
 class Store(Protocol):
     @property
     def accounts(self) -> AccountStore: ...
+
+    @property
+    def conversations(self) -> ConversationStore: ...
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain: ...

@@ -31,6 +31,7 @@ from loci.models import (
 )
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database, Row
+from loci.store.sqlite.conversations import SqliteConversations
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
 
@@ -121,6 +122,7 @@ class SqliteStore:
         self.db = Database(path)
         migrate(self.db)
         self.accounts = SqliteAccounts(self.db)
+        self.conversations = SqliteConversations(self.db)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
 

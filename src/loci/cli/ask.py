@@ -1,0 +1,144 @@
+"""`loci ask`: an answer from the brain, streamed as it is written, with numbered sources;
+`loci conversations`: the conversations `ask` keeps."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import emit_json, err, out
+
+STEP_NOTES = {"route", "rewrite", "queries", "grading"}
+
+
+def _where(citation: dict[str, Any]) -> str:
+    parts = [citation["name"]]
+    if citation.get("page"):
+        parts.append(f"p. {citation['page']}")
+    if citation.get("line_start"):
+        start, end = citation["line_start"], citation["line_end"]
+        parts.append(f"lines {start}–{end}" if end != start else f"line {start}")
+    if citation.get("heading_path"):
+        parts.append(" › ".join(citation["heading_path"]))
+    return " · ".join(parts)
+
+
+def _note(kind: str, data: dict[str, Any]) -> str:
+    if kind == "route":
+        return f"intent {data['intent']} ({data['by']})"
+    if kind == "rewrite":
+        return f"searching for: {data['rewritten']}"
+    if kind == "queries":
+        return f"{len(data['queries'])} quer{'y' if len(data['queries']) == 1 else 'ies'}"
+    return f"{data['decision']}: {data['relevant']} relevant of {data['total']} passages"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("ask")
+    @exits_cleanly
+    def ask(
+        question: Annotated[str, typer.Argument(help="Your question, in your own words.")],
+        continue_: Annotated[
+            bool, typer.Option("--continue", "-c", help="Continue the latest conversation.")
+        ] = False,
+        conversation: Annotated[
+            int | None, typer.Option("--conversation", help="Continue this conversation.")
+        ] = None,
+        quiet: Annotated[
+            bool, typer.Option("--quiet", "-q", help="No progress notes on stderr.")
+        ] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Answer from the brain with numbered citations (an LLM if LOCI_LLM_* is set; without
+        one, the best sentences of the best passages)."""
+        loci = service()
+        events = loci.converse(
+            loci.brain(brain),
+            question,
+            conversation_id=conversation,
+            continue_latest=continue_,
+        )
+        for event in events:
+            if json_:
+                if event.type == "done":
+                    emit_json(event.data)
+                continue
+            if event.type == "token":
+                sys.stdout.write(event.data["text"])
+                sys.stdout.flush()
+            elif event.type in STEP_NOTES and not quiet:
+                err.print(f"[dim]· {escape(_note(event.type, event.data))}[/dim]")
+            elif event.type == "done":
+                sys.stdout.write("\n")
+                citations = event.data["citations"]
+                if citations:
+                    out.print("\n[bold]Sources[/bold]")
+                    for c in citations:
+                        out.print(f"  [{c['number']}] {escape(_where(c))}")
+                if not quiet:
+                    err.print(
+                        f"[dim]conversation {event.data['conversation_id']} · "
+                        f"{event.data['timings'].get('total', 0):.0f} ms[/dim]"
+                    )
+
+    conversations = typer.Typer(help="Conversations kept by `loci ask`.", no_args_is_help=True)
+    app.add_typer(conversations, name="conversations")
+
+    @conversations.command("list")
+    @exits_cleanly
+    def list_conversations(brain: BrainOption = None, json_: JsonOption = False) -> None:
+        """Conversations of this brain, most recent first."""
+        loci = service()
+        found = loci.conversations(loci.brain(brain))
+        if json_:
+            emit_json(found)
+            return
+        table = Table("id", "title", "updated", box=None)
+        for c in found:
+            table.add_row(str(c.id), escape(c.title), c.updated_at[:16].replace("T", " "))
+        out.print(table)
+
+    @conversations.command("show")
+    @exits_cleanly
+    def show_conversation(
+        conversation_id: Annotated[int, typer.Argument(help="Conversation id.")],
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """The questions and answers of one conversation."""
+        loci = service()
+        found, messages = loci.conversation(loci.brain(brain), conversation_id)
+        if json_:
+            emit_json({"conversation": found, "messages": messages})
+            return
+        out.print(f"[bold]{escape(found.title)}[/bold]")
+        for m in messages:
+            who = "you" if m.role == "user" else "loci"
+            out.print(f"\n[bold]{who}[/bold]: {escape(m.content)}")
+
+    @conversations.command("rename")
+    @exits_cleanly
+    def rename_conversation(
+        conversation_id: Annotated[int, typer.Argument(help="Conversation id.")],
+        title: Annotated[str, typer.Argument(help="The new title.")],
+        brain: BrainOption = None,
+    ) -> None:
+        loci = service()
+        loci.rename_conversation(loci.brain(brain), conversation_id, title)
+
+    @conversations.command("rm")
+    @exits_cleanly
+    def delete_conversation(
+        conversation_id: Annotated[int, typer.Argument(help="Conversation id.")],
+        brain: BrainOption = None,
+    ) -> None:
+        """Delete a conversation and its messages."""
+        loci = service()
+        loci.delete_conversation(loci.brain(brain), conversation_id)
