@@ -103,11 +103,14 @@ class Asker:
             return
 
         effective = strip_greeting(run.question)
+        with_history: list[str] = []  # the rules' guess, searched beside the question itself
         if rewritten is not None:
             text, by = rewritten
             if route.intent == "follow_up" or by == "model":
                 effective = text
-            yield AskEvent("rewrite", {"original": run.question, "rewritten": effective, "by": by})
+            elif text != effective:
+                with_history.append(text)
+            yield AskEvent("rewrite", {"original": run.question, "rewritten": text, "by": by})
 
         if route.intent == "list_documents":
             yield from self._list_documents(run, route, effective, began)
@@ -121,7 +124,8 @@ class Asker:
 
         params = RETRIEVAL[route.intent]
         started = time.perf_counter()
-        queries = [effective, *self._expand(run, effective, params.expansion_queries)]
+        expanded = self._expand(run, effective, params.expansion_queries)
+        queries = list(dict.fromkeys([effective, *with_history, *expanded]))
         run.timed("expand", started)
         yield AskEvent(
             "queries", {"queries": queries, "by": "model" if len(queries) > 1 else "none"}
