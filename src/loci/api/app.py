@@ -20,7 +20,7 @@ from fastapi.staticfiles import StaticFiles
 
 from loci.api import errors as error_handlers
 from loci.api.middleware import BodyLimit, SecurityHeaders
-from loci.api.routes import brains, health, notes, search, session, tokens, users
+from loci.api.routes import ask, brains, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
@@ -68,7 +68,7 @@ def create_app(loci: Loci, accounts: Accounts, *, run_worker: bool = True) -> Fa
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    for module in (tokens, users, brains, file_routes, notes, search):
+    for module in (tokens, users, brains, file_routes, notes, search, ask):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)

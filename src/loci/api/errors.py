@@ -8,6 +8,7 @@ unexpected exception is logged and answered with a 500 that reveals nothing of i
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -59,8 +60,12 @@ def status_of(error: LociError) -> int:
     return next((status for cls, status in STATUS if isinstance(error, cls)), 500)
 
 
-def error_response(status: int, code: str, message: str) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+def error_response(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    headers = dict(headers or {})
+    if status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
@@ -80,7 +85,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
         code = HTTP_CODES.get(error.status_code, "error")
-        return error_response(error.status_code, code, str(error.detail))
+        # Keep the framework's headers: a 405 must say which methods are allowed (`Allow`).
+        return error_response(error.status_code, code, str(error.detail), error.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from loci.errors import FileTooLarge
 
 # The web app loads nothing from elsewhere, runs no inline script, and cannot be framed.
 CONTENT_SECURITY_POLICY = (
@@ -47,15 +46,24 @@ class BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    # Raised inside the app, where the error handlers turn it into a 413.
-                    raise FileTooLarge(_message(self.max_bytes))
+                    # Raised inside the app while it reads the body. FastAPI turns any other
+                    # exception from a body read into a 400; an HTTPException passes through
+                    # to the error handlers, which answer 413 `file_too_large`.
+                    raise HTTPException(413, _message(self.max_bytes))
             return message
 
         await self.app(scope, limited, send)
 
 
+def size_text(n_bytes: float) -> str:
+    """A byte count as a person reads it: `50 MB`, `1.5 MB`, `10 KB`."""
+    if n_bytes >= 1048576:
+        return f"{n_bytes / 1048576:.3g} MB"
+    return f"{n_bytes / 1024:.3g} KB"
+
+
 def _message(max_bytes: int) -> str:
-    return f"the request is over the {max_bytes / 1048576:.0f} MB upload limit"
+    return f"the request is over the {size_text(max_bytes)} upload limit"
 
 
 async def _too_large(send: Send, max_bytes: int) -> None:

@@ -15,7 +15,9 @@ from loci.auth.accounts import IssuedToken
 from loci.models import (
     ApiToken,
     Brain,
+    ChatMessage,
     Chunk,
+    Conversation,
     Document,
     DocumentKind,
     DocumentStatus,
@@ -116,12 +118,12 @@ class TokenIn(BaseModel):
     name: str = Field(min_length=1, max_length=100)
     scope: TokenScope = "write"
     brains: list[str] | None = Field(default=None, description="limit to these brains")
-    expires_in_days: float | None = Field(default=None, gt=0, le=3650)
+    expires_in_days: float | None = Field(default=None, gt=0, le=3650, strict=True)
 
 
 class UserIn(BaseModel):
     name: str = Field(min_length=1, max_length=64)
-    is_admin: bool = False
+    is_admin: bool = Field(default=False, strict=True)  # 0, "yes" and "on" are not booleans
 
 
 class NewUserOut(BaseModel):
@@ -343,10 +345,10 @@ class FiltersIn(BaseModel):
 
 class SearchIn(BaseModel):
     query: str = Field(min_length=1, max_length=2000)
-    limit: int = Field(default=10, ge=1, le=30)
+    limit: int = Field(default=10, ge=1, le=30, strict=True)
     mode: SearchMode = "hybrid"
     filters: FiltersIn = Field(default_factory=FiltersIn)
-    min_similarity: float | None = Field(default=None, ge=-1, le=1)
+    min_similarity: float | None = Field(default=None, ge=-1, le=1, strict=True)
 
 
 class HitOut(BaseModel):
@@ -396,3 +398,56 @@ class SearchOut(BaseModel):
     query: str
     mode: SearchMode
     hits: list[HitOut]
+
+
+# ask and conversations --------------------------------------------------------------------
+class AskIn(BaseModel):
+    question: str = Field(min_length=1, max_length=4000)
+    conversation_id: int | None = Field(
+        default=None, description="continue this conversation (its history resolves follow-ups)"
+    )
+
+
+class ConversationIn(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+
+
+class ConversationOut(BaseModel):
+    id: int
+    title: str
+    created_at: str
+    updated_at: str
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> ConversationOut:
+        return cls(
+            id=conversation.id,
+            title=conversation.title,
+            created_at=conversation.created_at,
+            updated_at=conversation.updated_at,
+        )
+
+
+class MessageOut(BaseModel):
+    id: int
+    role: Literal["user", "assistant"]
+    content: str
+    citations: list[dict[str, Any]]
+    intent: str | None
+    created_at: str
+
+    @classmethod
+    def of(cls, message: ChatMessage) -> MessageOut:
+        return cls(
+            id=message.id,
+            role=message.role,
+            content=message.content,
+            citations=list(message.citations),
+            intent=message.intent,
+            created_at=message.created_at,
+        )
+
+
+class ConversationDetailOut(BaseModel):
+    conversation: ConversationOut
+    messages: list[MessageOut]

@@ -29,7 +29,7 @@ def list_brains(principal: PrincipalDep, accounts: AccountsDep) -> list[BrainOut
     "/brains",
     status_code=201,
     response_model=BrainOut,
-    responses=errors(403, 409),
+    responses=errors(400, 403, 409),
 )
 def create_brain(body: BrainIn, principal: PrincipalDep, accounts: AccountsDep) -> BrainOut:
     """A new brain, owned by the caller; `restricted` (members only) unless said otherwise."""
@@ -45,7 +45,7 @@ def get_brain(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> Bra
 @router.patch(
     "/brains/{brain}",
     response_model=BrainOut,
-    responses=errors(404, 403, 409),
+    responses=errors(400, 404, 403, 409),
 )
 def update_brain(
     brain: str, body: BrainPatch, principal: PrincipalDep, accounts: AccountsDep
@@ -57,7 +57,7 @@ def update_brain(
     return BrainOut.of(updated, "owner")
 
 
-@router.delete("/brains/{brain}", status_code=204, responses=errors(404))
+@router.delete("/brains/{brain}", status_code=204, responses=errors(404, 403))
 def delete_brain(brain: ManagedBrain, loci: LociDep) -> Response:
     """Delete a brain with every document, chunk and unshared original in it (owners only)."""
     loci.delete_brain(brain)
@@ -72,7 +72,7 @@ def list_members(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> 
 @router.put(
     "/brains/{brain}/members/{user}",
     response_model=MemberOut,
-    responses=errors(404, 403, 409),
+    responses=errors(400, 404, 403, 409),
 )
 def set_member(
     brain: str, user: str, body: MemberIn, principal: PrincipalDep, accounts: AccountsDep
@@ -84,7 +84,7 @@ def set_member(
 @router.delete(
     "/brains/{brain}/members/{user}",
     status_code=204,
-    responses=errors(404, 409),
+    responses=errors(404, 403, 409),
 )
 def remove_member(
     brain: str, user: str, principal: PrincipalDep, accounts: AccountsDep

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 
 from loci.api.deps import LociDep, ReadableBrain, WritableBrain
 from loci.api.errors import error_response, status_of
+from loci.api.middleware import size_text
 from loci.api.schemas import (
     AddedOut,
     ChunkOut,
@@ -49,7 +50,7 @@ def _tags(raw: str | None) -> list[str]:
     "/files",
     status_code=202,
     response_model=UploadOut,
-    responses=errors(404, 413, 400),
+    responses=errors(404, 403, 413, 400),
 )
 def upload_files(
     brain: WritableBrain,
@@ -69,7 +70,7 @@ def upload_files(
         try:
             data = upload.file.read(limit + 1)
             if len(data) > limit:
-                raise FileTooLarge(f"{name} is over the {limit / 1048576:.0f} MB limit")
+                raise FileTooLarge(f"{name} is over the {size_text(limit)} limit")
             added = loci.add_bytes(brain, name, data, tags=_tags(tags), mime_type=_mime(upload))
             results.append(
                 UploadResultOut(
@@ -92,7 +93,7 @@ def upload_files(
     "/urls",
     status_code=202,
     response_model=AddedOut,
-    responses=errors(400, 422, 502),
+    responses=errors(400, 404, 403, 422, 502),
 )
 def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     """Fetch a web page now (refusing private addresses and challenge pages) and queue it."""
@@ -161,7 +162,7 @@ def file_chunks(document_id: int, brain: ReadableBrain, loci: LociDep) -> list[C
     return [ChunkOut.of(c) for c in loci.chunks(brain, document_id)]
 
 
-@router.delete("/files/{document_id}", status_code=204, responses=errors(404))
+@router.delete("/files/{document_id}", status_code=204, responses=errors(404, 403))
 def delete_file(document_id: int, brain: WritableBrain, loci: LociDep) -> Response:
     """Delete the document, its chunks and index entries, and its original if unshared."""
     loci.remove(brain, document_id)
@@ -172,7 +173,7 @@ def delete_file(document_id: int, brain: WritableBrain, loci: LociDep) -> Respon
     "/files/{document_id}/reprocess",
     status_code=202,
     response_model=DocumentOut,
-    responses=errors(404),
+    responses=errors(404, 403),
 )
 def reprocess_file(document_id: int, brain: WritableBrain, loci: LociDep) -> DocumentOut:
     """Parse, chunk and embed again from the stored original (after a failure, or an upgrade)."""

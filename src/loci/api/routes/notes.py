@@ -11,7 +11,7 @@ from loci.render import markdown_to_safe_html
 router = APIRouter(prefix="/brains/{brain}", tags=["notes"])
 
 
-@router.post("/notes", status_code=201, response_model=AddedOut, responses=errors(404))
+@router.post("/notes", status_code=201, response_model=AddedOut, responses=errors(400, 404, 403))
 def create_note(body: NoteIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     """Save a note; it is searchable with the brain's files once indexed (seconds)."""
     added = loci.add_note(brain, body.text, title=body.title, tags=body.tags, color=body.color)
@@ -36,7 +36,7 @@ def get_note(document_id: int, brain: ReadableBrain, loci: LociDep) -> NoteOut:
 @router.put(
     "/notes/{document_id}",
     response_model=DocumentOut,
-    responses=errors(404, 409),
+    responses=errors(400, 404, 403, 409),
 )
 def update_note(
     document_id: int, body: NoteUpdate, brain: WritableBrain, loci: LociDep
@@ -55,7 +55,7 @@ def update_note(
     return DocumentOut.of(document, brain)
 
 
-@router.delete("/notes/{document_id}", status_code=204, responses=errors(404))
+@router.delete("/notes/{document_id}", status_code=204, responses=errors(404, 403))
 def delete_note(document_id: int, brain: WritableBrain, loci: LociDep) -> Response:
     loci.note(brain, document_id)  # a file's id is not a note: 404 rather than deleting it
     loci.remove(brain, document_id)

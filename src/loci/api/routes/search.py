@@ -29,7 +29,7 @@ def _request(body: SearchIn) -> SearchRequest:
     )
 
 
-@router.post("/brains/{brain}/search", response_model=SearchOut, responses=errors(404))
+@router.post("/brains/{brain}/search", response_model=SearchOut, responses=errors(400, 404))
 def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchOut:
     """Passages that answer the query, best first, each with its citation: file, page, lines,
     heading path, and a snippet with the matched terms marked."""
@@ -37,7 +37,7 @@ def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchO
     return SearchOut(query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits])
 
 
-@router.post("/search", response_model=SearchOut)
+@router.post("/search", response_model=SearchOut, responses=errors(400))
 def search_all(
     body: SearchIn, principal: PrincipalDep, accounts: AccountsDep, loci: LociDep
 ) -> SearchOut:

@@ -10,7 +10,7 @@ from loci.api.schemas import MeOut, SessionIn, TokenOut, UserOut, errors
 router = APIRouter(tags=["session"])
 
 
-@router.post("/session", response_model=MeOut, responses=errors(401))
+@router.post("/session", response_model=MeOut, responses=errors(400, 401))
 def sign_in(body: SessionIn, request: Request, response: Response, accounts: AccountsDep) -> MeOut:
     """Open a web session with an API token; the session lasts as long as the token (≤ 30 days)."""
     opened = accounts.open_session(body.token)

@@ -16,7 +16,9 @@ def list_tokens(principal: PrincipalDep, accounts: AccountsDep) -> list[TokenOut
     return [TokenOut.of(t) for t in accounts.tokens(principal.user)]
 
 
-@router.post("/tokens", status_code=201, response_model=IssuedTokenOut, responses=errors(403))
+@router.post(
+    "/tokens", status_code=201, response_model=IssuedTokenOut, responses=errors(400, 403, 404)
+)
 def create_token(body: TokenIn, principal: PrincipalDep, accounts: AccountsDep) -> IssuedTokenOut:
     """A new token for the caller, never broader than the token making it."""
     issued = accounts.issue_token_as(
@@ -29,7 +31,7 @@ def create_token(body: TokenIn, principal: PrincipalDep, accounts: AccountsDep) 
     return IssuedTokenOut.issued(issued)
 
 
-@router.delete("/tokens/{token_id}", status_code=204, responses=errors(404))
+@router.delete("/tokens/{token_id}", status_code=204, responses=errors(404, 403))
 def revoke_token(token_id: int, principal: PrincipalDep, accounts: AccountsDep) -> Response:
     """Revoke one of the caller's tokens; it fails from the next request on."""
     if not principal.can_write:

@@ -20,7 +20,7 @@ def list_users(principal: PrincipalDep, accounts: AccountsDep) -> list[UserOut]:
     "/users",
     status_code=201,
     response_model=NewUserOut,
-    responses=errors(403, 409),
+    responses=errors(400, 403, 409),
 )
 def create_user(body: UserIn, principal: PrincipalDep, accounts: AccountsDep) -> NewUserOut:
     """Add a person (admins only); the response carries their first sign-in token, once."""

@@ -1,0 +1,94 @@
+"""Ask, streamed as Server-Sent Events, and the caller's conversations in a brain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.sse import EventSourceResponse, ServerSentEvent
+
+from loci.api.deps import LociDep, PrincipalDep, ReadableBrain
+from loci.api.schemas import (
+    AskIn,
+    ConversationDetailOut,
+    ConversationIn,
+    ConversationOut,
+    MessageOut,
+    errors,
+)
+from loci.errors import LociError
+
+router = APIRouter(prefix="/brains/{brain}", tags=["ask"])
+
+
+def _checked(body: AskIn, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep) -> AskIn:
+    """Refuse an unknown conversation with a 404 before the stream starts."""
+    if body.conversation_id is not None:
+        loci.conversation(brain, body.conversation_id, principal.user.id)
+    return body
+
+
+@router.post("/ask", response_class=EventSourceResponse, responses=errors(404))
+def ask(
+    body: Annotated[AskIn, Depends(_checked)],
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+) -> Iterator[ServerSentEvent]:
+    """Answer from the brain's documents, as a stream of events: `status`, `route`, `rewrite`,
+    `queries`, `grading`, `sources`, then `token`s as the answer is written, and `done` with the
+    answer, its numbered citations, the intent and each step's time (or `error`). The question
+    and answer are kept in a conversation (`conversation_id`, or a new one) — readers may ask."""
+    events = loci.converse(
+        brain, body.question, user_id=principal.user.id, conversation_id=body.conversation_id
+    )
+    try:
+        for event in events:
+            yield ServerSentEvent(event=event.type, data=event.data)
+    except LociError as error:
+        yield ServerSentEvent(event="error", data={"error": error.code, "message": error.message})
+
+
+@router.get("/conversations", response_model=list[ConversationOut], responses=errors(404))
+def list_conversations(
+    brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+) -> list[ConversationOut]:
+    """The caller's conversations in this brain, most recent first."""
+    return [ConversationOut.of(c) for c in loci.conversations(brain, principal.user.id)]
+
+
+@router.get(
+    "/conversations/{conversation_id}",
+    response_model=ConversationDetailOut,
+    responses=errors(404),
+)
+def get_conversation(
+    conversation_id: int, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+) -> ConversationDetailOut:
+    found, messages = loci.conversation(brain, conversation_id, principal.user.id)
+    return ConversationDetailOut(
+        conversation=ConversationOut.of(found), messages=[MessageOut.of(m) for m in messages]
+    )
+
+
+@router.patch(
+    "/conversations/{conversation_id}", response_model=ConversationOut, responses=errors(404)
+)
+def rename_conversation(
+    conversation_id: int,
+    body: ConversationIn,
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+) -> ConversationOut:
+    renamed = loci.rename_conversation(brain, conversation_id, body.title, principal.user.id)
+    return ConversationOut.of(renamed)
+
+
+@router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404))
+def delete_conversation(
+    conversation_id: int, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+) -> Response:
+    loci.delete_conversation(brain, conversation_id, principal.user.id)
+    return Response(status_code=204)
