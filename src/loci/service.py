@@ -14,6 +14,11 @@ from pathlib import Path
 
 from loci.answer.events import AskEvent
 from loci.answer.pipeline import Asker, Retrieval, Turn
+from loci.answer.sources import Source
+from loci.answer.sources import number as number_sources
+from loci.answer.study import Flashcard, QuizQuestion
+from loci.answer.study import flashcards as make_flashcards
+from loci.answer.study import quiz as make_quiz
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, NotFound
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
@@ -294,6 +299,32 @@ class Loci:
         )
         return Asker(retrieval, chat if chat is not None else self.chat).ask(question, history)
 
+    # study tools --------------------------------------------------------------------------
+    def study_sources(self, brain: Brain, topic: str | None, limit: int = 12) -> list[Source]:
+        """Passages to study: the best for a topic, or the openings of recent documents."""
+        if topic and topic.strip():
+            hits = self.search(brain, SearchRequest(topic, limit=min(limit, 30)))
+        else:
+            recent = self.store.list_documents(brain.id, status="ready")[-limit:]
+            hits = [
+                passage_hit(chunk, document)
+                for document in reversed(recent)
+                for chunk in self.store.list_chunks(brain.id, document.id)[:2]
+            ][:limit]
+        return number_sources(hits, brain.name)
+
+    def quiz(
+        self, brain: Brain, topic: str | None = None, count: int = 5, chat: Chat | None = None
+    ) -> list[QuizQuestion]:
+        _check_count(count)
+        return make_quiz(self.study_sources(brain, topic), count, chat or self.chat)
+
+    def flashcards(
+        self, brain: Brain, topic: str | None = None, count: int = 10, chat: Chat | None = None
+    ) -> list[Flashcard]:
+        _check_count(count)
+        return make_flashcards(self.study_sources(brain, topic), count, chat or self.chat)
+
     # conversations ------------------------------------------------------------------------
     def converse(
         self,
@@ -441,3 +472,8 @@ class Loci:
             database_bytes=db_bytes,
             blob_bytes=self.blobs.disk_usage(),
         )
+
+
+def _check_count(count: int) -> None:
+    if not 1 <= count <= 30:
+        raise InvalidInput(f"count must be between 1 and 30, got {count}")

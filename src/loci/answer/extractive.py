@@ -16,16 +16,15 @@ SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(«“])|\n{2,}|\n(?=[-*�
 MAX_SENTENCES = 4
 MAX_PER_SOURCE = 2
 MAX_SENTENCE_CHARS = 400
+BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 MIN_WORDS = 4  # shorter "sentences" are headings and labels, not statements
 
 
 def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
     """The statements of a passage: its heading lines and short labels left out."""
-    parts = [" ".join(p.split()) for p in SENTENCE_END.split(text)]
+    parts = [BULLET.sub("", " ".join(p.split())) for p in SENTENCE_END.split(text)]
     skip = {" ".join(h.split()) for h in headings}
-    return [
-        p[:MAX_SENTENCE_CHARS] for p in parts if len(p.split()) >= MIN_WORDS and p not in skip
-    ]
+    return [p[:MAX_SENTENCE_CHARS] for p in parts if len(p.split()) >= MIN_WORDS and p not in skip]
 
 
 def extractive_answer(

@@ -14,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
 
 from loci.errors import (
     BlockedAddress,
@@ -69,6 +70,17 @@ def error_response(
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
+def _allowed_methods(request: Request) -> str:
+    """Every method the path answers to. Starlette's own `Allow` names only the first route
+    that matched the path, but a path here is served by one route per method."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE and isinstance(route, Route) and route.methods:
+            methods |= route.methods
+    return ", ".join(sorted(methods))
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(LociError)
     async def loci_error(request: Request, error: LociError) -> JSONResponse:
@@ -85,8 +97,10 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse:
         code = HTTP_CODES.get(error.status_code, "error")
-        # Keep the framework's headers: a 405 must say which methods are allowed (`Allow`).
-        return error_response(error.status_code, code, str(error.detail), error.headers)
+        headers = dict(error.headers or {})
+        if error.status_code == 405:
+            headers["Allow"] = _allowed_methods(request)
+        return error_response(error.status_code, code, str(error.detail), headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, error: Exception) -> JSONResponse:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from loci.auth.accounts import IssuedToken
 from loci.models import (
@@ -32,7 +32,8 @@ from loci.models import (
 )
 from loci.service import Status
 
-BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.auth.accounts.check_name`
+NOT_BLANK = r"\S"  # text the service refuses as empty is refused by the schema already
 
 
 def _timestamp(value: float | None) -> str | None:
@@ -115,14 +116,14 @@ class SessionIn(BaseModel):
 
 
 class TokenIn(BaseModel):
-    name: str = Field(min_length=1, max_length=100)
+    name: str = Field(min_length=1, max_length=100, pattern=NOT_BLANK)
     scope: TokenScope = "write"
     brains: list[str] | None = Field(default=None, description="limit to these brains")
     expires_in_days: float | None = Field(default=None, gt=0, le=3650, strict=True)
 
 
 class UserIn(BaseModel):
-    name: str = Field(min_length=1, max_length=64)
+    name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     is_admin: bool = Field(default=False, strict=True)  # 0, "yes" and "on" are not booleans
 
 
@@ -314,7 +315,7 @@ class ChunkOut(BaseModel):
 
 
 class NoteIn(BaseModel):
-    text: str = Field(min_length=1, max_length=1_000_000)
+    text: str = Field(min_length=1, max_length=1_000_000, pattern=NOT_BLANK)
     title: str | None = Field(default=None, max_length=300)
     tags: list[str] = Field(default_factory=list, max_length=50)
     color: str | None = Field(default=None, pattern=r"^#[0-9a-fA-F]{6}$")
@@ -342,9 +343,17 @@ class FiltersIn(BaseModel):
     created_after: dt.date | None = None
     created_before: dt.date | None = None
 
+    @field_validator("created_after", "created_before", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        # Pydantic would read a number as a Unix time; the schema promises a YYYY-MM-DD string.
+        if value is not None and not isinstance(value, str | dt.date):
+            raise ValueError("a date is a string, YYYY-MM-DD")
+        return value
+
 
 class SearchIn(BaseModel):
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=2000, pattern=NOT_BLANK)
     limit: int = Field(default=10, ge=1, le=30, strict=True)
     mode: SearchMode = "hybrid"
     filters: FiltersIn = Field(default_factory=FiltersIn)
@@ -402,14 +411,14 @@ class SearchOut(BaseModel):
 
 # ask and conversations --------------------------------------------------------------------
 class AskIn(BaseModel):
-    question: str = Field(min_length=1, max_length=4000)
+    question: str = Field(min_length=1, max_length=4000, pattern=NOT_BLANK)
     conversation_id: int | None = Field(
         default=None, description="continue this conversation (its history resolves follow-ups)"
     )
 
 
 class ConversationIn(BaseModel):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
 
 
 class ConversationOut(BaseModel):
@@ -451,3 +460,23 @@ class MessageOut(BaseModel):
 class ConversationDetailOut(BaseModel):
     conversation: ConversationOut
     messages: list[MessageOut]
+
+
+# study tools ------------------------------------------------------------------------------
+class StudyIn(BaseModel):
+    topic: str | None = Field(default=None, max_length=500, description="default: recent documents")
+    count: int = Field(default=5, ge=1, le=30)
+
+
+class QuizQuestionOut(BaseModel):
+    question: str
+    choices: list[str]
+    answer: int = Field(description="index of the correct choice")
+    explanation: str
+    source: dict[str, Any] = Field(description="the passage the question comes from")
+
+
+class FlashcardOut(BaseModel):
+    front: str
+    back: str
+    source: dict[str, Any]

@@ -14,7 +14,10 @@ from loci.api.schemas import (
     ConversationDetailOut,
     ConversationIn,
     ConversationOut,
+    FlashcardOut,
     MessageOut,
+    QuizQuestionOut,
+    StudyIn,
     errors,
 )
 from loci.errors import LociError
@@ -29,7 +32,7 @@ def _checked(body: AskIn, brain: ReadableBrain, principal: PrincipalDep, loci: L
     return body
 
 
-@router.post("/ask", response_class=EventSourceResponse, responses=errors(404))
+@router.post("/ask", response_class=EventSourceResponse, responses=errors(400, 404))
 def ask(
     body: Annotated[AskIn, Depends(_checked)],
     brain: ReadableBrain,
@@ -73,7 +76,7 @@ def get_conversation(
 
 
 @router.patch(
-    "/conversations/{conversation_id}", response_model=ConversationOut, responses=errors(404)
+    "/conversations/{conversation_id}", response_model=ConversationOut, responses=errors(400, 404)
 )
 def rename_conversation(
     conversation_id: int,
@@ -92,3 +95,27 @@ def delete_conversation(
 ) -> Response:
     loci.delete_conversation(brain, conversation_id, principal.user.id)
     return Response(status_code=204)
+
+
+@router.post("/quiz", response_model=list[QuizQuestionOut], responses=errors(404))
+def make_quiz(body: StudyIn, brain: ReadableBrain, loci: LociDep) -> list[QuizQuestionOut]:
+    """Multiple-choice questions from the brain (or a topic in it), each citing its passage."""
+    return [
+        QuizQuestionOut(
+            question=q.question,
+            choices=list(q.choices),
+            answer=q.answer,
+            explanation=q.explanation,
+            source=q.source.citation(),
+        )
+        for q in loci.quiz(brain, body.topic, body.count)
+    ]
+
+
+@router.post("/flashcards", response_model=list[FlashcardOut], responses=errors(404))
+def make_flashcards(body: StudyIn, brain: ReadableBrain, loci: LociDep) -> list[FlashcardOut]:
+    """Flashcards (front, back) from the brain (or a topic in it), each citing its passage."""
+    return [
+        FlashcardOut(front=c.front, back=c.back, source=c.source.citation())
+        for c in loci.flashcards(brain, body.topic, body.count)
+    ]
