@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -18,6 +19,8 @@ import uvicorn
 
 from loci.api import create_app
 from loci.auth.accounts import Accounts
+from loci.auth.secret_box import SecretBox
+from loci.auth.user_models import UserModels
 from loci.service import Loci
 
 
@@ -35,6 +38,7 @@ class LiveServer:
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
+    user_models: UserModels = field(init=False)
     _server: uvicorn.Server = field(init=False)
     _thread: threading.Thread = field(init=False)
 
@@ -46,7 +50,12 @@ class LiveServer:
 
     def start(self) -> LiveServer:
         port = free_port()
-        app = create_app(self.loci, self.accounts, run_worker=self.run_worker)
+        home = self.loci.database_path.parent if self.loci.database_path else Path(".")
+        box = SecretBox.from_file(home / "secret.key")
+        self.user_models = UserModels(
+            self.loci.store.accounts, box, self.loci.settings.fetch, timeout_s=5.0
+        )
+        app = create_app(self.loci, self.accounts, self.user_models, run_worker=self.run_worker)
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from loci.auth.accounts import Accounts, IssuedToken
+from loci.auth.secret_box import SecretBox
+from loci.auth.user_models import UserModels
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
 OWNER_TOKEN_FILE = "owner-token"
+SECRET_KEY_FILE = "secret.key"  # seals users' model API keys; back it up with the database
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -108,7 +111,13 @@ def bootstrap_owner(settings: Settings, accounts: Accounts) -> IssuedToken | Non
     return issued
 
 
-def build_api(loci: Loci, *, run_worker: bool = True) -> FastAPI:
+def build_user_models(settings: Settings, loci: Loci) -> UserModels:
+    box = SecretBox.from_file(settings.home / SECRET_KEY_FILE)
+    return UserModels(loci.store.accounts, box, loci.settings.fetch, settings.llm_timeout_s)
+
+
+def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> FastAPI:
     from loci.api import create_app
 
-    return create_app(loci, Accounts(loci.store), run_worker=run_worker)
+    accounts = Accounts(loci.store)
+    return create_app(loci, accounts, build_user_models(settings, loci), run_worker=run_worker)

@@ -245,6 +245,16 @@ class ApiToken:
 
 
 @dataclass(frozen=True)
+class UserModel:
+    """A user's own chat model endpoint; the API key stays sealed (see auth/secret_box.py)."""
+
+    base_url: str
+    model: str
+    fallback_models: tuple[str, ...]
+    sealed_api_key: str | None
+
+
+@dataclass(frozen=True)
 class WebSession:
     user_id: int
     token_id: int

@@ -24,6 +24,7 @@ from loci.api.routes import ask, brains, health, notes, search, session, tokens,
 from loci.api.routes import files as file_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
+from loci.auth.user_models import UserModels
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,9 @@ def _operation_id(route: APIRoute) -> str:
     return route.name  # the handler's name: stable, readable ids for clients and Custom GPTs
 
 
-def create_app(loci: Loci, accounts: Accounts, *, run_worker: bool = True) -> FastAPI:
+def create_app(
+    loci: Loci, accounts: Accounts, user_models: UserModels, *, run_worker: bool = True
+) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
@@ -65,6 +68,7 @@ def create_app(loci: Loci, accounts: Accounts, *, run_worker: bool = True) -> Fa
     )
     app.state.loci = loci
     app.state.accounts = accounts
+    app.state.user_models = user_models
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))

@@ -17,6 +17,7 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 from loci.auth.access import Need, Principal
 from loci.auth.accounts import Accounts
 from loci.auth.secrets import same
+from loci.auth.user_models import UserModels
 from loci.errors import Forbidden, Unauthenticated
 from loci.models import Brain
 from loci.service import Loci
@@ -41,8 +42,14 @@ def get_accounts(request: Request) -> Accounts:
     return accounts
 
 
+def get_user_models(request: Request) -> UserModels:
+    models: UserModels = request.app.state.user_models
+    return models
+
+
 LociDep = Annotated[Loci, Depends(get_loci)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
 
 
 def current_principal(

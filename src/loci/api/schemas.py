@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from loci.auth.accounts import IssuedToken
+from loci.auth.user_models import ModelView
 from loci.models import (
     ApiToken,
     Brain,
@@ -465,7 +466,7 @@ class ConversationDetailOut(BaseModel):
 # study tools ------------------------------------------------------------------------------
 class StudyIn(BaseModel):
     topic: str | None = Field(default=None, max_length=500, description="default: recent documents")
-    count: int = Field(default=5, ge=1, le=30)
+    count: int = Field(default=5, ge=1, le=30, strict=True)
 
 
 class QuizQuestionOut(BaseModel):
@@ -480,3 +481,32 @@ class FlashcardOut(BaseModel):
     front: str
     back: str
     source: dict[str, Any]
+
+
+# a user's own chat model ------------------------------------------------------------------
+class ModelIn(BaseModel):
+    base_url: str = Field(min_length=1, max_length=500, examples=["https://openrouter.ai/api/v1"])
+    model: str = Field(min_length=1, max_length=200)
+    api_key: str | None = Field(
+        default=None, max_length=500, description="kept encrypted; never returned"
+    )
+    keep_api_key: bool = Field(
+        default=True, description="with no api_key: keep the stored one (false: remove it)"
+    )
+    fallback_models: list[str] = Field(default_factory=list, max_length=5)
+
+
+class ModelOut(BaseModel):
+    base_url: str
+    model: str
+    fallback_models: list[str]
+    has_api_key: bool
+
+    @classmethod
+    def of(cls, view: ModelView) -> ModelOut:
+        return cls(
+            base_url=view.base_url,
+            model=view.model,
+            fallback_models=list(view.fallback_models),
+            has_api_key=view.has_api_key,
+        )

@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
             sys.stdout.flush()
         err.print(f"Loci is serving on http://{host}:{port}/")
         uvicorn.run(
-            build_api(loci, run_worker=not no_worker),
+            build_api(settings, loci, run_worker=not no_worker),
             host=host,
             port=port,
             log_level="info",
@@ -52,5 +52,5 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def openapi() -> None:
         """Print the API's OpenAPI 3.1 document (the committed openapi.json is this output)."""
-        api = build_api(service(), run_worker=False)
+        api = build_api(settings_or_error(), service(), run_worker=False)
         sys.stdout.write(json.dumps(api.openapi(), indent=2, ensure_ascii=False) + "\n")

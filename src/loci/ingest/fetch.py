@@ -18,6 +18,7 @@ untrusted input. The fetcher therefore:
 from __future__ import annotations
 
 import ipaddress
+import math
 import socket
 import ssl
 import time
@@ -42,6 +43,7 @@ __all__ = [
     "classify_address",
     "fetch",
     "fetch_web_page",
+    "vetted_client",
 ]
 
 MB = 1024 * 1024
@@ -429,7 +431,12 @@ class _VettedTransport(httpx.BaseTransport):
             content=request.stream,
             extensions=request.extensions,
         )
-        response = self._pool.handle_request(core_request)
+        try:
+            response = self._pool.handle_request(core_request)
+        except httpcore.TimeoutException as error:  # as httpx's own transport maps them
+            raise httpx.TimeoutException(str(error), request=request) from error
+        except (httpcore.NetworkError, httpcore.ProtocolError) as error:
+            raise httpx.TransportError(str(error)) from error
         assert isinstance(response.stream, Iterable)
         return httpx.Response(
             status_code=response.status,
@@ -449,6 +456,13 @@ def _ssl_context(ca_file: str | None) -> ssl.SSLContext:
     if ca_file is not None:
         context.load_verify_locations(cafile=ca_file)
     return context
+
+
+def vetted_client(policy: FetchPolicy, **options: Any) -> httpx.Client:
+    """A long-lived client that connects only where `policy` allows, checked at connect time:
+    for servers a user names (their own model endpoint) rather than pages to fetch once."""
+    transport = _VettedTransport(_VettedBackend(policy, math.inf), _ssl_context(policy.ca_file))
+    return httpx.Client(transport=transport, **options)
 
 
 # --- the fetch itself --------------------------------------------------------------------------

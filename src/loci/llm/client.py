@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol, TypedDict
 
 import httpx
 
-from loci.errors import LLMError, LLMMalformed, LLMTimeout
+from loci.errors import BlockedAddress, LLMError, LLMMalformed, LLMTimeout
 from loci.http_retry import (
     backoff_delay,
     describe_failure,
@@ -185,6 +185,8 @@ class OpenAICompatibleChat:
                         if piece:
                             yielded = True
                             yield piece
+            except BlockedAddress as error:
+                raise _unreachable(error) from None
             except httpx.TimeoutException:
                 problems.append(f"{model}: no token within {budget:.0f} s")
                 if yielded:
@@ -228,6 +230,8 @@ class OpenAICompatibleChat:
                 break
             try:
                 response = self._client.post(self._url, json=payload, timeout=remaining)
+            except BlockedAddress as error:
+                raise _unreachable(error) from None
             except httpx.TimeoutException:
                 problems.append(f"{model}: no answer in time")
                 break
@@ -272,6 +276,10 @@ class OpenAICompatibleChat:
         if time.monotonic() >= deadline - 0.05:
             return LLMTimeout(f"the chat model did not answer within the time budget ({detail})")
         return LLMError(f"the chat model failed: {detail}")
+
+
+def _unreachable(error: BlockedAddress) -> LLMError:
+    return LLMError(f"the chat endpoint is at an address this server may not reach: {error}")
 
 
 def _message_text(response: httpx.Response, model: str) -> str:

@@ -29,6 +29,7 @@ from loci.models import (
     SearchFilters,
     TokenScope,
     User,
+    UserModel,
     Visibility,
     WebSession,
 )
@@ -67,6 +68,10 @@ class AccountStore(Protocol):
         ...
 
     def touch_token(self, token_id: int, now: float) -> None: ...
+
+    def user_model(self, user_id: int) -> UserModel | None: ...
+    def set_user_model(self, user_id: int, model: UserModel) -> None: ...
+    def delete_user_model(self, user_id: int) -> bool: ...
 
     def create_session(
         self, secret_hash: str, user_id: int, token_id: int, csrf: str, expires_at: float

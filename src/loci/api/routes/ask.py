@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from loci.api.deps import LociDep, PrincipalDep, ReadableBrain
+from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, UserModelsDep
 from loci.api.schemas import (
     AskIn,
     ConversationDetailOut,
@@ -20,7 +21,10 @@ from loci.api.schemas import (
     StudyIn,
     errors,
 )
+from loci.auth.access import Principal
+from loci.auth.user_models import UserModels
 from loci.errors import LociError
+from loci.llm.client import Chat, OpenAICompatibleChat
 
 router = APIRouter(prefix="/brains/{brain}", tags=["ask"])
 
@@ -38,19 +42,26 @@ def ask(
     brain: ReadableBrain,
     principal: PrincipalDep,
     loci: LociDep,
+    models: UserModelsDep,
 ) -> Iterator[ServerSentEvent]:
     """Answer from the brain's documents, as a stream of events: `status`, `route`, `rewrite`,
     `queries`, `grading`, `sources`, then `token`s as the answer is written, and `done` with the
     answer, its numbered citations, the intent and each step's time (or `error`). The question
     and answer are kept in a conversation (`conversation_id`, or a new one) — readers may ask."""
-    events = loci.converse(
-        brain, body.question, user_id=principal.user.id, conversation_id=body.conversation_id
-    )
-    try:
-        for event in events:
-            yield ServerSentEvent(event=event.type, data=event.data)
-    except LociError as error:
-        yield ServerSentEvent(event="error", data={"error": error.code, "message": error.message})
+    with _own_model(models, principal) as chat:
+        events = loci.converse(
+            brain,
+            body.question,
+            user_id=principal.user.id,
+            conversation_id=body.conversation_id,
+            chat=chat,
+        )
+        try:
+            for event in events:
+                yield ServerSentEvent(event=event.type, data=event.data)
+        except LociError as error:
+            data = {"error": error.code, "message": error.message}
+            yield ServerSentEvent(event="error", data=data)
 
 
 @router.get("/conversations", response_model=list[ConversationOut], responses=errors(404))
@@ -97,9 +108,17 @@ def delete_conversation(
     return Response(status_code=204)
 
 
-@router.post("/quiz", response_model=list[QuizQuestionOut], responses=errors(404))
-def make_quiz(body: StudyIn, brain: ReadableBrain, loci: LociDep) -> list[QuizQuestionOut]:
+@router.post("/quiz", response_model=list[QuizQuestionOut], responses=errors(400, 404))
+def make_quiz(
+    body: StudyIn,
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+    models: UserModelsDep,
+) -> list[QuizQuestionOut]:
     """Multiple-choice questions from the brain (or a topic in it), each citing its passage."""
+    with _own_model(models, principal) as chat:
+        questions = loci.quiz(brain, body.topic, body.count, chat)
     return [
         QuizQuestionOut(
             question=q.question,
@@ -108,14 +127,30 @@ def make_quiz(body: StudyIn, brain: ReadableBrain, loci: LociDep) -> list[QuizQu
             explanation=q.explanation,
             source=q.source.citation(),
         )
-        for q in loci.quiz(brain, body.topic, body.count)
+        for q in questions
     ]
 
 
-@router.post("/flashcards", response_model=list[FlashcardOut], responses=errors(404))
-def make_flashcards(body: StudyIn, brain: ReadableBrain, loci: LociDep) -> list[FlashcardOut]:
+@router.post("/flashcards", response_model=list[FlashcardOut], responses=errors(400, 404))
+def make_flashcards(
+    body: StudyIn,
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+    models: UserModelsDep,
+) -> list[FlashcardOut]:
     """Flashcards (front, back) from the brain (or a topic in it), each citing its passage."""
-    return [
-        FlashcardOut(front=c.front, back=c.back, source=c.source.citation())
-        for c in loci.flashcards(brain, body.topic, body.count)
-    ]
+    with _own_model(models, principal) as chat:
+        cards = loci.flashcards(brain, body.topic, body.count, chat)
+    return [FlashcardOut(front=c.front, back=c.back, source=c.source.citation()) for c in cards]
+
+
+@contextmanager
+def _own_model(models: UserModels, principal: Principal) -> Iterator[Chat | None]:
+    """The caller's own model, if they set one, closed when the request is done."""
+    chat = models.chat_for(principal.user)
+    try:
+        yield chat
+    finally:
+        if isinstance(chat, OpenAICompatibleChat):
+            chat.close()

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from loci.api.deps import SESSION_COOKIE, AccountsDep, PrincipalDep
-from loci.api.schemas import MeOut, SessionIn, TokenOut, UserOut, errors
+from loci.api.deps import SESSION_COOKIE, AccountsDep, PrincipalDep, UserModelsDep
+from loci.api.schemas import MeOut, ModelIn, ModelOut, SessionIn, TokenOut, UserOut, errors
+from loci.errors import Forbidden, NotFound
 
 router = APIRouter(tags=["session"])
 
@@ -48,3 +49,39 @@ def who_am_i(request: Request, principal: PrincipalDep, accounts: AccountsDep) -
     return MeOut(
         user=UserOut.of(principal.user), token=TokenOut.of(principal.token), csrf_token=csrf
     )
+
+
+@router.get("/me/model", response_model=ModelOut, responses=errors(401, 404))
+def get_my_model(principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
+    """Your own chat model for answers, if you set one (the key itself is never shown)."""
+    view = models.view(principal.user)
+    if view is None:
+        raise NotFound("you have not set a model of your own; the server's is used")
+    return ModelOut.of(view)
+
+
+@router.put("/me/model", response_model=ModelOut, responses=errors(400, 401, 403))
+def set_my_model(body: ModelIn, principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
+    """Use your own OpenAI-compatible endpoint and key for your answers ("bring your own
+    key"). The key is stored encrypted and never returned."""
+    if not principal.can_write:
+        raise Forbidden("a read-only token cannot change settings")
+    view = models.save(
+        principal.user,
+        base_url=body.base_url,
+        model=body.model,
+        api_key=body.api_key,
+        fallback_models=body.fallback_models,
+        keep_key=body.keep_api_key,
+    )
+    return ModelOut.of(view)
+
+
+@router.delete("/me/model", status_code=204, responses=errors(401, 403, 404))
+def forget_my_model(principal: PrincipalDep, models: UserModelsDep) -> Response:
+    """Forget your model and its key; the server's model answers again."""
+    if not principal.can_write:
+        raise Forbidden("a read-only token cannot change settings")
+    if not models.forget(principal.user):
+        raise NotFound("you have not set a model of your own")
+    return Response(status_code=204)

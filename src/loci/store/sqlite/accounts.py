@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import apsw
 
 from loci.errors import Conflict, NotFound
-from loci.models import ApiToken, Member, Role, TokenScope, User, WebSession
+from loci.models import ApiToken, Member, Role, TokenScope, User, UserModel, WebSession
 from loci.store.sqlite.connection import Database, Row
 
 
@@ -153,6 +153,41 @@ class SqliteAccounts:
     def touch_token(self, token_id: int, now: float) -> None:
         with self.db.write() as conn:
             conn.execute("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
+
+    # a user's own chat model --------------------------------------------------------------
+    def user_model(self, user_id: int) -> UserModel | None:
+        row = self.db.row("SELECT * FROM user_llm WHERE user_id = ?", (user_id,))
+        if row is None:
+            return None
+        return UserModel(
+            row["base_url"],
+            row["model"],
+            tuple(json.loads(row["fallback_models"])),
+            row["sealed_api_key"],
+        )
+
+    def set_user_model(self, user_id: int, model: UserModel) -> None:
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO user_llm(user_id, base_url, model, fallback_models, sealed_api_key)"
+                " VALUES (?,?,?,?,?) ON CONFLICT(user_id) DO UPDATE SET"
+                " base_url = excluded.base_url, model = excluded.model,"
+                " fallback_models = excluded.fallback_models,"
+                " sealed_api_key = excluded.sealed_api_key,"
+                " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')",
+                (
+                    user_id,
+                    model.base_url,
+                    model.model,
+                    json.dumps(list(model.fallback_models)),
+                    model.sealed_api_key,
+                ),
+            )
+
+    def delete_user_model(self, user_id: int) -> bool:
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM user_llm WHERE user_id = ?", (user_id,))
+            return bool(conn.changes())
 
     # web sessions -------------------------------------------------------------------------
     def create_session(

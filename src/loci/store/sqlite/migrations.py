@@ -152,6 +152,17 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX messages_conversation ON messages(conversation_id, id);
     """,
+    # 4: a user's own chat model ("bring your own key"); the key only ever sealed
+    """
+    CREATE TABLE user_llm (
+        user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+        base_url TEXT NOT NULL,
+        model TEXT NOT NULL,
+        fallback_models TEXT NOT NULL DEFAULT '[]',
+        sealed_api_key TEXT,
+        updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    """,
 ]
 
 

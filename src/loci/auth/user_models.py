@@ -1,0 +1,94 @@
+""" "Bring your own key": each user may point Loci's answers at their own chat model.
+
+The API key is sealed before it is stored and opened only to make a request; no response, log
+line or error message carries it. The endpoint is a URL a user typed, so requests to it go
+through the same connect-time address check as fetched pages: a user cannot aim the server at
+its own loopback or private network unless the administrator allowed that network.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from loci.auth.secret_box import SecretBox
+from loci.errors import InvalidInput
+from loci.ingest.fetch import FetchPolicy, vetted_client
+from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
+from loci.models import User, UserModel
+from loci.store.base import AccountStore
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What a user sees of their settings: never the key, only whether one is kept."""
+
+    base_url: str
+    model: str
+    fallback_models: tuple[str, ...]
+    has_api_key: bool
+
+
+class UserModels:
+    def __init__(
+        self, accounts: AccountStore, box: SecretBox, policy: FetchPolicy, timeout_s: float
+    ) -> None:
+        self.accounts = accounts
+        self.box = box
+        self.policy = policy
+        self.timeout_s = timeout_s
+
+    def view(self, user: User) -> ModelView | None:
+        stored = self.accounts.user_model(user.id)
+        if stored is None:
+            return None
+        return ModelView(
+            stored.base_url, stored.model, stored.fallback_models, stored.sealed_api_key is not None
+        )
+
+    def save(
+        self,
+        user: User,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        fallback_models: Sequence[str] = (),
+        keep_key: bool = True,
+    ) -> ModelView:
+        """Store the user's endpoint; `api_key` None with `keep_key` keeps the one stored."""
+        parts = urlsplit(base_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInput("the model endpoint must be an http(s) URL")
+        if not model.strip():
+            raise InvalidInput("name the model to use")
+        sealed = self.box.seal(api_key) if api_key else None
+        if api_key is None and keep_key:
+            previous = self.accounts.user_model(user.id)
+            sealed = previous.sealed_api_key if previous else None
+        fallbacks = tuple(m.strip() for m in fallback_models if m.strip())
+        self.accounts.set_user_model(
+            user.id, UserModel(base_url.strip().rstrip("/"), model.strip(), fallbacks, sealed)
+        )
+        view = self.view(user)
+        assert view is not None
+        return view
+
+    def forget(self, user: User) -> bool:
+        return self.accounts.delete_user_model(user.id)
+
+    def chat_for(self, user: User) -> Chat | None:
+        """The user's own model, or None (then the server's configured model answers)."""
+        stored = self.accounts.user_model(user.id)
+        if stored is None:
+            return None
+        key = self.box.open(stored.sealed_api_key) if stored.sealed_api_key else None
+        settings = ChatSettings(
+            base_url=stored.base_url,
+            model=stored.model,
+            api_key=key,
+            fallback_models=stored.fallback_models,
+            timeout_s=self.timeout_s,
+        )
+        return OpenAICompatibleChat(settings, vetted_client(self.policy))
