@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-dev clean
+.PHONY: demo test lint install install-dev browser clean
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,7 +28,21 @@ lint: install-dev
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
 
-test: install-dev lint
+# The browser tests drive Debian's Chromium through Playwright (`playwright install` cannot
+# download here), so a clean machine gets it from apt. Root runs apt-get directly; anyone else
+# goes through sudo.
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+browser:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+		echo "installing Chromium for the browser tests"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium; \
+	fi
+	@test -x "$(CHROMIUM)" || { echo "Chromium is missing at $(CHROMIUM)" >&2; exit 1; }
+
+test: install-dev lint browser
 	$(BIN)/pytest -q
 
 clean:

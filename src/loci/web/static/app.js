@@ -1,0 +1,173 @@
+// Loci's web app: the session, the brain switcher and the sections. Plain modules, no build step.
+//
+// The session is an HttpOnly cookie the page cannot read; what the page keeps is the CSRF token
+// every write must carry, and after a reload it gets that back from GET /me.
+
+import { api, setCsrfToken, whenSignedOut } from "./api.js";
+import { openNewBrain, openShare, setupBrains } from "./brains.js";
+import { $, busy, clear, el, showError } from "./dom.js";
+import { hideFiles, showFiles } from "./files.js";
+import { showNotes } from "./notes.js";
+import { showSearch } from "./search.js";
+
+const PANELS = ["files", "notes", "search", "ask"];
+const LAST_BRAIN = "loci.brain";
+
+const state = { user: null, brains: [], brain: null, panel: "files" };
+
+function showScreen(which) {
+  $("#booting").hidden = true;
+  $("#signin").hidden = which !== "signin";
+  $("#workspace").hidden = which !== "workspace";
+}
+
+// Session ---------------------------------------------------------------------------------------
+async function start() {
+  try {
+    const me = await api.get("/me", { quietUnauthenticated: true });
+    await enter(me);
+  } catch (error) {
+    showSignIn(error.status === 401 ? null : error);
+  }
+}
+
+function showSignIn(error = null, message = null) {
+  state.user = null;
+  setCsrfToken(null);
+  hideFiles();
+  for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
+  showScreen("signin");
+  showError($("#signin-error"), error || (message ? new Error(message) : null));
+  $("#signin-token").focus();
+}
+
+async function enter(me) {
+  state.user = me.user;
+  setCsrfToken(me.csrf_token);
+  $("#user-name").textContent = me.user.name;
+  showScreen("workspace");
+  await loadBrains(localStorage.getItem(LAST_BRAIN));
+}
+
+$("#signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const input = $("#signin-token");
+  const token = input.value.trim();
+  if (!token) {
+    showError($("#signin-error"), new Error("Paste your API token first."));
+    input.focus();
+    return;
+  }
+  await busy(event.target.querySelector("button[type=submit]"), async () => {
+    try {
+      const me = await api.post("/session", { token }, { quietUnauthenticated: true });
+      input.value = "";
+      showError($("#signin-error"), null);
+      await enter(me);
+    } catch (error) {
+      const message =
+        error.status === 401 ? "That token was not accepted: it is unknown, revoked or expired." : null;
+      showError($("#signin-error"), message ? new Error(message) : error);
+    }
+  });
+});
+
+$("#signout-button").addEventListener("click", async () => {
+  try {
+    await api.delete("/session");
+  } catch {
+    // Signed out on the server already, or unreachable: the page forgets the session either way.
+  }
+  showSignIn();
+});
+
+whenSignedOut(() => {
+  if (state.user) showSignIn(null, "Your session has ended. Sign in again.");
+});
+
+// Brains ----------------------------------------------------------------------------------------
+async function loadBrains(preferred) {
+  try {
+    state.brains = await api.get("/brains");
+  } catch (error) {
+    showError($("#files-error"), error);
+    state.brains = [];
+  }
+  const select = clear($("#brain-select"));
+  for (const brain of state.brains) {
+    select.append(el("option", { value: brain.name, text: `${brain.name} (${brain.role})` }));
+  }
+  const chosen =
+    state.brains.find((b) => b.name === preferred) ||
+    state.brains.find((b) => b.name === state.brain?.name) ||
+    state.brains[0] ||
+    null;
+  selectBrain(chosen);
+}
+
+function selectBrain(brain) {
+  state.brain = brain;
+  const none = !brain;
+  $("#no-brain").hidden = !none;
+  $("#brain-select").disabled = none;
+  $("#share-button").disabled = none;
+  if (brain) {
+    $("#brain-select").value = brain.name;
+    localStorage.setItem(LAST_BRAIN, brain.name);
+  }
+  showPanel(state.panel);
+}
+
+$("#brain-select").addEventListener("change", (event) => {
+  selectBrain(state.brains.find((b) => b.name === event.target.value) || null);
+});
+$("#new-brain-button").addEventListener("click", openNewBrain);
+$("#first-brain-button").addEventListener("click", openNewBrain);
+$("#share-button").addEventListener("click", () => state.brain && openShare(state.brain));
+setupBrains({
+  onCreated: (name) => loadBrains(name),
+  onChanged: () => loadBrains(state.brain?.name),
+});
+
+// Sections --------------------------------------------------------------------------------------
+function showPanel(panel) {
+  state.panel = PANELS.includes(panel) ? panel : "files";
+  for (const tab of document.querySelectorAll(".tab")) {
+    const on = tab.dataset.panel === state.panel;
+    tab.classList.toggle("active", on);
+    if (on) tab.setAttribute("aria-current", "page");
+    else tab.removeAttribute("aria-current");
+  }
+  for (const name of PANELS) {
+    // Ask and search-all-brains need no current brain; the rest do.
+    const needsBrain = name !== "ask" && name !== "search";
+    $(`#panel-${name}`).hidden = name !== state.panel || (needsBrain && !state.brain);
+  }
+  if (state.panel !== "files") hideFiles();
+  if (!state.brain) return;
+  if (state.panel === "files") showFiles(state.brain);
+  if (state.panel === "notes") showNotes(state.brain);
+  if (state.panel === "search") showSearch(state.brain);
+}
+
+for (const tab of document.querySelectorAll(".tab")) {
+  tab.addEventListener("click", () => {
+    showPanel(tab.dataset.panel);
+    if (location.hash !== `#${tab.dataset.panel}`) history.replaceState(null, "", `#${tab.dataset.panel}`);
+  });
+}
+
+// Dialogs close with their ✕ button as with Escape.
+for (const button of document.querySelectorAll(".close-dialog")) {
+  button.addEventListener("click", () => button.closest("dialog").close());
+}
+
+// An error nobody caught still reaches the person, not only the console.
+window.addEventListener("unhandledrejection", (event) => {
+  const message = event.reason && event.reason.message ? event.reason.message : String(event.reason);
+  const box = $("#workspace").hidden ? $("#signin-error") : $(`#panel-${state.panel} .error`);
+  if (box) showError(box, new Error(message));
+});
+
+state.panel = PANELS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "files";
+start();

@@ -1,0 +1,119 @@
+// Small DOM helpers. Everything a document or a person wrote goes in as text nodes; the only
+// HTML the app inserts is a note's `html`, which the server sanitized.
+
+export const $ = (selector, root = document) => root.querySelector(selector);
+
+// el("button", {class: "primary", type: "button", onclick: fn}, "Label", childNode, …)
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") {
+      node.addEventListener(key.slice(2), value);
+    } else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(node) {
+  node.replaceChildren();
+  return node;
+}
+
+// A search snippet marks matched terms **like this**: text between the marks becomes <mark>,
+// everything else stays plain text.
+export function markedSnippet(snippet) {
+  const fragment = document.createDocumentFragment();
+  snippet.split(/\*\*(.+?)\*\*/s).forEach((part, i) => {
+    if (!part) return;
+    fragment.append(i % 2 === 1 ? el("mark", { text: part }) : document.createTextNode(part));
+  });
+  return fragment;
+}
+
+// "page 2 · lines 3–5 · Pressure › Gauge" from anything with page/line_start/line_end/heading_path
+export function where(item) {
+  const parts = [];
+  if (item.page) parts.push(`page ${item.page}`);
+  if (item.line_start) {
+    parts.push(
+      item.line_end && item.line_end !== item.line_start
+        ? `lines ${item.line_start}–${item.line_end}`
+        : `line ${item.line_start}`,
+    );
+  }
+  if (item.heading_path && item.heading_path.length) parts.push(item.heading_path.join(" › "));
+  return parts.join(" · ");
+}
+
+export function bytes(n) {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1048576).toFixed(1)} MB`;
+}
+
+export function when(iso) {
+  const date = new Date(iso.includes("T") ? iso : `${iso.replace(" ", "T")}Z`);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+export function showError(node, error) {
+  if (!error) {
+    node.hidden = true;
+    node.textContent = "";
+    return;
+  }
+  node.textContent = error.message || String(error);
+  node.hidden = false;
+}
+
+export function toast(message, kind = "info") {
+  const box = $("#toasts");
+  const item = el("p", { class: `toast ${kind}`, text: message });
+  box.append(item);
+  // Showing it again moves it above whatever dialog opened since.
+  if (box.matches(":popover-open")) box.hidePopover();
+  box.showPopover();
+  setTimeout(() => {
+    item.remove();
+    if (!box.children.length && box.matches(":popover-open")) box.hidePopover();
+  }, 3500);
+}
+
+export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// A modal question answered with a button; resolves true when confirmed.
+export function confirmAction(message, confirmLabel = "Delete") {
+  const dialog = $("#confirm-dialog");
+  $("#confirm-message").textContent = message;
+  $("#confirm-yes").textContent = confirmLabel;
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("#confirm-no").focus();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "yes"), { once: true });
+  });
+}
+
+// Busy state for a button while a request runs, so it cannot be sent twice.
+export async function busy(button, work) {
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  }
+}

@@ -1,0 +1,76 @@
+// Search with citations: each hit names its file, page, lines and heading path, shows a snippet
+// with the matched terms highlighted, and opens the preview at the cited passage.
+
+import { api, path } from "./api.js";
+import { $, busy, clear, el, markedSnippet, plural, showError, where } from "./dom.js";
+import { openPreview } from "./preview.js";
+
+const MATCHED = { text: "matched words", vector: "matched meaning", both: "matched words and meaning" };
+
+const form = $("#search-form");
+const results = $("#search-results");
+let brain = null;
+
+export function showSearch(current) {
+  if (brain && brain.name !== current.name && !$("#search-all").checked) {
+    clear(results);
+    $("#search-summary").textContent = "";
+  }
+  brain = current;
+}
+
+function renderHit(hit, across) {
+  const place = where(hit);
+  const label = hit.title && hit.title !== hit.name ? `${hit.title} — ${hit.name}` : hit.name;
+  const citation = el(
+    "button",
+    {
+      type: "button",
+      class: "citation",
+      "aria-label": `Open ${hit.name}${place ? `, ${place}` : ""}`,
+      onclick: () =>
+        openPreview({ brain: hit.brain, documentId: hit.document_id, chunkId: hit.chunk_id, name: hit.name }),
+    },
+    el("span", { class: "citation-name", text: label }),
+    place ? el("span", { class: "citation-where", text: place }) : null,
+  );
+  const facts = [MATCHED[hit.matched_by] || hit.matched_by, `score ${hit.score.toFixed(3)}`];
+  if (across) facts.unshift(`brain ${hit.brain}`);
+  return el(
+    "li",
+    { class: "hit", dataset: { chunkId: hit.chunk_id } },
+    citation,
+    el("p", { class: "snippet" }, markedSnippet(hit.snippet)),
+    el("p", { class: "muted small", text: facts.join(" · ") }),
+    hit.source_url ? el("p", { class: "muted small source", text: hit.source_url }) : null,
+  );
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const query = $("#search-input").value.trim();
+  if (!query) {
+    showError($("#search-error"), new Error("Type what you are looking for."));
+    return;
+  }
+  const across = $("#search-all").checked;
+  if (!across && !brain) {
+    showError($("#search-error"), new Error("Create a brain first, or search all your brains."));
+    return;
+  }
+  const body = { query, mode: $("#search-mode").value, limit: 20 };
+  const url = across ? "/search" : `/brains/${path(brain.name)}/search`;
+  await busy(form.querySelector("button[type=submit]"), async () => {
+    try {
+      const answer = await api.post(url, body);
+      showError($("#search-error"), null);
+      clear(results).append(...answer.hits.map((hit) => renderHit(hit, across)));
+      const scope = across ? "all your brains" : brain.name;
+      $("#search-summary").textContent = answer.hits.length
+        ? `${plural(answer.hits.length, "passage")} in ${scope}.`
+        : `Nothing in ${scope} matches “${query}”.`;
+    } catch (error) {
+      showError($("#search-error"), error);
+    }
+  });
+});
