@@ -46,6 +46,9 @@ class ScriptedLLM:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out in separate writes; without this, Nagle's algorithm and
+            # the client's delayed ACK add ~40 ms to every reply, as no real server does.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: object) -> None:
                 pass
