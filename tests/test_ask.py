@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,8 @@ from typing import Any
 import pytest
 
 from loci.answer.events import AskEvent
+from loci.app import build_chat
+from loci.config import load_settings
 from loci.answer.pipeline import Turn
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
@@ -269,3 +272,14 @@ def test_the_model_rewrites_a_follow_up(loci: Loci, brain: Brain, model: Model) 
     rewrite = next(e for e in events if e.type == "rewrite").data
     assert rewrite == {"original": "When was its last one?", "by": "model",
                        "rewritten": "When was the boiler's last service?"}  # fmt: skip
+
+
+@pytest.mark.skipif(
+    not os.environ.get("LOCI_LLM_MODEL"), reason="a live model is configured with LOCI_LLM_*"
+)
+def test_planted_fact_with_the_configured_live_model(loci: Loci, brain: Brain) -> None:
+    chat = build_chat(load_settings())
+    assert chat is not None
+    result = done(run(loci, brain, "What is the vault code for the archive room?", chat=chat))
+    assert NONCE in result["answer"] and result["model"] == chat.model
+    assert "office-notes.md" in [c["name"] for c in result["citations"]]
