@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from loci.answer.events import AskEvent
+from loci.answer.pipeline import Turn
 from loci.app import build_chat
 from loci.config import load_settings
-from loci.answer.pipeline import Turn
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
