@@ -3,6 +3,9 @@
 One desktop pass walks what a person does: sign in with a token, create a brain, drop a PDF on
 the page, watch it become ready, search, open a citation at its passage, write and edit a note
 (including an edit that loses a race), share the brain, reload, delete the file, sign out. A
+second pass asks: a streamed answer from the documents with citation chips that open the passage,
+a follow-up in the same conversation, renaming and deleting it, a quiz and flashcards, then the
+person's own model (a scripted OpenAI-compatible server) streaming a cited answer, and Stop. A
 phone-sized pass checks the layout. Every pass also asserts that the page logged no errors, broke
 no CSP rule, and asked no host but the test server for anything.
 
@@ -13,6 +16,7 @@ Chromium comes from `make browser` (apt); when it is missing these tests fail, n
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -25,6 +29,7 @@ from playwright.sync_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
+    FilePayload,
     Page,
     Request,
     Response,
@@ -32,8 +37,11 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
+from loci.embed.base import Embedder
 from tests import fixtures
+from tests.conftest import make_service
 from tests.live_server import LiveServer
+from tests.scripted_llm import Reply, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path(os.environ.get("LOCI_CHROMIUM", "/usr/bin/chromium"))
@@ -72,6 +80,19 @@ document.addEventListener("securitypolicyviolation", (event) => {
 });
 """
 HORIZONTAL_OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# Every state the newest answer in the chat passes through, with the length of its text then.
+TRACE_ANSWER = """
+() => {
+  window.lociAnswerTrace = [];
+  const log = document.querySelector("#chat-log");
+  new MutationObserver(() => {
+    const answer = log.querySelector(".msg-assistant:last-child");
+    if (!answer) return;
+    const text = answer.querySelector(".answer").textContent;
+    window.lociAnswerTrace.push([answer.dataset.state, text.length]);
+  }).observe(log, { subtree: true, childList: true, characterData: true, attributes: true });
+}
+"""
 
 
 @pytest.fixture(scope="module")
@@ -208,12 +229,10 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         page.set_input_files(
             "#file-input",
             [
-                {"name": "empty.txt", "mimeType": "text/plain", "buffer": b""},
-                {
-                    "name": "broken.pdf",
-                    "mimeType": "application/pdf",
-                    "buffer": fixtures.truncated_pdf(),
-                },
+                FilePayload(name="empty.txt", mimeType="text/plain", buffer=b""),
+                FilePayload(
+                    name="broken.pdf", mimeType="application/pdf", buffer=fixtures.truncated_pdf()
+                ),
             ],
         )
         refused = page.locator(".upload", has_text="empty.txt")
@@ -362,6 +381,265 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         page.context.close()
 
 
+NONCE = "ZEPHYR-5519-ORCHID"
+TRIP_NOTES = f"""# Trip notes
+
+The locker combination at the ferry terminal is {NONCE}.
+The morning ferry leaves the harbour at 7:15 and reaches the island at 8:40.
+A return ticket costs 12 euros, and the ferry carries 240 passengers.
+The cafe on deck 3 opens at 6:50 and closes at 18:00.
+"""
+MODEL_KEY = "sk-web-test-4f1c9a-secret"
+# Markup in an answer is text: the image must neither render nor be fetched.
+MODEL_ANSWER = (
+    f"The locker at the ferry terminal opens with **{NONCE}** [1].\n\n"
+    '- Bring a padlock <img src="http://192.0.2.1/pixel.png"> too.'
+)
+LONG_ANSWER = "The ferry timetable is long, and this answer takes its time to arrive " * 3
+
+
+class ScriptedSteps:
+    """The scripted model's reply to each step of an answer, told apart by the step's system
+    prompt; the answer itself streams word by word, slowly enough to be seen arriving."""
+
+    def __init__(self) -> None:
+        self.answer = Reply(MODEL_ANSWER, token_delay_s=0.06)
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        system = request["messages"][0]["content"]
+        user = request["messages"][-1]["content"]
+        if "You classify a question" in system:
+            return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
+        if "Rewrite the user's latest question" in system:
+            return Reply(json.dumps({"rewritten": "What is the ferry locker combination?"}))
+        if "different search queries" in system:
+            return Reply(json.dumps({"queries": ["ferry terminal locker combination"]}))
+        if "You judge whether passages" in system:
+            grades = [
+                {"source": int(n), "reasoning": "states it", "relevance": "relevant", "score": 0.9}
+                for n in re.findall(r'number="(\d+)"', user)
+            ]
+            return Reply(json.dumps({"grades": grades}))
+        if "You answer the user's question" in system:
+            return self.answer
+        return Reply(status=400, error_message="not scripted")
+
+
+@pytest.fixture
+def model_server() -> Iterator[tuple[ScriptedLLM, ScriptedSteps]]:
+    steps = ScriptedSteps()
+    llm = ScriptedLLM(responder=steps).start()
+    yield llm, steps
+    llm.stop()
+
+
+def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
+    browser: Browser,
+    tmp_path: Path,
+    embedder: Embedder,
+    model_server: tuple[ScriptedLLM, ScriptedSteps],
+) -> None:
+    llm, steps = model_server
+    # The person's model runs on 127.0.0.1, which the server's fetcher refuses unless allowed.
+    loci = make_service(
+        tmp_path / "home", embedder, fetch_allowed_networks=["127.0.0.1/32"], job_retry_base_s=0.01
+    )
+    server = LiveServer(loci).start()
+    with server.client() as api:
+        assert api.post("/brains", json={"name": "trips"}).status_code == 201
+        uploaded = api.post(
+            "/brains/trips/files", files={"files": ("trip-notes.md", TRIP_NOTES.encode())}
+        ).json()
+        server.wait_ready(api, "trips", uploaded["results"][0]["document"]["id"])
+
+    session = open_session(browser, server, "ask", viewport={"width": 1280, "height": 860})
+    page, watch = session.page, session.watch
+    try:
+        page.goto(server.url + "/#ask")
+        sign_in(page, server.owner_token)
+        expect(page.locator("#panel-ask")).to_be_visible()
+        expect(page.locator("#conversations-empty")).to_be_visible()
+
+        # No model on the server: the answer is extracted from the documents, and cites them.
+        page.fill("#ask-input", "What is the locker combination at the ferry terminal?")
+        page.keyboard.press("Enter")
+        expect(page.locator(".msg-user")).to_have_text(
+            "What is the locker combination at the ferry terminal?"
+        )
+        first = page.locator(".msg-assistant").first
+        expect(first).to_have_attribute("data-state", "done")
+        expect(first.locator(".answer")).to_contain_text(NONCE)
+        expect(first.locator(".msg-progress")).to_contain_text("simple lookup")
+        expect(first.locator(".msg-progress")).to_contain_text("relevant")
+        expect(first.locator(".msg-model")).to_have_text("From your documents (no model)")
+        source = first.locator(".source-item").first
+        expect(source).to_contain_text("trip-notes.md")
+        expect(source).to_contain_text("Trip notes")  # the heading path
+        chip = first.locator(".answer .cite-chip").first
+        expect(chip).to_have_text("1")
+        session.shot("01-answer")
+
+        chip.click()
+        dialog = page.locator("#preview-dialog")
+        cited = dialog.locator(".chunk.cited")
+        expect(cited).to_contain_text(NONCE)
+        expect(cited).to_be_in_viewport()
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+
+        # The conversation is listed; a follow-up continues it.
+        conversation = page.locator(".conversation")
+        expect(conversation).to_have_count(1)
+        expect(conversation).to_have_class(re.compile(r"\bcurrent\b"))
+        expect(page.locator("#chat-title")).to_have_text(
+            "What is the locker combination at the ferry terminal?"
+        )
+        page.fill("#ask-input", "And when does the morning ferry leave the harbour?")
+        page.click("#ask-button")
+        second = page.locator(".msg-assistant").nth(1)
+        expect(second).to_have_attribute("data-state", "done")
+        expect(second.locator(".answer")).to_contain_text("7:15")
+        expect(conversation).to_have_count(1)
+        with server.client() as api:
+            (listed,) = api.get("/brains/trips/conversations").json()
+            detail = api.get(f"/brains/trips/conversations/{listed['id']}").json()
+            assert [m["role"] for m in detail["messages"]] == ["user", "assistant"] * 2
+
+        # Rename it, start anew, then reopen it from the list: the history comes back cited.
+        conversation.get_by_role("button", name=re.compile("^Rename ")).click()
+        page.fill(".rename-input", "Ferry facts")
+        page.click(".rename-form button[type=submit]")
+        expect(conversation.locator(".conversation-title")).to_have_text("Ferry facts")
+        expect(page.locator("#chat-title")).to_have_text("Ferry facts")
+        page.click("#new-conversation-button")
+        expect(page.locator(".msg")).to_have_count(0)
+        expect(page.locator("#chat-title")).to_have_text("New conversation")
+        conversation.locator(".conversation-open").click()
+        expect(page.locator(".msg")).to_have_count(4)
+        expect(page.locator(".msg-assistant").first.locator(".cite-chip").first).to_be_visible()
+        session.shot("02-conversation")
+
+        # Study: a quiz checked and revealed, flashcards flipped, each opening its passage.
+        page.click("#ask-show-study")
+        page.select_option("#study-count", "3")
+        page.click("#make-quiz")
+        question = page.locator(".quiz-item").first
+        expect(page.locator(".quiz-item")).to_have_count(3)
+        question.get_by_role("button", name="Reveal answer").click()
+        expect(question.locator(".choice.right")).to_have_count(1)
+        expect(question.locator(".verdict")).to_contain_text("The answer is")
+        right_index = question.locator(".choice.right").get_attribute("data-index")
+        right = question.locator(f'.choice[data-index="{right_index}"]')
+        question.locator(".choice:not(.right)").first.click()
+        question.get_by_role("button", name="Check").click()
+        expect(question.locator(".verdict")).to_contain_text("Not quite")
+        expect(question).to_have_attribute("data-result", "wrong")
+        right.click()
+        question.get_by_role("button", name="Check").click()
+        expect(question.locator(".verdict")).to_contain_text("Right.")
+        expect(question).to_have_attribute("data-result", "right")
+        session.shot("03-quiz")
+
+        page.fill("#study-topic", "ferry")
+        page.click("#make-flashcards")
+        card = page.locator(".flashcard").first
+        expect(card.locator(".card-side")).to_have_text("Question")
+        expect(card.locator(".card-text")).to_contain_text("_____")
+        card.locator(".card-face").click()
+        expect(card.locator(".card-face")).to_have_attribute("aria-pressed", "true")
+        expect(card.locator(".card-side")).to_have_text("Answer")
+        expect(card.locator(".card-text")).not_to_contain_text("_____")
+        expect(card.locator(".citation-name")).to_contain_text("trip-notes.md")
+        session.shot("04-flashcards")
+        card.locator(".citation").click()
+        expect(dialog.locator(".chunk.cited")).to_be_visible()
+        page.keyboard.press("Escape")
+
+        # Back to the chat: delete the conversation.
+        page.click("#ask-show-chat")
+        conversation.get_by_role("button", name="Delete Ferry facts").click()
+        expect(page.locator("#confirm-message")).to_contain_text("Ferry facts")
+        page.click("#confirm-yes")
+        expect(conversation).to_have_count(0)
+        expect(page.locator(".msg")).to_have_count(0)
+        with server.client() as api:
+            assert api.get("/brains/trips/conversations").json() == []
+
+        # The person's own model: saved with its key, which is never shown back.
+        page.click("#model-button")
+        model_dialog = page.locator("#model-dialog")
+        expect(model_dialog).to_be_visible()
+        expect(page.locator("#model-state")).to_contain_text("server's model")
+        expect(page.locator("#model-remove")).to_be_hidden()
+        page.fill("#model-base-url", llm.base_url)
+        page.fill("#model-name", "scripted-model")
+        page.fill("#model-key", MODEL_KEY)
+        page.fill("#model-fallbacks", "scripted-small")
+        page.click("#model-form button[type=submit]")
+        expect(model_dialog).to_be_hidden()
+        page.click("#model-button")
+        expect(page.locator("#model-state")).to_contain_text("scripted-model")
+        expect(page.locator("#model-key-state")).to_be_visible()
+        expect(page.locator("#model-key")).to_have_value("")
+        expect(page.locator("#model-fallbacks")).to_have_value("scripted-small")
+        assert MODEL_KEY not in page.content()
+        session.shot("05-model")
+        model_dialog.get_by_role("button", name="Close").click()
+
+        # Its answer streams in, token by token, with a chip for its citation.
+        page.evaluate(TRACE_ANSWER)
+        page.fill("#ask-input", "What is the locker combination at the ferry terminal?")
+        page.click("#ask-button")
+        answer = page.locator(".msg-assistant").last
+        expect(page.locator("#stop-button")).to_be_visible()
+        expect(answer).to_have_attribute("data-state", "done")
+        expect(answer.locator(".answer")).to_contain_text(re.compile(rf"opens with {NONCE}\s*1\."))
+        expect(answer.locator(".answer strong")).to_have_text(NONCE)
+        expect(answer.locator(".answer li")).to_contain_text('<img src="http://192.0.2.1/')
+        expect(answer.locator(".answer img")).to_have_count(0)
+        expect(answer.locator(".msg-model")).to_contain_text("Answered by scripted-model")
+        expect(answer.locator(".cite-chip")).to_have_count(1)
+        expect(page.locator("#stop-button")).to_be_hidden()
+        trace: list[list[Any]] = page.evaluate("window.lociAnswerTrace")
+        growing = {length for state, length in trace if state == "streaming" and length}
+        assert len(growing) >= 3, trace  # seen part-written, several times
+        assert all(r["_authorization"] == f"Bearer {MODEL_KEY}" for r in llm.requests)
+        answer.locator(".cite-chip").click()
+        expect(dialog.locator(".chunk.cited")).to_contain_text(NONCE)
+        page.keyboard.press("Escape")
+        session.shot("06-model-answer")
+
+        # Stop ends an answer that is still being written.
+        steps.answer = Reply(LONG_ANSWER, token_delay_s=0.08)
+        page.fill("#ask-input", "Tell me everything about the ferry timetable.")
+        page.click("#ask-button")
+        slow = page.locator(".msg-assistant").last
+        expect(slow.locator(".answer")).to_contain_text("timetable")
+        page.click("#stop-button")
+        expect(slow).to_have_attribute("data-state", "stopped")
+        expect(slow.locator(".msg-progress")).to_contain_text("Stopped.")
+        expect(page.locator("#ask-button")).to_be_visible()
+
+        # Removing the model: the server's answers again.
+        page.click("#model-button")
+        expect(page.locator("#model-remove")).to_be_visible()
+        page.click("#model-remove")
+        page.click("#confirm-yes")
+        expect(model_dialog).to_be_hidden()
+        with server.client() as api:
+            assert api.get("/me/model").status_code == 404
+
+        watch.assert_clean(
+            ("GET", "/api/v1/me", 401),  # first visit: not signed in yet
+            ("GET", "/api/v1/me/model", 404),  # no model of their own yet
+        )
+    finally:
+        session.shot("ask-last")
+        page.context.close()
+        server.stop()
+        loci.store.close()
+
+
 def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> None:
     with server.client() as api:
         assert api.post("/brains", json={"name": "pocket"}).status_code == 201
@@ -434,10 +712,23 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
         page.keyboard.press("Escape")
 
         page.click(".tab[data-panel=ask]")
-        expect(page.locator("#panel-ask")).to_contain_text("later release")
-        expect(page.locator("#ask-input")).to_be_disabled()
-        expect(page.locator("#panel-ask button")).to_be_disabled()
+        page.fill("#ask-input", "What should the boiler gauge read when it is cold?")
+        page.click("#ask-button")
+        answer = page.locator(".msg-assistant").last
+        expect(answer).to_have_attribute("data-state", "done")
+        expect(answer.locator(".answer")).to_contain_text("between one and two bar")
+        expect(answer.locator(".source-item")).to_contain_text(long_name)
+        expect(page.locator(".conversation")).to_have_count(1)
+        expect(page.locator("#ask-input")).to_be_in_viewport()
         fits("07-ask")
+        for control in ("#ask-button", "#new-conversation-button", ".cite-chip"):
+            box = page.locator(control).first.bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 390, control
+
+        page.click("#ask-show-study")
+        page.click("#make-flashcards")
+        expect(page.locator(".flashcard").first).to_be_visible()
+        fits("08-study")
 
         watch.assert_clean(("GET", "/api/v1/me", 401))
     finally:

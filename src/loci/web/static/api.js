@@ -70,6 +70,71 @@ export const api = {
   delete: (url) => request("DELETE", url),
 };
 
+// POST `body` and read the answer as Server-Sent Events (`event:` and `data:` lines, a blank line
+// between events), calling `onEvent(type, data)` for each. EventSource cannot POST or send the
+// CSRF header, so this reads the fetch body as it arrives. Abort with `signal`; an aborted stream
+// rejects with an ApiError whose code is "aborted".
+export async function streamEvents(url, body, { signal, onEvent }) {
+  const headers = { Accept: "text/event-stream", "Content-Type": "application/json" };
+  if (csrfToken) headers["X-CSRF-Token"] = csrfToken;
+  const aborted = () => new ApiError(0, "aborted", "Stopped.");
+  let response;
+  try {
+    response = await fetch(BASE + url, {
+      method: "POST",
+      headers,
+      credentials: "same-origin",
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch {
+    throw signal && signal.aborted ? aborted() : unreachable();
+  }
+  if (!response.ok) {
+    const data = await response.json().catch(() => null);
+    if (response.status === 401) onSignedOut();
+    throw failure(response.status, data);
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const dispatch = (block) => {
+    let type = "message";
+    const data = [];
+    for (const line of block.split("\n")) {
+      if (line.startsWith(":")) continue; // a comment: keep-alive
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "event") type = value;
+      else if (field === "data") data.push(value);
+    }
+    if (!data.length) return;
+    let parsed;
+    try {
+      parsed = JSON.parse(data.join("\n"));
+    } catch {
+      parsed = data.join("\n");
+    }
+    onEvent(type, parsed);
+  };
+  for (;;) {
+    let chunk;
+    try {
+      chunk = await reader.read();
+    } catch {
+      throw signal && signal.aborted ? aborted() : unreachable();
+    }
+    if (chunk.done) break;
+    buffer += chunk.value.replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      dispatch(buffer.slice(0, end));
+      buffer = buffer.slice(end + 2);
+    }
+  }
+  if (buffer.trim()) dispatch(buffer);
+}
+
 // Upload one file; `onProgress(fraction)` follows the bytes sent. Resolves with the server's
 // per-file result ({name, document, deduped, error}); rejects with an ApiError.
 export function uploadFile(url, file, onProgress) {

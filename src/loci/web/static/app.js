@@ -4,9 +4,11 @@
 // every write must carry, and after a reload it gets that back from GET /me.
 
 import { api, setCsrfToken, whenSignedOut } from "./api.js";
+import { resetAsk, showAsk } from "./ask.js";
 import { openNewBrain, openShare, setupBrains } from "./brains.js";
 import { $, busy, clear, el, showError } from "./dom.js";
 import { hideFiles, showFiles } from "./files.js";
+import { openModelSettings } from "./model.js";
 import { showNotes } from "./notes.js";
 import { showSearch } from "./search.js";
 
@@ -35,6 +37,7 @@ function showSignIn(error = null, message = null) {
   state.user = null;
   setCsrfToken(null);
   hideFiles();
+  resetAsk();
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
   showScreen("signin");
   showError($("#signin-error"), error || (message ? new Error(message) : null));
@@ -80,6 +83,8 @@ $("#signout-button").addEventListener("click", async () => {
   }
   showSignIn();
 });
+
+$("#model-button").addEventListener("click", openModelSettings);
 
 whenSignedOut(() => {
   if (state.user) showSignIn(null, "Your session has ended. Sign in again.");
@@ -139,8 +144,8 @@ function showPanel(panel) {
     else tab.removeAttribute("aria-current");
   }
   for (const name of PANELS) {
-    // Ask and search-all-brains need no current brain; the rest do.
-    const needsBrain = name !== "ask" && name !== "search";
+    // Search can look across all brains; the rest need a current one.
+    const needsBrain = name !== "search";
     $(`#panel-${name}`).hidden = name !== state.panel || (needsBrain && !state.brain);
   }
   if (state.panel !== "files") hideFiles();
@@ -148,6 +153,7 @@ function showPanel(panel) {
   if (state.panel === "files") showFiles(state.brain);
   if (state.panel === "notes") showNotes(state.brain);
   if (state.panel === "search") showSearch(state.brain);
+  if (state.panel === "ask") showAsk(state.brain);
 }
 
 for (const tab of document.querySelectorAll(".tab")) {
