@@ -312,7 +312,8 @@ class Asker:
                     yield token("\n\n")
         focus = run.question if question != run.question else None
         extract = extractive_answer(question, sources, grades, focus)
-        yield token(extract)
+        for line in extract.splitlines(keepends=True):  # a line at a time, as a reader reads
+            yield token(line)
         return written + extract
 
     def _greet(self, run: _Run) -> Generator[AskEvent, None, str]:

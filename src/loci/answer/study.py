@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 NUMBER = re.compile(r"\b\d+(?:[.,:/-]\d+)*(?: \d{2,})*\b")  # 1.5 · 14/10/2026 · 01632 960 512
 NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
-WORD = re.compile(r"\b[a-z][a-z-]{7,}\b")
+WORD = re.compile(r"\b[a-z][a-z-]{5,}\b")
 BLANK = "_____"
 
 QUIZ_PROMPT = """Write {n} multiple-choice questions that test understanding of the numbered \
