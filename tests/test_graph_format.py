@@ -133,5 +133,5 @@ def test_a_hand_edited_timeline_entry_is_noticed() -> None:
 
 
 def test_slugify_makes_ids_from_titles() -> None:
-    assert slugify("Ana López — Garden Lead!") == "ana-l-pez-garden-lead"
+    assert slugify("Ana López — Garden Lead!") == "ana-lopez-garden-lead"
     assert slugify("???") == "untitled"

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
 DocumentStatus = Literal["processing", "ready", "failed"]
-DocumentKind = Literal["file", "web", "note"]
+DocumentKind = Literal["file", "web", "note", "page", "evidence"]  # page, evidence: the graph
 JobStatus = Literal["queued", "running", "done", "failed"]
 SearchMode = Literal["hybrid", "text", "vector"]
 Visibility = Literal["restricted", "workspace"]
@@ -38,11 +38,21 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file carried inside another (an e-mail's attachment), added as a document of its own."""
+
+    name: str
+    data: bytes
+    mime_type: str | None = None
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     title: str | None
     blocks: tuple[Block, ...]
     metadata: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
     @property
     def text(self) -> str:
@@ -284,3 +294,90 @@ class ChatMessage:
     citations: tuple[dict[str, Any], ...]
     intent: str | None
     created_at: str
+
+
+# the brain graph (seed 002) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    source: str  # graph document ids
+    target: str
+    type: str  # a relation type, `wiki_link` or `cites`
+
+
+@dataclass(frozen=True)
+class GraphTimelineEntry:
+    doc_id: str  # the graph document it belongs to
+    entry_id: str  # ev-…, derived from the entry's content
+    at: str
+    text: str
+    source: str | None
+
+
+@dataclass(frozen=True)
+class GraphDocument:
+    """A graph document as stored: its exact Markdown plus the fields queries filter on."""
+
+    brain_id: int
+    id: str
+    kind: str  # page | evidence
+    type: str
+    folder: str
+    status: str
+    title: str
+    aliases: tuple[str, ...]
+    merged_into: str | None
+    created: str
+    updated: str
+    content: str
+    content_hash: str
+    document_id: int | None  # the indexed `documents` row search cites
+
+
+@dataclass(frozen=True)
+class GraphVersion:
+    """The content a write replaced (or deleted), with who did it, how and when."""
+
+    id: int
+    doc_id: str
+    action: str
+    actor: str
+    content: str
+    content_hash: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class GraphPut:
+    """Create or overwrite one graph document (rename it when `previous_id` is set).
+
+    `expected_hash` None means the document must not exist yet; otherwise the stored one must
+    still have that hash. `index` is its `documents` row for search, (re)queued with the write.
+    """
+
+    id: str
+    kind: str
+    type: str
+    folder: str
+    status: str
+    title: str
+    aliases: tuple[str, ...]
+    merged_into: str | None
+    created: str
+    updated: str
+    content: str
+    content_hash: str
+    edges: tuple[GraphEdge, ...]
+    timeline: tuple[GraphTimelineEntry, ...]
+    index: NewDocument
+    expected_hash: str | None
+    action: str
+    previous_id: str | None = None
+
+
+@dataclass(frozen=True)
+class GraphDelete:
+    id: str
+    expected_hash: str
+    action: str = "delete"

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from loci.answer.events import AskEvent
 from loci.answer.pipeline import Asker, Retrieval, Turn
@@ -20,7 +21,7 @@ from loci.answer.study import Flashcard, QuizQuestion
 from loci.answer.study import flashcards as make_flashcards
 from loci.answer.study import quiz as make_quiz
 from loci.embed.base import Embedder
-from loci.errors import Conflict, FileTooLarge, InvalidInput, NotFound
+from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
 from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
@@ -126,7 +127,7 @@ class Loci:
         title: str | None = None,
         mime_type: str | None = None,
         source_url: str | None = None,
-        metadata: dict[str, str] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> AddResult:
         name = clean_name(name)
         if len(data) > self.settings.max_file_bytes:
@@ -305,12 +306,18 @@ class Loci:
         if topic and topic.strip():
             hits = self.search(brain, SearchRequest(topic, limit=min(limit, 30)))
         else:
+            # Round robin over recent documents, each read in order: every document and every
+            # section of a short one gets its turn before any gets a second passage.
             recent = self.store.list_documents(brain.id, status="ready")[-limit:]
-            hits = [
-                passage_hit(chunk, document)
-                for document in reversed(recent)
-                for chunk in self.store.list_chunks(brain.id, document.id)[:2]
-            ][:limit]
+            queues = [
+                [passage_hit(chunk, doc) for chunk in self.store.list_chunks(brain.id, doc.id)]
+                for doc in reversed(recent)
+            ]
+            hits = []
+            while len(hits) < limit and any(queues):
+                for queue in queues:
+                    if queue and len(hits) < limit:
+                        hits.append(queue.pop(0))
         return number_sources(hits, brain.name)
 
     def quiz(
@@ -434,7 +441,40 @@ class Loci:
                 outcomes[job_id] = None
             except Exception as error:
                 outcomes[job_id] = error
+                continue
+            try:
+                self._add_attachments(item)
+            except Exception:  # the message itself is indexed; reprocessing retries these
+                log.exception("could not add the attachments of document %s", item.document.id)
         return outcomes
+
+    def _add_attachments(self, item: Prepared) -> None:
+        """Files carried inside a document (an e-mail's attachments) become documents of their
+        own, canonical first like any other, and are linked both ways: `attached_to` on each,
+        `attachments` on the parent. Each is parsed by its own job, so a bad one fails alone;
+        one refused outright (too big) is listed on the parent with its reason."""
+        if not item.parsed.attachments:
+            return
+        parent = item.document
+        links: list[dict[str, Any]] = []
+        for attachment in item.parsed.attachments:
+            try:
+                added = self.add_bytes(
+                    item.brain,
+                    attachment.name,
+                    attachment.data,
+                    tags=parent.tags,
+                    mime_type=attachment.mime_type,
+                    metadata={"attached_to": parent.id},
+                )
+            except LociError as error:
+                links.append({"name": attachment.name, "error": error.message})
+                continue
+            child = added.document
+            if added.deduped and child.id != parent.id and "attached_to" not in child.metadata:
+                self.store.merge_document_metadata(child.id, {"attached_to": parent.id})
+            links.append({"id": child.id, "name": child.name})
+        self.store.merge_document_metadata(parent.id, {"attachments": links})
 
     def wait_for(
         self,
@@ -442,17 +482,31 @@ class Loci:
         document_ids: Sequence[int],
         on_progress: Callable[[list[Document]], None] | None = None,
     ) -> list[Document]:
-        """Process the documents' jobs in this process until each is ready or failed."""
+        """Process the documents' jobs in this process until each is ready or failed, then
+        those of the attachments they gave rise to (an e-mail's files), so a CLI `add` of a
+        message leaves its attachments searchable too."""
 
-        def current() -> list[Document]:
-            return [self.store.get_document(brain.id, i) for i in document_ids]
+        def current(ids: Sequence[int] = document_ids) -> list[Document]:
+            return [self.store.get_document(brain.id, i) for i in ids]
 
-        def settled() -> bool:
-            return all(d.status != "processing" for d in current())
+        pending, seen = list(document_ids), set(document_ids)
+        report = (lambda: on_progress(current())) if on_progress else None
+        while pending:
+            batch = pending
 
-        self.worker().drain(
-            document_ids, settled, (lambda: on_progress(current())) if on_progress else None
-        )
+            def settled(ids: Sequence[int] = batch) -> bool:
+                return all(d.status != "processing" for d in current(ids))
+
+            self.worker().drain(batch, settled, report)
+            pending = [
+                link["id"]
+                for document in current(batch)
+                for link in document.metadata.get("attachments") or ()
+                if isinstance(link, dict)
+                and isinstance(link.get("id"), int)
+                and link["id"] not in seen
+            ]
+            seen.update(pending)
         return current()
 
     # status -------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import os
 import typer
 
 from loci import __version__
-from loci.cli import accounts, add, ask, documents, evaluate, search, server, status, study
+from loci.cli import accounts, add, ask, documents, evaluate, graph, search, server, status, study
 
 app = typer.Typer(
     name="loci",
@@ -34,7 +34,7 @@ def main(
     """Loci keeps what you give it and answers with citations to the exact passage."""
 
 
-for module in (add, documents, search, ask, study, status, evaluate, server, accounts):
+for module in (add, documents, search, ask, study, status, evaluate, server, accounts, graph):
     module.register(app)
 
 

@@ -12,6 +12,7 @@ A plain `[[Some Page]]` (Obsidian) is not part of the grammar; `import` turns it
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -103,6 +104,7 @@ def source_refs(texts: Iterable[str]) -> list[str]:
 
 
 def slugify(text: str) -> str:
-    """A lowercase slug for a title or a wikilink target: 'Ana Lopez' → 'ana-lopez'."""
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """A lowercase slug for a title or a wikilink target: 'Ana López' → 'ana-lopez'."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
     return slug[:128].strip("-") or "untitled"

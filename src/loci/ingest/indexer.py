@@ -130,6 +130,11 @@ class Indexer:
             prepared.title,
             "; ".join(reasons) or None,
         )
+        if prepared.parsed.metadata and document.kind in ("file", "web"):
+            # What the parser read from the file (language, author, sheets, sender, ...), kept
+            # apart from the metadata given with the document; rebuilt on every reindex. Notes
+            # and graph pages are skipped: their frontmatter is already their canonical form.
+            self.store.merge_document_metadata(document.id, {"extracted": prepared.parsed.metadata})
         log.info("indexed document %s: %d chunks", document.id, len(prepared.chunks))
 
     def _embedding_input(self, title: str | None, heading_path: tuple[str, ...], text: str) -> str:

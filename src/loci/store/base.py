@@ -21,6 +21,12 @@ from loci.models import (
     Document,
     DocumentKind,
     DocumentStatus,
+    GraphDelete,
+    GraphDocument,
+    GraphEdge,
+    GraphPut,
+    GraphTimelineEntry,
+    GraphVersion,
     IndexedChunk,
     Job,
     Member,
@@ -105,12 +111,55 @@ class ConversationStore(Protocol):
     def messages(self, conversation_id: int) -> list[ChatMessage]: ...
 
 
+class GraphStore(Protocol):
+    """The brain graph (seed 002): documents keyed by (brain, id), their derived edges and
+    timeline entries, and the versions overwrites and deletes leave behind."""
+
+    def get(self, brain_id: int, doc_id: str) -> GraphDocument: ...
+    def by_alias(self, brain_id: int, alias: str) -> list[GraphDocument]: ...
+    def documents(
+        self,
+        brain_id: int,
+        *,
+        folder: str | None = None,
+        doc_type: str | None = None,
+        statuses: Sequence[str] = (),
+        kind: str | None = None,
+    ) -> list[GraphDocument]: ...
+    def by_document_ids(
+        self, brain_id: int, document_ids: Sequence[int]
+    ) -> dict[int, GraphDocument]: ...
+    def edges(
+        self, brain_id: int, *, source: str | None = None, target: str | None = None
+    ) -> list[GraphEdge]: ...
+    def timeline(
+        self,
+        brain_id: int,
+        doc_id: str | None = None,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 100,
+    ) -> list[GraphTimelineEntry]: ...
+    def versions(self, brain_id: int, doc_id: str) -> list[GraphVersion]: ...
+    def folders(self, brain_id: int) -> dict[str, int]: ...
+    def apply(
+        self, brain_id: int, changes: Sequence[GraphPut | GraphDelete], actor: str
+    ) -> list[str]:
+        """All changes or none, in one serialized transaction; each checks the hash it was
+        based on (`Conflict` if stale). Returns content hashes no document uses any more."""
+        ...
+
+
 class Store(Protocol):
     @property
     def accounts(self) -> AccountStore: ...
 
     @property
     def conversations(self) -> ConversationStore: ...
+
+    @property
+    def graph(self) -> GraphStore: ...
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain: ...
@@ -178,6 +227,11 @@ class Store(Protocol):
         ...
 
     def fail_document(self, document_id: int, reason: str) -> None: ...
+    def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
+        """Set some top-level keys of a document's metadata (each replaced whole), keeping the
+        others: links made after indexing (an e-mail's attachments), what a parser read."""
+        ...
+
     def document_text(self, brain_id: int, document_id: int) -> str | None: ...
     def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]: ...
     def clear_brain_index(self, brain_id: int) -> None:

@@ -2,7 +2,10 @@
 
 The file name's extension picks the parser, but magic bytes win when they disagree: a PDF saved
 as `notes.txt` is still parsed as a PDF, and a `.pdf` that is really an HTML error page is read as
-HTML. Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
+HTML. A zip archive is a DOCX, PPTX, XLSX, EPUB or ODT by its members (`[Content_Types].xml` and
+the main part's folder, or the `mimetype` member), whatever its name; any other zip is refused.
+
+Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
 100,000-page PDF or a pathological layout must fail with a clear message, not take the worker down.
 
 Parser modules are imported on first use: pdfium and trafilatura take a noticeable time to load,
@@ -32,6 +35,9 @@ class ParseBudgets:
 
     max_decompressed_bytes: int = 200 * 1024 * 1024
     max_compression_ratio: float = 100.0
+    # One XML part of a package (a sheet, a shared-strings table, a slide, a chapter) is held
+    # in memory while it is read, so it has a budget of its own below the package's.
+    max_part_bytes: int = 64 * 1024 * 1024
     max_pdf_pages: int = 5000
     timeout_s: float = 120.0
 
@@ -56,21 +62,30 @@ _TEXT = frozenset({".txt", ".text", ".log"})
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd"})
 _HTML = frozenset({".html", ".htm", ".xhtml"})
 _PDF = frozenset({".pdf"})
-_DOCX = frozenset({".docx"})
+_CSV = frozenset({".csv", ".tsv"})
+_RTF = frozenset({".rtf"})
+_EML = frozenset({".eml"})
+_MBOX = frozenset({".mbox", ".mbx"})
+# Zip-based formats by extension; which one a zip really is comes from its members.
+_PACKAGES = frozenset({".docx", ".pptx", ".xlsx", ".xlsm", ".epub", ".odt"})
 
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Office files and encrypted OOXML
 _HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
 
 
 def supported_extensions() -> tuple[str, ...]:
-    return tuple(sorted(_TEXT | _MARKDOWN | _HTML | _PDF | _DOCX))
+    from loci.ingest.parsers.code import LANGUAGES
+
+    plain = _TEXT | _MARKDOWN | _HTML | _PDF | _CSV | _RTF | _EML | _MBOX
+    return tuple(sorted(plain | _PACKAGES | set(LANGUAGES)))
 
 
 def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
     """Parse a file's bytes; `name` is only used for its extension, never as a path."""
     if not data.strip():
         raise ParseError("the file is empty")
-    kind = _choose(data, PurePath(name).suffix.lower())
+    path = PurePath(name)
+    kind = _choose(data, path.suffix.lower(), path.name)
     if kind == "pdf":
         from loci.ingest.parsers.pdf import parse_pdf
 
@@ -79,6 +94,38 @@ def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
         from loci.ingest.parsers.docx import parse_docx
 
         return parse_docx(data, budgets)
+    if kind == "pptx":
+        from loci.ingest.parsers.pptx import parse_pptx
+
+        return parse_pptx(data, budgets)
+    if kind == "xlsx":
+        from loci.ingest.parsers.xlsx import parse_xlsx
+
+        return parse_xlsx(data, budgets)
+    if kind == "epub":
+        from loci.ingest.parsers.epub import parse_epub
+
+        return parse_epub(data, budgets)
+    if kind == "odt":
+        from loci.ingest.parsers.odt import parse_odt
+
+        return parse_odt(data, budgets)
+    if kind == "csv":
+        from loci.ingest.parsers.delimited import parse_delimited
+
+        return parse_delimited(data, budgets, tab=path.suffix.lower() == ".tsv")
+    if kind == "rtf":
+        from loci.ingest.parsers.rtf import parse_rtf
+
+        return parse_rtf(data, budgets)
+    if kind in ("eml", "mbox"):
+        from loci.ingest.parsers.mail import parse_eml, parse_mbox
+
+        return parse_eml(data, budgets) if kind == "eml" else parse_mbox(data, budgets)
+    if kind == "code":
+        from loci.ingest.parsers.code import parse_code
+
+        return parse_code(data, name)
     if kind == "html":
         from loci.ingest.parsers.html import decode_html, parse_html
 
@@ -92,26 +139,44 @@ def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
     return parse_text(data)
 
 
-def _choose(data: bytes, extension: str) -> str:
+def _choose(data: bytes, extension: str, filename: str = "") -> str:
+    from loci.ingest.parsers.code import language_of
+
     sniffed = _sniff(data)
-    if sniffed in ("pdf", "docx"):
+    if sniffed in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
         return sniffed
     if sniffed == "zip":
-        raise NoParser("no parser for this type (a zip archive that is not a Word document)")
+        raise NoParser(
+            "no parser for this type (a zip archive that is not a Word, PowerPoint, Excel, "
+            "EPUB or OpenDocument file)"
+        )
     if sniffed == "ole2":
         if "EncryptedPackage".encode("utf-16-le") in data:
             raise EncryptedDocument("password-protected Office document")
-        raise NoParser("no parser for this type (legacy .doc/.xls/.ppt; save it as .docx)")
+        raise NoParser(
+            "no parser for this type (legacy .doc/.xls/.ppt; save it as .docx, .xlsx or .pptx)"
+        )
     if extension in _PDF:
         if sniffed == "html":
             return "html"
         raise ParseError("not a PDF: the file does not start with a PDF header")
-    if extension in _DOCX:
-        raise ParseError("not a DOCX: the file is not a zip archive (corrupt or truncated)")
+    if extension in _PACKAGES:
+        label = extension.lstrip(".").upper()
+        raise ParseError(f"not a {label}: the file is not a zip archive (corrupt or truncated)")
+    if extension in _RTF:
+        raise ParseError("not an RTF file: it does not start with {\\rtf")
     if extension in _MARKDOWN:
         return "markdown"
     if extension in _HTML or sniffed == "html":
         return "html"
+    if extension in _CSV:
+        return "csv"
+    if extension in _EML:
+        return "eml"
+    if extension in _MBOX:
+        return "mbox"
+    if language_of(filename) is not None:
+        return "code"
     if extension in _TEXT or not extension:
         return "text"
     raise NoParser("no parser for this type")
@@ -123,9 +188,11 @@ def _sniff(data: bytes) -> str | None:
     if b"%PDF-" in head:
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
-        # Member names are stored uncompressed; the main part is usually word/document.xml but
-        # some generators name it otherwise, so look for the folder.
-        return "docx" if b"[Content_Types].xml" in data and b"word/" in data else "zip"
+        from loci.ingest.parsers.package import package_kind
+
+        return package_kind(data)
+    if head.startswith(b"{\\rtf"):
+        return "rtf"
     if head.startswith(_OLE2_MAGIC):
         return "ole2"
     lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()

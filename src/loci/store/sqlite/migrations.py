@@ -163,6 +163,61 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
     );
     """,
+    # 5: the brain graph (seed 002) — Markdown documents keyed by (brain, id), their derived
+    # edges and timeline entries, and the versions every overwrite and delete leaves behind.
+    # The CHECK is seed 002's one structural rule: evidence under evidence/, pages outside it.
+    """
+    CREATE TABLE graph_documents (
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('page', 'evidence')),
+        type TEXT NOT NULL,
+        folder TEXT NOT NULL,
+        status TEXT NOT NULL,
+        title TEXT NOT NULL,
+        aliases TEXT NOT NULL DEFAULT '[]',
+        merged_into TEXT,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        document_id INTEGER UNIQUE REFERENCES documents(id) ON DELETE SET NULL,
+        PRIMARY KEY (brain_id, id),
+        CHECK ((kind = 'evidence') = (folder = 'evidence' OR folder LIKE 'evidence/%'))
+    );
+    CREATE INDEX graph_documents_folder ON graph_documents(brain_id, folder);
+    CREATE TABLE graph_edges (
+        brain_id INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        target TEXT NOT NULL,
+        type TEXT NOT NULL,
+        PRIMARY KEY (brain_id, source, type, target),
+        FOREIGN KEY (brain_id, source) REFERENCES graph_documents(brain_id, id) ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    CREATE INDEX graph_edges_target ON graph_edges(brain_id, target);
+    CREATE TABLE graph_timeline (
+        brain_id INTEGER NOT NULL,
+        doc_id TEXT NOT NULL,
+        entry_id TEXT NOT NULL,
+        at TEXT NOT NULL,
+        text TEXT NOT NULL,
+        source TEXT,
+        PRIMARY KEY (brain_id, doc_id, entry_id),
+        FOREIGN KEY (brain_id, doc_id) REFERENCES graph_documents(brain_id, id) ON DELETE CASCADE
+    ) WITHOUT ROWID;
+    CREATE INDEX graph_timeline_at ON graph_timeline(brain_id, at);
+    CREATE TABLE graph_versions (
+        id INTEGER PRIMARY KEY,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        doc_id TEXT NOT NULL,
+        action TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX graph_versions_doc ON graph_versions(brain_id, doc_id, id);
+    """,
 ]
 
 

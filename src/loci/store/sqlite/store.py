@@ -32,6 +32,7 @@ from loci.models import (
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.conversations import SqliteConversations
+from loci.store.sqlite.graph import SqliteGraph
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
 
@@ -123,6 +124,7 @@ class SqliteStore:
         migrate(self.db)
         self.accounts = SqliteAccounts(self.db)
         self.conversations = SqliteConversations(self.db)
+        self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
 
@@ -286,26 +288,31 @@ class SqliteStore:
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         doc = self.get_document(brain_id, document_id)
         with self.db.write() as conn:
-            hashes = [
-                r[0]
-                for r in conn.execute(
-                    "SELECT DISTINCT embed_hash FROM chunks WHERE document_id = ?", (document_id,)
-                )
-            ]
-            self._drop_index(conn, document_id)
-            # Vectors are shared by hash; forget those no remaining chunk points at.
-            conn.executemany(
-                "DELETE FROM vectors WHERE hash = ?"
-                " AND NOT EXISTS (SELECT 1 FROM chunks WHERE embed_hash = ?)",
-                [(h, h) for h in hashes],
-            )
-            conn.execute("DELETE FROM jobs WHERE document_id = ?", (document_id,))
-            conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
-            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+            self._delete_rows(conn, brain_id, document_id)
             others: Any = conn.execute(
                 "SELECT count(*) FROM documents WHERE content_hash = ?", (doc.content_hash,)
             ).fetchall()[0][0]
         return bool(others == 0)
+
+    def _delete_rows(self, conn: Any, brain_id: int, document_id: int) -> None:
+        """A document's row, index and jobs, inside the caller's transaction (the graph store
+        deletes a page and its indexed document in one)."""
+        hashes = [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT embed_hash FROM chunks WHERE document_id = ?", (document_id,)
+            )
+        ]
+        self._drop_index(conn, document_id)
+        # Vectors are shared by hash; forget those no remaining chunk points at.
+        conn.executemany(
+            "DELETE FROM vectors WHERE hash = ?"
+            " AND NOT EXISTS (SELECT 1 FROM chunks WHERE embed_hash = ?)",
+            [(h, h) for h in hashes],
+        )
+        conn.execute("DELETE FROM jobs WHERE document_id = ?", (document_id,))
+        conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
+        conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
     def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
         self.get_document(brain_id, document_id)
@@ -481,6 +488,20 @@ class SqliteStore:
                 f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
                 " WHERE id = ?",
                 (reason, document_id),
+            )
+
+    def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
+        with self.db.write() as conn:
+            rows = conn.execute(
+                "SELECT metadata FROM documents WHERE id = ?", (document_id,)
+            ).fetchall()
+            if not rows:
+                return
+            metadata = json.loads(str(rows[0][0] or "{}"))
+            metadata.update(values)
+            conn.execute(
+                "UPDATE documents SET metadata = ? WHERE id = ?",
+                (json.dumps(metadata, default=str), document_id),
             )
 
     def document_text(self, brain_id: int, document_id: int) -> str | None:
