@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
+from itertools import accumulate
 
 from tokenizers import Tokenizer
 from tokenizers.models import WordPiece
@@ -76,15 +78,27 @@ class WordTokenCounter:
                 missing.append(word)
             else:
                 known[word] = tokens
-        # One batch call for all of a text's new words: the tokenizer runs it on every core.
-        encodings = self._tokenizer.encode_batch_fast(missing, add_special_tokens=False)
-        fresh = {word: len(e.ids) for word, e in zip(missing, encodings, strict=True)}
+        fresh = dict(zip(missing, self._count_each(missing), strict=True))
         known.update(fresh)
         with self._lock:
             if len(self._memo) + len(fresh) > _MAX_WORDS:
                 self._memo.clear()  # crude, but a document's vocabulary comes back in pages
             self._memo.update((w, n) for w, n in fresh.items() if len(w) <= _MAX_WORD_CHARS)
         return sum(map(known.__getitem__, words))
+
+    def _count_each(self, words: list[str]) -> list[int]:
+        """Token counts of `words` from one tokenization of them joined by spaces, each token
+        going to the word its first character is in. The tokenizer's cost per text (an Encoding
+        object each) is about that of a dozen words' worth of characters, so this is nearly
+        twice as fast as a batch of one-word texts."""
+        if not words:
+            return []
+        starts = list(accumulate((len(word) + 1 for word in words[:-1]), initial=0))
+        counts = [0] * len(words)
+        encoding = self._tokenizer.encode(" ".join(words), add_special_tokens=False)
+        for first, _ in encoding.offsets:
+            counts[bisect_right(starts, first) - 1] += 1
+        return counts
 
     def _whole(self, text: str) -> int:
         return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
