@@ -103,6 +103,7 @@ class LocalEmbedder:
     def count_tokens(self, text: str) -> int:
         counting = self._tokenizers()[1]
         if len(text) <= _COUNT_PIECE_CHARS:
+            # What the chunker asks about: summed from memoised word counts (see word_counts).
             assert self._word_counter is not None  # made with the tokenizers
             return self._word_counter.count(text)
         pieces = _split_at_whitespace(text)
