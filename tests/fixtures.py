@@ -878,3 +878,43 @@ def mbox_mailbox() -> bytes:
         + b"\nFrom grace@example.org Tue Sep  7 06:30:00 1838\n"
         + second.replace(b"\r\n", b"\n")
     )
+
+
+# --- text that is hard on tokenizers ---------------------------------------------------------
+
+MIXED_NOTES = """\
+# Field notes from the Zürich workshop
+
+Día uno. Renée and Søren met the café owner at 08:30; the espresso machine (a 1998 Faema E61,
+serial #A-4471/ß) had lost pressure again. Über-technician Ünal replaced the gasket — third
+time this year — and logged it at https://example.org/tickets/4471?view=full&lang=de-CH.
+
+Costs so far: €1,240.50 for parts, ¥18,000 for the Kyoto order, and 3×12.5 kg of beans.
+Temperatures ranged from −4 °C to 38.6 °C; humidity 41–67 %. Résumé of the fault: “the boiler
+heats, the group head doesn’t”. Naïve fixes (descaling, re-seating the thermosyphon) failed.
+
+## Translations we collected
+
+会議は午後三時に始まりました。東京のチームは新しい温度センサーを提案しました。
+서울 사무소는 다음 주에 부품을 보낼 예정입니다. Москва подтвердила заказ на двенадцать клапанов.
+Ελληνικά: η αντλία λειτουργεί κανονικά. العربية: تم إصلاح المضخة. हिन्दी: पंप ठीक है।
+
+## Log excerpt
+
+    2026-03-04T09:15:02Z WARN pump[842]: pressure=0.8bar (< 1.0bar threshold) retry=3/5
+    2026-03-04T09:15:07Z INFO valve_ctl: open(ch=2) -> OK; elapsed_ms=12.75
+    sha256=9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+
+- [ ] order spare O-rings (Ø 6×1.5 mm, food-grade EPDM)
+- [x] email Ana-María about the invoice 🙂👍
+- [ ] read the manual's §4.2.1 "Druckeinstellung" twice
+
+| part | qty | note |
+| --- | --- | --- |
+| gasket | 2 | 8.5 mm, silicone |
+| thermostat | 1 | 120°C NC, Ø 8 mm |
+
+Zero\u200bwidth joins, soft\u00adhyphens, a non\u00a0breaking space, a thin\u2009space and an
+ideographic\u3000space all turn up in pasted text; so do combining marks (cafe\u0301, n\u0303o)
+and the odd placeholder like [MASK] or [UNK] copied from a model card.
+"""

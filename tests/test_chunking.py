@@ -6,8 +6,10 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
+from importlib import resources
 
 import pytest
+from tokenizers import Tokenizer
 
 from loci.errors import InvalidInput
 from loci.ingest.chunking import ChunkingResult, chunk_document
@@ -306,3 +308,48 @@ def test_indented_text_chunks_start_at_the_words() -> None:
     result = chunk_document(doc, words, max_tokens=3, overlap_tokens=0)
     check_invariants(doc, result, words, 3)
     assert [c.text for c in result.chunks] == ["indented first paragraph", "Tabbed second one"]
+
+
+def test_chunks_fit_the_model_by_a_plain_tokenization() -> None:
+    """The embedder counts tokens from memoised word counts; every chunk is checked here by the
+    shipped tokenizer run plainly on the chunk's whole text, on a report, multilingual notes
+    with logs, lists and tables, and a page of HTML, at the indexer's limit and at tight ones
+    that force sentence, word and character cuts with overlaps."""
+    local = pytest.importorskip("loci.embed.local")
+    embedder = local.LocalEmbedder()
+    try:
+        embedder.count_tokens("probe")
+    except Exception as exc:  # the bundled model files may not be built in this checkout
+        pytest.skip(f"local tokenizer unavailable: {exc}")
+    raw = (resources.files("loci.embed") / "model" / "tokenizer.json").read_text(encoding="utf-8")
+    plain = Tokenizer.from_str(raw)
+    plain.no_truncation()
+
+    def count(text: str) -> int:
+        return len(plain.encode(text, add_special_tokens=False).ids)
+
+    docs = [
+        parse(fixtures.text_pdf(6), "report.pdf", ParseBudgets()),
+        md(fixtures.MIXED_NOTES * 3),
+        parse_html_doc(),
+    ]
+    for max_tokens in (embedder.max_tokens - 48, 40, 12):
+        for doc in docs:
+            result = chunk_document(doc, embedder.count_tokens, max_tokens=max_tokens)
+            assert result.chunks
+            check_invariants(doc, result, count, max_tokens)
+            covered_words(doc, result)
+
+
+def test_pieces_cut_out_of_one_word_are_counted_together() -> None:
+    """Once sums of piece counts have earned trust, a chunk made of character cuts of one long
+    word must still be counted whole: a word's tokens are not the sum of its parts'."""
+
+    def superadditive(text: str) -> int:  # a long word costs more than its parts together
+        return sum(1 if len(word) <= 12 else 40 for word in text.split())
+
+    prose = "\n\n".join(fixtures.prose(12, seed=seed) for seed in range(40))
+    doc = md(f"# Notes\n\n{prose}\n\n{'9f86d081884c7d65' * 40}\n")
+    result = chunk_document(doc, superadditive, max_tokens=30, overlap_tokens=4)
+    check_invariants(doc, result, superadditive, 30)
+    covered_words(doc, result)

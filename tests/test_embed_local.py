@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import sys
 import time
 from importlib import resources
 
@@ -10,6 +12,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from loci.embed import Embedder, LocalEmbedder
+from tests import fixtures
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +158,44 @@ def test_empty_inputs(embedder: LocalEmbedder) -> None:
 def test_a_bare_string_is_refused(embedder: LocalEmbedder) -> None:
     with pytest.raises(TypeError):
         embedder.embed("not a list")
+
+
+def test_count_tokens_of_awkward_text_matches_the_tokenizer(
+    embedder: LocalEmbedder, reference_tokenizer: Tokenizer
+) -> None:
+    """Short texts are counted as sums of memoised word counts: exact on every line, paragraph
+    and sentence of multilingual notes, and on the whole of them, counted twice (cold, warm)."""
+    notes = fixtures.MIXED_NOTES
+    pieces = [notes, *notes.split("\n\n"), *notes.splitlines(), *notes.split(". ")]
+    for _ in range(2):
+        for text in pieces:
+            expected = len(reference_tokenizer.encode(text, add_special_tokens=False).ids)
+            assert embedder.count_tokens(text) == expected, text
+
+
+def test_count_tokens_next_to_every_whitespace_character(
+    embedder: LocalEmbedder, reference_tokenizer: Tokenizer
+) -> None:
+    # Some characters Python splits at are control characters the tokenizer deletes, gluing
+    # "ab" and "cd" into one word ("abcd"): those must not be counted as two words.
+    for char in (c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace()):
+        for text in (f"ab{char}cd", f"un{char}believable", f"{char}x{char}"):
+            expected = len(reference_tokenizer.encode(text, add_special_tokens=False).ids)
+            assert embedder.count_tokens(text) == expected, repr(text)
+
+
+def test_count_tokens_of_random_strings_matches_the_tokenizer(
+    embedder: LocalEmbedder, reference_tokenizer: Tokenizer
+) -> None:
+    spaces = [c for c in map(chr, range(0x3001)) if c.isspace()]
+    alphabet = [
+        *"abcxyzéüß東京한국,.;:-'\"()[]#@/\u0301\u0303\u200b\u00ad\x00\x07\ufffd🙂",
+        *["[MASK]", "[CLS]", "the", "##ing", "un", "q" * 120],
+        *spaces,
+        *[" "] * 20,
+    ]
+    rng = random.Random(7)
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        expected = len(reference_tokenizer.encode(text, add_special_tokens=False).ids)
+        assert embedder.count_tokens(text) == expected, repr(text)

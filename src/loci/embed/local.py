@@ -20,6 +20,7 @@ import onnxruntime as ort
 from tokenizers import Encoding, Tokenizer
 
 from loci.embed.base import Vectors
+from loci.embed.word_counts import WordTokenCounter
 from loci.errors import EmbeddingError
 
 log = logging.getLogger(__name__)
@@ -85,6 +86,7 @@ class LocalEmbedder:
         self._input_names: frozenset[str] = frozenset()
         self._truncating: Tokenizer | None = None
         self._counting: Tokenizer | None = None
+        self._word_counter: WordTokenCounter | None = None
 
     @property
     def model_id(self) -> str:
@@ -101,7 +103,9 @@ class LocalEmbedder:
     def count_tokens(self, text: str) -> int:
         counting = self._tokenizers()[1]
         if len(text) <= _COUNT_PIECE_CHARS:
-            return len(counting.encode(text, add_special_tokens=False).ids)
+            # What the chunker asks about: summed from memoised word counts (see word_counts).
+            assert self._word_counter is not None  # made with the tokenizers
+            return self._word_counter.count(text)
         pieces = _split_at_whitespace(text)
         encodings = counting.encode_batch_fast(pieces, add_special_tokens=False)
         return sum(len(encoding.ids) for encoding in encodings)
@@ -212,6 +216,7 @@ class LocalEmbedder:
                 truncating.enable_truncation(max_length=MAX_SEQUENCE)
                 counting.no_padding()
                 counting.no_truncation()
+                self._word_counter = WordTokenCounter(counting)
                 self._counting = counting
                 self._truncating = truncating
         return self._truncating, self._counting

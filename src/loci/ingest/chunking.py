@@ -76,6 +76,7 @@ class _Overlap:
     start: int
     tokens: int
     line_start: int | None
+    spaced: bool  # its sentences are separated by whitespace (CJK ones need not be)
 
 
 class _Counter:
@@ -215,11 +216,18 @@ class _Chunker:
             if len(pieces) == 1 and overlap is None:
                 tokens = self.counter.overhead + pieces[0].tokens  # counted on exactly this text
                 break
-            if self.counter.trusted and estimate <= self.max_tokens:
+            # Pieces cut out of one word (the last resort, by characters) touch without
+            # whitespace between them, and a word's tokens are not the sum of its parts': such
+            # a chunk is always counted, and says nothing about whether sums can be trusted.
+            spaced = all(self.text[p.start - 1].isspace() for p in pieces[1:]) and (
+                overlap is None or (overlap.spaced and self.text[pieces[0].start - 1].isspace())
+            )
+            if spaced and self.counter.trusted and estimate <= self.max_tokens:
                 tokens = estimate
                 break
             tokens = self.counter.count(text)
-            self.counter.observe(estimate, tokens)
+            if spaced:
+                self.counter.observe(estimate, tokens)
             if tokens <= self.max_tokens:
                 break
             if overlap is not None:
@@ -256,11 +264,14 @@ class _Chunker:
         sentences = list(_between(self.text, last.start, last.end, _SENTENCE_BREAK))
         tokens = 0
         start: int | None = None
+        spaced = True
         for s, e in reversed(sentences):
             cost = last.tokens if len(sentences) == 1 else self.counter.content(self.text[s:e])
             cost += self.counter.join if start is not None else 0
             if tokens + cost > budget:
                 break
+            if start is not None:
+                spaced = spaced and self.text[start - 1].isspace()
             tokens += cost
             start = s
         if start is None or start <= kept[0].start:
@@ -268,7 +279,7 @@ class _Chunker:
         line_start = None
         if last.line_start is not None:
             line_start = last.line_start + self.text.count("\n", last.start, start)
-        return _Overlap(start, tokens, line_start)
+        return _Overlap(start, tokens, line_start, spaced)
 
     # --- pieces ----------------------------------------------------------------------------
 

@@ -43,8 +43,12 @@ _PDFIUM_LOCK = threading.Lock()
 _EOF_WINDOW = 16 * 1024  # readers accept %%EOF near the end; trailing junk is common
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
-_LIGATURES = str.maketrans(
+# Page text, in one pass: control characters dropped, ligatures spelled out, tabs and no-break
+# spaces made plain spaces.
+_CLEAN = str.maketrans(
     {
+        **dict.fromkeys([*map(chr, range(0x00, 0x09)), *map(chr, range(0x0B, 0x20))]),
+        **dict.fromkeys(["\x7f", "\ufffe", "\uffff"]),
         "\ufb00": "ff",
         "\ufb01": "fi",
         "\ufb02": "fl",
@@ -218,6 +222,12 @@ def _segments(textpage: pdfium.PdfTextPage, deadline: Deadline) -> list[_Segment
         return []
     text = textpage.get_text_range(0, count)
     raw = textpage.raw
+    # This loop runs once per line of every page: the PDFium functions are looked up once.
+    # (Out-parameters go in as the ctypes objects themselves: ready-made byref() is slower.)
+    char_index = pdfium_c.FPDFText_GetCharIndexFromTextIndex
+    count_rects = pdfium_c.FPDFText_CountRects
+    get_rect = pdfium_c.FPDFText_GetRect
+    loose_box = pdfium_c.FPDFText_GetLooseCharBox
     left, bottom, right, top = (ctypes.c_double() for _ in range(4))
     loose = pdfium_c.FS_RECTF()
     segments: list[_Segment] = []
@@ -230,31 +240,27 @@ def _segments(textpage: pdfium.PdfTextPage, deadline: Deadline) -> list[_Segment
         position = match.end() if match else len(text)
         if not line_text.strip():
             continue
-        first = _char_index(raw, line_start)
-        last = _char_index(raw, line_start + len(line_text) - 1)
+        first = char_index(raw, line_start)
+        last = char_index(raw, line_start + len(line_text) - 1)
         if first < 0 or last < first:
             continue
-        rects = []
-        for r in range(pdfium_c.FPDFText_CountRects(raw, first, last - first + 1)):
-            if pdfium_c.FPDFText_GetRect(raw, r, left, top, right, bottom):
-                rects.append((left.value, bottom.value, right.value, top.value))
+        rects = [
+            (left.value, bottom.value, right.value, top.value)
+            for r in range(count_rects(raw, first, last - first + 1))
+            if get_rect(raw, r, left, top, right, bottom)
+        ]
         if not rects:
             continue
         for piece_text, offset, box in _split_at_gaps(raw, line_text, first, rects):
-            cleaned = " ".join(_CONTROL.sub("", piece_text).translate(_LIGATURES).split())
+            cleaned = " ".join(piece_text.translate(_CLEAN).split())
             if not cleaned:
                 continue
             lead = first + offset + (len(piece_text) - len(piece_text.lstrip()))
             size = box[3] - box[1]
-            if pdfium_c.FPDFText_GetLooseCharBox(raw, lead, loose):
+            if loose_box(raw, lead, loose):
                 size = loose.top - loose.bottom
             segments.append(_Segment(cleaned, box[0], box[1], box[2], box[3], round(size, 1)))
     return segments
-
-
-def _char_index(raw: object, text_index: int) -> int:
-    index: int = pdfium_c.FPDFText_GetCharIndexFromTextIndex(raw, text_index)
-    return index
 
 
 _Box = tuple[float, float, float, float]
@@ -264,14 +270,9 @@ def _split_at_gaps(
     raw: object, line_text: str, first: int, rects: list[_Box]
 ) -> list[tuple[str, int, _Box]]:
     """(text, offset in line, box) pieces of one PDFium line, cut where runs are far apart."""
-    union = (
-        min(r[0] for r in rects),
-        min(r[1] for r in rects),
-        max(r[2] for r in rects),
-        max(r[3] for r in rects),
-    )
-    if len(rects) == 1:
-        return [(line_text, 0, union)]
+    if len(rects) == 1:  # most lines: one run of text
+        return [(line_text, 0, rects[0])]
+    union = _union(rects)
     threshold = max(statistics.median(r[3] - r[1] for r in rects), 4.0)
     ordered = sorted(rects)
     if all(b[0] - a[2] <= threshold for a, b in zip(ordered, ordered[1:], strict=False)):
@@ -283,10 +284,11 @@ def _split_at_gaps(
     previous_right: float | None = None
     piece_boxes: list[_Box] = []
     box = pdfium_c.FS_RECTF()
+    loose_box = pdfium_c.FPDFText_GetLooseCharBox
     for offset, char in enumerate(line_text):
         if char.isspace():
             continue
-        if not pdfium_c.FPDFText_GetLooseCharBox(raw, first + offset, box):
+        if not loose_box(raw, first + offset, box):
             continue
         char_box = (box.left, box.bottom, box.right, box.top)
         if previous_right is not None and char_box[0] - previous_right > threshold and piece_boxes:
@@ -401,21 +403,23 @@ def _paragraphs(streams: list[list[_Segment]], page_number: int) -> list[_Paragr
     for lines in stream_lines:
         current: _Paragraph | None = None
         previous: _Line | None = None
+        previous_size = 0.0
         for line in lines:
             number += 1
             text = line.text
+            size = line.size
             new = (
                 current is None
                 or previous is None
                 or previous.bottom - line.top > break_at
-                or abs(line.size - previous.size) > 0.15 * max(line.size, previous.size)
+                or abs(size - previous_size) > 0.15 * max(size, previous_size)
             )
             if new or current is None:
                 current = _Paragraph(page=page_number, line_start=number)
                 paragraphs.append(current)
             current.lines.append(text)
-            current.sizes[line.size] += len(text)
-            previous = line
+            current.sizes[size] += len(text)
+            previous, previous_size = line, size
     return paragraphs
 
 
