@@ -12,13 +12,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from importlib.resources import files
+from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 
 from loci.api import errors as error_handlers
+from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import ask, brains, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
@@ -30,6 +32,7 @@ from loci.service import Loci
 log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
 MULTIPART_ALLOWANCE = 1024 * 1024  # form boundaries and headers around an upload at the cap
+JSON = "application/json"
 WEB_ROOT = files("loci") / "web" / "static"
 
 
@@ -65,6 +68,7 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
+        dependencies=[Depends(single_valued_query)],
     )
     app.state.loci = loci
     app.state.accounts = accounts
@@ -74,10 +78,29 @@ def create_app(
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
     for module in (tokens, users, brains, file_routes, notes, search, ask):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
+    _document_errors_as_json(app)
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+def _document_errors_as_json(app: FastAPI) -> None:
+    """An error is JSON on every route, but FastAPI documents a route's errors in the route's own
+    media type — `text/event-stream` for ask. Put them back under `application/json`."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            for path in build()["paths"].values():
+                for operation in path.values():
+                    for status, response in operation.get("responses", {}).items():
+                        content = response.get("content", {})
+                        if status[0] in "45" and len(content) == 1 and JSON not in content:
+                            response["content"] = {JSON: next(iter(content.values()))}
+        return app.openapi_schema or build()
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _mount_web(app: FastAPI) -> None:

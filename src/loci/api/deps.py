@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
+from loci.api.schemas import MAX_ID
 from loci.auth.access import Need, Principal
 from loci.auth.accounts import Accounts
 from loci.auth.secrets import same
@@ -52,6 +54,17 @@ AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
 
 
+def single_valued_query(request: Request) -> None:
+    """No parameter of this API takes several values, so `?tag=a&tag=b` is refused rather than
+    read as its last value: what a proxy or a log saw must be what the handler reads."""
+    seen: set[str] = set()
+    for key, _ in request.query_params.multi_items():
+        if key in seen:
+            problem = {"type": "repeated", "loc": ("query", key), "msg": "given more than once"}
+            raise RequestValidationError([problem])
+        seen.add(key)
+
+
 def current_principal(
     request: Request,
     accounts: AccountsDep,
@@ -79,6 +92,9 @@ def brain_with(need: Need) -> Callable[[str, Principal, Accounts], Brain]:
 
     return resolve
 
+
+# An id in a path: bounded, so a huge number is a 422 rather than an overflow in the database.
+RowId = Annotated[int, Path(ge=1, le=MAX_ID, description="an id the API returned")]
 
 ReadableBrain = Annotated[Brain, Depends(brain_with("read"))]
 WritableBrain = Annotated[Brain, Depends(brain_with("write"))]

@@ -34,7 +34,24 @@ from loci.models import (
 from loci.service import Status
 
 BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.auth.accounts.check_name`
-NOT_BLANK = r"\S"  # text the service refuses as empty is refused by the schema already
+# Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
+# `\s` does not match) is refused by the schema already.
+NOT_BLANK = r"[^\s\x1c-\x1f]"
+# The largest id the API takes: ids are sequential, and above 2**53 a JSON number loses digits
+# in many clients (and FastAPI writes the schema's bounds as floats).
+MAX_ID = 2**53 - 1
+
+
+def _json_integer(cls: type, value: object) -> object:
+    """A field validator: JSON Schema's integer is a number with no fraction (3 or 3.0), never a
+    string or a boolean, which pydantic's lax mode would take."""
+    if isinstance(value, bool | str):
+        raise ValueError("an integer is a JSON number")
+    return value
+
+
+def json_integers(*fields: str) -> Any:
+    return field_validator(*fields, mode="before")(classmethod(_json_integer))
 
 
 def _timestamp(value: float | None) -> str | None:
@@ -355,10 +372,12 @@ class FiltersIn(BaseModel):
 
 class SearchIn(BaseModel):
     query: str = Field(min_length=1, max_length=2000, pattern=NOT_BLANK)
-    limit: int = Field(default=10, ge=1, le=30, strict=True)
+    limit: int = Field(default=10, ge=1, le=30)
     mode: SearchMode = "hybrid"
     filters: FiltersIn = Field(default_factory=FiltersIn)
     min_similarity: float | None = Field(default=None, ge=-1, le=1, strict=True)
+
+    _integers = json_integers("limit")
 
 
 class HitOut(BaseModel):
@@ -414,8 +433,13 @@ class SearchOut(BaseModel):
 class AskIn(BaseModel):
     question: str = Field(min_length=1, max_length=4000, pattern=NOT_BLANK)
     conversation_id: int | None = Field(
-        default=None, description="continue this conversation (its history resolves follow-ups)"
+        default=None,
+        ge=1,
+        le=MAX_ID,
+        description="continue this conversation (its history resolves follow-ups)",
     )
+
+    _integers = json_integers("conversation_id")
 
 
 class ConversationIn(BaseModel):
@@ -466,7 +490,9 @@ class ConversationDetailOut(BaseModel):
 # study tools ------------------------------------------------------------------------------
 class StudyIn(BaseModel):
     topic: str | None = Field(default=None, max_length=500, description="default: recent documents")
-    count: int = Field(default=5, ge=1, le=30, strict=True)
+    count: int = Field(default=5, ge=1, le=30)
+
+    _integers = json_integers("count")
 
 
 class QuizQuestionOut(BaseModel):
@@ -485,13 +511,20 @@ class FlashcardOut(BaseModel):
 
 # a user's own chat model ------------------------------------------------------------------
 class ModelIn(BaseModel):
-    base_url: str = Field(min_length=1, max_length=500, examples=["https://openrouter.ai/api/v1"])
-    model: str = Field(min_length=1, max_length=200)
+    base_url: str = Field(
+        min_length=1,
+        max_length=500,
+        pattern=r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\[]",
+        examples=["https://openrouter.ai/api/v1"],
+    )
+    model: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
     api_key: str | None = Field(
         default=None, max_length=500, description="kept encrypted; never returned"
     )
     keep_api_key: bool = Field(
-        default=True, description="with no api_key: keep the stored one (false: remove it)"
+        default=True,
+        strict=True,
+        description="with no api_key: keep the stored one (false: remove it)",
     )
     fallback_models: list[str] = Field(default_factory=list, max_length=5)
 

@@ -58,8 +58,12 @@ class UserModels:
         keep_key: bool = True,
     ) -> ModelView:
         """Store the user's endpoint; `api_key` None with `keep_key` keeps the one stored."""
-        parts = urlsplit(base_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(base_url.strip())
+            scheme, hostname = parts.scheme, parts.hostname
+        except ValueError:  # e.g. "http://[" (an unclosed IPv6 literal)
+            scheme, hostname = "", None
+        if scheme not in ("http", "https") or not hostname:
             raise InvalidInput("the model endpoint must be an http(s) URL")
         if not model.strip():
             raise InvalidInput("name the model to use")

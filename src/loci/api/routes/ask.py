@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, UserModelsDep
+from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, RowId, UserModelsDep
 from loci.api.schemas import (
     AskIn,
     ConversationDetailOut,
@@ -78,7 +78,7 @@ def list_conversations(
     responses=errors(404),
 )
 def get_conversation(
-    conversation_id: int, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+    conversation_id: RowId, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> ConversationDetailOut:
     found, messages = loci.conversation(brain, conversation_id, principal.user.id)
     return ConversationDetailOut(
@@ -90,7 +90,7 @@ def get_conversation(
     "/conversations/{conversation_id}", response_model=ConversationOut, responses=errors(400, 404)
 )
 def rename_conversation(
-    conversation_id: int,
+    conversation_id: RowId,
     body: ConversationIn,
     brain: ReadableBrain,
     principal: PrincipalDep,
@@ -102,7 +102,7 @@ def rename_conversation(
 
 @router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404))
 def delete_conversation(
-    conversation_id: int, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+    conversation_id: RowId, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> Response:
     loci.delete_conversation(brain, conversation_id, principal.user.id)
     return Response(status_code=204)

@@ -13,7 +13,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from fastapi.responses import JSONResponse
 
-from loci.api.deps import LociDep, ReadableBrain, WritableBrain
+from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
 from loci.api.middleware import size_text
 from loci.api.schemas import (
@@ -55,7 +55,7 @@ def _tags(raw: str | None) -> list[str]:
 def upload_files(
     brain: WritableBrain,
     loci: LociDep,
-    files: Annotated[list[UploadFile], File(description="one or more files")],
+    files: Annotated[list[UploadFile], File(description="one or more files", min_length=1)],
     tags: Annotated[str | None, Form(description="comma-separated tags for every file")] = None,
 ) -> UploadOut | JSONResponse:
     """Store files and queue them for indexing. Each file stands alone: one that is too large
@@ -115,7 +115,7 @@ def list_files(
 
 
 @router.get("/files/{document_id}", response_model=DocumentOut, responses=errors(404))
-def get_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> DocumentOut:
+def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> DocumentOut:
     return DocumentOut.of(loci.document(brain, document_id), brain)
 
 
@@ -124,7 +124,7 @@ def get_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> DocumentO
     response_class=Response,
     responses={200: {"content": {"application/octet-stream": {}}}, **errors(404)},
 )
-def download_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> Response:
+def download_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Response:
     """The original bytes, always as an attachment (never rendered by the browser)."""
     document = loci.document(brain, document_id)
     data = loci.original(brain, document_id)
@@ -144,7 +144,7 @@ def download_file(document_id: int, brain: ReadableBrain, loci: LociDep) -> Resp
 
 @router.get("/files/{document_id}/text", response_model=TextOut, responses=errors(404))
 def file_text(
-    document_id: int,
+    document_id: RowId,
     brain: ReadableBrain,
     loci: LociDep,
     max_chars: int = Query(default=200_000, ge=1, le=5_000_000),
@@ -156,14 +156,14 @@ def file_text(
 
 
 @router.get("/files/{document_id}/chunks", response_model=list[ChunkOut], responses=errors(404))
-def file_chunks(document_id: int, brain: ReadableBrain, loci: LociDep) -> list[ChunkOut]:
+def file_chunks(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> list[ChunkOut]:
     """The passages search matches against, with page, lines and heading path."""
     loci.document(brain, document_id)
     return [ChunkOut.of(c) for c in loci.chunks(brain, document_id)]
 
 
 @router.delete("/files/{document_id}", status_code=204, responses=errors(404, 403))
-def delete_file(document_id: int, brain: WritableBrain, loci: LociDep) -> Response:
+def delete_file(document_id: RowId, brain: WritableBrain, loci: LociDep) -> Response:
     """Delete the document, its chunks and index entries, and its original if unshared."""
     loci.remove(brain, document_id)
     return Response(status_code=204)
@@ -175,6 +175,6 @@ def delete_file(document_id: int, brain: WritableBrain, loci: LociDep) -> Respon
     response_model=DocumentOut,
     responses=errors(404, 403),
 )
-def reprocess_file(document_id: int, brain: WritableBrain, loci: LociDep) -> DocumentOut:
+def reprocess_file(document_id: RowId, brain: WritableBrain, loci: LociDep) -> DocumentOut:
     """Parse, chunk and embed again from the stored original (after a failure, or an upgrade)."""
     return DocumentOut.of(loci.reprocess(brain, document_id), brain)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Query, Response
 
-from loci.api.deps import LociDep, ReadableBrain, WritableBrain
+from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.schemas import AddedOut, DocumentOut, NoteIn, NoteOut, NoteUpdate, errors
 from loci.render import markdown_to_safe_html
 
@@ -26,7 +26,7 @@ def list_notes(
 
 
 @router.get("/notes/{document_id}", response_model=NoteOut, responses=errors(404))
-def get_note(document_id: int, brain: ReadableBrain, loci: LociDep) -> NoteOut:
+def get_note(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> NoteOut:
     document, text = loci.note(brain, document_id)
     return NoteOut(
         document=DocumentOut.of(document, brain), text=text, html=markdown_to_safe_html(text)
@@ -39,7 +39,7 @@ def get_note(document_id: int, brain: ReadableBrain, loci: LociDep) -> NoteOut:
     responses=errors(400, 404, 403, 409),
 )
 def update_note(
-    document_id: int, body: NoteUpdate, brain: WritableBrain, loci: LociDep
+    document_id: RowId, body: NoteUpdate, brain: WritableBrain, loci: LociDep
 ) -> DocumentOut:
     """Replace a note's text, title, tags and colour — only if it is still the version you
     read (`expected_hash`); otherwise 409, and nothing is overwritten."""
@@ -56,7 +56,7 @@ def update_note(
 
 
 @router.delete("/notes/{document_id}", status_code=204, responses=errors(404, 403))
-def delete_note(document_id: int, brain: WritableBrain, loci: LociDep) -> Response:
+def delete_note(document_id: RowId, brain: WritableBrain, loci: LociDep) -> Response:
     loci.note(brain, document_id)  # a file's id is not a note: 404 rather than deleting it
     loci.remove(brain, document_id)
     return Response(status_code=204)

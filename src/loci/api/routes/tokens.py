@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from loci.api.deps import AccountsDep, PrincipalDep
+from loci.api.deps import AccountsDep, PrincipalDep, RowId
 from loci.api.schemas import IssuedTokenOut, TokenIn, TokenOut, errors
 from loci.errors import Forbidden
 
@@ -32,7 +32,7 @@ def create_token(body: TokenIn, principal: PrincipalDep, accounts: AccountsDep) 
 
 
 @router.delete("/tokens/{token_id}", status_code=204, responses=errors(404, 403))
-def revoke_token(token_id: int, principal: PrincipalDep, accounts: AccountsDep) -> Response:
+def revoke_token(token_id: RowId, principal: PrincipalDep, accounts: AccountsDep) -> Response:
     """Revoke one of the caller's tokens; it fails from the next request on."""
     if not principal.can_write:
         raise Forbidden("a read-only token cannot revoke tokens")
