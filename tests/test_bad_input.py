@@ -94,3 +94,11 @@ def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None
     stored = list((tmp_path / "home" / "blobs").rglob("*"))
     assert all(p.resolve().is_relative_to((tmp_path / "home" / "blobs").resolve()) for p in stored)
     assert not (tmp_path / "etc").exists()
+
+
+def test_a_name_cannot_disguise_itself_with_bidirectional_overrides() -> None:
+    from loci.ingest.sources import clean_name
+
+    # U+202E would make this display as "invoiceexe.pdf"
+    assert clean_name("invoice\u202efdp.exe") == "invoicefdp.exe"
+    assert clean_name("a\u2066b\u2069c.txt") == "abc.txt"

@@ -137,7 +137,9 @@ class TokenIn(BaseModel):
     name: str = Field(min_length=1, max_length=100, pattern=NOT_BLANK)
     scope: TokenScope = "write"
     brains: list[str] | None = Field(default=None, description="limit to these brains")
-    expires_in_days: float | None = Field(default=None, gt=0, le=3650, strict=True)
+    expires_in_days: float | None = Field(
+        default=None, ge=1 / 1440, le=3650, strict=True, description="at least one minute"
+    )
 
 
 class UserIn(BaseModel):

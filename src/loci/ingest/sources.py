@@ -17,11 +17,14 @@ from urllib.parse import urlsplit
 
 import yaml
 
-CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# Control characters, and the bidirectional overrides that make "evil\u202efdp.exe" display as
+# "evilexe.pdf": a name is shown to people, so it must read as what it is.
+CONTROL = re.compile(r"[\x00-\x1f\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_name(name: str) -> str:
-    """A display name from a user-supplied file name: the last path part, no control characters.
+    """A display name from a user-supplied file name: the last path part, no control or
+    bidirectional-override characters.
 
     Names are only ever shown; blobs are stored by hash. Still, a name like `../../etc/passwd`
     or `a\\b.txt` is cut down to its last part so nothing downstream can mistake it for a path.
