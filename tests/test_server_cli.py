@@ -145,3 +145,32 @@ def test_cli_made_brains_belong_to_admins_until_shared(
     finally:
         server.stop()
     assert bob.is_admin is False
+
+
+def test_serve_with_several_processes(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "loci", "serve", "--port", str(port), "--workers", "2",
+         "--no-worker"],
+        env={**os.environ, "LOCI_HOME": str(home)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        _wait_up(url, process)
+        assert process.stdout is not None
+        token = process.stdout.readline().strip()
+        headers = {"Authorization": f"Bearer {token}"}
+        made = httpx.post(url + "/api/v1/brains", json={"name": "shared"}, headers=headers)
+        assert made.status_code == 201
+        # every process serves the same data directory
+        for _ in range(6):
+            names = [b["name"] for b in httpx.get(url + "/api/v1/brains", headers=headers).json()]
+            assert names == ["shared"]
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=60)
+    assert errors.count("Started server process") == 2

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.auth.secret_box import SecretBox
 from loci.auth.user_models import UserModels
-from loci.config import Settings
+from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
@@ -121,3 +121,14 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
 
     accounts = Accounts(loci.store)
     return create_app(loci, accounts, build_user_models(settings, loci), run_worker=run_worker)
+
+
+SERVE_WORKER_ENV = "LOCI_SERVE_RUN_WORKER"  # how `loci serve --workers N` tells its processes
+
+
+def api_from_environment() -> FastAPI:
+    """The app for each process of `loci serve --workers N` (uvicorn imports this factory in
+    every process; settings come from the environment as for any command)."""
+    settings = load_settings()
+    run_worker = os.environ.get(SERVE_WORKER_ENV, "1") == "1"
+    return build_api(settings, build_service(settings), run_worker=run_worker)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Annotated
 
 import typer
 
-from loci.app import bootstrap_owner, build_api, owner_token_path
+from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, owner_token_path
 from loci.auth.accounts import Accounts
 from loci.cli.context import service, settings_or_error
 from loci.cli.errors import exits_cleanly
@@ -24,6 +25,15 @@ def register(app: typer.Typer) -> None:
         no_worker: Annotated[
             bool, typer.Option("--no-worker", help="Do not index in this process.")
         ] = False,
+        workers: Annotated[
+            int,
+            typer.Option(
+                "--workers",
+                min=1,
+                max=64,
+                help="Server processes (each also indexes unless --no-worker); one per core.",
+            ),
+        ] = 1,
     ) -> None:
         """Serve the HTTP API (/api/v1), the web app (/) and an ingestion worker."""
         import uvicorn
@@ -40,8 +50,23 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(issued.secret + "\n")
             sys.stdout.flush()
         err.print(f"Loci is serving on http://{host}:{port}/")
+        if workers == 1:
+            uvicorn.run(
+                build_api(settings, loci, run_worker=not no_worker),
+                host=host,
+                port=port,
+                log_level="info",
+                proxy_headers=False,
+            )
+            return
+        # Several processes share the data directory: SQLite's WAL and the job queue's leases
+        # make that safe, and each process has its own interpreter lock for searches.
+        os.environ[SERVE_WORKER_ENV] = "0" if no_worker else "1"
+        os.environ.setdefault("LOCI_HOME", str(settings.home))
         uvicorn.run(
-            build_api(settings, loci, run_worker=not no_worker),
+            "loci.app:api_from_environment",
+            factory=True,
+            workers=workers,
             host=host,
             port=port,
             log_level="info",
