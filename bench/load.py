@@ -1,6 +1,7 @@
 """HTTP server under load: hybrid searches at rising concurrency while uploads are ingested.
 
-    python bench/load.py [--chunks 10000] [--levels 1,2,4,8,16] [--seconds 15] [--keep DIR]
+    python bench/load.py [--chunks 10000] [--levels 1,2,4,8,16] [--seconds 15] [--workers N]
+                         [--keep DIR]
 
 Builds a brain of N synthetic chunks through the store (as bench/search_latency.py does: Zipf
 vocabulary for BM25, random unit vectors for the vector leg; the server embeds each query with
@@ -91,11 +92,11 @@ def build_brain(home: Path, n_chunks: int) -> None:
     loci.store.close()
 
 
-def start_server(home: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(home: Path, port: int, log: Path, workers: int) -> subprocess.Popen[bytes]:
     env = {**os.environ, "LOCI_HOME": str(home)}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "loci", "serve", "--port", str(port)],
+            [sys.executable, "-m", "loci", "serve", "--port", str(port), "--workers", str(workers)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=out,
@@ -112,10 +113,15 @@ def start_server(home: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
 
 
 def peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    """Peak resident memory of the server: its process and, with --workers, its children."""
+    total = 0.0
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    pids = [pid, *(int(c) for c in children.read_text().split())] if children.exists() else [pid]
+    for one in pids:
+        for line in Path(f"/proc/{one}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                total += int(line.split()[1]) / 1024
+    return total
 
 
 def uploader(base: str, token: str, every: float, stop: threading.Event, ids: list[int]) -> None:
@@ -181,13 +187,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15.0, help="per concurrency level")
     parser.add_argument("--upload-every", type=float, default=1.0, help="seconds between uploads")
     parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
+    parser.add_argument("--workers", type=int, default=1, help="server processes (loci serve)")
     args = parser.parse_args()
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-load-"))
     build_brain(home, args.chunks)
 
     port = free_port()
     log = home / "server.log"
-    server = start_server(home, port, log)
+    server = start_server(home, port, log, args.workers)
     base = f"http://127.0.0.1:{port}/api/v1"
     token = (home / OWNER_TOKEN_FILE).read_text().strip()
     stop = threading.Event()
