@@ -91,6 +91,23 @@ MIGRATIONS: list[str] = [
     CREATE INDEX jobs_claim ON jobs(status, run_after);
     CREATE INDEX jobs_document ON jobs(document_id);
     """,
+    # 2: a log of chunk ids added or removed, so derived in-memory indexes (the BM25 index of a
+    # large brain) catch up with a change instead of rebuilding. Triggers keep every write path
+    # honest; readers only need the ids, since they re-read whatever still exists.
+    """
+    CREATE TABLE chunk_log (
+        seq INTEGER PRIMARY KEY,
+        brain_id INTEGER NOT NULL,
+        chunk_id INTEGER NOT NULL
+    );
+    CREATE INDEX chunk_log_brain ON chunk_log(brain_id, seq);
+    CREATE TRIGGER chunks_logged_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (new.brain_id, new.id);
+    END;
+    CREATE TRIGGER chunks_logged_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (old.brain_id, old.id);
+    END;
+    """,
 ]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 
 from loci.embed.base import Vectors
 from loci.errors import NotFound, StoreError
@@ -27,6 +28,7 @@ from loci.models import (
     NewDocument,
     SearchFilters,
 )
+from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
@@ -34,6 +36,11 @@ from loci.store.vector_matrix import VectorMatrix
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 # bm25() weights per FTS column: brain token, title, heading path, body.
 FTS_WEIGHTS = (0.0, 2.0, 1.0, 1.0)
+# From this many chunks a brain's BM25 leg runs on the in-memory index (same scores as FTS5's
+# bm25(), see lexical_index.py) instead of FTS5's bm25(), which scores every matching row.
+LEXICAL_INDEX_MIN_CHUNKS = 20_000
+# Segments added by catching up are small; merge them once this many pile up.
+MAX_SMALL_SEGMENTS = 8
 
 
 def fts_phrase(term: str) -> str:
@@ -85,6 +92,11 @@ def _job(row: Row) -> Job:
     return _from_row(Job, row)
 
 
+def _index_weights() -> tuple[int, int, int]:
+    title, headings, body = (int(w) for w in FTS_WEIGHTS[1:])
+    return title, headings, body
+
+
 def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
     """SQL conditions on documents `d` for the given filters, with their parameters."""
     clauses: list[str] = []
@@ -114,11 +126,19 @@ def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
 
 
 class SqliteStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, *, lexical_index_min_chunks: int | None = LEXICAL_INDEX_MIN_CHUNKS
+    ) -> None:
+        """`lexical_index_min_chunks`: brain size from which BM25 runs on the in-memory index;
+        None keeps FTS5's bm25() for every brain."""
         self.db = Database(path)
         migrate(self.db)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
+        self.lexical_index_min_chunks = lexical_index_min_chunks
+        self._lexical: dict[int, LexicalIndex] = {}
+        self._lexical_lock = threading.Lock()
+        self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
@@ -390,6 +410,19 @@ class SqliteStore:
     ) -> list[tuple[int, float]]:
         if not terms:
             return []
+        if self._uses_lexical_index(brain_id):
+            index = self.lexical_index(brain_id)
+            tokens = index.query_tokens(terms)
+            if tokens is not None:
+                return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
+        return self.fts_search(brain_id, terms, limit, filters)
+
+    def fts_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        """The BM25 leg through FTS5's bm25(): exact, and what small brains always use."""
+        if not terms:
+            return []
         match = f"brain : b{brain_id} AND ({' OR '.join(fts_phrase(t) for t in terms)})"
         where, params = filter_sql(filters)
         weights = ",".join(str(w) for w in FTS_WEIGHTS)
@@ -407,6 +440,92 @@ class SqliteStore:
             )
             args = (match, limit)
         return [(int(r[0]), -float(r[1])) for r in self.db.conn.execute(sql, args)]
+
+    def _uses_lexical_index(self, brain_id: int) -> bool:
+        threshold = self.lexical_index_min_chunks
+        if threshold is None:
+            return False
+        generation = int(
+            self.db.scalar("SELECT generation FROM brains WHERE id = ?", (brain_id,)) or 0
+        )
+        known = self._sizes.get(brain_id)
+        if known is None or known[0] != generation:
+            count = int(
+                self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,))
+            )
+            known = self._sizes[brain_id] = (generation, count)
+        return known[1] >= threshold
+
+    def _index_rows(self, brain_id: int, chunk_ids: Sequence[int] | None) -> list[IndexRow]:
+        """What FTS5 indexed for these chunks (all of the brain's if None), by chunk id."""
+        # The FTS title is the one replace_index used: the document's title, else its name.
+        sql = (
+            "SELECT c.id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.brain_id = ?"
+        )
+        params: tuple[Any, ...] = (brain_id,)
+        if chunk_ids is not None:
+            sql += " AND c.id IN (SELECT value FROM json_each(?))"
+            params += (json.dumps(list(chunk_ids)),)
+        return [
+            (int(cid), str(title), " / ".join(json.loads(headings)), str(text))
+            for cid, title, headings, text in self.db.conn.execute(sql + " ORDER BY c.id", params)
+        ]
+
+    def lexical_index(self, brain_id: int) -> LexicalIndex:
+        """The brain's BM25 index, built on first use and brought up to date from chunk_log."""
+        with self._lexical_lock:
+            index = self._lexical.get(brain_id)
+            conn = self.db.conn
+            with conn:  # one read snapshot: the log position and the rows agree
+                seq = int(
+                    self.db.scalar(
+                        "SELECT coalesce(max(seq), 0) FROM chunk_log WHERE brain_id = ?",
+                        (brain_id,),
+                    )
+                )
+                if index is None:
+                    index = LexicalIndex(self.db.tokenize, _index_weights())
+                    index.add(self._index_rows(brain_id, None))
+                elif seq > index.seq:
+                    changed = [
+                        int(r[0])
+                        for r in conn.execute(
+                            "SELECT DISTINCT chunk_id FROM chunk_log"
+                            " WHERE brain_id = ? AND seq > ? AND seq <= ?",
+                            (brain_id, index.seq, seq),
+                        )
+                    ]
+                    # Whatever happened to a chunk, it is dropped and re-read if it still exists.
+                    index.remove(changed)
+                    index.add(self._index_rows(brain_id, changed))
+                    small = index.small_segments(SEGMENT_ROWS // 10)
+                    if len(small) > MAX_SMALL_SEGMENTS:
+                        merged = [int(i) for s in small for i in s.chunk_ids[s.live]]
+                        index.segments = [s for s in index.segments if s not in small]
+                        index.add(self._index_rows(brain_id, merged))
+                index.seq = seq
+                self._lexical[brain_id] = index
+            return self._lexical[brain_id]
+
+    def _allowed_chunks(
+        self, brain_id: int, filters: SearchFilters
+    ) -> npt.NDArray[np.int64] | None:
+        """The brain's chunk ids that pass `filters`, or None when nothing is filtered."""
+        if filters.empty:
+            return None
+        where, params = filter_sql(filters)
+        return np.fromiter(
+            (
+                int(r[0])
+                for r in self.db.conn.execute(
+                    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                    f" WHERE c.brain_id = ? {where}",
+                    (brain_id, *params),
+                )
+            ),
+            np.int64,
+        )
 
     def _matrix(self, brain_id: int, model: str) -> VectorMatrix:
         generation = int(
