@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
 
+    # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
+    lexical_index_min_chunks: int = Field(default=20_000, ge=0)
+
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)

@@ -36,7 +36,7 @@ Tokenize = Callable[[str], list[str]]
 IndexRow = tuple[int, str, str, str]
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: segments are merged by object
 class Segment:
     chunk_ids: npt.NDArray[np.int64]  # ascending
     lengths: npt.NDArray[np.float64]  # tokens in the FTS row, all columns (brain token included)
