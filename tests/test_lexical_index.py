@@ -17,10 +17,54 @@ from loci.search.lexical import query_terms
 from loci.store.sqlite import SqliteStore
 
 WORDS = tuple(
-    "boiler pressure valve heating running runs ran runner committee budget annual maintenance"
-    " enzyme activity cold water fish protein expression exercise adults sensor error startup"
-    " café naïve résumé inspection supplier parts spring security review payment service"
-    " temperature decided decide decision remote work friday codes reported older changes".split(" ")
+    [
+        "boiler",
+        "pressure",
+        "valve",
+        "heating",
+        "running",
+        "runs",
+        "ran",
+        "runner",
+        "committee",
+        "budget",
+        "annual",
+        "maintenance",
+        "enzyme",
+        "activity",
+        "cold",
+        "water",
+        "fish",
+        "protein",
+        "expression",
+        "exercise",
+        "adults",
+        "sensor",
+        "error",
+        "startup",
+        "café",
+        "naïve",
+        "résumé",
+        "inspection",
+        "supplier",
+        "parts",
+        "spring",
+        "security",
+        "review",
+        "payment",
+        "service",
+        "temperature",
+        "decided",
+        "decide",
+        "decision",
+        "remote",
+        "work",
+        "friday",
+        "codes",
+        "reported",
+        "older",
+        "changes",
+    ]
 )
 QUESTIONS = [
     "how do I bring the boiler pressure back up",
