@@ -54,6 +54,7 @@ def build_service(settings: Settings) -> Loci:
     store = SqliteStore(
         settings.database_path,
         lexical_index_min_chunks=settings.lexical_index_min_chunks or None,
+        vector_int8_min_chunks=settings.vector_int8_min_chunks or None,
     )
     return Loci(
         store=store,
