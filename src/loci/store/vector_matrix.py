@@ -2,7 +2,9 @@
 
 Vectors are unit length, so cosine is a dot product. Brute force over float32 is 14 ms at 100k
 and ~110 ms at 1M vectors on two cores (DESIGN.md), faster than sqlite-vec's scan, and exact.
-The matrix is rebuilt when the brain's generation counter moves (any index change bumps it).
+The matrix follows the store's chunk change log: a chunk that changed is masked out of the main
+matrix and, if it still exists, appended to a small tail that is always scanned exactly; once the
+tail or the masked rows grow past a fraction of the matrix, the store rebuilds it from SQLite.
 
 A large matrix (from `int8_min_rows` vectors) also keeps an int8 copy, packed by NumKong for its
 SIMD integer dot products: a scan of a quarter of the bytes picks the best `RESCORE` candidates,
@@ -13,7 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numkong
 import numpy as np
@@ -43,41 +45,85 @@ class Int8Scan:
 
 @dataclass
 class VectorMatrix:
-    generation: int
+    seq: int  # the last chunk-log entry reflected
     ids: npt.NDArray[np.int64]
     matrix: Vectors
     int8: Int8Scan | None = None
+    live: npt.NDArray[np.bool_] | None = None  # None: every row of `matrix` is live
+    tail_ids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
+    tail: Vectors | None = None
 
     @classmethod
     def build(
         cls,
-        generation: int,
+        seq: int,
         ids: list[int],
         blobs: list[bytes],
         dims: int,
         int8_min_rows: int | None = None,
     ) -> VectorMatrix:
         if not ids:
-            return cls(generation, np.zeros(0, np.int64), np.zeros((0, dims), np.float32))
-        flat = np.frombuffer(b"".join(blobs), dtype=np.float32)
-        matrix = flat.reshape(len(ids), dims)
+            return cls(seq, np.zeros(0, np.int64), np.zeros((0, dims), np.float32))
+        matrix = _stack(blobs, dims)
         int8 = None
         if int8_min_rows is not None and len(ids) >= int8_min_rows:
             int8 = Int8Scan.build(matrix)
-        return cls(generation, np.asarray(ids, dtype=np.int64), matrix, int8)
+        return cls(seq, np.asarray(ids, dtype=np.int64), matrix, int8)
+
+    @property
+    def stale_rows(self) -> int:
+        """Rows masked out of the main matrix plus rows in the tail: what a rebuild would fold."""
+        dead = 0 if self.live is None else int(len(self.live) - np.count_nonzero(self.live))
+        return dead + len(self.tail_ids)
+
+    def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
+        """Mask the `changed` chunks out and append the current vectors of those that remain."""
+        gone = np.asarray(changed, np.int64)
+        hit = np.isin(self.ids, gone)
+        if hit.any():
+            self.live = ~hit if self.live is None else self.live & ~hit
+        keep = ~np.isin(self.tail_ids, gone)
+        dims = self.matrix.shape[1]
+        tail = self.tail[keep] if self.tail is not None else np.zeros((0, dims), np.float32)
+        tail_ids = self.tail_ids[keep]
+        if ids:
+            tail = np.concatenate([tail, _stack(blobs, dims)])
+            tail_ids = np.concatenate([tail_ids, np.asarray(ids, np.int64)])
+        self.tail, self.tail_ids, self.seq = tail, tail_ids, seq
 
     def top(
         self, query: Vectors, limit: int, allowed: set[int] | None = None
     ) -> list[tuple[int, float]]:
-        if len(self.ids) == 0 or limit <= 0:
+        if limit <= 0:
             return []
         query = query.reshape(-1).astype(np.float32)
-        rows = np.arange(len(self.ids))
-        if allowed is not None:
-            mask = np.isin(self.ids, np.fromiter(allowed, dtype=np.int64, count=len(allowed)))
-            rows = rows[mask]
-            if len(rows) == 0:
-                return []
+        wanted = (
+            None
+            if allowed is None
+            else np.fromiter(allowed, dtype=np.int64, count=len(allowed))
+        )
+        found = self._top_main(query, limit, wanted)
+        if len(self.tail_ids) and self.tail is not None:
+            rows = np.arange(len(self.tail_ids))
+            if wanted is not None:
+                rows = rows[np.isin(self.tail_ids, wanted)]
+            scores = self.tail[rows] @ query
+            found += [(int(self.tail_ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]
+            found.sort(key=lambda pair: -pair[1])
+        return found[:limit]
+
+    def _top_main(
+        self, query: Vectors, limit: int, wanted: npt.NDArray[np.int64] | None
+    ) -> list[tuple[int, float]]:
+        if len(self.ids) == 0:
+            return []
+        mask = self.live
+        if wanted is not None:
+            allowed = np.isin(self.ids, wanted)
+            mask = allowed if mask is None else mask & allowed
+        rows = np.arange(len(self.ids)) if mask is None else np.flatnonzero(mask)
+        if len(rows) == 0:
+            return []
         if self.int8 is not None and len(rows) > RESCORE:
             rough = self.int8.scores(query)[rows]
             keep = max(RESCORE, 10 * limit)
@@ -86,9 +132,13 @@ class VectorMatrix:
             scores = self.matrix[rows] @ query
         else:
             scores = self.matrix @ query
-            if allowed is not None:
+            if mask is not None:
                 scores = scores[rows]
         k = min(limit, len(rows))
         best = np.argpartition(-scores, k - 1)[:k]
         best = best[np.argsort(-scores[best], kind="stable")]
         return [(int(self.ids[rows[i]]), float(scores[i])) for i in best]
+
+
+def _stack(blobs: list[bytes], dims: int) -> Vectors:
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dims)

@@ -42,6 +42,9 @@ LEXICAL_INDEX_MIN_CHUNKS = 20_000
 # From this many vectors a brain's vector scan goes through an int8 copy first (see
 # vector_matrix.py): 4x fewer bytes to read, then exact float32 scores for the best candidates.
 VECTOR_INT8_MIN_CHUNKS = 200_000
+# Vectors that changed since the matrix was built are scanned exactly in a tail; it is folded
+# into a rebuild once it holds more than this many rows or a twentieth of the matrix.
+MATRIX_TAIL_ROWS = 5_000
 # Segments added by catching up are small; merge them once this many pile up.
 MAX_SMALL_SEGMENTS = 8
 
@@ -486,24 +489,12 @@ class SqliteStore:
             index = self._lexical.get(brain_id)
             conn = self.db.conn
             with conn:  # one read snapshot: the log position and the rows agree
-                seq = int(
-                    self.db.scalar(
-                        "SELECT coalesce(max(seq), 0) FROM chunk_log WHERE brain_id = ?",
-                        (brain_id,),
-                    )
-                )
+                seq = self._log_position(brain_id)
                 if index is None:
                     index = LexicalIndex(self.db.tokenize, _index_weights())
                     index.add(self._index_rows(brain_id, None))
                 elif seq > index.seq:
-                    changed = [
-                        int(r[0])
-                        for r in conn.execute(
-                            "SELECT DISTINCT chunk_id FROM chunk_log"
-                            " WHERE brain_id = ? AND seq > ? AND seq <= ?",
-                            (brain_id, index.seq, seq),
-                        )
-                    ]
+                    changed = self._changed_chunks(brain_id, index.seq, seq)
                     # Whatever happened to a chunk, it is dropped and re-read if it still exists.
                     index.remove(changed)
                     index.add(self._index_rows(brain_id, changed))
@@ -536,29 +527,62 @@ class SqliteStore:
         )
 
     def _matrix(self, brain_id: int, model: str) -> VectorMatrix:
-        generation = int(
-            self.db.scalar("SELECT generation FROM brains WHERE id = ?", (brain_id,)) or 0
-        )
+        """The brain's vectors of `model`, brought up to date from chunk_log."""
         key = (brain_id, model)
         with self._matrix_lock:
-            cached = self._matrices.get(key)
-            if cached is not None and cached.generation == generation:
-                return cached
-            ids: list[int] = []
-            blobs: list[bytes] = []
-            for chunk_id, blob in self.db.conn.execute(
-                "SELECT c.id, v.vector FROM chunks c JOIN vectors v"
-                " ON v.model = ? AND v.hash = c.embed_hash WHERE c.brain_id = ? ORDER BY c.id",
-                (model, brain_id),
-            ):
-                ids.append(chunk_id)
-                blobs.append(blob)
-            dims = len(blobs[0]) // 4 if blobs else 1
-            matrix = VectorMatrix.build(
-                generation, ids, blobs, dims, self.vector_int8_min_chunks
+            with self.db.conn:  # one read snapshot: the log position and the rows agree
+                seq = self._log_position(brain_id)
+                cached = self._matrices.get(key)
+                if cached is not None and cached.seq < seq:
+                    changed = self._changed_chunks(brain_id, cached.seq, seq)
+                    ids, blobs = self._vectors_of(brain_id, model, changed)
+                    cached.update(seq, changed, ids, blobs)
+                    # Fold the tail and masked rows in once they are a noticeable share.
+                    if cached.stale_rows > max(MATRIX_TAIL_ROWS, len(cached.ids) // 20):
+                        cached = None
+                if cached is None or cached.seq != seq:
+                    ids, blobs = self._vectors_of(brain_id, model, None)
+                    dims = len(blobs[0]) // 4 if blobs else 1
+                    self._matrices[key] = VectorMatrix.build(
+                        seq, ids, blobs, dims, self.vector_int8_min_chunks
+                    )
+            return self._matrices[key]
+
+    def _log_position(self, brain_id: int) -> int:
+        return int(
+            self.db.scalar(
+                "SELECT coalesce(max(seq), 0) FROM chunk_log WHERE brain_id = ?", (brain_id,)
             )
-            self._matrices[key] = matrix
-            return matrix
+        )
+
+    def _changed_chunks(self, brain_id: int, after: int, upto: int) -> list[int]:
+        return [
+            int(r[0])
+            for r in self.db.conn.execute(
+                "SELECT DISTINCT chunk_id FROM chunk_log WHERE brain_id = ? AND seq > ?"
+                " AND seq <= ?",
+                (brain_id, after, upto),
+            )
+        ]
+
+    def _vectors_of(
+        self, brain_id: int, model: str, chunk_ids: list[int] | None
+    ) -> tuple[list[int], list[bytes]]:
+        """(chunk ids, vector blobs) of the brain's chunks, or of the `chunk_ids` that exist."""
+        sql = (
+            "SELECT c.id, v.vector FROM chunks c JOIN vectors v"
+            " ON v.model = ? AND v.hash = c.embed_hash WHERE c.brain_id = ?"
+        )
+        params: tuple[Any, ...] = (model, brain_id)
+        if chunk_ids is not None:
+            sql += " AND c.id IN (SELECT value FROM json_each(?))"
+            params += (json.dumps(chunk_ids),)
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        for chunk_id, blob in self.db.conn.execute(sql + " ORDER BY c.id", params):
+            ids.append(chunk_id)
+            blobs.append(blob)
+        return ids, blobs
 
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
