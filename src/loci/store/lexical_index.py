@@ -19,7 +19,9 @@ pile up. Nothing here is canonical: the index is rebuilt from the chunks table w
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -76,11 +78,11 @@ def build_segment(
     """Tokenize and invert up to SEGMENT_ROWS rows (sorted by chunk id)."""
     if len(rows) > SEGMENT_ROWS:
         raise ValueError("a segment holds at most SEGMENT_ROWS rows")
-    vocabulary: dict[str, int] = {}
-    token_ids: list[int] = []
-    row_of: list[int] = []
-    weight_of: list[int] = []
-    lengths = np.empty(len(rows), np.float64)
+    # Token ids are handed out in first-seen order by a counter behind a defaultdict, so the
+    # per-token work stays in C (map over a list); everything after is NumPy.
+    vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    flat: list[str] = []
+    counts: list[int] = []  # tokens per (row, column): title, heading path, body
     cache: dict[str, list[str]] = {}  # titles and heading paths repeat across a document's chunks
 
     def cached(text: str) -> list[str]:
@@ -89,27 +91,21 @@ def build_segment(
             found = cache[text] = tokenize(text)
         return found
 
-    title_w, headings_w, body_w = weights
-    for row, (_chunk_id, title, headings, body) in enumerate(rows):
-        columns = (
-            (cached(title), title_w),
-            (cached(headings), headings_w),
-            (tokenize(body), body_w),
-        )
-        length = 1  # the brain token column
-        for tokens, weight in columns:
-            length += len(tokens)
-            ids = [vocabulary.setdefault(t, len(vocabulary)) for t in tokens]
-            token_ids += ids
-            row_of += [row] * len(ids)
-            weight_of += [weight] * len(ids)
-        lengths[row] = length
+    for _chunk_id, title, headings, body in rows:
+        for tokens in (cached(title), cached(headings), tokenize(body)):
+            flat += tokens
+            counts.append(len(tokens))
+    token_ids = np.fromiter(map(vocabulary.__getitem__, flat), np.int64, len(flat))
+    per_column = np.asarray(counts, np.int64)
+    lengths = 1.0 + per_column.reshape(-1, 3).sum(axis=1).astype(np.float64)  # + brain token
+    row_of = np.repeat(np.repeat(np.arange(len(rows), dtype=np.int64), 3), per_column)
+    weight_of = np.repeat(np.tile(np.asarray(weights, np.int64), len(rows)), per_column)
     chunk_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
     n_terms = len(vocabulary)
-    if token_ids:
-        keys = np.asarray(token_ids, np.int64) * len(rows) + np.asarray(row_of, np.int64)
-        column_weights = np.asarray(weight_of, np.int64)
-        order = np.argsort(keys, kind="stable")
+    if len(token_ids):
+        keys = token_ids * len(rows) + row_of
+        column_weights = weight_of
+        order = np.argsort(keys)
         keys, column_weights = keys[order], column_weights[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
         unique = keys[starts]
@@ -125,7 +121,7 @@ def build_segment(
         chunk_ids=chunk_ids,
         lengths=lengths,
         live=np.ones(len(rows), np.bool_),
-        terms=vocabulary,
+        terms=dict(vocabulary),
         offsets=offsets,
         rows=posting_rows,
         tfs=np.minimum(tfs, np.iinfo(np.uint16).max).astype(np.uint16),
