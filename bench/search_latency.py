@@ -126,6 +126,10 @@ def main() -> None:
         paths = {"plain": service(home, embedder, plain=True), "fast": fast}
     for name, loci in paths.items():
         start = time.perf_counter()
+        store = loci.store
+        assert isinstance(store, SqliteStore)
+        if store.lexical_index_min_chunks is not None:
+            store.lexical_index(brain.id)  # built now rather than in the background
         for mode in ("text", "vector"):
             loci.search(brain, SearchRequest(QUERIES[0], mode=mode))  # build caches and indexes
         print(f"{name}: derived indexes loaded in {time.perf_counter() - start:.1f} s")

@@ -7,6 +7,7 @@ index because the threshold is set to one chunk.
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -99,6 +100,7 @@ def _document(store: SqliteStore, brain_id: int, number: int, rng: random.Random
 
 
 def _same_ranking(store: SqliteStore, brain_id: int, filters: SearchFilters) -> None:
+    store.lexical_index(brain_id)  # built now, so text_search takes it
     for question in QUESTIONS:
         terms = query_terms(question)
         exact = store.fts_search(brain_id, terms, 25, filters)
@@ -172,6 +174,7 @@ def test_index_keeps_brains_apart_and_falls_back_for_phrases(store: SqliteStore)
         _document(store, a.id, number, rng)
         _document(store, b.id, 100 + number, rng)
     owned = {c.id for d in store.document_ids(a.id) for c in store.list_chunks(a.id, d)}
+    store.lexical_index(a.id)
     hits = store.text_search(a.id, ["boiler", "pressure", "valve"], 30, SearchFilters())
     assert hits and {i for i, _ in hits} <= owned
     # "don't" is two FTS tokens, a phrase: the index has no positions, so FTS5 answers.
@@ -187,3 +190,19 @@ def test_small_brains_stay_on_fts5(tmp_path: Path) -> None:
         _document(store, brain.id, number, rng)
     store.text_search(brain.id, ["boiler"], 5, SearchFilters())
     assert store._lexical == {}  # never built
+
+
+def test_first_search_answers_from_fts5_while_the_index_builds(store: SqliteStore) -> None:
+    brain = store.ensure_brain("big")
+    rng = random.Random(13)
+    for number in range(40):
+        _document(store, brain.id, number, rng)
+    terms = ["boiler", "valve"]
+    exact = store.fts_search(brain.id, terms, 10, SearchFilters())
+    assert store.text_search(brain.id, terms, 10, SearchFilters()) == exact
+    deadline = time.monotonic() + 30
+    while store._building and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert brain.id in store._lexical and not store._building
+    indexed = store.text_search(brain.id, terms, 10, SearchFilters())
+    assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], rel=1e-9)

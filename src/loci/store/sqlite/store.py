@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -32,6 +33,8 @@ from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
+
+log = logging.getLogger(__name__)
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 # bm25() weights per FTS column: brain token, title, heading path, body.
@@ -149,6 +152,7 @@ class SqliteStore:
         self.vector_int8_min_chunks = vector_int8_min_chunks
         self._lexical: dict[int, LexicalIndex] = {}
         self._lexical_lock = threading.Lock()
+        self._building: set[int] = set()  # brains whose BM25 index a background thread builds
         self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
 
     # brains -------------------------------------------------------------------------------
@@ -422,11 +426,35 @@ class SqliteStore:
         if not terms:
             return []
         if self._uses_lexical_index(brain_id):
-            index = self.lexical_index(brain_id)
-            tokens = index.query_tokens(terms)
-            if tokens is not None:
+            index = self._ready_lexical_index(brain_id)
+            tokens = index.query_tokens(terms) if index is not None else None
+            if index is not None and tokens is not None:
                 return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
         return self.fts_search(brain_id, terms, limit, filters)
+
+    def _ready_lexical_index(self, brain_id: int) -> LexicalIndex | None:
+        """The brain's BM25 index, caught up, if this process has built it. Otherwise start
+        building it on a background thread and return None: a first build takes minutes at a
+        million chunks, and FTS5 answers (slower, same ranking) in the meantime."""
+        if brain_id in self._lexical:
+            return self.lexical_index(brain_id)
+        with self._lexical_lock:
+            if brain_id in self._building:
+                return None
+            self._building.add(brain_id)
+        threading.Thread(
+            target=self._build_lexical_index, args=(brain_id,), name="loci-bm25-build", daemon=True
+        ).start()
+        return None
+
+    def _build_lexical_index(self, brain_id: int) -> None:
+        try:
+            self.lexical_index(brain_id)
+        except Exception:  # a closed store or a vanished brain: FTS5 keeps answering
+            log.warning("building the BM25 index of brain %s failed", brain_id, exc_info=True)
+        finally:
+            with self._lexical_lock:
+                self._building.discard(brain_id)
 
     def fts_search(
         self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
@@ -484,7 +512,7 @@ class SqliteStore:
         ]
 
     def lexical_index(self, brain_id: int) -> LexicalIndex:
-        """The brain's BM25 index, built on first use and brought up to date from chunk_log."""
+        """The brain's BM25 index, built now if need be and brought up to date from chunk_log."""
         with self._lexical_lock:
             index = self._lexical.get(brain_id)
             conn = self.db.conn
