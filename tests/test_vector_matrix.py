@@ -78,7 +78,8 @@ def test_store_matrix_catches_up_without_rebuilding(tmp_path: Path) -> None:
     for n in range(400, 410):
         _add(store, brain.id, n, rng)
     got = store.vector_search(brain.id, "m", query, 50, SearchFilters())
-    assert store._matrix(brain.id, "m") is matrix and len(matrix.tail_ids) == 30
+    assert store._matrix(brain.id, "m") is matrix  # caught up, not rebuilt
+    assert matrix.tail is not None and len(matrix.tail[0]) == 30
     fresh = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=None)
     want = fresh.vector_search(brain.id, "m", query, 50, SearchFilters())
     assert [i for i, _ in got] == [i for i, _ in want]

@@ -65,7 +65,10 @@ class Segment:
         at = at[at < len(self.chunk_ids)]
         found = at[np.isin(self.chunk_ids[at], chunk_ids)]
         killed = int(np.count_nonzero(self.live[found]))
-        self.live[found] = False
+        if killed:
+            live = self.live.copy()  # copy on write: a search may be reading the old mask
+            live[found] = False
+            self.live = live
         return killed
 
 
@@ -146,10 +149,10 @@ class LexicalIndex:
         for row in rows:
             batch.append(row)
             if len(batch) == SEGMENT_ROWS:
-                self.segments.append(build_segment(batch, self.tokenize, self.weights))
+                self.segments = [*self.segments, build_segment(batch, self.tokenize, self.weights)]
                 batch = []
         if batch:
-            self.segments.append(build_segment(batch, self.tokenize, self.weights))
+            self.segments = [*self.segments, build_segment(batch, self.tokenize, self.weights)]
 
     def remove(self, chunk_ids: Sequence[int]) -> None:
         ids = np.unique(np.asarray(chunk_ids, np.int64))
@@ -182,22 +185,24 @@ class LexicalIndex:
         """(chunk id, BM25 score) best first; ties broken by chunk id as FTS5 returns them."""
         if not tokens or limit <= 0:
             return []
-        total = sum(s.live_count for s in self.segments)
+        # One consistent view: a catch-up on another thread swaps lists and masks, never edits.
+        view = [(s, s.live) for s in self.segments]
+        total = sum(int(np.count_nonzero(live)) for _, live in view)
         if total == 0:
             return []
-        mean_length = sum(float(s.lengths[s.live].sum()) for s in self.segments) / total
-        postings = [[s.postings(t) for s in self.segments] for t in tokens]
+        mean_length = sum(float(s.lengths[live].sum()) for s, live in view) / total
+        postings = [[s.postings(t) for s, _ in view] for t in tokens]
         idfs = []
         for per_segment in postings:
             matches = sum(
-                int(np.count_nonzero(s.live[rows]))
-                for s, (rows, _) in zip(self.segments, per_segment, strict=True)
+                int(np.count_nonzero(live[rows]))
+                for (_, live), (rows, _) in zip(view, per_segment, strict=True)
             )
             idf = math.log((total - matches + 0.5) / (matches + 0.5))
             idfs.append(idf if idf > 0 else IDF_FLOOR)
         best_ids: list[npt.NDArray[np.int64]] = []
         best_scores: list[npt.NDArray[np.float64]] = []
-        for number, segment in enumerate(self.segments):
+        for number, (segment, live) in enumerate(view):
             norm = K1 * (1.0 - B + B * segment.lengths / mean_length)
             scores = np.zeros(len(segment.chunk_ids), np.float64)
             for idf, per_segment in zip(idfs, postings, strict=True):
@@ -205,7 +210,7 @@ class LexicalIndex:
                 if len(rows):
                     tf = tfs.astype(np.float64)
                     scores[rows] += idf * tf * (K1 + 1.0) / (tf + norm[rows])
-            keep = segment.live & (scores > 0)
+            keep = live & (scores > 0)
             if allowed is not None:
                 keep &= np.isin(segment.chunk_ids, allowed)
             candidates = np.flatnonzero(keep)

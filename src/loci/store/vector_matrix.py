@@ -15,7 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numkong
 import numpy as np
@@ -50,8 +50,9 @@ class VectorMatrix:
     matrix: Vectors
     int8: Int8Scan | None = None
     live: npt.NDArray[np.bool_] | None = None  # None: every row of `matrix` is live
-    tail_ids: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
-    tail: Vectors | None = None
+    # (ids, vectors) appended since the build; one attribute, swapped whole, so a search on
+    # another thread never sees ids and vectors of different updates.
+    tail: tuple[npt.NDArray[np.int64], Vectors] | None = None
 
     @classmethod
     def build(
@@ -71,10 +72,14 @@ class VectorMatrix:
         return cls(seq, np.asarray(ids, dtype=np.int64), matrix, int8)
 
     @property
+    def dims(self) -> int:
+        return int(self.matrix.shape[1])
+
+    @property
     def stale_rows(self) -> int:
         """Rows masked out of the main matrix plus rows in the tail: what a rebuild would fold."""
         dead = 0 if self.live is None else int(len(self.live) - np.count_nonzero(self.live))
-        return dead + len(self.tail_ids)
+        return dead + (len(self.tail[0]) if self.tail is not None else 0)
 
     def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
         """Mask the `changed` chunks out and append the current vectors of those that remain."""
@@ -82,14 +87,13 @@ class VectorMatrix:
         hit = np.isin(self.ids, gone)
         if hit.any():
             self.live = ~hit if self.live is None else self.live & ~hit
-        keep = ~np.isin(self.tail_ids, gone)
-        dims = self.matrix.shape[1]
-        tail = self.tail[keep] if self.tail is not None else np.zeros((0, dims), np.float32)
-        tail_ids = self.tail_ids[keep]
+        tail_ids, tail = self.tail or (np.zeros(0, np.int64), np.zeros((0, self.dims), np.float32))
+        keep = ~np.isin(tail_ids, gone)
+        tail_ids, tail = tail_ids[keep], tail[keep]
         if ids:
-            tail = np.concatenate([tail, _stack(blobs, dims)])
+            tail = np.concatenate([tail, _stack(blobs, self.dims)])
             tail_ids = np.concatenate([tail_ids, np.asarray(ids, np.int64)])
-        self.tail, self.tail_ids, self.seq = tail, tail_ids, seq
+        self.tail, self.seq = (tail_ids, tail), seq
 
     def top(
         self, query: Vectors, limit: int, allowed: set[int] | None = None
@@ -103,12 +107,13 @@ class VectorMatrix:
             else np.fromiter(allowed, dtype=np.int64, count=len(allowed))
         )
         found = self._top_main(query, limit, wanted)
-        if len(self.tail_ids) and self.tail is not None:
-            rows = np.arange(len(self.tail_ids))
+        if self.tail is not None and len(self.tail[0]):
+            tail_ids, tail = self.tail
+            rows = np.arange(len(tail_ids))
             if wanted is not None:
-                rows = rows[np.isin(self.tail_ids, wanted)]
-            scores = self.tail[rows] @ query
-            found += [(int(self.tail_ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]
+                rows = rows[np.isin(tail_ids, wanted)]
+            scores = tail[rows] @ query
+            found += [(int(tail_ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]
             found.sort(key=lambda pair: -pair[1])
         return found[:limit]
 

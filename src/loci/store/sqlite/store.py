@@ -151,7 +151,10 @@ class SqliteStore:
         self.lexical_index_min_chunks = lexical_index_min_chunks
         self.vector_int8_min_chunks = vector_int8_min_chunks
         self._lexical: dict[int, LexicalIndex] = {}
+        # The short lock guards the two collections; a brain's own lock is held while its
+        # index is built or caught up, so a build never blocks another brain's searches.
         self._lexical_lock = threading.Lock()
+        self._brain_locks: dict[int, threading.Lock] = {}
         self._building: set[int] = set()  # brains whose BM25 index a background thread builds
         self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
 
@@ -514,6 +517,8 @@ class SqliteStore:
     def lexical_index(self, brain_id: int) -> LexicalIndex:
         """The brain's BM25 index, built now if need be and brought up to date from chunk_log."""
         with self._lexical_lock:
+            brain_lock = self._brain_locks.setdefault(brain_id, threading.Lock())
+        with brain_lock:
             index = self._lexical.get(brain_id)
             conn = self.db.conn
             with conn:  # one read snapshot: the log position and the rows agree
