@@ -130,7 +130,9 @@ class VectorMatrix:
         if len(rows) == 0:
             return []
         if self.int8 is not None and len(rows) > RESCORE:
-            rough = self.int8.scores(query)[rows]
+            rough = self.int8.scores(query)
+            if mask is not None:
+                rough = rough[rows]
             keep = max(RESCORE, 10 * limit)
             if len(rows) > keep:
                 rows = rows[np.argpartition(-rough, keep - 1)[:keep]]
