@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
     lexical_index_min_chunks: int = Field(default=20_000, ge=0)
     # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
-    vector_int8_min_chunks: int = Field(default=200_000, ge=0)
+    vector_int8_min_chunks: int = Field(default=50_000, ge=0)
 
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)

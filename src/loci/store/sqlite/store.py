@@ -44,7 +44,7 @@ FTS_WEIGHTS = (0.0, 2.0, 1.0, 1.0)
 LEXICAL_INDEX_MIN_CHUNKS = 20_000
 # From this many vectors a brain's vector scan goes through an int8 copy first (see
 # vector_matrix.py): 4x fewer bytes to read, then exact float32 scores for the best candidates.
-VECTOR_INT8_MIN_CHUNKS = 200_000
+VECTOR_INT8_MIN_CHUNKS = 50_000
 # Vectors that changed since the matrix was built are scanned exactly in a tail; it is folded
 # into a rebuild once it holds more than this many rows or a twentieth of the matrix.
 MATRIX_TAIL_ROWS = 5_000
