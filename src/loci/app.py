@@ -83,7 +83,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
 
 def build_service(settings: Settings) -> Loci:
     settings.home.mkdir(parents=True, exist_ok=True)
-    store = SqliteStore(settings.database_path)
+    store = SqliteStore(
+        settings.database_path,
+        lexical_index_min_chunks=settings.lexical_index_min_chunks or None,
+        vector_int8_min_chunks=settings.vector_int8_min_chunks or None,
+    )
     return Loci(
         store=store,
         blobs=BlobStore(settings.blob_dir),

@@ -51,6 +51,11 @@ class Settings(BaseSettings):
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
 
+    # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
+    lexical_index_min_chunks: int = Field(default=20_000, ge=0)
+    # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
+    vector_int8_min_chunks: int = Field(default=50_000, ge=0)
+
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from loci.embed.base import Embedder
@@ -63,6 +64,9 @@ class SearchEngine:
         self.store = store
         self._embedder = embedder
         self.params = params or RankingParams()
+        # One helper thread runs the BM25 leg while this thread embeds the query and scans
+        # vectors: SQLite and NumPy's matmul release the GIL, so the legs overlap.
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loci-text-leg")
 
     def fused(
         self,
@@ -78,9 +82,17 @@ class SearchEngine:
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
         vector_leg: list[tuple[int, float]] = []
+        pending: Future[list[tuple[int, float]]] | None = None
+        terms = query_terms(query)
+        use_vectors = mode in ("hybrid", "vector") and brain.embedder_model is not None
         if mode in ("hybrid", "text"):
-            text_leg = self.store.text_search(brain.id, query_terms(query), p.candidates, filters)
-        if mode in ("hybrid", "vector") and brain.embedder_model is not None:
+            if use_vectors:
+                pending = self._pool.submit(
+                    self.store.text_search, brain.id, terms, p.candidates, filters
+                )
+            else:
+                text_leg = self.store.text_search(brain.id, terms, p.candidates, filters)
+        if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
             query_vector = embedder.embed([query])[0]
@@ -89,6 +101,8 @@ class SearchEngine:
             )
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
+        if pending is not None:
+            text_leg = pending.result()
         if mode == "text":
             weights = [1.0, 0.0]
         elif mode == "vector":

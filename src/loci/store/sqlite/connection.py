@@ -17,6 +17,8 @@ from typing import Any
 import apsw
 
 BUSY_TIMEOUT_MS = 30_000
+# The FTS5 tokenizer of `chunks_fts` (migration 1), for code that must split text the same way.
+FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
 
 Row = dict[str, Any]
 
@@ -49,6 +51,22 @@ class Database:
             with self._lock:
                 self._all.append(conn)
         return conn
+
+    def tokenize(self, text: str) -> list[str]:
+        """Split `text` into tokens exactly as the FTS index does (stemmed, folded)."""
+        tokenizer = getattr(self._local, "tokenizer", None)
+        if tokenizer is None:
+            tokenizer = self.conn.fts5_tokenizer(*FTS_TOKENIZER)
+            self._local.tokenizer = tokenizer
+        tokens = tokenizer(
+            text.encode(),
+            apsw.FTS5_TOKENIZE_DOCUMENT,
+            None,
+            include_offsets=False,
+            include_colocated=False,
+        )
+        # Without offsets or colocated tokens the result is a plain list of strings.
+        return [str(t) for t in tokens]
 
     def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Row]:
         cursor = self.conn.execute(sql, params)

@@ -218,6 +218,23 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX graph_versions_doc ON graph_versions(brain_id, doc_id, id);
     """,
+    # 6: a log of chunk ids added or removed, so derived in-memory indexes (the BM25 index of a
+    # large brain) catch up with a change instead of rebuilding. Triggers keep every write path
+    # honest; readers only need the ids, since they re-read whatever still exists.
+    """
+    CREATE TABLE chunk_log (
+        seq INTEGER PRIMARY KEY,
+        brain_id INTEGER NOT NULL,
+        chunk_id INTEGER NOT NULL
+    );
+    CREATE INDEX chunk_log_brain ON chunk_log(brain_id, seq);
+    CREATE TRIGGER chunks_logged_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (new.brain_id, new.id);
+    END;
+    CREATE TRIGGER chunks_logged_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (old.brain_id, old.id);
+    END;
+    """,
 ]
 
 
