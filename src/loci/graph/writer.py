@@ -3,8 +3,10 @@
 Every change the service makes becomes a `GraphPut` or `GraphDelete` here. A document that fails
 validation is refused with every problem listed; one that passes is rendered (its `updated` set),
 its Markdown kept in the blob store for the indexer, and its edges and timeline derived from the
-text. `commit` hands a batch to the store as one transaction and then forgets blobs no document
-uses any more (the store's versions keep old content, so nothing is lost).
+text. `put_text` is the same write for Markdown that must be kept exactly as it came (a file
+brought in by `import` or `sync`): validated, but neither re-rendered nor stamped. `commit` hands
+a batch to the store as one transaction and then forgets blobs no document uses any more (the
+store's versions keep old content, so nothing is lost).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loci.errors import InvalidInput
-from loci.graph.document import BrainDoc, now
+from loci.graph.document import BrainDoc, entry_id, now, parse
 from loci.graph.links import derive_edges
 from loci.graph.validate import validate
 from loci.models import GraphDelete, GraphEdge, GraphPut, GraphTimelineEntry, NewDocument
@@ -46,11 +48,29 @@ class GraphWriter:
         stamp = now()
         doc = doc.with_changes(updated=stamp, created=doc.created or stamp)
         check(doc)
-        content = doc.render()
+        return self._put(doc, doc.render(), expected_hash, action, previous_id)
+
+    def put_text(self, text: str, *, expected_hash: str | None, action: str) -> GraphPut:
+        """A checked write of Markdown exactly as given, nothing re-rendered or stamped:
+        `import` and `sync` keep a file's bytes, so exporting it gives the same file back."""
+        doc = parse(text)
+        check(doc)
+        return self._put(doc, text, expected_hash, action, None)
+
+    def _put(
+        self,
+        doc: BrainDoc,
+        content: str,
+        expected_hash: str | None,
+        action: str,
+        previous_id: str | None,
+    ) -> GraphPut:
         data = content.encode("utf-8")
         digest = self.blobs.put(data)  # canonical bytes first: the row never points at nothing
         texts = [doc.truth, *(e.text for e in doc.timeline)]
         edges = derive_edges(doc.id, texts, [(r.type, r.target) for r in doc.relations])
+        # An entry written by hand without its `ev-` id still gets one in the derived table.
+        timeline = {(e.id or entry_id(doc.id, e.at, e.text, e.source)): e for e in doc.timeline}
         return GraphPut(
             id=doc.id,
             kind=doc.kind,
@@ -66,7 +86,8 @@ class GraphWriter:
             content_hash=digest,
             edges=tuple(GraphEdge(e.source, e.target, e.type) for e in edges),
             timeline=tuple(
-                GraphTimelineEntry(doc.id, e.id, e.at, e.text, e.source) for e in doc.timeline
+                GraphTimelineEntry(doc.id, key, e.at, e.text, e.source)
+                for key, e in timeline.items()
             ),
             index=NewDocument(
                 kind=doc.kind,
