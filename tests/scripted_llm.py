@@ -3,7 +3,9 @@
 It speaks the real protocol over real HTTP — `POST /v1/chat/completions`, JSON or Server-Sent
 Events when `stream` is true — and answers from a script each test writes: a queue of `Reply`s
 consumed in order, and/or a `responder` function that picks a reply from the request (e.g. by the
-step's system prompt). Every request is recorded for assertions.
+step's system prompt). Every request is recorded for assertions. A reply may carry `tool_calls`
+(OpenAI function calls) for agent loops; their `arguments` go out as JSON text, or as given when
+already a string (so a test can send arguments that are not JSON).
 """
 
 from __future__ import annotations
@@ -27,6 +29,18 @@ class Reply:
     malformed: bool = False  # a 200 whose body is not a completion
     truncate: bool = False  # a stream that stops without its end marker
     error_message: str = "scripted failure"
+    tool_calls: list[ToolCallSpec] = field(default_factory=list)
+
+
+@dataclass
+class ToolCallSpec:
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+    id: str | None = None
+
+
+def tool_call(name: str, arguments: dict[str, Any] | str | None = None) -> ToolCallSpec:
+    return ToolCallSpec(name, {} if arguments is None else arguments)
 
 
 @dataclass
@@ -71,7 +85,7 @@ class ScriptedLLM:
                 elif reply.malformed:
                     self._raw(200, b'{"choices": [ {"oops": ')
                 else:
-                    self._json(200, _completion(reply.text, body["model"]))
+                    self._json(200, _completion(reply, body["model"], len(owner.requests)))
 
             def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
                 self._raw(status, json.dumps(value).encode(), headers)
@@ -131,14 +145,29 @@ class ScriptedLLM:
         return Reply(status=500, error_message="the script ran out")
 
 
-def _completion(text: str, model: str) -> dict[str, Any]:
+def _completion(reply: Reply, model: str, number: int) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["content"] = reply.text or None
+        message["tool_calls"] = [
+            {
+                "id": call.id or f"call_{number}_{i}",
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": call.arguments
+                    if isinstance(call.arguments, str)
+                    else json.dumps(call.arguments),
+                },
+            }
+            for i, call in enumerate(reply.tool_calls)
+        ]
+    finish = "tool_calls" if reply.tool_calls else "stop"
     return {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "model": model,
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
     }
 
 

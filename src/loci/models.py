@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
 DocumentStatus = Literal["processing", "ready", "failed"]
-DocumentKind = Literal["file", "web", "note", "page", "evidence"]  # page, evidence: the graph
+DocumentKind = Literal["file", "web", "note", "page", "evidence", "item"]
+# page, evidence: the graph; item: a capture or source item waiting for or past curation
 JobStatus = Literal["queued", "running", "done", "failed"]
 SearchMode = Literal["hybrid", "text", "vector"]
 Visibility = Literal["restricted", "workspace"]

@@ -20,12 +20,15 @@ from loci.answer.sources import number as number_sources
 from loci.answer.study import Flashcard, QuizQuestion
 from loci.answer.study import flashcards as make_flashcards
 from loci.answer.study import quiz as make_quiz
+from loci.curate.agent import AgentLimits
+from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
+from loci.graph.service import BrainGraph
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
 from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
-from loci.jobs.worker import Worker, WorkerSettings
+from loci.jobs.worker import Worker, WorkerSettings, by_kind
 from loci.llm.client import Chat
 from loci.models import (
     Brain,
@@ -58,6 +61,7 @@ class ServiceSettings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
     ranking: RankingParams = field(default_factory=RankingParams)
+    curation: AgentLimits = field(default_factory=AgentLimits)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,22 @@ class Loci:
     def chat(self) -> Chat | None:
         """The configured chat model (None: answers come from the sources alone)."""
         return self._chat_factory()
+
+    @cached_property
+    def graph(self) -> BrainGraph:
+        """The brain graph's operations (seed 002) over this service's store and search."""
+        return BrainGraph(self.store, self.blobs, self.search)
+
+    @cached_property
+    def curation(self) -> Curation:
+        return Curation(
+            self.store,
+            self.blobs,
+            self.graph,
+            lambda: self.chat,
+            limits=self.settings.curation,
+            max_bytes=self.settings.max_file_bytes,
+        )
 
     # brains -------------------------------------------------------------------------------
     def brain(self, name: str | None = None) -> Brain:
@@ -199,6 +219,27 @@ class Loci:
             mime_type="text/markdown",
             metadata={"color": color} if color else None,
         )
+
+    # capture first, curate later ----------------------------------------------------------
+    def save(
+        self,
+        brain: Brain,
+        text: str,
+        *,
+        title: str | None = None,
+        source: str | None = None,
+        actor: str = "capture",
+    ) -> Captured:
+        """Keep `text` at once as a draft note in inbox/ (sourced to `source`, provider:id)
+        and queue a `curate` job to find its home; the same text twice is one draft."""
+        return self.curation.save(brain, text, title=title, source=source, actor=actor)
+
+    def ingest_item(
+        self, brain: Brain, provider: str, item: dict[str, Any], *, actor: str = "ingest"
+    ) -> Ingested:
+        """Keep a provider's normalized item (e.g. a meeting transcript with attendees),
+        snapshot it into evidence/ and queue its curation; idempotent on content hash."""
+        return self.curation.ingest_item(brain, provider, item, actor=actor)
 
     def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
         """A note and the text it was written with (without its frontmatter)."""
@@ -401,7 +442,9 @@ class Loci:
         return self.store.list_jobs(brain.id, limit)
 
     def reprocess(self, brain: Brain, document_id: int) -> Document:
-        return self.store.requeue_document(brain.id, document_id, INDEX_JOB)
+        document = self.store.get_document(brain.id, document_id)
+        kind = CURATE_JOB if document.kind == "item" else INDEX_JOB
+        return self.store.requeue_document(brain.id, document_id, kind)
 
     def reindex(self, brain: Brain, *, embeddings: bool = False) -> list[Document]:
         """Rebuild every derived row of a brain from its blobs; with `embeddings`, under the
@@ -409,14 +452,17 @@ class Loci:
         if embeddings:
             self.store.clear_brain_index(brain.id)
             self.store.set_brain_embedder(brain.id, None, None)
+        items = {d.id for d in self.store.list_documents(brain.id, kind="item")}  # not indexed
         return [
             self.store.requeue_document(brain.id, doc_id, INDEX_JOB)
             for doc_id in self.store.document_ids(brain.id)
+            if doc_id not in items
         ]
 
     # background work ----------------------------------------------------------------------
     def worker(self, name: str | None = None) -> Worker:
-        return Worker(self.store, self._run_jobs, self.settings.worker, name)
+        handlers = {INDEX_JOB: self._run_jobs, CURATE_JOB: self.curation.run_jobs}
+        return Worker(self.store, by_kind(handlers), self.settings.worker, name)
 
     def _run_jobs(self, jobs: Sequence[Job]) -> dict[int, BaseException | None]:
         """Index a batch of documents: parse and chunk each, embed all passages together,

@@ -8,7 +8,19 @@ import os
 import typer
 
 from loci import __version__
-from loci.cli import accounts, add, ask, documents, evaluate, graph, search, server, status, study
+from loci.cli import (
+    accounts,
+    add,
+    ask,
+    capture,
+    documents,
+    evaluate,
+    graph,
+    search,
+    server,
+    status,
+    study,
+)
 
 app = typer.Typer(
     name="loci",
@@ -34,7 +46,9 @@ def main(
     """Loci keeps what you give it and answers with citations to the exact passage."""
 
 
-for module in (add, documents, search, ask, study, status, evaluate, server, accounts, graph):
+for module in (
+    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+):  # fmt: skip
     module.register(app)
 
 

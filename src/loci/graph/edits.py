@@ -121,10 +121,14 @@ def moved(doc: BrainDoc, folder: str | None, new_id: str | None) -> BrainDoc:
     return changed.with_changes(timeline=reid_timeline(changed))
 
 
-def merge(source: BrainDoc, target: BrainDoc) -> tuple[BrainDoc, BrainDoc]:
-    """(the survivor, the tombstone): the survivor gains the source's title and aliases as
-    aliases, its relations, sources and timeline; the source points at the survivor."""
-    aliases = [a for a in (*target.aliases, source.title, *source.aliases) if a != target.title]
+def merge(
+    source: BrainDoc, target: BrainDoc, *, alias_title: bool = True
+) -> tuple[BrainDoc, BrainDoc]:
+    """(the survivor, the tombstone): the survivor gains the source's title (unless
+    `alias_title` is False: a retired capture's first line is no name) and aliases as aliases,
+    its relations, sources and timeline; the source points at the survivor."""
+    titles = (source.title,) if alias_title else ()
+    aliases = [a for a in (*target.aliases, *titles, *source.aliases) if a != target.title]
     relations = [r for r in (*target.relations, *source.relations) if r.target != target.id]
     timeline = (*target.timeline, *source.timeline)
     survivor = target.with_changes(

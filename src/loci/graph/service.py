@@ -214,9 +214,18 @@ class BrainGraph(GraphReader):
 
         return self._edit(brain, ref, add, "link", actor, None)
 
-    def merge(self, brain: Brain, source_ref: str, target_ref: str, *, actor: str) -> Summary:
-        """Fold `source` into `target`: the target gains its aliases and timeline; the source
-        stays as a `merged` tombstone pointing at the target."""
+    def merge(
+        self,
+        brain: Brain,
+        source_ref: str,
+        target_ref: str,
+        *,
+        actor: str,
+        alias_title: bool = True,
+    ) -> Summary:
+        """Fold `source` into `target`: the target gains its aliases (and its title as one,
+        unless `alias_title` is False) and timeline; the source stays as a `merged` tombstone
+        pointing at the target."""
         source = self.resolve(brain, source_ref)
         target = self.resolve(brain, target_ref)
         if source.id == target.id:
@@ -225,7 +234,9 @@ class BrainGraph(GraphReader):
             raise InvalidInput(f"{target.id} is itself merged into {target.merged_into}")
         if source.kind != target.kind:
             raise InvalidInput(f"cannot merge {source.kind} {source.id} into {target.kind}")
-        survivor, tombstone = edits.merge(parse(source.content), parse(target.content))
+        survivor, tombstone = edits.merge(
+            parse(source.content), parse(target.content), alias_title=alias_title
+        )
         changes: list[Change] = [
             self.writer.put(survivor, expected_hash=target.content_hash, action="merge"),
             self.writer.put(tombstone, expected_hash=source.content_hash, action="merged"),

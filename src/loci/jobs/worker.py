@@ -5,7 +5,8 @@ claim it again. Completion is fenced by (owner, attempt), so a worker that lost 
 mark a job done behind the back of the worker that took it over.
 
 Jobs are claimed in small batches so their passages go to the embedder together (one request per
-96 passages for an endpoint); each job still succeeds or fails on its own.
+96 passages for an endpoint); each job still succeeds or fails on its own. Each kind of job
+(`index`, `curate`) goes to its own handler (`by_kind`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from loci.errors import EmbedderMismatch, FetchError, InvalidInput, LociError, NotFound, ParseError
@@ -31,6 +32,30 @@ PERMANENT = (ParseError, InvalidInput, EmbedderMismatch, FetchError, NotFound)
 
 # A batch handler gets the claimed jobs and returns, per job id, None (done) or the error.
 BatchHandler = Callable[[Sequence[Job]], dict[int, BaseException | None]]
+
+
+def by_kind(handlers: Mapping[str, BatchHandler]) -> BatchHandler:
+    """One handler for a mixed batch: each kind's jobs go to that kind's handler (a kind with
+    none fails for good); a handler that breaks fails only its own jobs."""
+
+    def handle(jobs: Sequence[Job]) -> dict[int, BaseException | None]:
+        outcomes: dict[int, BaseException | None] = {}
+        groups: dict[str, list[Job]] = {}
+        for job in jobs:
+            groups.setdefault(job.kind, []).append(job)
+        for kind, group in groups.items():
+            handler = handlers.get(kind)
+            if handler is None:
+                unknown = InvalidInput(f"no worker handles {kind!r} jobs")
+                outcomes |= dict.fromkeys((job.id for job in group), unknown)
+                continue
+            try:
+                outcomes |= handler(group)
+            except Exception as error:
+                outcomes |= dict.fromkeys((job.id for job in group), error)
+        return outcomes
+
+    return handle
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ honouring `Retry-After`; a model that still fails, or that the server does not k
 to the next model of the fallback list. Streaming falls back only before the first token: once
 words reached the reader, a broken stream is an error the caller handles.
 
+`complete_with_tools` sends OpenAI-style function tools (`tools`) and reads the `tool_calls` the
+model answers with, for agent loops; it retries and falls back exactly as `complete` does.
+
 The API key is sent as a bearer header and never appears in an error message or a log line.
 """
 
@@ -17,7 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypedDict
 
@@ -58,6 +61,36 @@ class Completion:
     model: str
 
 
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # JSON text as the model wrote it: the caller parses and judges it
+
+
+@dataclass(frozen=True)
+class ToolCompletion:
+    text: str  # "" when the model only called tools
+    tool_calls: tuple[ToolCall, ...]
+    model: str
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant turn to send back with the tools' results."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        if self.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function",
+                 "function": {"name": c.name, "arguments": c.arguments}}
+                for c in self.tool_calls
+            ]  # fmt: skip
+        return message
+
+
+# A message of a tool conversation: Message, an assistant turn with `tool_calls`, or a
+# `{"role": "tool", "tool_call_id": …, "content": …}` result.
+ToolMessage = Mapping[str, Any]
+
+
 class Chat(Protocol):
     """The seam to a chat model; the pipeline depends on this, tests may pass another."""
 
@@ -80,6 +113,15 @@ class Chat(Protocol):
         max_tokens: int | None = None,
         timeout_s: float | None = None,
     ) -> Iterator[str]: ...
+
+    def complete_with_tools(
+        self,
+        messages: Sequence[ToolMessage],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int | None = None,
+        timeout_s: float | None = None,
+    ) -> ToolCompletion: ...
 
 
 class _Refused(Exception):
@@ -124,6 +166,30 @@ class OpenAICompatibleChat:
             except _Refused:
                 continue
             return Completion(_message_text(response, model), model)
+        raise self._failure(problems, deadline)
+
+    # tool calls ---------------------------------------------------------------------------
+    def complete_with_tools(
+        self,
+        messages: Sequence[ToolMessage],
+        tools: Sequence[Mapping[str, Any]],
+        *,
+        max_tokens: int | None = None,
+        timeout_s: float | None = None,
+    ) -> ToolCompletion:
+        """One step of an agent loop: the model answers with text, tool calls, or both."""
+        deadline = time.monotonic() + (timeout_s or self.settings.timeout_s)
+        problems: list[str] = []
+        for model in self._models():
+            payload = self._payload(model, messages, max_tokens, stream=False)
+            if tools:
+                payload["tools"] = [dict(t) for t in tools]
+                payload["tool_choice"] = "auto"
+            try:
+                response = self._post(payload, deadline, problems, model)
+            except _Refused:
+                continue
+            return _tool_completion(response, model)
         raise self._failure(problems, deadline)
 
     # streamed completions -----------------------------------------------------------------
@@ -209,7 +275,11 @@ class OpenAICompatibleChat:
 
     @staticmethod
     def _payload(
-        model: str, messages: Sequence[Message], max_tokens: int | None, *, stream: bool
+        model: str,
+        messages: Sequence[Message] | Sequence[ToolMessage],
+        max_tokens: int | None,
+        *,
+        stream: bool,
     ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "model": model,
@@ -290,6 +360,27 @@ def _message_text(response: httpx.Response, model: str) -> str:
     if not isinstance(content, str):
         raise LLMMalformed(f"{model} returned no text")
     return content
+
+
+def _tool_completion(response: httpx.Response, model: str) -> ToolCompletion:
+    try:
+        message = response.json()["choices"][0]["message"]
+        content = message.get("content") or ""
+        raw_calls = message.get("tool_calls") or []
+        calls = []
+        for number, raw in enumerate(raw_calls):
+            function = raw["function"]
+            arguments = function.get("arguments")
+            if not isinstance(arguments, str):  # some servers send the object itself
+                arguments = json.dumps(arguments if arguments is not None else {})
+            calls.append(
+                ToolCall(str(raw.get("id") or f"call_{number}"), str(function["name"]), arguments)
+            )
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        raise LLMMalformed(f"{model} returned a body that is not a chat completion") from None
+    if not isinstance(content, str):
+        raise LLMMalformed(f"{model} returned a message whose content is not text")
+    return ToolCompletion(content, tuple(calls), model)
 
 
 def _delta_text(data: str, model: str) -> str:

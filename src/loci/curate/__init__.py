@@ -1,0 +1,7 @@
+"""Capture first, curate later (seed 002's chat captures and durable ingestion agents).
+
+`items` normalizes what arrives (a capture, a provider's meeting transcript) into a source item;
+`pipeline` keeps it canonical at once (an inbox draft, an evidence snapshot) and queues a
+`curate` job; the job runs `rules` (no model) or `agent` (a model whose only tools, in `tools`,
+are the brain graph's operations, under the instructions in `prompts`).
+"""
