@@ -14,7 +14,7 @@ from loci.cli.output import emit_json, human_size, out
 from loci.models import Document
 
 StatusFilter = Literal["processing", "ready", "failed"]
-KindFilter = Literal["file", "web", "note"]
+KindFilter = Literal["file", "web", "note", "page", "evidence", "item"]
 
 
 def _documents_table(docs: list[Document]) -> Table:

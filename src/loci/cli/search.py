@@ -22,6 +22,8 @@ class Kind(StrEnum):
     file = "file"
     web = "web"
     note = "note"
+    page = "page"
+    evidence = "evidence"
 
 
 MARK = re.compile(r"\*\*(.+?)\*\*")
