@@ -11,23 +11,20 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.context import BrainOption, JsonOption, NoWaitOption
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import FAILED, PARTIAL, emit_json, err, out, to_jsonable
-from loci.graph.doctor import Checkup, Doctor
+from loci.cli.graph_common import ACTOR, open_graph, settle
+from loci.cli.graph_files import register_files
+from loci.cli.output import emit_json, err, out
 from loci.graph.results import Summary
-from loci.graph.service import BrainGraph
-from loci.graph.transfer import GraphTransfer, TransferReport
-from loci.models import Brain, GraphEdge
+from loci.models import GraphEdge
 
-ACTOR = "cli"
 ExpectedHash = Annotated[
     str | None,
     typer.Option("--expected-hash", help="Refuse the edit unless the document is at this hash."),
@@ -39,25 +36,8 @@ IncludeArchived = Annotated[
 ]
 
 
-def _open(brain: str | None) -> tuple[BrainGraph, Brain]:
-    loci = service()
-    return BrainGraph(loci.store, loci.blobs, loci.search), loci.brain(brain)
-
-
 def _text(value: str | None) -> str:
     return sys.stdin.read() if value in (None, "-") else value or ""
-
-
-def _settle(target: Brain, no_wait: bool) -> None:
-    """Index what the write queued, so the next search finds it (the worker would, later)."""
-    if no_wait:
-        return
-    loci = service()
-    waiting = [
-        d.id for d in loci.documents(target, status="processing") if d.kind in ("page", "evidence")
-    ]
-    if waiting:
-        loci.wait_for(target, waiting)
 
 
 def _written(verb: str, document: Summary, json_: bool, changed: bool = True) -> None:
@@ -94,7 +74,7 @@ def register(app: typer.Typer) -> None:
     app.add_typer(brain_app, name="brain")
     _register_reads(brain_app)
     _register_writes(brain_app)
-    _register_transfer(brain_app)
+    register_files(brain_app)
 
 
 def _register_reads(app: typer.Typer) -> None:
@@ -102,7 +82,7 @@ def _register_reads(app: typer.Typer) -> None:
     @exits_cleanly
     def get(doc_id: IdArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Print a document's Markdown, then its links and backlinks."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         page = graph.get(target, doc_id)
         if json_:
             # Frontmatter keys Loci does not use may hold YAML dates: show them as text.
@@ -127,7 +107,7 @@ def _register_reads(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Documents by folder, type or status (merged and archived hidden unless asked)."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         found = graph.list_documents(
             target, folder=folder, doc_type=doc_type, status=status,
             include_merged=include_merged, include_archived=include_archived,
@@ -150,7 +130,7 @@ def _register_reads(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Hybrid search over pages and evidence; each hit with its links."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         hits = graph.query(
             target, text, limit=limit, include_merged=include_merged,
             include_archived=include_archived,
@@ -182,7 +162,7 @@ def _register_reads(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Timeline entries, newest first."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         entries = graph.timeline(target, doc_id, since=since, until=until, limit=limit)
         if json_:
             emit_json(entries)
@@ -195,7 +175,7 @@ def _register_reads(app: typer.Typer) -> None:
     @exits_cleanly
     def folder(brain: BrainOption = None, json_: JsonOption = False) -> None:
         """The folder tree with document counts (in the folder · with its subfolders)."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         folders = graph.folders(target)
         if json_:
             emit_json(folders)
@@ -209,7 +189,7 @@ def _register_reads(app: typer.Typer) -> None:
     @exits_cleanly
     def history(doc_id: IdArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
         """The versions writes replaced or deleted, newest first, with who and when."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         versions = graph.history(target, doc_id)
         if json_:
             emit_json(versions)
@@ -243,12 +223,12 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Create a document (validated; refused with every problem listed)."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         made = graph.create(
             target, actor=ACTOR, doc_type=doc_type, title=title, folder=folder,
             doc_id=doc_id, status=status, text=_text(text) if text == "-" else text or "",
         )  # fmt: skip
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("created", made, json_)
 
     @app.command("rewrite")
@@ -262,9 +242,9 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Replace the compiled truth; frontmatter and timeline stay."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.rewrite(target, doc_id, _text(text), actor=ACTOR, expected_hash=expected_hash)
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("rewrote", done, json_)
 
     @app.command("set")
@@ -283,11 +263,11 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Set frontmatter fields; lists comma-separated, relations as type:target."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.set_fields(
             target, doc_id, assignments, actor=ACTOR, expected_hash=expected_hash
         )
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("updated", done, json_)
 
     @app.command("append-timeline")
@@ -303,11 +283,11 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Add a dated timeline entry (the same entry twice is kept once)."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.append_timeline(
             target, doc_id, text, actor=ACTOR, at=at, source=source, expected_hash=expected_hash
         )
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("appended to", done.document, json_, done.changed)
 
     @app.command("append-evidence")
@@ -322,11 +302,11 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Snapshot text into evidence/ and cite it from the page's timeline."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         evidence, page = graph.append_evidence(
             target, doc_id, _text(text), title=title, actor=ACTOR, source=source
         )
-        _settle(target, no_wait)
+        settle(target, no_wait)
         if json_:
             emit_json({"evidence": evidence, "document": page})
             return
@@ -343,9 +323,9 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Add an alias (refused if it already names another document)."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.alias(target, doc_id, name, actor=ACTOR)
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("aliased", done.document, json_, done.changed)
 
     @app.command("link")
@@ -359,9 +339,9 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Add a typed relation to another document."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.link(target, doc_id, relation, to, actor=ACTOR)
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("linked", done.document, json_, done.changed)
 
     @app.command("merge")
@@ -376,9 +356,9 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Fold one document into another: aliases and timeline move, a tombstone stays."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.merge(target, source, into, actor=ACTOR)
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written(f"merged {escape(source)} into", done, json_)
 
     @app.command("move")
@@ -395,11 +375,11 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Move to another folder and/or rename; links from other pages are rewritten."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         done = graph.move(
             target, doc_id, actor=ACTOR, folder=folder, new_id=new_id, expected_hash=expected_hash
         )
-        _settle(target, no_wait)
+        settle(target, no_wait)
         _written("moved to", done, json_)
 
     @app.command("delete")
@@ -413,7 +393,7 @@ def _register_writes(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Delete a document: a dry run that reports what would happen unless --yes."""
-        graph, target = _open(brain)
+        graph, target = open_graph(brain)
         plan = graph.delete(target, doc_id, actor=ACTOR, confirm=yes)
         if json_:
             emit_json(plan)
@@ -424,133 +404,3 @@ def _register_writes(app: typer.Typer) -> None:
             out.print(f"  [yellow]{escape(e.source)}[/yellow] links to it ({e.type})")
         if not plan.deleted:
             err.print("dry run: nothing changed; add --yes to delete")
-
-
-DirArg = Annotated[
-    Path, typer.Argument(help="A directory of Markdown files.", file_okay=False, dir_okay=True)
-]
-
-
-def _transferred(report: TransferReport, json_: bool) -> None:
-    """Each file that changed or failed, then the counts; exit 4 when some files failed."""
-    if json_:
-        emit_json(report)
-    else:
-        for f in report.files:
-            if f.action in ("unchanged", "written"):
-                continue
-            colour = "red" if f.action in ("refused", "conflict") else "green"
-            note = " (converted)" if f.converted else ""
-            out.print(f"[{colour}]{f.action}[/{colour}] {escape(f.path)}{note}")
-            for line in (*f.problems, *([f.message] if f.message else [])):
-                out.print(f"   [dim]{escape(line)}[/dim]")
-        counts = " · ".join(f"{n} {action}" for action, n in sorted(report.counts.items()))
-        out.print(f"{report.operation} ({escape(report.brain)}): {counts or 'no files'}")
-    if report.failed:
-        raise typer.Exit(PARTIAL)
-
-
-def _doctor_report(checkup: Checkup, json_: bool) -> None:
-    if json_:
-        emit_json({**to_jsonable(checkup), "ok": checkup.ok})
-    else:
-        for f in checkup.findings:
-            colour = "red" if f.severity == "error" else "yellow"
-            out.print(
-                f"[{colour}]{f.severity}[/{colour}] {f.kind:<18} [bold]{escape(f.document)}"
-                f"[/bold]  {escape(f.message)}"
-            )
-        trip = checkup.roundtrip
-        if trip is not None:
-            timing = ", ".join(f"{name} {ms:.0f} ms" for name, ms in trip.steps)
-            mark = "[green]ok[/green]" if trip.ok else "[red]failed[/red]"
-            out.print(f"round trip {mark}: {escape(trip.message)} [dim]({timing})[/dim]")
-        out.print(
-            f"{escape(checkup.checked)}: {checkup.documents} documents, "
-            f"{checkup.errors} errors, {checkup.warnings} warnings"
-        )
-    if not checkup.ok:
-        raise typer.Exit(FAILED)
-
-
-def _register_transfer(app: typer.Typer) -> None:
-    @app.command("import")
-    @exits_cleanly
-    def import_(
-        folder: DirArg,
-        no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Read a folder of Markdown: brain documents byte for byte, plain notes (an
-        Obsidian vault) as draft pages with their [[wikilinks]] as page links."""
-        graph, target = _open(brain)
-        report = GraphTransfer(graph).import_folder(target, folder, actor=ACTOR)
-        _settle(target, no_wait)
-        _transferred(report, json_)
-
-    @app.command("export")
-    @exits_cleanly
-    def export(folder: DirArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
-        """Write every document to FOLDER/folder/id.md exactly as stored."""
-        graph, target = _open(brain)
-        _transferred(GraphTransfer(graph).export(target, folder), json_)
-
-    @app.command("materialize")
-    @exits_cleanly
-    def materialize(
-        folder: DirArg,
-        force: Annotated[
-            bool, typer.Option("--force", help="Discard edits not synced back yet.")
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Write the brain to a working directory (with a hidden manifest) to edit as files."""
-        graph, target = _open(brain)
-        _transferred(GraphTransfer(graph).materialize(target, folder, force=force), json_)
-
-    @app.command("sync")
-    @exits_cleanly
-    def sync(
-        folder: DirArg,
-        no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Bring a materialized directory's edits, new files and deletions back; a document
-        that changed in the brain since is a conflict, and nothing is overwritten."""
-        graph, target = _open(brain)
-        report = GraphTransfer(graph).sync(target, folder, actor=ACTOR)
-        _settle(target, no_wait)
-        _transferred(report, json_)
-
-    @app.command("doctor")
-    @exits_cleanly
-    def doctor(
-        folder: Annotated[
-            Path | None,
-            typer.Option("--dir", help="Check these files (e.g. a materialized brain) instead."),
-        ] = None,
-        no_roundtrip: Annotated[
-            bool, typer.Option("--no-roundtrip", help="Skip the scratch-brain index check.")
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Check the graph: duplicate ids, parse errors, invalid documents, broken links,
-        relations and citations, alias collisions, orphans, weak provenance, nonstandard
-        source refs; then write, index and find a page in a scratch brain."""
-        graph, target = _open(brain)
-        loci = service()
-
-        def settle(scratch: Brain) -> None:
-            loci.wait_for(scratch, [d.id for d in loci.documents(scratch, status="processing")])
-
-        checker = Doctor(graph, settle)
-        checkup = (
-            checker.check_directory(folder, roundtrip=not no_roundtrip)
-            if folder is not None
-            else checker.check_brain(target, roundtrip=not no_roundtrip)
-        )
-        _doctor_report(checkup, json_)

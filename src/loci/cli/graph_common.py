@@ -1,0 +1,35 @@
+"""What the `loci brain` command modules share: opening the graph, the actor they write as,
+and waiting until a write is searchable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from loci.cli.context import service
+from loci.graph.service import BrainGraph
+from loci.models import Brain
+
+ACTOR = "cli"
+DirArg = Annotated[
+    Path, typer.Argument(help="A directory of Markdown files.", file_okay=False, dir_okay=True)
+]
+
+
+def open_graph(brain: str | None) -> tuple[BrainGraph, Brain]:
+    loci = service()
+    return BrainGraph(loci.store, loci.blobs, loci.search), loci.brain(brain)
+
+
+def settle(target: Brain, no_wait: bool) -> None:
+    """Index what the write queued, so the next search finds it (the worker would, later)."""
+    if no_wait:
+        return
+    loci = service()
+    waiting = [
+        d.id for d in loci.documents(target, status="processing") if d.kind in ("page", "evidence")
+    ]
+    if waiting:
+        loci.wait_for(target, waiting)

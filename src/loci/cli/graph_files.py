@@ -1,0 +1,143 @@
+"""`loci brain import | export | materialize | sync | doctor`: the brain graph as files, and
+its health check (thin over `loci.graph.transfer` and `loci.graph.doctor`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.errors import exits_cleanly
+from loci.cli.graph_common import ACTOR, DirArg, open_graph, settle
+from loci.cli.output import FAILED, PARTIAL, emit_json, out, to_jsonable
+from loci.graph.doctor import Checkup, Doctor
+from loci.graph.transfer import GraphTransfer, TransferReport
+from loci.models import Brain
+
+
+def _transferred(report: TransferReport, json_: bool) -> None:
+    """Each file that changed or failed, then the counts; exit 4 when some files failed."""
+    if json_:
+        emit_json(report)
+    else:
+        for f in report.files:
+            if f.action in ("unchanged", "written"):
+                continue
+            colour = "red" if f.action in ("refused", "conflict") else "green"
+            note = " (converted)" if f.converted else ""
+            out.print(f"[{colour}]{f.action}[/{colour}] {escape(f.path)}{note}")
+            for line in (*f.problems, *([f.message] if f.message else [])):
+                out.print(f"   [dim]{escape(line)}[/dim]")
+        counts = " · ".join(f"{n} {action}" for action, n in sorted(report.counts.items()))
+        out.print(f"{report.operation} ({escape(report.brain)}): {counts or 'no files'}")
+    if report.failed:
+        raise typer.Exit(PARTIAL)
+
+
+def _doctor_report(checkup: Checkup, json_: bool) -> None:
+    if json_:
+        emit_json({**to_jsonable(checkup), "ok": checkup.ok})
+    else:
+        for f in checkup.findings:
+            colour = "red" if f.severity == "error" else "yellow"
+            out.print(
+                f"[{colour}]{f.severity}[/{colour}] {f.kind:<18} [bold]{escape(f.document)}"
+                f"[/bold]  {escape(f.message)}"
+            )
+        trip = checkup.roundtrip
+        if trip is not None:
+            timing = ", ".join(f"{name} {ms:.0f} ms" for name, ms in trip.steps)
+            mark = "[green]ok[/green]" if trip.ok else "[red]failed[/red]"
+            out.print(f"round trip {mark}: {escape(trip.message)} [dim]({timing})[/dim]")
+        out.print(
+            f"{escape(checkup.checked)}: {checkup.documents} documents, "
+            f"{checkup.errors} errors, {checkup.warnings} warnings"
+        )
+    if not checkup.ok:
+        raise typer.Exit(FAILED)
+
+
+def register_files(app: typer.Typer) -> None:
+    @app.command("import")
+    @exits_cleanly
+    def import_(
+        folder: DirArg,
+        no_wait: NoWaitOption = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Read a folder of Markdown: brain documents byte for byte, plain notes (an
+        Obsidian vault) as draft pages with their [[wikilinks]] as page links."""
+        graph, target = open_graph(brain)
+        report = GraphTransfer(graph).import_folder(target, folder, actor=ACTOR)
+        settle(target, no_wait)
+        _transferred(report, json_)
+
+    @app.command("export")
+    @exits_cleanly
+    def export(folder: DirArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
+        """Write every document to FOLDER/folder/id.md exactly as stored."""
+        graph, target = open_graph(brain)
+        _transferred(GraphTransfer(graph).export(target, folder), json_)
+
+    @app.command("materialize")
+    @exits_cleanly
+    def materialize(
+        folder: DirArg,
+        force: Annotated[
+            bool, typer.Option("--force", help="Discard edits not synced back yet.")
+        ] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Write the brain to a working directory (with a hidden manifest) to edit as files."""
+        graph, target = open_graph(brain)
+        _transferred(GraphTransfer(graph).materialize(target, folder, force=force), json_)
+
+    @app.command("sync")
+    @exits_cleanly
+    def sync(
+        folder: DirArg,
+        no_wait: NoWaitOption = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Bring a materialized directory's edits, new files and deletions back; a document
+        that changed in the brain since is a conflict, and nothing is overwritten."""
+        graph, target = open_graph(brain)
+        report = GraphTransfer(graph).sync(target, folder, actor=ACTOR)
+        settle(target, no_wait)
+        _transferred(report, json_)
+
+    @app.command("doctor")
+    @exits_cleanly
+    def doctor(
+        folder: Annotated[
+            Path | None,
+            typer.Option("--dir", help="Check these files (e.g. a materialized brain) instead."),
+        ] = None,
+        no_roundtrip: Annotated[
+            bool, typer.Option("--no-roundtrip", help="Skip the scratch-brain index check.")
+        ] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Check the graph: duplicate ids, parse errors, invalid documents, broken links,
+        relations and citations, alias collisions, orphans, weak provenance, nonstandard
+        source refs; then write, index and find a page in a scratch brain."""
+        graph, target = open_graph(brain)
+        loci = service()
+
+        def index_now(scratch: Brain) -> None:
+            loci.wait_for(scratch, [d.id for d in loci.documents(scratch, status="processing")])
+
+        checker = Doctor(graph, index_now)
+        checkup = (
+            checker.check_directory(folder, roundtrip=not no_roundtrip)
+            if folder is not None
+            else checker.check_brain(target, roundtrip=not no_roundtrip)
+        )
+        _doctor_report(checkup, json_)
