@@ -70,7 +70,7 @@ def register_files(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Read a folder of Markdown: brain documents byte for byte, plain notes (an
-        Obsidian vault) as draft pages with their [[wikilinks]] as page links."""
+        Obsidian vault) as draft pages with their wikilinks as page links."""
         graph, target = open_graph(brain)
         report = GraphTransfer(graph).import_folder(target, folder, actor=ACTOR)
         settle(target, no_wait)
