@@ -1,9 +1,10 @@
 """Two users on one server: what one of them can reach of the other's brains, over real HTTP.
 
-Alice owns a restricted brain with a file, a note and their chunks. Bob is a member of nothing of
-hers. With each of his tokens (write, read-only, limited to his own brain) he tries every route of
-`openapi.json` that takes an id — a brain name, a document or note id, a member's name, a token
-id — against Alice's objects, and also Alice's document ids inside his own brain. Every attempt
+Alice owns a restricted brain with a file, a note, their chunks and a graph page. Bob is a member
+of nothing of hers. With each of his tokens (write, read-only, limited to his own brain) he tries
+every route of `openapi.json` that takes an id — a brain name, a document, note or graph document
+id, a member's name, a token id — against Alice's objects, and also Alice's ids inside his own
+brain. Every attempt
 must answer exactly what a made-up id answers (404, or 403 where his token may not write at all),
 never a 2xx, and Alice's brain must read the same afterwards. The route list comes from
 `openapi.json`, so a new route with an id fails here until it is added to the matrix.
@@ -27,10 +28,11 @@ from tests.conftest import make_service
 from tests.live_server import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
-ID_PARAMS = {"brain", "document_id", "conversation_id", "user", "token_id"}
+ID_PARAMS = {"brain", "document_id", "conversation_id", "user", "token_id", "doc_id", "provider"}
 SECRET_WORD = "zephyrine"  # only in Alice's private brain
 SHARED_WORD = "quokka"  # in Bob's two brains and Alice's workspace brain
 NEVER = 987654  # an id nothing has
+GRAPH_DOC = "zephyrine-launch"  # Alice's graph page in her private brain
 
 
 @dataclass
@@ -109,11 +111,17 @@ def world(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Itera
                 f"# Launch plan\n\nThe {SECRET_WORD} launch happens at dawn from the north pier."
                 "\n\n## Budget\n\nFour crates of lamp oil and one spare sail.\n"
             ).encode()
+            page = api.post(
+                "/brains/vault/graph/documents",
+                json={"type": "project", "title": "Zephyrine launch", "text": "At dawn."},
+            )
+            assert page.status_code == 201 and page.json()["id"] == GRAPH_DOC, page.text
             pending = [
                 ("vault", _upload(api, "vault", "plan.md", file_bytes)),
                 ("vault", _note(api, "vault", f"Remember the {SECRET_WORD} password hint.")),
                 ("shared", _upload(api, "shared", "menu.md", b"# Menu\n\nSoup on Mondays.\n")),
                 ("open", _upload(api, "open", "zoo.md", f"# Zoo\n\nA {SHARED_WORD}.\n".encode())),
+                ("vault", page.json()["document_id"]),
             ]
         with server.client(bob.secret) as api:
             bob_brain_ids = {}
@@ -229,6 +237,35 @@ ATTEMPTS: dict[str, Attempt] = {
     "get_conversation": Attempt("read"),
     "rename_conversation": Attempt("read", lambda ids: {"json": {"title": "bob was here"}}),
     "delete_conversation": Attempt("read"),
+    "list_graph_documents": Attempt("read"),
+    "get_graph_document": Attempt("read"),
+    "graph_document_history": Attempt("read"),
+    "graph_timeline": Attempt("read", lambda ids: {"params": {"doc_id": ids["doc_id"]}}),
+    "graph_folders": Attempt("read"),
+    "query_graph": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
+    "create_graph_document": Attempt(
+        "write", lambda ids: {"json": {"type": "person", "title": "Planted by bob"}}
+    ),
+    "rewrite_graph_document": Attempt(  # with the page's real hash, as for notes
+        "write",
+        lambda ids: {"json": {"truth": "overwritten by bob", "expected_hash": ids["graph_hash"]}},
+    ),
+    "set_graph_fields": Attempt("write", lambda ids: {"json": {"fields": {"status": "archived"}}}),
+    "append_graph_timeline": Attempt("write", lambda ids: {"json": {"text": "bob was here"}}),
+    "append_graph_evidence": Attempt(
+        "write", lambda ids: {"json": {"text": "planted by bob", "title": "planted"}}
+    ),
+    "alias_graph_document": Attempt("write", lambda ids: {"json": {"alias": "bob's page"}}),
+    "link_graph_document": Attempt(
+        "write", lambda ids: {"json": {"relation": "knows", "target": ids["doc_id"]}}
+    ),
+    "merge_graph_document": Attempt("write", lambda ids: {"json": {"into": "bobs-page"}}),
+    "move_graph_document": Attempt("write", lambda ids: {"json": {"folder": "archive"}}),
+    "delete_graph_document": Attempt("write", lambda ids: {"params": {"confirm": "true"}}),
+    "capture": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
+    "ingest_source_item": Attempt(
+        "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
+    ),
 }
 
 
@@ -261,18 +298,27 @@ def _snapshot(world: World) -> dict[str, Any]:
                 api.get(f"{brain}/files/{world.file_id}/download").content
             ).hexdigest(),
             "conversations": api.get(f"{brain}/conversations").json(),
+            "graph": api.get(f"{brain}/graph/documents").json(),
+            "graph_page": api.get(f"{brain}/graph/documents/{GRAPH_DOC}").json(),
+            "graph_history": api.get(f"{brain}/graph/documents/{GRAPH_DOC}/history").json(),
             "conversation": api.get(f"{brain}/conversations/{world.conversation_id}").json(),
             "tokens": [
                 {k: v for k, v in t.items() if k != "last_used_at"}
                 for t in api.get("/tokens").json()
             ],
         }
-    assert len(files) == 2 and shot["chunks"], "Alice's brain is not set up as the test expects"
+    kinds = sorted(f["kind"] for f in files)
+    assert kinds == ["file", "note", "page"] and shot["chunks"], (
+        "Alice's brain is not set up as the test expects"
+    )
     assert len(shot["conversations"]) == 1 and shot["conversation"]["messages"]
+    assert [d["id"] for d in shot["graph"]] == [GRAPH_DOC]
     return shot
 
 
-def _targets(op: Operation, world: World, note_hash: str) -> list[tuple[str, Ids, Ids]]:
+def _targets(
+    op: Operation, world: World, note_hash: str, graph_hash: str
+) -> list[tuple[str, Ids, Ids]]:
     """(what is tried, Alice's ids, the same shape with ids that exist nowhere)."""
     doc = world.note_id if "/notes/" in op.path else world.file_id
     theirs = {
@@ -282,6 +328,9 @@ def _targets(op: Operation, world: World, note_hash: str) -> list[tuple[str, Ids
         "user": "alice",
         "token_id": world.alice_token_id,
         "note_hash": note_hash,
+        "doc_id": GRAPH_DOC,
+        "graph_hash": graph_hash,
+        "provider": "jamie",
     }
     made_up = {
         **theirs,
@@ -289,6 +338,7 @@ def _targets(op: Operation, world: World, note_hash: str) -> list[tuple[str, Ids
         "document_id": NEVER,
         "conversation_id": NEVER,
         "token_id": NEVER,
+        "doc_id": "no-such-page",
     }
     if "token_id" in op.params:
         return [("Alice's token", theirs, made_up)]
@@ -297,7 +347,10 @@ def _targets(op: Operation, world: World, note_hash: str) -> list[tuple[str, Ids
         targets.append(
             ("Alice's brain, himself", {**theirs, "user": "bob"}, {**made_up, "user": "bob"})
         )
-    if op.params & {"document_id", "conversation_id"} or ATTEMPTS[op.operation_id].body_id:
+    if (
+        op.params & {"document_id", "conversation_id", "doc_id"}
+        or ATTEMPTS[op.operation_id].body_id
+    ):
         # Alice's ids inside a brain Bob may use
         targets.append(
             ("his brain, Alice's id", {**theirs, "brain": "bobs"}, {**made_up, "brain": "bobs"})
@@ -322,13 +375,14 @@ def _call(client: httpx.Client, op: Operation, ids: Ids) -> httpx.Response:
 def test_a_stranger_gets_404_on_every_id_route_and_changes_nothing(world: World) -> None:
     before = _snapshot(world)
     note_hash = before["note"]["document"]["content_hash"]
+    graph_hash = before["graph_page"]["document"]["content_hash"]
     tokens = {"write": world.bob, "read": world.bob_read, "limited": world.bob_limited}
     tried = 0
     failures = []
     for op in id_operations():
         for token_kind, token in tokens.items():
             with world.client(token) as bob:
-                for target, ids, made_up in _targets(op, world, note_hash):
+                for target, ids, made_up in _targets(op, world, note_hash, graph_hash):
                     got = _call(bob, op, ids)
                     control = _call(bob, op, made_up)
                     tried += 1
@@ -340,7 +394,7 @@ def test_a_stranger_gets_404_on_every_id_route_and_changes_nothing(world: World)
                         failures.append(f"{where}: differs from a made-up id: {got.text[:200]}")
         for credentials in ("", "loci_not-a-token"):
             with world.client(credentials) as anonymous:
-                for _, ids, _ in _targets(op, world, note_hash):
+                for _, ids, _ in _targets(op, world, note_hash, graph_hash):
                     got = _call(anonymous, op, ids)
                     if got.status_code != 401 or got.json()["error"] != "unauthenticated":
                         failures.append(f"{op.method} {op.path} unauthenticated: {got.status_code}")

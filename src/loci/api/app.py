@@ -22,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
-from loci.api.routes import ask, brains, health, notes, search, session, tokens, users
+from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
@@ -76,7 +76,7 @@ def create_app(
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    for module in (tokens, users, brains, file_routes, notes, search, ask):
+    for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     _document_errors_as_json(app)
     _mount_web(app)

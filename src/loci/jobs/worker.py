@@ -144,8 +144,9 @@ class Worker:
             self.store.fail_job(job, self.name, f"{reason} (after {job.attempts} attempts)")
         else:  # anything else may be transient: retry with exponential backoff and jitter
             delay = self.settings.retry_base_s * 2 ** (job.attempts - 1) * (0.5 + random.random())
-            log.warning("job %s attempt %d failed, retry in %.1fs: %s",
-                        job.id, job.attempts, delay, reason)
+            log.warning(
+                "job %s attempt %d failed, retry in %.1fs: %s", job.id, job.attempts, delay, reason
+            )
             self.store.retry_job(job, self.name, reason, delay)
 
     def run_forever(self, stop: threading.Event | None = None) -> None:

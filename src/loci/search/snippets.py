@@ -23,9 +23,7 @@ def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
     if not keys:
         return None
     # A short term must match the whole word; a long one matches its inflections too.
-    alternatives = [
-        re.escape(k) + (r"\w*" if len(k) >= STEM_PREFIX else "") for k in keys
-    ]
+    alternatives = [re.escape(k) + (r"\w*" if len(k) >= STEM_PREFIX else "") for k in keys]
     return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.IGNORECASE)
 
 

@@ -102,9 +102,7 @@ class VectorMatrix:
             return []
         query = query.reshape(-1).astype(np.float32)
         wanted = (
-            None
-            if allowed is None
-            else np.fromiter(allowed, dtype=np.int64, count=len(allowed))
+            None if allowed is None else np.fromiter(allowed, dtype=np.int64, count=len(allowed))
         )
         found = self._top_main(query, limit, wanted)
         if self.tail is not None and len(self.tail[0]):
