@@ -394,3 +394,33 @@ def test_the_cli(tmp_path: Path) -> None:
     human = run_cli("brain", "delete", "ana", home=home)
     assert human.returncode == 0 and "would delete people/ana.md" in human.stdout
     assert "garden links to it" in human.stdout
+
+
+def test_query_follows_links_to_the_page_that_answers(
+    loci: Loci, graph: BrainGraph, brain: Brain
+) -> None:
+    graph.create(
+        brain, actor="t", doc_type="project", title="Compost drive",
+        text="The compost drive collects kitchen scraps for the allotment bins every Saturday. "
+             "It is led by [[page:ana-lopez|Ana]]; before her, [[page:old-lead|Sam]].",
+    )  # fmt: skip
+    graph.create(
+        brain, actor="t", doc_type="person", title="Ana Lopez",
+        text="Ana coordinates the volunteers and keeps the shed keys.",
+    )  # fmt: skip
+    graph.create(brain, actor="t", doc_type="person", title="Old lead", text="Sam moved away.")
+    graph.set_fields(brain, "old-lead", ["status=archived"], actor="t")
+    graph.create(
+        brain, actor="t", doc_type="concept", title="Sourdough",
+        text="A starter of flour and water ferments for days before the bread is baked.",
+    )  # fmt: skip
+    index_all(loci, brain)
+
+    hits = graph.query(brain, "who runs the compost drive")
+    ids = [h.document.id for h in hits]
+    assert ids[0] == "compost-drive"
+    ana = hits[ids.index("ana-lopez")]
+    # Ana's page says nothing about compost: the link from the project carries her up
+    assert "graph" in ana.matched_by and ana.path == ("compost-drive", "ana-lopez")
+    assert ids.index("ana-lopez") < ids.index("sourdough")
+    assert "old-lead" not in ids  # archived pages stay out, linked or not

@@ -758,11 +758,12 @@ class CitationOut(BaseModel):
 class GraphHitOut(BaseModel):
     document: GraphSummaryOut
     score: float
-    matched_by: str
+    matched_by: str = Field(description="text, vector, both, or graph (reached through links)")
     snippet: str
     citation: CitationOut
     links: list[GraphEdgeOut]
     backlinks: list[GraphEdgeOut]
+    path: list[str] = Field(description="for a graph hit: the ids from the search hit to it")
 
     @classmethod
     def of(cls, hit: QueryHit) -> GraphHitOut:
@@ -774,6 +775,7 @@ class GraphHitOut(BaseModel):
             citation=CitationOut.of(hit.citation),
             links=[GraphEdgeOut.of(e) for e in hit.links],
             backlinks=[GraphEdgeOut.of(e) for e in hit.backlinks],
+            path=list(hit.path),
         )
 
 

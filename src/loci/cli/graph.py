@@ -147,6 +147,8 @@ def _register_reads(app: typer.Typer) -> None:
                 f"[dim]{d.type} · {d.status} · score {hit.score:.3f} · {hit.matched_by}[/dim]"
             )
             out.print("   " + escape(hit.snippet))
+            if hit.path:
+                out.print("   [dim]reached through " + escape(" → ".join(hit.path)) + "[/dim]")
             _edges("   links", hit.links, incoming=False)
 
     @app.command("timeline")

@@ -1,20 +1,23 @@
 """The brain graph's reads: resolve, get, list, query, timeline, folders, history, sources.
 
 A document is found by id, else by its exact title or an alias. `query` is the hybrid search
-restricted to graph documents, one hit per document with its links; `expand` is where graph
-expansion will plug in.
+restricted to graph documents, one hit per document with its links, then graph expansion:
+pages linked from the best hits join the ranking (see `loci.graph.expansion`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from loci.errors import InvalidInput, NotFound
+from loci.graph import expansion
 from loci.graph.document import parse
 from loci.graph.links import source_refs
 from loci.graph.results import FolderCount, Page, QueryHit, SourcePointer, Summary, summary
 from loci.models import (
     Brain,
+    Citation,
     Document,
     GraphDocument,
     GraphTimelineEntry,
@@ -111,9 +114,62 @@ class GraphReader:
         return self.expand(brain, list(best.values()))[:limit]
 
     def expand(self, brain: Brain, hits: list[QueryHit]) -> list[QueryHit]:
-        """The seam for graph expansion (follow page edges from the best hits with score decay
-        and a recency blend, matched_by "graph"); today the text/vector ranking stands."""
-        return hits
+        """Follow page edges from the best hits (see `loci.graph.expansion`): a page reached
+        joins as a `graph` hit with its hop path, or, when search found it too, adds the link's
+        score to its own; then every score is blended with recency."""
+        if not hits:
+            return hits
+
+        def neighbours(doc_id: str) -> list[str]:
+            out = self.graph.edges(brain.id, source=doc_id)
+            into = self.graph.edges(brain.id, target=doc_id)
+            return [e.target for e in out if e.type != "cites"] + [
+                e.source for e in into if e.type != "cites"
+            ]
+
+        found = {h.document.id: h for h in hits}
+        reached = expansion.expand_from([(h.document.id, h.score) for h in hits], neighbours)
+        allowed = {"draft", "active"}  # merged and archived stay out of expansion
+        for step in reached:  # a page search found as well gains what its link gives it
+            own = found.get(step.doc_id)
+            if own is not None and step.doc_id != step.path[0]:
+                found[step.doc_id] = replace(
+                    own,
+                    score=own.score + step.score,
+                    matched_by=f"{own.matched_by}+graph",
+                    path=step.path,
+                )
+        ranked = [(expansion.blended(h.score, h.document.updated), h) for h in found.values()]
+        for step in reached:
+            if step.doc_id in found:
+                continue
+            try:
+                record = self.graph.get(brain.id, step.doc_id)
+            except NotFound:  # a link to a page that does not exist (doctor reports it)
+                continue
+            if record.kind != "page" or record.status not in allowed:
+                continue
+            lead = next((line for line in parse(record.content).truth.splitlines() if line), "")
+            citation = Citation(
+                document_id=record.document_id or 0,
+                name=f"{record.folder}/{record.id}.md",
+                title=record.title,
+                chunk_index=0,
+                page=None,
+                line_start=None,
+                line_end=None,
+                heading_path=(),
+                source_url=None,
+            )
+            hit = QueryHit(
+                summary(record), step.score, "graph", lead[:240], citation,
+                tuple(self.graph.edges(brain.id, source=record.id)),
+                tuple(self.graph.edges(brain.id, target=record.id)),
+                step.path,
+            )  # fmt: skip
+            ranked.append((expansion.blended(step.score, record.updated), hit))
+        ranked.sort(key=lambda pair: -pair[0])
+        return [replace(hit, score=round(score, 6)) for score, hit in ranked]
 
     def timeline(
         self,

@@ -48,11 +48,12 @@ class Page:
 class QueryHit:
     document: Summary
     score: float
-    matched_by: str  # text, vector or both (graph, once expansion lands)
+    matched_by: str  # text, vector, both, or graph (reached by following links)
     snippet: str
     citation: Citation
     links: tuple[GraphEdge, ...]
     backlinks: tuple[GraphEdge, ...]
+    path: tuple[str, ...] = ()  # for a graph hit: the ids from the search hit to this page
 
 
 @dataclass(frozen=True)
