@@ -7,34 +7,24 @@ is chosen field by field (a token's hash, for one, never leaves the store).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from loci.auth.accounts import IssuedToken
-from loci.auth.user_models import ModelView
 from loci.curate.pipeline import Captured, Ingested
-from loci.graph.results import DeletePlan, FolderCount, Page, QueryHit, Summary, Written
+from loci.graph.results import DeletePlan, Page, QueryHit, Written
 from loci.models import (
     ApiToken,
     Brain,
-    ChatMessage,
-    Chunk,
-    Citation,
-    Conversation,
     Document,
     DocumentKind,
     DocumentStatus,
-    GraphEdge,
-    GraphTimelineEntry,
-    GraphVersion,
     Hit,
-    Job,
     Member,
     Role,
     SearchMode,
     TokenScope,
-    User,
     Visibility,
 )
 from loci.service import Status
@@ -60,6 +50,17 @@ def json_integers(*fields: str) -> Any:
     return field_validator(*fields, mode="before")(classmethod(_json_integer))
 
 
+class Mirror(BaseModel):
+    """A response whose fields are, name for name, those of the domain object it shows: `of`
+    copies them (tuples become lists). Models that choose or reshape fields write their own."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    @classmethod
+    def of(cls, value: Any) -> Self:
+        return cls.model_validate(value)
+
+
 def _timestamp(value: float | None) -> str | None:
     if value is None:
         return None
@@ -82,15 +83,11 @@ class HealthOut(BaseModel):
 
 
 # users, sessions, tokens ------------------------------------------------------------------
-class UserOut(BaseModel):
+class UserOut(Mirror):
     id: int
     name: str
     is_admin: bool
     created_at: str
-
-    @classmethod
-    def of(cls, user: User) -> UserOut:
-        return cls(id=user.id, name=user.name, is_admin=user.is_admin, created_at=user.created_at)
 
 
 class TokenOut(BaseModel):
@@ -227,24 +224,13 @@ class StatusOut(BaseModel):
         )
 
 
-class JobOut(BaseModel):
+class JobOut(Mirror):
     id: int
     document_id: int
     kind: str
     status: str
     attempts: int
     last_error: str | None
-
-    @classmethod
-    def of(cls, job: Job) -> JobOut:
-        return cls(
-            id=job.id,
-            document_id=job.document_id,
-            kind=job.kind,
-            status=job.status,
-            attempts=job.attempts,
-            last_error=job.last_error,
-        )
 
 
 # documents --------------------------------------------------------------------------------
@@ -316,7 +302,7 @@ class TextOut(BaseModel):
     truncated: bool
 
 
-class ChunkOut(BaseModel):
+class ChunkOut(Mirror):
     id: int
     index: int
     text: str
@@ -325,19 +311,6 @@ class ChunkOut(BaseModel):
     line_start: int | None
     line_end: int | None
     token_count: int
-
-    @classmethod
-    def of(cls, chunk: Chunk) -> ChunkOut:
-        return cls(
-            id=chunk.id,
-            index=chunk.index,
-            text=chunk.text,
-            heading_path=list(chunk.heading_path),
-            page=chunk.page,
-            line_start=chunk.line_start,
-            line_end=chunk.line_end,
-            token_count=chunk.token_count,
-        )
 
 
 class NoteIn(BaseModel):
@@ -454,40 +427,20 @@ class ConversationIn(BaseModel):
     title: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
 
 
-class ConversationOut(BaseModel):
+class ConversationOut(Mirror):
     id: int
     title: str
     created_at: str
     updated_at: str
 
-    @classmethod
-    def of(cls, conversation: Conversation) -> ConversationOut:
-        return cls(
-            id=conversation.id,
-            title=conversation.title,
-            created_at=conversation.created_at,
-            updated_at=conversation.updated_at,
-        )
 
-
-class MessageOut(BaseModel):
+class MessageOut(Mirror):
     id: int
     role: Literal["user", "assistant"]
     content: str
     citations: list[dict[str, Any]]
     intent: str | None
     created_at: str
-
-    @classmethod
-    def of(cls, message: ChatMessage) -> MessageOut:
-        return cls(
-            id=message.id,
-            role=message.role,
-            content=message.content,
-            citations=list(message.citations),
-            intent=message.intent,
-            created_at=message.created_at,
-        )
 
 
 class ConversationDetailOut(BaseModel):
@@ -537,20 +490,11 @@ class ModelIn(BaseModel):
     fallback_models: list[str] = Field(default_factory=list, max_length=5)
 
 
-class ModelOut(BaseModel):
+class ModelOut(Mirror):
     base_url: str
     model: str
     fallback_models: list[str]
     has_api_key: bool
-
-    @classmethod
-    def of(cls, view: ModelView) -> ModelOut:
-        return cls(
-            base_url=view.base_url,
-            model=view.model,
-            fallback_models=list(view.fallback_models),
-            has_api_key=view.has_api_key,
-        )
 
 
 # the brain graph ----------------------------------------------------------------------------
@@ -568,7 +512,7 @@ SOURCE_REF = Field(
 ISO_DAY = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
 
-class GraphSummaryOut(BaseModel):
+class GraphSummaryOut(Mirror):
     id: str
     kind: str = Field(description="page or evidence")
     type: str
@@ -582,50 +526,19 @@ class GraphSummaryOut(BaseModel):
     content_hash: str = Field(description="send it back as expected_hash to edit this version")
     document_id: int | None = Field(description="the indexed document search cites")
 
-    @classmethod
-    def of(cls, summary: Summary) -> GraphSummaryOut:
-        return cls(
-            id=summary.id,
-            kind=summary.kind,
-            type=summary.type,
-            folder=summary.folder,
-            path=summary.path,
-            status=summary.status,
-            title=summary.title,
-            aliases=list(summary.aliases),
-            merged_into=summary.merged_into,
-            updated=summary.updated,
-            content_hash=summary.content_hash,
-            document_id=summary.document_id,
-        )
 
-
-class GraphEdgeOut(BaseModel):
+class GraphEdgeOut(Mirror):
     source: str
     target: str
     type: str = Field(description="a relation type, wiki_link or cites")
 
-    @classmethod
-    def of(cls, edge: GraphEdge) -> GraphEdgeOut:
-        return cls(source=edge.source, target=edge.target, type=edge.type)
 
-
-class GraphTimelineEntryOut(BaseModel):
+class GraphTimelineEntryOut(Mirror):
     doc_id: str
     entry_id: str
     at: str
     text: str
     source: str | None
-
-    @classmethod
-    def of(cls, entry: GraphTimelineEntry) -> GraphTimelineEntryOut:
-        return cls(
-            doc_id=entry.doc_id,
-            entry_id=entry.entry_id,
-            at=entry.at,
-            text=entry.text,
-            source=entry.source,
-        )
 
 
 class GraphPageOut(BaseModel):
@@ -688,7 +601,7 @@ class GraphDeleteOut(BaseModel):
         )
 
 
-class GraphVersionOut(BaseModel):
+class GraphVersionOut(Mirror):
     id: int
     doc_id: str
     action: str
@@ -697,27 +610,11 @@ class GraphVersionOut(BaseModel):
     content_hash: str
     created_at: str
 
-    @classmethod
-    def of(cls, version: GraphVersion) -> GraphVersionOut:
-        return cls(
-            id=version.id,
-            doc_id=version.doc_id,
-            action=version.action,
-            actor=version.actor,
-            content=version.content,
-            content_hash=version.content_hash,
-            created_at=version.created_at,
-        )
 
-
-class GraphFolderOut(BaseModel):
+class GraphFolderOut(Mirror):
     folder: str
     documents: int = Field(description="directly in this folder")
     total: int = Field(description="in it and every folder under it")
-
-    @classmethod
-    def of(cls, folder: FolderCount) -> GraphFolderOut:
-        return cls(folder=folder.folder, documents=folder.documents, total=folder.total)
 
 
 class GraphQueryIn(BaseModel):
@@ -729,7 +626,7 @@ class GraphQueryIn(BaseModel):
     _integers = json_integers("limit")
 
 
-class CitationOut(BaseModel):
+class CitationOut(Mirror):
     document_id: int
     name: str
     title: str | None
@@ -739,20 +636,6 @@ class CitationOut(BaseModel):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
-
-    @classmethod
-    def of(cls, c: Citation) -> CitationOut:
-        return cls(
-            document_id=c.document_id,
-            name=c.name,
-            title=c.title,
-            chunk_index=c.chunk_index,
-            page=c.page,
-            line_start=c.line_start,
-            line_end=c.line_end,
-            heading_path=list(c.heading_path),
-            source_url=c.source_url,
-        )
 
 
 class GraphHitOut(BaseModel):
