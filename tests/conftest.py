@@ -2,6 +2,10 @@
 
 The real local embedding model is loaded once per test session (it takes about a second) and
 shared by every service the tests build.
+
+Storage runs on SQLite unless a test module asks for both backends with
+`pytestmark = BOTH_BACKENDS`: then its tests run once on SQLite and once on a fresh PostgreSQL
+database (one embedded server per session, see tests/pg.py).
 """
 
 from __future__ import annotations
@@ -20,8 +24,13 @@ from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
 from loci.service import Loci
 from loci.store.blobs import BlobStore
+from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
 from tests.live_server import LiveServer
+from tests.pg import TestPostgres
+
+BACKENDS = ("sqlite", "postgres")
+BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -29,21 +38,65 @@ def embedder() -> Embedder:
     return LocalEmbedder()
 
 
-def make_service(home: Path, embedder: Embedder, **overrides: object) -> Loci:
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[TestPostgres]:
+    server = TestPostgres()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which store a test runs on: "sqlite" unless parametrized (BOTH_BACKENDS)."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
+def database_url(backend: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """A fresh PostgreSQL database for a "postgres" test, None for SQLite."""
+    if backend != "postgres":
+        yield None
+        return
+    server: TestPostgres = request.getfixturevalue("postgres_server")
+    url = server.new_database()
+    yield url
+    server.drop_database(url)
+
+
+def open_store(home: Path, database_url: str | None) -> Store:
+    if database_url:
+        from loci.store.postgres import PostgresStore
+
+        return PostgresStore(database_url, pool_size=4)
+    home.mkdir(parents=True, exist_ok=True)
+    return SqliteStore(home / "loci.db")
+
+
+@pytest.fixture
+def store(tmp_path: Path, database_url: str | None) -> Iterator[Store]:
+    """The bare store of the test's backend."""
+    opened = open_store(tmp_path / "home", database_url)
+    yield opened
+    opened.close()
+
+
+def make_service(
+    home: Path, embedder: Embedder, database_url: str | None = None, **overrides: object
+) -> Loci:
     settings = Settings(home=home, **overrides)  # type: ignore[arg-type]
     home.mkdir(parents=True, exist_ok=True)
     return Loci(
-        store=SqliteStore(settings.database_path),
+        store=open_store(home, database_url),
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,
         settings=service_settings(settings),
-        database_path=settings.database_path,
+        database_path=None if database_url else settings.database_path,
     )
 
 
 @pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder) -> Iterator[Loci]:
-    service = make_service(tmp_path / "home", embedder, job_retry_base_s=0.01)
+def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
+    service = make_service(tmp_path / "home", embedder, database_url, job_retry_base_s=0.01)
     yield service
     service.store.close()
 

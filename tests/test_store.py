@@ -1,4 +1,5 @@
-"""The SQLite store: migrations, brain scoping, dedupe keys, concurrency and the job lease."""
+"""The store on both backends: brain scoping, dedupe keys, the index swap, filters and the job
+lease; and SQLite's own migrations and multi-process writes."""
 
 from __future__ import annotations
 
@@ -11,8 +12,12 @@ import pytest
 
 from loci.errors import NotFound
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.migrations import MIGRATIONS
+from tests.conftest import BACKENDS
+
+both = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 
 
 def new_doc(name: str, digest: str, tags: tuple[str, ...] = ()) -> NewDocument:
@@ -42,8 +47,8 @@ def test_migrations_apply_once_and_record_version(tmp_path: Path) -> None:
     assert store.db.scalar("PRAGMA journal_mode") == "wal"
 
 
-def test_documents_are_scoped_to_their_brain(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
+@both
+def test_documents_are_scoped_to_their_brain(store: Store) -> None:
     a, b = store.ensure_brain("a"), store.ensure_brain("b")
     doc = store.create_document(a.id, new_doc("x.txt", "1" * 64), "index")
     assert store.get_document(a.id, doc.id).name == "x.txt"
@@ -57,8 +62,8 @@ def test_documents_are_scoped_to_their_brain(tmp_path: Path) -> None:
     assert other.id != doc.id
 
 
-def test_search_legs_never_return_another_brains_chunks(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
+@both
+def test_search_legs_never_return_another_brains_chunks(store: Store) -> None:
     a, b = store.ensure_brain("a"), store.ensure_brain("b")
     vec = np.ones(4, np.float32) / 2
     for brain, digest in ((a, "a" * 64), (b, "b" * 64)):
@@ -79,8 +84,8 @@ def test_search_legs_never_return_another_brains_chunks(tmp_path: Path) -> None:
     assert {i for i, _ in vector_hits} == owned
 
 
-def test_replace_index_swaps_chunks_without_duplicates(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
+@both
+def test_replace_index_swaps_chunks_without_duplicates(store: Store) -> None:
     brain = store.ensure_brain("a")
     doc = store.create_document(brain.id, new_doc("x.txt", "c" * 64), "index")
     vec = np.ones(4, np.float32) / 2
@@ -125,10 +130,10 @@ def test_concurrent_processes_never_see_database_locked(tmp_path: Path) -> None:
     assert store.pending_jobs(brain.id) == 160
 
 
+@both
 def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(
-    tmp_path: Path,
+    store: Store,
 ) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
     brain = store.ensure_brain("a")
     store.create_document(brain.id, new_doc("x.txt", "d" * 64), "index")
     [first] = store.claim_jobs("worker-1", lease_s=0.2)
@@ -143,8 +148,8 @@ def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(
     assert store.pending_jobs() == 0
 
 
-def test_failed_job_marks_document_failed_with_reason(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
+@both
+def test_failed_job_marks_document_failed_with_reason(store: Store) -> None:
     brain = store.ensure_brain("a")
     doc = store.create_document(brain.id, new_doc("x.bin", "e" * 64), "index")
     [job] = store.claim_jobs("w", 30)
@@ -153,8 +158,8 @@ def test_failed_job_marks_document_failed_with_reason(tmp_path: Path) -> None:
     assert failed.status == "failed" and failed.status_reason == "no parser for this type"
 
 
-def test_filters_restrict_both_legs(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "loci.db")
+@both
+def test_filters_restrict_both_legs(store: Store) -> None:
     brain = store.ensure_brain("a")
     vec = np.ones(4, np.float32) / 2
     ids = {}

@@ -1,0 +1,176 @@
+"""The durable job queue on PostgreSQL: many workers on many machines share it.
+
+Claims take due jobs with `FOR UPDATE SKIP LOCKED`, so two workers never wait on or take the same
+row; a `running` job whose lease expired is due again (its worker died), which is the reaper.
+Times come from the database's clock, not the workers', so machines with skewed clocks agree on
+when a lease ends. Every later write is fenced by (owner, attempt): a worker whose lease was taken
+over can neither extend it nor settle the job. Enqueueing notifies `loci_jobs` on commit, which
+wakes idle workers that listen (see `wait_for_jobs`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+
+from loci.models import Job
+from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "loci_jobs"
+_JOB_FIELDS = (
+    "id, brain_id, document_id, kind, status, attempts, last_error, run_after,"
+    " lease_owner, lease_expires"
+)
+
+_RETURNING = ", ".join(f"jobs.{c.strip()}" for c in _JOB_FIELDS.split(","))
+
+
+def job_from_row(row: Row) -> Job:
+    return Job(**{k: row[k] for k in _JOB_FIELDS.replace(" ", "").split(",")})
+
+
+def queue_job(cur: Cursor, brain_id: int, document_id: int, kind: str) -> None:
+    """A fresh job for the document; finished or idle ones go (a running one finishes)."""
+    cur.execute(
+        "DELETE FROM jobs WHERE document_id = %s AND status IN ('queued','failed','done')",
+        (document_id,),
+    )
+    cur.execute(
+        "INSERT INTO jobs(brain_id, document_id, kind) VALUES (%s, %s, %s)",
+        (brain_id, document_id, kind),
+    )
+    cur.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
+
+
+class PostgresJobs:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._listener: psycopg.Connection[Row] | None = None
+
+    def claim(
+        self, owner: str, lease_s: float, limit: int, only_documents: Sequence[int] | None
+    ) -> list[Job]:
+        scope = "" if only_documents is None else " AND document_id = ANY(%(docs)s)"
+        with self.db.tx(ALL_BRAINS) as cur:
+            cur.execute(
+                "WITH now AS (SELECT loci_epoch() AS t),"
+                " due AS (SELECT j.id FROM jobs j, now WHERE ((j.status = 'queued'"
+                " AND j.run_after <= now.t) OR (j.status = 'running' AND j.lease_expires < now.t))"
+                f"{scope} ORDER BY j.run_after, j.id LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED)"
+                " UPDATE jobs SET status = 'running', attempts = attempts + 1,"
+                " lease_owner = %(owner)s, lease_expires = (SELECT t FROM now) + %(lease)s,"
+                f" updated_at = loci_now() FROM due WHERE jobs.id = due.id RETURNING {_RETURNING}",
+                {"limit": limit, "owner": owner, "lease": lease_s, "docs": list(only_documents or [])},
+            )
+            rows = cur.fetchall()
+        return sorted((job_from_row(r) for r in rows), key=lambda job: job.id)
+
+    def _fenced(self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]) -> bool:
+        """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
+        with self.db.tx(job.brain_id) as cur:
+            cur.execute(
+                "SELECT 1 FROM jobs WHERE id = %s AND status = 'running' AND lease_owner = %s"
+                " AND attempts = %s FOR UPDATE",
+                (job.id, owner, job.attempts),
+            )
+            if cur.fetchone() is None:
+                return False
+            for sql, params in statements:
+                cur.execute(sql, params)  # type: ignore[arg-type]  # module constants
+            return True
+
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+        return self._fenced(
+            job,
+            owner,
+            ("UPDATE jobs SET lease_expires = loci_epoch() + %s WHERE id = %s", (lease_s, job.id)),
+        )
+
+    def finish(self, job: Job, owner: str) -> bool:
+        return self._fenced(
+            job,
+            owner,
+            (
+                "UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
+                " updated_at = loci_now() WHERE id = %s",
+                (job.id,),
+            ),
+        )
+
+    def retry(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
+        return self._fenced(
+            job,
+            owner,
+            (
+                "UPDATE jobs SET status = 'queued', last_error = %s, run_after = loci_epoch() + %s,"
+                " lease_owner = NULL, lease_expires = NULL, updated_at = loci_now() WHERE id = %s",
+                (error, delay_s, job.id),
+            ),
+            ("SELECT pg_notify(%s, '')", (CHANNEL,)),
+        )
+
+    def fail(self, job: Job, owner: str, error: str) -> bool:
+        return self._fenced(
+            job,
+            owner,
+            (
+                "UPDATE jobs SET status = 'failed', last_error = %s, lease_owner = NULL,"
+                " lease_expires = NULL, updated_at = loci_now() WHERE id = %s",
+                (error, job.id),
+            ),
+            (
+                "UPDATE documents SET status = 'failed', status_reason = %s,"
+                " updated_at = loci_now() WHERE id = %s",
+                (error, job.document_id),
+            ),
+        )
+
+    def reap(self) -> int:
+        """Put jobs whose lease expired back in the queue (claims also take them directly);
+        returns how many. Their attempt count stays: the next claim adds one."""
+        with self.db.tx(ALL_BRAINS) as cur:
+            cur.execute(
+                "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires = NULL,"
+                " updated_at = loci_now() WHERE status = 'running' AND lease_expires < loci_epoch()"
+            )
+            return cur.rowcount
+
+    def pending(self, brain_id: int | None) -> int:
+        sql = "SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')"
+        if brain_id is None:
+            return int(self.db.scalar(sql))
+        return int(self.db.scalar(sql + " AND brain_id = %s", (brain_id,), brain_id))
+
+    def list(self, brain_id: int, limit: int) -> list[Job]:
+        rows = self.db.rows(
+            f"SELECT {_JOB_FIELDS} FROM jobs WHERE brain_id = %s ORDER BY id DESC LIMIT %s",
+            (brain_id, limit),
+            brain_id,
+        )
+        return [job_from_row(r) for r in rows]
+
+    def wait(self, timeout_s: float) -> bool:
+        """Block until a job is enqueued (a notification) or `timeout_s` passes; True if woken.
+
+        Uses its own direct connection: LISTEN does not survive a transaction-mode pooler, so
+        behind one this simply times out and the worker polls as it would anyway."""
+        try:
+            if self._listener is None or self._listener.closed:
+                self._listener = connect(self.db.url)
+                self._listener.execute(f"LISTEN {CHANNEL}")
+            for _ in self._listener.notifies(timeout=timeout_s, stop_after=1):
+                return True
+        except psycopg.Error:
+            log.warning("listening for new jobs failed; polling instead", exc_info=True)
+            self.close()
+        return False
+
+    def close(self) -> None:
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
