@@ -3,9 +3,9 @@
 The real local embedding model is loaded once per test session (it takes about a second) and
 shared by every service the tests build.
 
-Storage runs on SQLite unless a test module asks for both backends with
-`pytestmark = BOTH_BACKENDS`: then its tests run once on SQLite and once on a fresh PostgreSQL
-database (one embedded server per session, see tests/pg.py).
+Storage runs on SQLite unless a test (or module, `pytestmark = pytest.mark.both_backends`) asks for
+both backends: then each of its tests that touches storage runs once on SQLite and once on a fresh
+PostgreSQL database (one embedded server per session, see tests/pg.py).
 """
 
 from __future__ import annotations
@@ -23,14 +23,20 @@ from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
 from loci.service import Loci
-from loci.store.blobs import BlobStore
 from loci.store.base import Store
+from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 from tests.live_server import LiveServer
 from tests.pg import TestPostgres
 
 BACKENDS = ("sqlite", "postgres")
-BOTH_BACKENDS = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker(
+        "both_backends"
+    ):
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +53,7 @@ def postgres_server() -> Iterator[TestPostgres]:
 
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
-    """Which store a test runs on: "sqlite" unless parametrized (BOTH_BACKENDS)."""
+    """Which store a test runs on: "sqlite" unless marked `both_backends`."""
     return str(getattr(request, "param", "sqlite"))
 
 

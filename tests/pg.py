@@ -34,7 +34,7 @@ class TestPostgres:
 
     def _admin(self, sql: str) -> None:
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
-            conn.execute(sql)  # type: ignore[arg-type]  # test-local constants
+            conn.execute(sql)
 
     def _ensure_template(self) -> None:
         if self._template_ready:

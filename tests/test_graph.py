@@ -38,6 +38,8 @@ Ana leads [[page:garden-project|the garden project]] since March.
 - **2026-03-04** Kickoff held; Ana leads. — [[source:file:12]] `ev-6799a5c58a`
 """
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def graph(loci: Loci) -> BrainGraph:

@@ -15,6 +15,8 @@ from tests import fixtures
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
+pytestmark = pytest.mark.both_backends
+
 
 def add_and_index(loci: Loci, name: str, data: bytes, brain: str | None = None) -> int:
     target = loci.brain(brain)

@@ -11,6 +11,8 @@ from loci.search.lexical import query_terms
 from loci.search.snippets import make_snippet
 from loci.service import Loci
 
+pytestmark = pytest.mark.both_backends
+
 
 def test_question_becomes_distinct_terms_without_stopwords() -> None:
     assert query_terms("What is the effect of vitamin D on the immune system?") == [

@@ -15,9 +15,8 @@ from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.migrations import MIGRATIONS
-from tests.conftest import BACKENDS
 
-both = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+both = pytest.mark.both_backends
 
 
 def new_doc(name: str, digest: str, tags: tuple[str, ...] = ()) -> NewDocument:

@@ -17,6 +17,7 @@ from loci.ingest.indexer import IndexerSettings
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.service import Loci, ServiceSettings
+from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 
@@ -83,18 +84,31 @@ def service_settings(settings: Settings) -> ServiceSettings:
 
 def build_service(settings: Settings) -> Loci:
     settings.home.mkdir(parents=True, exist_ok=True)
-    store = SqliteStore(
-        settings.database_path,
-        lexical_index_min_chunks=settings.lexical_index_min_chunks or None,
-        vector_int8_min_chunks=settings.vector_int8_min_chunks or None,
-    )
     return Loci(
-        store=store,
+        store=build_store(settings),
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: build_embedder(settings),
         settings=service_settings(settings),
-        database_path=settings.database_path,
+        database_path=None if settings.database_url else settings.database_path,
         chat=lambda: build_chat(settings),
+    )
+
+
+def build_store(settings: Settings) -> Store:
+    """PostgreSQL when `database_url` is set, else the embedded SQLite database."""
+    if settings.database_url:
+        try:
+            from loci.store.postgres import PostgresStore
+        except ImportError as error:
+            raise InvalidInput(
+                "LOCI_DATABASE_URL names PostgreSQL, but its driver is missing:"
+                " pip install 'loci[postgres]'"
+            ) from error
+        return PostgresStore(settings.database_url, pool_size=settings.database_pool_size)
+    return SqliteStore(
+        settings.database_path,
+        lexical_index_min_chunks=settings.lexical_index_min_chunks or None,
+        vector_int8_min_chunks=settings.vector_int8_min_chunks or None,
     )
 
 

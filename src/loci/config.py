@@ -26,6 +26,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="LOCI_", extra="ignore")
 
     home: Path = Field(default_factory=default_home)
+    # postgresql://user:password@host:port/db (a pooler's URL works): the scale-out store.
+    # Unset: the embedded SQLite database in `home`.
+    database_url: str | None = None
+    database_pool_size: int = Field(default=8, ge=1)
     default_brain: str = "default"
     max_file_mb: float = Field(default=50.0, gt=0)
 
@@ -66,6 +70,13 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_only(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("database_url must be a postgresql:// URL (unset: SQLite)")
+        return value or None
 
     @property
     def max_file_bytes(self) -> int:

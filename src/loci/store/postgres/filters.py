@@ -41,4 +41,3 @@ def filter_sql(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
         clauses.append("d.id = ANY(%(f_ids)s)")
         params["f_ids"] = list(filters.document_ids)
     return (" AND " + " AND ".join(clauses)) if clauses else "", params
-

@@ -65,7 +65,12 @@ class PostgresJobs:
                 " UPDATE jobs SET status = 'running', attempts = attempts + 1,"
                 " lease_owner = %(owner)s, lease_expires = (SELECT t FROM now) + %(lease)s,"
                 f" updated_at = loci_now() FROM due WHERE jobs.id = due.id RETURNING {_RETURNING}",
-                {"limit": limit, "owner": owner, "lease": lease_s, "docs": list(only_documents or [])},
+                {
+                    "limit": limit,
+                    "owner": owner,
+                    "lease": lease_s,
+                    "docs": list(only_documents or []),
+                },
             )
             rows = cur.fetchall()
         return sorted((job_from_row(r) for r in rows), key=lambda job: job.id)
@@ -81,7 +86,7 @@ class PostgresJobs:
             if cur.fetchone() is None:
                 return False
             for sql, params in statements:
-                cur.execute(sql, params)  # type: ignore[arg-type]  # module constants
+                cur.execute(sql, params)
             return True
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:

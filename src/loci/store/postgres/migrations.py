@@ -286,7 +286,7 @@ def migrate(conn: psycopg.Connection[Row]) -> int:
             if number in done:
                 continue
             with conn.transaction():
-                conn.execute(sql)  # type: ignore[arg-type]  # our own constant DDL
+                conn.execute(sql)
                 conn.execute("INSERT INTO schema_migrations(version) VALUES (%s)", (number,))
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))

@@ -26,9 +26,12 @@ from loci.models import (
     Visibility,
 )
 from loci.store.postgres import lexical
+from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.analyzer import text_languages
-from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
+from loci.store.postgres.connection import Cursor, Database, Row, connect
+from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.filters import filter_sql
+from loci.store.postgres.graph import PostgresGraph
 from loci.store.postgres.jobs import PostgresJobs, queue_job
 from loci.store.postgres.migrations import migrate
 
@@ -71,6 +74,9 @@ class PostgresStore:
             migrate(conn)
         self.db = Database(url, max_size=pool_size)
         self.jobs = PostgresJobs(self.db)
+        self.accounts = PostgresAccounts(self.db)
+        self.conversations = PostgresConversations(self.db)
+        self.graph = PostgresGraph(self.db, self.delete_rows, queue_job)
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
@@ -416,9 +422,7 @@ class PostgresStore:
                 " title = coalesce(%s, title), updated_at = loci_now() WHERE id = %s",
                 (status_reason, len(chunks), title, document_id),
             )
-            cur.execute(
-                "UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,)
-            )
+            cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
 
     @staticmethod
     def _insert_chunks(
@@ -518,9 +522,7 @@ class PostgresStore:
             lexical.remove_postings(cur, brain_id, "true", ())
             cur.execute("DELETE FROM chunks WHERE brain_id = %s", (brain_id,))
             cur.execute("DELETE FROM document_texts WHERE brain_id = %s", (brain_id,))
-            cur.execute(
-                "UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,)
-            )
+            cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
 
     # search legs --------------------------------------------------------------------------
     def text_search(
@@ -538,7 +540,7 @@ class PostgresStore:
             if not tokens:
                 return []
             cur.execute(
-                lexical.bm25_sql(where),  # type: ignore[arg-type]  # built from constants
+                lexical.bm25_sql(where),
                 {**lexical.bm25_params(brain_id, tokens, limit), **params},
             )
             return [(int(r["chunk_id"]), float(r["score"])) for r in cur.fetchall()]
@@ -576,9 +578,7 @@ class PostgresStore:
         if not chunk_ids:
             return {}
         with self.db.tx() as cur:
-            cur.execute(
-                f"SELECT {_CHUNK} FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),)
-            )
+            cur.execute(f"SELECT {_CHUNK} FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),))
             chunk_rows = cur.fetchall()
             doc_ids = sorted({int(r["document_id"]) for r in chunk_rows})
             cur.execute(f"SELECT {_DOCUMENT} FROM documents WHERE id = ANY(%s)", (doc_ids,))
@@ -630,7 +630,7 @@ class PostgresStore:
         with self.db.tx(brain_id) as cur:
 
             def grouped(sql: str) -> dict[str, int]:
-                cur.execute(sql, (brain_id,))  # type: ignore[arg-type]  # constants below
+                cur.execute(sql, (brain_id,))
                 return {str(r["k"]): int(r["n"]) for r in cur.fetchall()}
 
             by_status = grouped(
@@ -660,4 +660,3 @@ class PostgresStore:
 
 def is_postgres_url(url: str | None) -> bool:
     return bool(url) and str(url).startswith(("postgresql://", "postgres://"))
-
