@@ -78,6 +78,16 @@ def open_store(home: Path, database_url: str | None) -> Store:
     return SqliteStore(home / "loci.db")
 
 
+def reopen(store: Store) -> Store:
+    """Another store on the same database, as a second process would open it."""
+    if isinstance(store, SqliteStore):
+        return SqliteStore(store.db.path)
+    from loci.store.postgres import PostgresStore
+
+    assert isinstance(store, PostgresStore)
+    return PostgresStore(store.db.url, pool_size=2)
+
+
 @pytest.fixture
 def store(tmp_path: Path, database_url: str | None) -> Iterator[Store]:
     """The bare store of the test's backend."""

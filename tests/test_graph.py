@@ -14,8 +14,7 @@ from loci.graph.service import BrainGraph
 from loci.models import Brain, GraphEdge
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from loci.store.sqlite import SqliteStore
-from tests.conftest import run_cli
+from tests.conftest import reopen, run_cli
 
 ANA = """---
 id: ana-lopez
@@ -188,10 +187,10 @@ def test_two_writers_on_one_version_one_wins_and_nothing_is_lost(
 def test_concurrent_writers_in_two_processes_views_never_both_win(
     loci: Loci, graph: BrainGraph, brain: Brain
 ) -> None:
-    """Two stores on one database file (as two processes would be), racing the same edit:
+    """Two stores on one database (as two processes would be), racing the same edit:
     both pass their own read, the database's check lets exactly one through."""
     graph.create(brain, actor="t", text=ANA)
-    other = SqliteStore(loci.store.db.path)  # type: ignore[attr-defined]
+    other = reopen(loci.store)
     try:
         writers = [graph, BrainGraph(other, loci.blobs, loci.search)]
         seen = graph.get(brain, "ana-lopez").summary.content_hash

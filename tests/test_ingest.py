@@ -130,8 +130,16 @@ def test_remove_deletes_chunks_and_unused_blob(loci: Loci) -> None:
     loci.remove(loci.brain("other"), other)
     assert not blob.exists()
     store = loci.store
-    assert isinstance(store, SqliteStore)
-    assert store.db.scalar("SELECT count(*) FROM vectors") == 0  # nothing left points at them
+    if isinstance(store, SqliteStore):
+        assert store.db.scalar("SELECT count(*) FROM vectors") == 0  # nothing points at them
+    else:  # PostgreSQL: vectors live on the chunks; the term statistics must be back to zero
+        for sql in (
+            "SELECT count(*) FROM chunks",
+            "SELECT count(*) FROM chunk_terms",
+            "SELECT coalesce(sum(df), 0) FROM term_df",
+            "SELECT coalesce(sum(chunks) + sum(length), 0) FROM lexical_stats",
+        ):
+            assert store.db.scalar(sql) == 0, sql  # type: ignore[attr-defined]
 
 
 def test_reprocess_and_reindex_rebuild_from_the_blob(loci: Loci) -> None:

@@ -64,8 +64,10 @@ def _chunk(row: Row) -> Chunk:
     return Chunk(**{**values, "index": row["idx"], "heading_path": tuple(row["heading_path"])})
 
 
-def _prefixed(columns: str, alias: str) -> str:
-    return ", ".join(f"{alias}.{c.strip()}" for c in columns.split(","))
+def _array(value: Any) -> Vectors:
+    """A stored embedding as float32 NumPy (pgvector hands back a `Vector` or an ndarray)."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, np.float32)
 
 
 class PostgresStore:
@@ -368,7 +370,7 @@ class PostgresStore:
             " WHERE embed_model = %s AND embed_hash = ANY(%s) AND embedding IS NOT NULL",
             (model, list(dict.fromkeys(hashes))),
         )
-        return {str(r["embed_hash"]): np.asarray(r["embedding"], np.float32) for r in rows}
+        return {str(r["embed_hash"]): _array(r["embedding"]) for r in rows}
 
     def replace_index(
         self,
@@ -447,7 +449,7 @@ class PostgresStore:
             c = item.draft
             vector = vectors.get(item.embed_hash)
             if vector is not None:
-                vector = np.asarray(vector, np.float32)
+                vector = _array(vector)
             rows.append(
                 (
                     chunk_id,
