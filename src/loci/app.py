@@ -84,14 +84,26 @@ def service_settings(settings: Settings) -> ServiceSettings:
 
 def build_service(settings: Settings) -> Loci:
     settings.home.mkdir(parents=True, exist_ok=True)
+    store = build_store(settings)
     return Loci(
-        store=build_store(settings),
-        blobs=BlobStore(settings.blob_dir),
+        store=store,
+        blobs=build_blobs(settings, store),
         embedder=lambda: build_embedder(settings),
         settings=service_settings(settings),
         database_path=None if settings.database_url else settings.database_path,
         chat=lambda: build_chat(settings),
     )
+
+
+def build_blobs(settings: Settings, store: Store) -> BlobStore:
+    if settings.blobs == "database":
+        from loci.store.postgres import PostgresStore
+        from loci.store.postgres.blobs import PostgresBlobStore
+
+        if not isinstance(store, PostgresStore):
+            raise InvalidInput("LOCI_BLOBS=database needs LOCI_DATABASE_URL (PostgreSQL)")
+        return PostgresBlobStore(store.db)
+    return BlobStore(settings.blob_dir)
 
 
 def build_store(settings: Settings) -> Store:

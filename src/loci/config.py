@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     # Unset: the embedded SQLite database in `home`.
     database_url: str | None = None
     database_pool_size: int = Field(default=8, ge=1)
+    # Where the original files live: a folder in `home` (shared by every process), or the
+    # PostgreSQL database itself (only with database_url).
+    blobs: Literal["files", "database"] = "files"
     default_brain: str = "default"
     max_file_mb: float = Field(default=50.0, gt=0)
 

@@ -16,6 +16,7 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    migrate,
     search,
     server,
     status,
@@ -48,6 +49,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+    migrate,
 ):  # fmt: skip
     module.register(app)
 

@@ -269,6 +269,15 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX graph_versions_doc ON graph_versions(brain_id, doc_id, id);
     """,
+    # 6: blobs in the database (LOCI_BLOBS=database), content-addressed like the blob folder
+    """
+    CREATE TABLE blobs (
+        hash text PRIMARY KEY,
+        data bytea NOT NULL,
+        size bigint NOT NULL,
+        created_at text NOT NULL DEFAULT loci_now()
+    );
+    """,
 ]
 
 

@@ -1,0 +1,336 @@
+"""Copying an embedded SQLite data directory into PostgreSQL (`loci migrate --to`).
+
+Everything canonical and derived is copied with its ids unchanged — brains, documents, their
+texts, chunks with their stored vectors (nothing is embedded again), jobs, the graph and its
+versions, users, members, tokens (hashes only), sessions, conversations — so links, tokens and
+ids in scripts keep working. The term statistics of the BM25 leg are computed on the way in.
+The copy is one transaction: it lands whole or not at all. Then every table's rows are counted on
+both sides. The target must be empty; blobs stay where they are (a shared volume), or go into
+the database with `blobs_in_database`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from loci.errors import Conflict, StoreError
+from loci.store.blobs import sha256_hex
+from loci.store.postgres import lexical
+from loci.store.postgres.analyzer import PORTER
+from loci.store.postgres.blobs import PostgresBlobStore
+from loci.store.postgres.connection import Cursor
+from loci.store.postgres.store import PostgresStore
+from loci.store.sqlite import SqliteStore
+
+log = logging.getLogger(__name__)
+
+BATCH = 2000
+Progress = Callable[[str, int], None]  # (table, rows copied so far)
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[str, ...]
+    bool_columns: tuple[str, ...] = ()
+    order: str = "rowid"
+
+
+# In dependency order. `chunks` is special (vectors and postings), see _copy_chunks.
+TABLES: tuple[Table, ...] = (
+    Table("users", ("id", "name", "is_admin", "created_at"), bool_columns=("is_admin",)),
+    Table(
+        "brains",
+        ("id", "name", "embedder_model", "embedder_dims", "generation", "created_at", "visibility"),
+    ),
+    Table("brain_members", ("brain_id", "user_id", "role", "created_at")),
+    Table(
+        "api_tokens",
+        (
+            "id",
+            "user_id",
+            "name",
+            "prefix",
+            "secret_hash",
+            "scope",
+            "brain_ids",
+            "expires_at",
+            "last_used_at",
+            "revoked_at",
+            "created_at",
+        ),
+    ),  # fmt: skip
+    Table(
+        "web_sessions",
+        ("secret_hash", "user_id", "token_id", "csrf", "expires_at"),
+        order="secret_hash",
+    ),
+    Table(
+        "user_llm",
+        ("user_id", "base_url", "model", "fallback_models", "sealed_api_key", "updated_at"),
+        order="user_id",
+    ),
+    Table(
+        "documents",
+        (
+            "id",
+            "brain_id",
+            "kind",
+            "name",
+            "title",
+            "source_url",
+            "mime_type",
+            "size_bytes",
+            "content_hash",
+            "status",
+            "status_reason",
+            "chunk_count",
+            "tags",
+            "metadata",
+            "created_at",
+            "updated_at",
+        ),
+    ),  # fmt: skip
+    Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),
+    Table(
+        "jobs",
+        (
+            "id",
+            "brain_id",
+            "document_id",
+            "kind",
+            "status",
+            "attempts",
+            "last_error",
+            "run_after",
+            "lease_owner",
+            "lease_expires",
+            "created_at",
+            "updated_at",
+        ),
+    ),  # fmt: skip
+    Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
+    Table(
+        "messages",
+        (
+            "id",
+            "conversation_id",
+            "brain_id",
+            "role",
+            "content",
+            "citations",
+            "intent",
+            "created_at",
+        ),
+    ),  # fmt: skip
+    Table(
+        "graph_documents",
+        (
+            "brain_id",
+            "id",
+            "kind",
+            "type",
+            "folder",
+            "status",
+            "title",
+            "aliases",
+            "merged_into",
+            "created",
+            "updated",
+            "content",
+            "content_hash",
+            "document_id",
+        ),
+        order="brain_id, id",
+    ),  # fmt: skip
+    Table("graph_edges", ("brain_id", "source", "target", "type"), order="brain_id, source, type"),
+    Table(
+        "graph_timeline",
+        ("brain_id", "doc_id", "entry_id", "at", "text", "source"),
+        order="brain_id, doc_id, entry_id",
+    ),
+    Table(
+        "graph_versions",
+        ("id", "brain_id", "doc_id", "action", "actor", "content", "content_hash", "created_at"),
+    ),
+)
+# Columns the SQLite side computes rather than stores.
+SOURCE_SQL = {
+    "document_texts": "SELECT t.document_id, d.brain_id, t.text FROM document_texts t"
+    " JOIN documents d ON d.id = t.document_id ORDER BY t.document_id",
+    "messages": "SELECT m.id, m.conversation_id, c.brain_id, m.role, m.content, m.citations,"
+    " m.intent, m.created_at FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+    " ORDER BY m.id",
+}
+IDENTITY_TABLES = (
+    "users", "brains", "api_tokens", "documents", "chunks", "jobs", "conversations", "messages",
+    "graph_versions",
+)  # fmt: skip
+
+
+def _source_rows(source: SqliteStore, table: Table) -> Iterator[tuple[Any, ...]]:
+    sql = SOURCE_SQL.get(table.name) or (
+        f"SELECT {', '.join(table.columns)} FROM {table.name} ORDER BY {table.order}"
+    )
+    for row in source.db.conn.execute(sql):
+        values = list(row)
+        for i, column in enumerate(table.columns):
+            if column in table.bool_columns:
+                values[i] = bool(values[i])
+        yield tuple(values)
+
+
+def _count(cur: Cursor, table: str) -> int:
+    cur.execute(f"SELECT count(*) AS n FROM {table}")
+    row = cur.fetchone()
+    return int(row["n"]) if row else 0
+
+
+def copy_sqlite_to_postgres(
+    source: SqliteStore, target: PostgresStore, progress: Progress | None = None
+) -> dict[str, int]:
+    """Copy everything; returns rows per table (equal on both sides, else StoreError)."""
+    report = progress or (lambda _table, _rows: None)
+    counts: dict[str, int] = {}
+    with target.db.tx() as cur:
+        if _count(cur, "brains") or _count(cur, "users"):
+            raise Conflict(
+                "the target database already holds brains or users; migrate into an empty one"
+            )
+        for table in TABLES:
+            counts[table.name] = _copy_table(cur, source, table, report)
+            if table.name == "document_texts":  # chunks need documents and come before jobs
+                counts["chunks"] = _copy_chunks(cur, source, report)
+        for name in IDENTITY_TABLES:  # new rows continue after the copied ids
+            cur.execute(
+                f"SELECT setval(pg_get_serial_sequence('{name}', 'id'),"
+                f" coalesce((SELECT max(id) FROM {name}), 0) + 1, false)"
+            )
+        for name, expected in counts.items():
+            found = _count(cur, name)
+            if found != expected:
+                raise StoreError(f"{name}: copied {expected} rows but the target holds {found}")
+    for dims in {b.embedder_dims for b in target.list_brains() if b.embedder_dims}:
+        target.ensure_vector_index(dims)
+    source_counts = {t: int(source.db.scalar(f"SELECT count(*) FROM {t}")) for t in counts}
+    counts["chunk vectors"] = int(
+        target.db.scalar("SELECT count(*) FROM chunks WHERE embedding IS NOT NULL")
+    )
+    source_counts["chunk vectors"] = int(
+        source.db.scalar(
+            "SELECT count(*) FROM chunks c JOIN brains b ON b.id = c.brain_id"
+            " JOIN vectors v ON v.model = b.embedder_model AND v.hash = c.embed_hash"
+        )
+    )
+    if source_counts != counts:
+        raise StoreError(f"row counts differ: SQLite {source_counts}, PostgreSQL {counts}")
+    return counts
+
+
+def _copy_table(cur: Cursor, source: SqliteStore, table: Table, report: Progress) -> int:
+    columns = ", ".join(table.columns)
+    marks = ", ".join("%s" for _ in table.columns)  # JSON columns arrive as JSON text
+    sql = f"INSERT INTO {table.name} ({columns}) VALUES ({marks})"
+    total = 0
+    for batch in _batches(_source_rows(source, table)):
+        cur.executemany(sql, batch)
+        total += len(batch)
+        report(table.name, total)
+    return total
+
+
+def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
+    """Chunks with the vector of their brain's embedder (as stored, not recomputed), and
+    their postings and lengths for BM25."""
+    titles = {
+        int(r[0]): (int(r[1]), str(r[2]))
+        for r in source.db.conn.execute(
+            "SELECT id, brain_id, coalesce(nullif(title, ''), name) FROM documents"
+        )
+    }
+    rows = source.db.conn.execute(
+        "SELECT c.id, c.brain_id, c.document_id, c.idx, c.text, c.heading_path, c.page,"
+        " c.line_start, c.line_end, c.char_start, c.char_end, c.token_count, c.content_hash,"
+        " c.embed_hash, b.embedder_model, v.vector FROM chunks c JOIN brains b ON b.id = c.brain_id"
+        " LEFT JOIN vectors v ON v.model = b.embedder_model AND v.hash = c.embed_hash"
+        " ORDER BY c.brain_id, c.document_id, c.idx"
+    )
+    total = 0
+    for batch in _batches(rows):
+        _insert_chunk_batch(cur, batch, titles)
+        total += len(batch)
+        report("chunks", total)
+    return total
+
+
+def _insert_chunk_batch(
+    cur: Cursor, batch: Sequence[tuple[Any, ...]], titles: dict[int, tuple[int, str]]
+) -> None:
+    by_document: dict[int, list[tuple[Any, ...]]] = {}
+    for row in batch:
+        by_document.setdefault(int(row[2]), []).append(row)
+    values: list[tuple[Any, ...]] = []
+    postings: dict[int, tuple[list[int], list[tuple[Any, int]]]] = {}
+    for document_id, chunks in by_document.items():
+        brain_id, title = titles[document_id]
+        headings = [" / ".join(json.loads(c[5])) for c in chunks]
+        terms = lexical.chunk_terms(
+            cur, PORTER, title, list(zip(headings, (c[4] for c in chunks), strict=True))
+        )
+        ids, pairs = postings.setdefault(brain_id, ([], []))
+        for chunk, term in zip(chunks, terms, strict=True):
+            blob = chunk[15]
+            vector = np.frombuffer(blob, dtype=np.float32) if blob is not None else None
+            values.append(
+                (
+                    *chunk[:14],
+                    chunk[14] if vector is not None else None,
+                    len(vector) if vector is not None else None,
+                    vector,
+                    term[1],
+                )
+            )
+            ids.append(int(chunk[0]))
+            pairs.append(term)
+    cur.executemany(
+        "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
+        " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
+        " embed_model, embed_dims, embedding, lex_length)"
+        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        values,
+    )
+    for brain_id, (ids, pairs) in postings.items():
+        lexical.lock_stats(cur, brain_id)
+        lexical.add_postings(cur, brain_id, ids, pairs)
+
+
+def _batches(rows: Iterator[tuple[Any, ...]] | Any) -> Iterator[list[tuple[Any, ...]]]:
+    batch: list[tuple[Any, ...]] = []
+    for row in rows:
+        batch.append(tuple(row))
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def copy_blobs(blob_dir: Path, target: PostgresStore) -> int:
+    """Copy the blob folder's files into the database's blob table; returns how many."""
+    store = PostgresBlobStore(target.db)
+    copied = 0
+    for path in sorted(blob_dir.rglob("*")) if blob_dir.exists() else []:
+        if path.is_file() and not path.name.startswith(".incoming-"):
+            data = path.read_bytes()
+            if sha256_hex(data) != path.name:
+                raise StoreError(f"blob {path} does not hash to its name; nothing more copied")
+            store.put(data)
+            copied += 1
+    return copied
