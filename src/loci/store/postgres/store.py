@@ -25,7 +25,7 @@ from loci.models import (
     SearchFilters,
     Visibility,
 )
-from loci.store.postgres import lexical
+from loci.store.postgres import lexical, vectors
 from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.analyzer import text_languages
 from loci.store.postgres.connection import Cursor, Database, Row, connect
@@ -37,8 +37,6 @@ from loci.store.postgres.migrations import migrate
 
 log = logging.getLogger(__name__)
 
-HALFVEC_FROM_DIMS = 2001  # pgvector's HNSW indexes `vector` up to 2,000 dimensions
-MAX_EF_SEARCH = 1000
 
 _BRAIN = "id, name, embedder_model, embedder_dims, created_at, visibility"
 _DOCUMENT = (
@@ -553,25 +551,11 @@ class PostgresStore:
         if limit <= 0:
             return []
         vector = np.asarray(query, np.float32).reshape(-1)
-        dims = int(len(vector))  # an int of ours, so safe to write into the SQL
-        kind = "halfvec" if dims >= HALFVEC_FROM_DIMS else "vector"
         where, params = filter_sql(filters)
-        join = " JOIN documents d ON d.id = c.document_id" if where else ""
         with self.db.tx(brain_id) as cur:
-            # The brain (and filter) conditions are checked as the HNSW scan goes; iterative
-            # scans keep walking the graph until `limit` rows pass them, so a small brain in a
-            # big table still gets its k nearest (in relaxed order: sorted again below).
+            cur.execute(*vectors.scan_settings(limit))
             cur.execute(
-                "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true),"
-                " set_config('hnsw.ef_search', %s, true)",
-                (str(min(MAX_EF_SEARCH, max(40, 2 * limit))),),
-            )
-            cur.execute(
-                f"WITH nearest AS MATERIALIZED (SELECT c.id, c.embedding::{kind}({dims})"
-                f" <=> %(q)s::{kind}({dims}) AS distance FROM chunks c{join}"
-                f" WHERE c.brain_id = %(brain)s AND c.embed_model = %(model)s"
-                f" AND c.embed_dims = {dims}{where} ORDER BY distance LIMIT %(limit)s)"
-                " SELECT id, 1 - distance AS similarity FROM nearest ORDER BY distance, id",
+                vectors.nearest_sql(len(vector), where),
                 {"q": vector, "brain": brain_id, "model": model, "limit": limit, **params},
             )
             return [(int(r["id"]), float(r["similarity"])) for r in cur.fetchall()]
