@@ -3,6 +3,9 @@
 One server per test session, in a temporary directory, listening only on a Unix socket there.
 Each test gets a fresh database cloned from a migrated template (`CREATE DATABASE ... TEMPLATE`),
 so it starts from an empty schema in milliseconds and never sees another test's rows.
+
+The tests connect as `loci_app`, an ordinary role that owns no table (the superuser `postgres`
+owns the schema), as a production deployment should: row-level security binds every test.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 
 TEMPLATE = "loci_template"
+APP_ROLE = "loci_app"
+OWNER_ROLE = "postgres"
 
 
 class EmbeddedPostgres:
@@ -28,9 +33,14 @@ class EmbeddedPostgres:
         self._numbers = itertools.count(1)
         self._template_ready = False
 
-    def url(self, database: str) -> str:
+    def url(self, database: str, role: str = APP_ROLE) -> str:
         parts = urlsplit(self.admin_url)
-        return urlunsplit(parts._replace(path=f"/{database}"))
+        netloc = f"{role}:@{parts.netloc.split('@', 1)[1]}"
+        return urlunsplit(parts._replace(netloc=netloc, path=f"/{database}"))
+
+    def owner_url(self, url: str) -> str:
+        """The schema owner's URL for a database the tests reach at `url`."""
+        return self.url(urlsplit(url).path.lstrip("/"), OWNER_ROLE)
 
     def _admin(self, sql: str) -> None:
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
@@ -40,15 +50,17 @@ class EmbeddedPostgres:
         if self._template_ready:
             return
         from loci.store.postgres.connection import connect
-        from loci.store.postgres.migrations import migrate
+        from loci.store.postgres.migrations import grant, migrate
 
+        self._admin(f"CREATE ROLE {APP_ROLE} LOGIN")
         self._admin(f"CREATE DATABASE {TEMPLATE}")
-        with connect(self.url(TEMPLATE)) as conn:
+        with connect(self.url(TEMPLATE, OWNER_ROLE)) as conn:
             migrate(conn)
+            grant(conn, APP_ROLE)
         self._template_ready = True
 
     def new_database(self) -> str:
-        """A fresh, migrated database; returns its URL."""
+        """A fresh, migrated database; returns its URL for the application's role."""
         self._ensure_template()
         name = f"loci_test_{next(self._numbers)}"
         self._admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")

@@ -9,12 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 
 from loci.errors import InvalidInput
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.store.postgres import PostgresStore
 from loci.store.postgres import vectors as vector_sql
+from loci.store.postgres.connection import connect
 from loci.store.sqlite import SqliteStore
 from tests.pg import EmbeddedPostgres
 
@@ -72,12 +74,11 @@ def test_a_brain_with_one_percent_of_the_chunks_gets_its_k_nearest_through_hnsw(
     ids = {c.id: i for i, c in enumerate(pg.list_chunks(small.id, doc.id))}
     # Leave the planner only the HNSW path, the one where a filter could starve the results:
     # without iterative scans it stops after ef_search (40) candidates, ~0.4 of them ours.
-    with pg.db.tx() as cur:
-        cur.execute("SELECT current_database() AS name")
-        database = cur.fetchall()[0]["name"]
-        cur.execute("DROP INDEX chunks_brain")
-        cur.execute(f"ALTER DATABASE {database} SET enable_seqscan = off")
-        cur.execute("ANALYZE chunks")
+    with connect(postgres_server.owner_url(pg.db.url)) as owner:
+        database = owner.execute("SELECT current_database() AS name").fetchall()[0]["name"]
+        owner.execute("DROP INDEX chunks_brain")
+        owner.execute(f"ALTER DATABASE {database} SET enable_seqscan = off")
+        owner.execute("ANALYZE chunks")
     pg.db.pool.close()
     store = PostgresStore(pg.db.url, pool_size=2)  # new sessions take the database setting
     try:
@@ -216,3 +217,34 @@ def test_the_text_language_is_a_brain_setting(pg: PostgresStore) -> None:
     assert pg.text_search(en.id, ["cheval"], 5, SearchFilters()) == []  # others unchanged
     with pytest.raises(InvalidInput, match="klingon"):
         pg.set_brain_language(fr.id, "klingon")
+
+
+def test_row_level_security_hides_other_brains_even_without_the_filter(
+    pg: PostgresStore,
+) -> None:
+    a, b = pg.ensure_brain("a"), pg.ensure_brain("b")
+    for brain in (a, b):
+        doc = pg.create_document(brain.id, new_doc(f"secret-{brain.name}"), "index")
+        items = chunks_of([f"secret plans of {brain.name}"], brain.name)
+        vec = {items[0].embed_hash: unit(1, 4, np.random.default_rng(brain.id))[0]}
+        pg.replace_index(doc.id, items, vec, "m", "secret", None, None)
+    with pg.db.tx() as cur:  # the application's role owns nothing and bypasses nothing
+        cur.execute(
+            "SELECT r.rolsuper OR r.rolbypassrls AS bypass, t.tableowner = current_user AS owns"
+            " FROM pg_roles r, pg_tables t WHERE r.rolname = current_user"
+            " AND t.tablename = 'documents'"
+        )
+        assert cur.fetchall() == [{"bypass": False, "owns": False}]
+    # Queries that forget the brain condition, issued in brain A's transaction: A's rows only.
+    for table in ("documents", "chunks", "chunk_terms", "jobs", "document_texts", "brains"):
+        rows = pg.db.rows(f"SELECT * FROM {table}", (), a.id)
+        assert rows and all(r.get("brain_id", r.get("id")) == a.id for r in rows), table
+    everything = pg.db.rows("SELECT id FROM documents", (), "*")
+    assert len(everything) == 2  # the system scope (the worker's claims) sees both
+    # Nor can brain A's transaction write into brain B.
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), pg.db.tx(a.id) as cur:
+        cur.execute("INSERT INTO conversations(brain_id, title) VALUES (%s, 'x')", (b.id,))
+    # A connection that names no brain at all sees nothing.
+    with pg.db.pool.connection() as conn:
+        assert conn.execute("SELECT count(*) AS n FROM chunks").fetchall() == [{"n": 0}]
+        assert conn.execute("SELECT count(*) AS n FROM brains").fetchall() == [{"n": 0}]

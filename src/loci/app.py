@@ -116,7 +116,11 @@ def build_store(settings: Settings) -> Store:
                 "LOCI_DATABASE_URL names PostgreSQL, but its driver is missing:"
                 " pip install 'loci[postgres]'"
             ) from error
-        return PostgresStore(settings.database_url, pool_size=settings.database_pool_size)
+        return PostgresStore(
+            settings.database_url,
+            owner_url=settings.database_owner_url,
+            pool_size=settings.database_pool_size,
+        )
     return SqliteStore(
         settings.database_path,
         lexical_index_min_chunks=settings.lexical_index_min_chunks or None,

@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     # postgresql://user:password@host:port/db (a pooler's URL works): the scale-out store.
     # Unset: the embedded SQLite database in `home`.
     database_url: str | None = None
+    # The role that owns the schema, if not the application's: it migrates and grants, and the
+    # application's role (database_url) then owns no table, so row-level security binds it.
+    database_owner_url: str | None = None
     database_pool_size: int = Field(default=8, ge=1)
     # Where the original files live: a folder in `home` (shared by every process), or the
     # PostgreSQL database itself (only with database_url).
@@ -74,7 +77,7 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
 
-    @field_validator("database_url")
+    @field_validator("database_url", "database_owner_url")
     @classmethod
     def _postgres_only(cls, value: str | None) -> str | None:
         if value and not value.startswith(("postgresql://", "postgres://")):

@@ -15,6 +15,7 @@ advisory lock makes one of them migrate while the others wait.
 from __future__ import annotations
 
 import psycopg
+from psycopg import sql
 
 from loci.store.postgres.connection import Row
 
@@ -278,11 +279,61 @@ MIGRATIONS: list[str] = [
         created_at text NOT NULL DEFAULT loci_now()
     );
     """,
+    # 7: row-level security, defence in depth beside the application's own checks. Every
+    # transaction names its brain in `loci.brain_id` (set_config(..., true): it ends with the
+    # transaction, so poolers are fine); a tenant table shows and takes only that brain's rows,
+    # all of them for '*' (system paths: the worker's claims, listing brains), none if unset.
+    # FORCE applies the policies to the tables' owner too; only superusers and BYPASSRLS
+    # roles pass, so run the application as an ordinary role.
+    """
+    CREATE FUNCTION loci_all_brains() RETURNS boolean LANGUAGE sql STABLE AS
+        $$ SELECT coalesce(current_setting('loci.brain_id', true), '') = '*' $$;
+    CREATE FUNCTION loci_brain() RETURNS bigint LANGUAGE sql STABLE AS
+        $$ SELECT CASE WHEN current_setting('loci.brain_id', true) ~ '^[0-9]{1,18}$'
+                  THEN current_setting('loci.brain_id', true)::bigint END $$;
+    ALTER FUNCTION loci_ensure_vector_index(integer) SECURITY DEFINER SET search_path = public;
+    DO $$
+    DECLARE t text;
+    BEGIN
+        FOREACH t IN ARRAY ARRAY['documents', 'document_texts', 'chunks', 'chunk_terms',
+            'term_df', 'lexical_stats', 'jobs', 'brain_members', 'conversations', 'messages',
+            'graph_documents', 'graph_edges', 'graph_timeline', 'graph_versions']
+        LOOP
+            EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+            EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+            EXECUTE format('CREATE POLICY brain_scope ON %I USING'
+                ' (loci_all_brains() OR brain_id = loci_brain())', t);
+        END LOOP;
+    END $$;
+    ALTER TABLE brains ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE brains FORCE ROW LEVEL SECURITY;
+    CREATE POLICY brain_scope ON brains USING (loci_all_brains() OR id = loci_brain());
+    """,
 ]
+
+
+def pending(conn: psycopg.Connection[Row]) -> list[int]:
+    """Migration numbers not applied yet (all of them on an empty database)."""
+    if conn.execute("SELECT to_regclass('schema_migrations') AS t").fetchall()[0]["t"] is None:
+        return list(range(1, len(MIGRATIONS) + 1))
+    done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
+    return [n for n in range(1, len(MIGRATIONS) + 1) if n not in done]
+
+
+def grant(conn: psycopg.Connection[Row], role: str) -> None:
+    """Let the application's role read and write the tables it does not own."""
+    for statement in (
+        "GRANT USAGE ON SCHEMA public TO {}",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {}",
+        "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {}",
+    ):
+        conn.execute(sql.SQL(statement).format(sql.Identifier(role)))
 
 
 def migrate(conn: psycopg.Connection[Row]) -> int:
     """Apply pending migrations on an autocommit connection; returns the schema version."""
+    if not pending(conn):  # the usual start: nothing to do, no lock, no DDL privileges needed
+        return len(MIGRATIONS)
     conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
     try:
         conn.execute(
@@ -291,11 +342,11 @@ def migrate(conn: psycopg.Connection[Row]) -> int:
             " to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"
         )
         done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-        for number, sql in enumerate(MIGRATIONS, start=1):
+        for number, ddl in enumerate(MIGRATIONS, start=1):
             if number in done:
                 continue
             with conn.transaction():
-                conn.execute(sql)
+                conn.execute(ddl)
                 conn.execute("INSERT INTO schema_migrations(version) VALUES (%s)", (number,))
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))

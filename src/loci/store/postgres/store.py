@@ -33,7 +33,7 @@ from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.graph import PostgresGraph
 from loci.store.postgres.jobs import PostgresJobs, queue_job
-from loci.store.postgres.migrations import migrate
+from loci.store.postgres.migrations import grant, migrate
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +69,28 @@ def _array(value: Any) -> Vectors:
 
 
 class PostgresStore:
-    def __init__(self, url: str, *, pool_size: int = 8) -> None:
+    def __init__(self, url: str, *, owner_url: str | None = None, pool_size: int = 8) -> None:
+        """`url` is the application's role; `owner_url`, if given, the role that owns the
+        schema: it applies migrations and grants the application what it needs, so the
+        application's role owns no table and row-level security binds it."""
         with connect(url) as conn:
-            migrate(conn)
+            row = conn.execute(
+                "SELECT current_user AS role, rolsuper OR rolbypassrls AS bypass"
+                " FROM pg_roles WHERE rolname = current_user"
+            ).fetchone()
+            assert row is not None
+            if owner_url is None:
+                migrate(conn)
+        if owner_url is not None:
+            with connect(owner_url) as owner:
+                migrate(owner)
+                grant(owner, str(row["role"]))
+        if row["bypass"]:
+            log.warning(
+                "PostgreSQL role %s bypasses row-level security (superuser or BYPASSRLS);"
+                " brain isolation rests on the application's checks alone",
+                row["role"],
+            )
         self.db = Database(url, max_size=pool_size)
         self.jobs = PostgresJobs(self.db)
         self.accounts = PostgresAccounts(self.db)
