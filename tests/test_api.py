@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import lxml.html
+import pytest
 
 from loci.app import build_api
 from loci.config import Settings
@@ -13,6 +14,8 @@ from loci.service import Loci
 from tests.live_server import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_health_needs_no_token_and_everything_else_does(server: LiveServer) -> None:

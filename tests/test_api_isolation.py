@@ -24,8 +24,9 @@ import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import make_service
+from tests.conftest import BACKENDS, make_service
 from tests.live_server import LiveServer
+from tests.pg import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {"brain", "document_id", "conversation_id", "user", "token_id", "doc_id", "provider"}
@@ -84,10 +85,16 @@ def _ask(api: httpx.Client, brain: str, question: str) -> int:
     return conversation_id
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[World]:
+@pytest.fixture(scope="module", params=BACKENDS)
+def world(
+    tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, request: pytest.FixtureRequest
+) -> Iterator[World]:
     home = tmp_path_factory.mktemp("isolation") / "home"
-    loci = make_service(home, embedder, job_retry_base_s=0.01)
+    url = None
+    if request.param == "postgres":
+        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
+        url = postgres.new_database()
+    loci = make_service(home, embedder, url, job_retry_base_s=0.01)
     server = LiveServer(loci).start()
     try:
         accounts = server.accounts
@@ -158,6 +165,8 @@ def world(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Itera
     finally:
         server.stop()
         loci.store.close()
+        if url is not None:
+            postgres.drop_database(url)
 
 
 # the matrix ---------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from tests.live_server import LiveServer
 FILE_CAP = int(0.01 * 1024 * 1024)
 BODY_CAP = FILE_CAP + 1024 * 1024
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture(scope="module")
 def small_cap(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[LiveServer]:

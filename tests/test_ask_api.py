@@ -6,11 +6,14 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.live_server import LiveServer
 
 NONCE = "ZEPHYR-5519-ORCHID"
 PLANTED = f"# Trip notes\n\nThe locker combination at the ferry terminal is {NONCE}.\n"
+
+pytestmark = pytest.mark.both_backends
 
 
 def events(api: httpx.Client, brain: str, body: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -33,6 +33,8 @@ MEETING: dict[str, Any] = {
     "text": "Ana: we start in March.\nBob: I will bring compost.",
 }
 
+pytestmark = pytest.mark.both_backends
+
 
 @pytest.fixture
 def brain(loci: Loci) -> Brain:

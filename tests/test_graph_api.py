@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.live_server import LiveServer
 
 GRAPH = "/brains/{brain}/graph/documents"
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_create_get_rewrite_with_a_stale_hash_is_409_and_history_names_the_user(
