@@ -38,7 +38,7 @@ def register(app: typer.Typer) -> None:
         if not settings.database_path.exists():
             raise NotFound(f"no SQLite database in {settings.home} to migrate")
         source = SqliteStore(settings.database_path)
-        target = PostgresStore(to, pool_size=2)
+        target = PostgresStore(to, owner_url=settings.database_owner_url, pool_size=2)
         try:
             counts = copy_sqlite_to_postgres(
                 source, target, lambda table, rows: err.print(f"{table}: {rows}", end="\r")

@@ -151,9 +151,15 @@ class Worker:
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
         stop = stop or threading.Event()
+        # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY) wakes an idle worker at
+        # once; the wait stays short so a stop request or a retry falling due is seen as soon.
+        wait_for_jobs = getattr(self.store, "wait_for_jobs", None)
         while not stop.is_set():
             if self.run_batch() == 0:
-                stop.wait(self.settings.idle_sleep_s)
+                if wait_for_jobs is not None:
+                    wait_for_jobs(self.settings.idle_sleep_s)
+                else:
+                    stop.wait(self.settings.idle_sleep_s)
 
     def drain(
         self,

@@ -11,6 +11,8 @@ wakes idle workers that listen (see `wait_for_jobs`).
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -51,6 +53,7 @@ class PostgresJobs:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._listener: psycopg.Connection[Row] | None = None
+        self._listen_lock = threading.Lock()
 
     def claim(
         self, owner: str, lease_s: float, limit: int, only_documents: Sequence[int] | None
@@ -163,7 +166,11 @@ class PostgresJobs:
         """Block until a job is enqueued (a notification) or `timeout_s` passes; True if woken.
 
         Uses its own direct connection: LISTEN does not survive a transaction-mode pooler, so
-        behind one this simply times out and the worker polls as it would anyway."""
+        behind one this simply times out and the worker polls as it would anyway. One thread
+        listens at a time; others sleep out their wait."""
+        if not self._listen_lock.acquire(blocking=False):
+            time.sleep(timeout_s)
+            return False
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = connect(self.db.url)
@@ -172,10 +179,17 @@ class PostgresJobs:
                 return True
         except psycopg.Error:
             log.warning("listening for new jobs failed; polling instead", exc_info=True)
-            self.close()
+            self._close_listener()
+            time.sleep(timeout_s)
+        finally:
+            self._listen_lock.release()
         return False
 
-    def close(self) -> None:
+    def _close_listener(self) -> None:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
+
+    def close(self) -> None:
+        with self._listen_lock:
+            self._close_listener()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
+from loci.errors import StoreError
 from loci.store.postgres.connection import Row
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
@@ -336,18 +337,27 @@ def migrate(conn: psycopg.Connection[Row]) -> int:
         return len(MIGRATIONS)
     conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
     try:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations ("
-            " version integer PRIMARY KEY, applied_at text NOT NULL DEFAULT"
-            " to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"
-        )
-        done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-        for number, ddl in enumerate(MIGRATIONS, start=1):
-            if number in done:
-                continue
-            with conn.transaction():
-                conn.execute(ddl)
-                conn.execute("INSERT INTO schema_migrations(version) VALUES (%s)", (number,))
+        return _apply(conn)
+    except psycopg.errors.InsufficientPrivilege as error:
+        raise StoreError(
+            "the PostgreSQL schema needs migrating and this role may not change it"
+            f" ({error.diag.message_primary}): set LOCI_DATABASE_OWNER_URL to the owner's URL"
+        ) from None
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+
+
+def _apply(conn: psycopg.Connection[Row]) -> int:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations ("
+        " version integer PRIMARY KEY, applied_at text NOT NULL DEFAULT"
+        " to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"
+    )
+    done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
+    for number, ddl in enumerate(MIGRATIONS, start=1):
+        if number in done:
+            continue
+        with conn.transaction():
+            conn.execute(ddl)
+            conn.execute("INSERT INTO schema_migrations(version) VALUES (%s)", (number,))
     return len(MIGRATIONS)
