@@ -97,7 +97,8 @@ MIGRATIONS: list[str] = [
         chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
         tf integer NOT NULL,  -- weighted: a title occurrence counts twice, as on SQLite
         doc_len integer NOT NULL,  -- the chunk's lex_length, here so a posting needs no join
-        PRIMARY KEY (brain_id, term, chunk_id)
+        -- INCLUDE: a term's postings come from the index alone (index-only scans)
+        PRIMARY KEY (brain_id, term, chunk_id) INCLUDE (tf, doc_len)
     );
     CREATE INDEX chunk_terms_chunk ON chunk_terms(chunk_id);
     CREATE TABLE term_df (
@@ -302,13 +303,15 @@ MIGRATIONS: list[str] = [
         LOOP
             EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
             EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+            -- The sub-selects run once per query (init plans), not once per row.
             EXECUTE format('CREATE POLICY brain_scope ON %I USING'
-                ' (loci_all_brains() OR brain_id = loci_brain())', t);
+                ' ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()))', t);
         END LOOP;
     END $$;
     ALTER TABLE brains ENABLE ROW LEVEL SECURITY;
     ALTER TABLE brains FORCE ROW LEVEL SECURITY;
-    CREATE POLICY brain_scope ON brains USING (loci_all_brains() OR id = loci_brain());
+    CREATE POLICY brain_scope ON brains
+        USING ((SELECT loci_all_brains()) OR id = (SELECT loci_brain()));
     """,
 ]
 
