@@ -10,6 +10,12 @@ The formula is the SQLite store's (FTS5's `bm25()`): k1 = 1.2, b = 0.75, idf = l
 length counting every column plus FTS5's one brain token. Statistics are the brain's own, as in
 the SQLite store's in-memory index. Every write first locks the brain's `lexical_stats` row, so
 concurrent indexers of one brain take turns on its `term_df` rows instead of deadlocking.
+
+A query reads, for each of its terms, at most PER_TERM postings, those with the highest impact
+(BM25's tf part, stored when the posting is written); the scores of what it reads are exact. A
+term in at most PER_TERM chunks — every term that carries weight — is read whole, so rankings
+equal the SQLite store's; only very common terms (low idf) are cut to their best postings, which
+keeps a query on a million chunks at a few thousand postings instead of hundreds of thousands.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from loci.store.postgres.connection import Cursor
 K1 = 1.2
 B = 0.75
 IDF_FLOOR = 1e-6
+PER_TERM = 5000  # postings read per query term, best impact first
 TITLE_WEIGHT, HEADINGS_WEIGHT, BODY_WEIGHT = 2, 1, 1
 
 
@@ -65,20 +72,27 @@ def add_postings(
     """Index new chunks (caller holds lock_stats)."""
     if not chunk_ids:
         return
+    cur.execute("SELECT chunks, length FROM lexical_stats WHERE brain_id = %s", (brain_id,))
+    stats = cur.fetchone()
+    known = (int(stats["chunks"]), int(stats["length"])) if stats else (0, 0)
+    new_length = sum(length for _, length in terms)
+    mean = (known[1] + new_length) / (known[0] + len(chunk_ids))
     words: list[str] = []
     ids: list[int] = []
     tfs: list[int] = []
     lengths: list[int] = []
+    impacts: list[float] = []
     for chunk_id, (counts, length) in zip(chunk_ids, terms, strict=True):
         for term, tf in counts.items():
             words.append(term)
             ids.append(chunk_id)
             tfs.append(tf)
             lengths.append(length)
+            impacts.append(impact(tf, length, mean))
     cur.execute(
-        "INSERT INTO chunk_terms(brain_id, term, chunk_id, tf, doc_len)"
-        " SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[])",
-        (brain_id, words, ids, tfs, lengths),
+        "INSERT INTO chunk_terms(brain_id, term, chunk_id, tf, doc_len, impact)"
+        " SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[], %s::real[])",
+        (brain_id, words, ids, tfs, lengths, impacts),
     )
     # One df increment per (chunk, term); sorted so concurrent writers meet rows in one order.
     cur.execute(
@@ -89,8 +103,14 @@ def add_postings(
     )
     cur.execute(
         "UPDATE lexical_stats SET chunks = chunks + %s, length = length + %s WHERE brain_id = %s",
-        (len(chunk_ids), sum(length for _, length in terms), brain_id),
+        (len(chunk_ids), new_length, brain_id),
     )
+
+
+def impact(tf: int, length: int, mean_length: float) -> float:
+    """BM25's tf part at the brain's mean length when written: a term's postings in the order
+    they would score (the mean drifts, the order barely does; scores use the current one)."""
+    return tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / max(mean_length, 1.0)))
 
 
 def remove_postings(cur: Cursor, brain_id: int, where: str, params: Sequence[Any]) -> None:
@@ -137,10 +157,12 @@ def bm25_sql(filter_where: str) -> str:
         " FROM q JOIN term_df df ON df.brain_id = %(brain)s AND df.term = q.term AND df.df > 0"
         " CROSS JOIN s"
         " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x),"
-        " scored AS (SELECT t.chunk_id, sum(w.idf * t.tf * %(k1p)s"
-        " / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.doc_len / s.avgdl))) AS score"
-        " FROM w JOIN chunk_terms t ON t.brain_id = %(brain)s AND t.term = w.term"
-        " CROSS JOIN s GROUP BY t.chunk_id)"
+        " p AS (SELECT w.idf, t.chunk_id, t.tf, t.doc_len FROM w CROSS JOIN LATERAL"
+        " (SELECT chunk_id, tf, doc_len FROM chunk_terms WHERE brain_id = %(brain)s"
+        " AND term = w.term ORDER BY impact DESC LIMIT %(per_term)s) t),"
+        " scored AS (SELECT p.chunk_id, sum(p.idf * p.tf * %(k1p)s"
+        " / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.doc_len / s.avgdl))) AS score"
+        " FROM p CROSS JOIN s GROUP BY p.chunk_id)"
         f" SELECT scored.chunk_id, scored.score FROM scored{restrict}"
         " ORDER BY scored.score DESC, scored.chunk_id LIMIT %(limit)s"
     )
@@ -155,4 +177,5 @@ def bm25_params(brain_id: int, tokens: Sequence[str], limit: int) -> dict[str, A
         "k1p": K1 + 1.0,
         "b": B,
         "limit": limit,
+        "per_term": PER_TERM,
     }

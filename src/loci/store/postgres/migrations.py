@@ -97,9 +97,11 @@ MIGRATIONS: list[str] = [
         chunk_id bigint NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
         tf integer NOT NULL,  -- weighted: a title occurrence counts twice, as on SQLite
         doc_len integer NOT NULL,  -- the chunk's lex_length, here so a posting needs no join
-        -- INCLUDE: a term's postings come from the index alone (index-only scans)
-        PRIMARY KEY (brain_id, term, chunk_id) INCLUDE (tf, doc_len)
+        impact real NOT NULL  -- BM25's tf part when written: orders a term's postings
     );
+    -- A term's postings, best first, from the index alone (index-only scans).
+    CREATE INDEX chunk_terms_impact ON chunk_terms(brain_id, term, impact DESC)
+        INCLUDE (chunk_id, tf, doc_len);
     CREATE INDEX chunk_terms_chunk ON chunk_terms(chunk_id);
     CREATE TABLE term_df (
         brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
