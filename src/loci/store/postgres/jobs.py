@@ -81,6 +81,9 @@ class PostgresJobs:
     def _fenced(self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]) -> bool:
         """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
         with self.db.tx(job.brain_id) as cur:
+            # Locks in the order every writer takes them — document, then job — so a settle
+            # racing a delete of the document waits instead of deadlocking.
+            cur.execute("SELECT 1 FROM documents WHERE id = %s FOR UPDATE", (job.document_id,))
             cur.execute(
                 "SELECT 1 FROM jobs WHERE id = %s AND status = 'running' AND lease_owner = %s"
                 " AND attempts = %s FOR UPDATE",

@@ -316,7 +316,9 @@ class PostgresStore:
 
     def delete_rows(self, cur: Cursor, brain_id: int, document_id: int) -> None:
         """A document's row, index and jobs, inside the caller's transaction (the graph store
-        deletes a page and its indexed document in one)."""
+        deletes a page and its indexed document in one). Locks the document, then the brain's
+        lexical statistics, as replace_index does, so the two queue instead of deadlocking."""
+        cur.execute("SELECT 1 FROM documents WHERE id = %s FOR UPDATE", (document_id,))
         lexical.lock_stats(cur, brain_id)
         lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
         cur.execute("DELETE FROM jobs WHERE document_id = %s", (document_id,))
