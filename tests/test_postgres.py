@@ -248,3 +248,18 @@ def test_row_level_security_hides_other_brains_even_without_the_filter(
     with pg.db.pool.connection() as conn:
         assert conn.execute("SELECT count(*) AS n FROM chunks").fetchall() == [{"n": 0}]
         assert conn.execute("SELECT count(*) AS n FROM brains").fetchall() == [{"n": 0}]
+
+
+def test_settings_choose_the_backend_and_refuse_what_cannot_work(tmp_path: Path) -> None:
+    from loci.app import build_blobs, build_store
+    from loci.config import Settings
+
+    with pytest.raises(ValueError, match="postgresql://"):
+        Settings(home=tmp_path, database_url="mysql://db/loci")
+    lite = build_store(Settings(home=tmp_path))
+    try:
+        assert isinstance(lite, SqliteStore)
+        with pytest.raises(InvalidInput, match="LOCI_DATABASE_URL"):
+            build_blobs(Settings(home=tmp_path, blobs="database"), lite)
+    finally:
+        lite.close()

@@ -39,10 +39,15 @@ def register(app: typer.Typer) -> None:
             raise NotFound(f"no SQLite database in {settings.home} to migrate")
         source = SqliteStore(settings.database_path)
         target = PostgresStore(to, owner_url=settings.database_owner_url, pool_size=2)
+        started: set[str] = set()
+
+        def progress(table: str, _rows: int) -> None:
+            if table not in started:
+                started.add(table)
+                err.print(f"copying {table}…")
+
         try:
-            counts = copy_sqlite_to_postgres(
-                source, target, lambda table, rows: err.print(f"{table}: {rows}", end="\r")
-            )
+            counts = copy_sqlite_to_postgres(source, target, progress)
             if blobs:
                 counts["blobs"] = copy_blobs(settings.blob_dir, target)
         finally:

@@ -148,7 +148,19 @@ class Curation:
             id=draft_id, kind="page", type="note", folder="inbox", status="draft",
             title=item.title, sources=(item.ref,), truth=defuse(item.text),
         )  # fmt: skip
-        return self.graph.create(brain, actor=actor, text=draft.render())
+        return self._create_once(brain, draft_id, draft.render(), actor)
+
+    def _create_once(self, brain: Brain, doc_id: str, text: str, actor: str) -> Summary:
+        """Create the page unless it exists; the request that kept the item and the worker
+        curating it may both get here at once (a worker woken by the enqueue), and the one that
+        loses the race takes the winner's page."""
+        try:
+            return self.graph.create(brain, actor=actor, text=text)
+        except Conflict as conflict:
+            try:
+                return summary(self.graph.graph.get(brain.id, doc_id))
+            except NotFound:
+                raise conflict from None
 
     def _ensure_evidence(
         self, brain: Brain, item: SourceItem, evidence_id: str, actor: str
@@ -168,7 +180,7 @@ class Curation:
             title=f"Transcript: {label(item.title, 180)}", sources=(item.ref,),
             truth=f"{head}\n\n{defuse(item.text)}",
         )  # fmt: skip
-        return self.graph.create(brain, actor=actor, text=snapshot.render())
+        return self._create_once(brain, evidence_id, snapshot.render(), actor)
 
     # curating ----------------------------------------------------------------------------
     def run_jobs(self, jobs: Sequence[Job]) -> dict[int, BaseException | None]:

@@ -438,10 +438,15 @@ class PostgresStore:
                 "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
                 (document_id, brain_id, text),
             )
+            # If new content was queued while this version was being indexed (an edit racing
+            # the worker), these chunks serve searches meanwhile but the document is not ready:
+            # the queued job indexes what it holds now.
             cur.execute(
-                "UPDATE documents SET status = 'ready', status_reason = %s, chunk_count = %s,"
-                " title = coalesce(%s, title), updated_at = loci_now() WHERE id = %s",
-                (status_reason, len(chunks), title, document_id),
+                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
+                " WHERE document_id = %s AND status = 'queued') THEN 'processing' ELSE 'ready'"
+                " END, status_reason = %s, chunk_count = %s, title = coalesce(%s, title),"
+                " updated_at = loci_now() WHERE id = %s",
+                (document_id, status_reason, len(chunks), title, document_id),
             )
             cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
 
