@@ -1,6 +1,7 @@
 """Ingest throughput on PostgreSQL with 1 and 2 `loci worker` processes (docs/benchmarks.md).
 
-    python bench/pg_ingest.py --admin-url postgresql://postgres@/postgres?host=… --docs 600
+    python bench/pg_ingest.py --admin-url postgresql://postgres@/postgres?host=… \
+        --corpus ../shared/datasets/scifact/corpus.jsonl --docs 600
 
 For each worker count: a fresh database, the first N SciFact abstracts queued as notes, then W
 worker processes (the shipped local model, LOCI_EMBED_THREADS=0) drain the queue; the time from
@@ -23,8 +24,6 @@ import psycopg
 
 from loci.app import build_service
 from loci.config import Settings
-
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared/datasets/scifact/corpus.jsonl"
 
 
 def database_url(admin_url: str, name: str) -> str:
@@ -68,7 +67,7 @@ def run(admin_url: str, corpus: Path, docs: int, workers: int) -> tuple[float, i
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--admin-url", required=True, help="a superuser URL (creates databases)")
-    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--corpus", type=Path, required=True, help="a BEIR corpus.jsonl")
     parser.add_argument("--docs", type=int, default=600)
     args = parser.parse_args()
     for workers in (1, 2):

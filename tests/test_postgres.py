@@ -263,3 +263,28 @@ def test_settings_choose_the_backend_and_refuse_what_cannot_work(tmp_path: Path)
             build_blobs(Settings(home=tmp_path, blobs="database"), lite)
     finally:
         lite.close()
+
+
+def test_embeddings_past_2000_dimensions_use_a_halfvec_index(pg: PostgresStore) -> None:
+    rng = np.random.default_rng(3)
+    dims = 3072  # OpenAI's text-embedding-3-large
+    brain = pg.ensure_brain("large")
+    pg.set_brain_embedder(brain.id, "te3-large", dims)
+    with pg.db.tx() as cur:
+        cur.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = %s", (f"chunks_embedding_{dims}",)
+        )
+        [row] = cur.fetchall()
+    assert "halfvec(3072)" in row["indexdef"] and "halfvec_cosine_ops" in row["indexdef"]
+    doc = pg.create_document(brain.id, new_doc("big-vectors"), "index")
+    vecs = unit(50, dims, rng)
+    items = chunks_of([f"v{i}" for i in range(50)], "large")
+    pg.replace_index(
+        doc.id, items, {c.embed_hash: v for c, v in zip(items, vecs, strict=True)},
+        "te3-large", "t", None, None,
+    )  # fmt: skip
+    ids = [c.id for c in pg.list_chunks(brain.id, doc.id)]
+    hits = pg.vector_search(brain.id, "te3-large", vecs[17], 3, SearchFilters())
+    assert hits[0][0] == ids[17] and hits[0][1] == pytest.approx(1.0, abs=1e-3)  # 16-bit floats
+    stored = pg.cached_vectors("te3-large", [items[17].embed_hash])[items[17].embed_hash]
+    assert np.array_equal(stored, vecs[17])  # stored at full precision; only the index is half
