@@ -147,12 +147,19 @@ class Hit:
     vector_rank: int | None
     text_score: float | None
     vector_score: float | None
+    # Graph expansion: the page ids from a search hit to this one, when a link brought it in
+    # or lifted it (see `loci.graph.linked_search`).
+    graph_path: tuple[str, ...] = ()
 
     @property
     def matched_by(self) -> str:
+        if self.text_rank is None and self.vector_rank is None:
+            return "graph" if self.graph_path else "none"
         if self.text_rank is not None and self.vector_rank is not None:
-            return "both"
-        return "text" if self.text_rank is not None else "vector"
+            found = "both"
+        else:
+            found = "text" if self.text_rank is not None else "vector"
+        return f"{found}+graph" if self.graph_path else found
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from loci.curate.agent import AgentLimits
 from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
+from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
@@ -34,6 +35,7 @@ from loci.models import (
     Hit,
     Job,
     NewDocument,
+    SearchMode,
 )
 from loci.search.engine import RankingParams, SearchEngine, SearchRequest
 from loci.store.base import Store
@@ -91,6 +93,7 @@ class Loci(Answering):
         self.settings = settings
         self.database_path = database_path
         self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
+        self.linked = LinkedSearch(store)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -105,7 +108,7 @@ class Loci(Answering):
     @cached_property
     def graph(self) -> BrainGraph:
         """The brain graph's operations (seed 002) over this service's store and search."""
-        return BrainGraph(self.store, self.blobs, self.search)
+        return BrainGraph(self.store, self.blobs, self._passages)
 
     @cached_property
     def curation(self) -> Curation:
@@ -306,6 +309,25 @@ class Loci(Answering):
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         # Re-read the brain: its embedder identity is set by the first indexed document, which
         # may have happened after the caller got this snapshot.
+        hits = self._passages(brain, request)
+        if request.mode != "hybrid":  # a single leg is a diagnostic view: no links followed
+            return hits
+        return self.linked.expand_hits(
+            brain, hits, request.limit, include_retired=request.include_retired
+        )
+
+    def ranked_documents(
+        self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
+    ) -> list[tuple[int, float]]:
+        """Documents best first, as `search` ranks them, for evaluation against judgments."""
+        ranked = self.engine.ranked_documents(brain, query, mode, depth)
+        if mode != "hybrid":
+            return ranked
+        return [(e.document_id, e.score) for e in self.linked.expand_ranking(brain, ranked)]
+
+    def _passages(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        """The passage ranking alone, before links are followed (`brain query` expands its
+        own, graph-only ranking)."""
         return self.engine.search(self.store.get_brain(brain.name), request)
 
     # changing -----------------------------------------------------------------------------

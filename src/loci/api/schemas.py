@@ -357,6 +357,11 @@ class SearchIn(BaseModel):
     mode: SearchMode = "hybrid"
     filters: FiltersIn = Field(default_factory=FiltersIn)
     min_similarity: float | None = Field(default=None, ge=-1, le=1, strict=True)
+    include_archived: bool = Field(
+        default=False,
+        strict=True,
+        description="hybrid search leaves merged and archived brain pages out unless this is set",
+    )
 
     _integers = json_integers("limit")
 
@@ -378,7 +383,14 @@ class HitOut(BaseModel):
     score: float
     text_rank: int | None
     vector_rank: int | None
-    matched_by: Literal["text", "vector", "both"]
+    matched_by: str = Field(
+        description="text, vector or both legs of the search; +graph when a link from a better "
+        "hit lifted it; graph when only a link brought it in"
+    )
+    graph_path: list[str] = Field(
+        description="for a hit a link lifted or brought in: the page ids from the search hit "
+        "to this one"
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -400,7 +412,8 @@ class HitOut(BaseModel):
             score=hit.score,
             text_rank=hit.text_rank,
             vector_rank=hit.vector_rank,
-            matched_by=hit.matched_by,  # type: ignore[arg-type]
+            matched_by=hit.matched_by,
+            graph_path=list(hit.graph_path),
         )
 
 
