@@ -294,6 +294,16 @@ class UploadOut(BaseModel):
 class UrlIn(BaseModel):
     url: str = Field(min_length=1, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=50)
+    markdown: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=20_000_000,
+        description="the page as the browser shows it, in Markdown (a browser extension's "
+        "extraction): kept as is and cited to `url`, which is then not fetched",
+    )
+    title: str | None = Field(
+        default=None, max_length=300, description="the page's title, with `markdown`"
+    )
 
 
 class TextOut(BaseModel):
