@@ -152,9 +152,10 @@
       async document(brain, id) {
         return (await send("GET", `${path(brain)}/files/${encodeURIComponent(id)}`)).json();
       },
+      /** The best passages for `query`: [{document_id, name, title, snippet, source_url, …}]. */
       async search(brain, query, limit) {
         const body = { query, limit: limit || 5 };
-        return (await send("POST", `${path(brain)}/search`, body)).json();
+        return (await (await send("POST", `${path(brain)}/search`, body)).json()).hits;
       },
       /**
        * Ask `brain`; `onEvent(type, data)` sees each event (`status`, `sources`, `token`, …,

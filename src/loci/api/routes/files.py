@@ -100,9 +100,7 @@ def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     or, given `markdown`, keep that text for the page without fetching it (what the browser
     extension saves). Either way it is searchable once indexed, moments later."""
     if body.markdown is not None:
-        added = loci.add_page_text(
-            brain, body.url, body.markdown, title=body.title, tags=body.tags
-        )
+        added = loci.add_page_text(brain, body.url, body.markdown, title=body.title, tags=body.tags)
     else:
         added = loci.add_url(brain, body.url, tags=body.tags)
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
