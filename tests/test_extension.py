@@ -32,7 +32,7 @@ from loci.service import Loci
 from tests.conftest import make_service
 from tests.live_server import LiveServer
 from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_web_app import CHROMIUM, CHROMIUM_ARGS
+from tests.test_web_app import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = ROOT / "extension"
@@ -79,6 +79,8 @@ def test_a_page_saved_as_markdown_is_kept_with_its_url_and_becomes_searchable(
         assert blank.status_code == 400 and "no text" in blank.json()["message"]
         empty = api.post("/brains/reading/urls", json={**page, "markdown": ""})
         assert empty.status_code == 422
+        untitled = api.post("/brains/reading/urls", json={"url": url, "title": "no text"})
+        assert untitled.status_code == 422 and "only taken with `markdown`" in untitled.text
 
         read_only = api.post("/tokens", json={"name": "reader", "scope": "read"}).json()["secret"]
     with server.client(read_only) as reader:
@@ -272,6 +274,8 @@ def test_save_a_page_from_the_popup_find_it_and_ask_about_it(
     expect(citation).to_contain_text("[1] Bleeding a radiator without the mess")
     expect(citation.locator("a")).to_have_attribute("href", article)
     expect(popup.locator("#new-chat")).to_be_visible()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    popup.screenshot(path=str(ARTIFACTS / "extension-popup.png"), full_page=True)
 
     # Closing and reopening the popup keeps the connection and the chosen brain.
     popup.reload()

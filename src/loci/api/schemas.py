@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from loci.auth.accounts import IssuedToken
 from loci.curate.pipeline import Captured, Ingested
@@ -304,6 +304,13 @@ class UrlIn(BaseModel):
     title: str | None = Field(
         default=None, max_length=300, description="the page's title, with `markdown`"
     )
+
+    @model_validator(mode="after")
+    def _title_needs_markdown(self) -> Self:
+        # A fetched page takes its title from its own HTML; one sent here would be dropped.
+        if self.title is not None and self.markdown is None:
+            raise ValueError("`title` is only taken with `markdown`")
+        return self
 
 
 class TextOut(BaseModel):
