@@ -54,6 +54,7 @@
     "nav", "footer", "aside", "form", "button", "input", "select", "textarea", "dialog",
     "[role='navigation']", "[role='banner']", "[role='contentinfo']", "[role='complementary']",
     "[role='search']", "[role='dialog']", "[aria-hidden='true']", "[hidden]",
+    "[style*='display:none']", "[style*='display: none']",
     ".sidebar", "#sidebar", ".comments", "#comments", ".comment", ".comment-list",
     ".comments-area", "#disqus_thread", ".advertisement", ".ad", ".ads", ".advert", ".adsbygoogle",
     "[id^='ad-']", "[class^='ad-']", ".sponsored", ".promo", ".social-share", ".share",
@@ -76,8 +77,31 @@
   // HTML's own whitespace rule: runs of spaces, tabs and newlines in source text are one space.
   const collapse = (text) => text.replace(/[ \t\n\r\f\u00a0]+/g, " ");
 
+  // In a browser, what CSS hides (a closed menu, a modal, a "read more" teaser's full copy kept
+  // for scripts) is not what the person reads. The copy has no styles, so hidden elements are
+  // found on the page and removed from the copy at the same place. A DOM without layout (the
+  // tests' linkedom) has no checkVisibility and keeps them; inline `display: none` is caught by
+  // the junk selectors either way.
+  function dropHidden(element, copy) {
+    if (typeof element.checkVisibility !== "function") return;
+    const originals = Array.from(element.querySelectorAll("*"));
+    const copies = Array.from(copy.querySelectorAll("*"));
+    if (originals.length !== copies.length) return;
+    const hidden = [];
+    originals.forEach((original, i) => {
+      // display: contents has no box of its own, so checkVisibility calls it hidden; its
+      // children are what show.
+      if (original.checkVisibility({ visibilityProperty: true })) return;
+      const view = original.ownerDocument.defaultView;
+      if (view && view.getComputedStyle(original).display === "contents") return;
+      hidden.push(copies[i]);
+    });
+    for (const node of hidden) node.remove();
+  }
+
   function cleaned(element) {
     const copy = element.cloneNode(true);
+    dropHidden(element, copy);
     for (const junk of Array.from(copy.querySelectorAll(JUNK_SELECTORS))) junk.remove();
     // A header holding the article's own heading (title, byline) is content, not site chrome.
     for (const header of Array.from(copy.querySelectorAll("header"))) {
