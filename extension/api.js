@@ -139,6 +139,10 @@
 
     return {
       base,
+      /** Who the token belongs to, and the token itself ({user, token: {scope, …}}). */
+      async me() {
+        return (await send("GET", "/me")).json();
+      },
       /** The brains this token can read: [{name, role, …}]. */
       async brains() {
         return (await send("GET", "/brains")).json();

@@ -11,7 +11,15 @@ const $ = (id) => document.getElementById(id);
 const POLL_MS = 400;
 const READY_TIMEOUT_MS = 120_000;
 
-const state = { client: null, server: "", brain: "", conversationId: null, asking: false };
+const state = {
+  client: null,
+  server: "",
+  brain: "",
+  roles: {}, // brain name → the person's role in it
+  readOnlyToken: false,
+  conversationId: null,
+  asking: false,
+};
 
 function show(section) {
   $("connect").hidden = section !== "connect";
@@ -37,25 +45,41 @@ function el(tag, props, ...children) {
 
 // ---- connecting ---------------------------------------------------------------------------
 
-async function loadBrains(client) {
-  const brains = await client.brains();
-  const select = $("brain");
-  select.replaceChildren(
-    ...brains.map((b) => el("option", { value: b.name, text: b.role === "viewer" ? `${b.name} (read only)` : b.name })),
+// A brain this connection may save into: the token can write and the person is not a viewer.
+function writable(brain) {
+  return !state.readOnlyToken && state.roles[brain] !== "viewer";
+}
+
+function showSaveAllowed() {
+  const allowed = writable(state.brain);
+  $("save").disabled = !allowed;
+  setStatus(
+    $("save-status"),
+    allowed ? "" : state.readOnlyToken
+      ? "This token is read-only: it can ask, not save."
+      : `You can read ${state.brain} but not add to it.`,
+    allowed ? "" : "read-only",
   );
-  return brains;
 }
 
 async function useConnection(server, token, preferredBrain) {
   const client = createClient({ server, token });
-  const brains = await loadBrains(client);
+  const [me, brains] = await Promise.all([client.me(), client.brains()]);
   if (!brains.length) throw new Error("This token cannot see any brain yet: create one with `loci brains create`.");
+  state.readOnlyToken = me.token.scope === "read";
+  state.roles = Object.fromEntries(brains.map((b) => [b.name, b.role]));
+  $("brain").replaceChildren(
+    ...brains.map((b) =>
+      el("option", { value: b.name, text: writable(b.name) ? b.name : `${b.name} (read only)` }),
+    ),
+  );
   const names = brains.map((b) => b.name);
   const brain = names.includes(preferredBrain) ? preferredBrain : names[0];
   $("brain").value = brain;
   Object.assign(state, { client, server, brain, conversationId: null });
   await chrome.storage.local.set({ server, token, brain });
   $("server-label").textContent = new URL(server).host;
+  showSaveAllowed();
   show("connected");
 }
 
@@ -291,6 +315,7 @@ function onNewChat() {
 async function onBrainChange() {
   state.brain = $("brain").value;
   await chrome.storage.local.set({ brain: state.brain });
+  showSaveAllowed();
   onNewChat();
 }
 

@@ -289,3 +289,51 @@ def test_save_a_page_from_the_popup_find_it_and_ask_about_it(
     expect(popup.locator("#connected")).to_be_visible()
     expect(popup.locator("#brain")).to_have_value("reading")
     assert errors == []
+
+
+def test_a_read_only_token_asks_without_a_model_and_cannot_save(
+    browser: BrowserContext, server: LiveServer, site: str
+) -> None:
+    readme = f"{site}/github-readme.html"
+    with server.client() as api:
+        assert api.post("/brains", json={"name": "code"}).status_code == 201
+        page = {"url": readme, "title": "tidewater", "markdown": "# tidewater\n\nTide tables "
+                "for small harbours, computed offline from harmonic constants.\n"}  # fmt: skip
+        saved = api.post("/brains/code/urls", json=page).json()["document"]
+        server.wait_ready(api, "code", saved["id"])
+        reader = api.post(
+            "/tokens", json={"name": "reader", "scope": "read", "brains": ["code"]}
+        ).json()["secret"]
+
+    reading = browser.pages[0] if browser.pages else browser.new_page()
+    reading.goto(readme)
+    popup = browser.new_page()
+    errors = errors_of(popup)
+    popup.goto(f"chrome-extension://{extension_id(browser)}/popup.html")
+    popup.fill("#server", server.url)
+    popup.fill("#token", reader)
+    popup.click("#connect-button")
+    expect(popup.locator("#brain option")).to_have_text(["code (read only)"])
+
+    # The token's scope is read from the server: saving is not offered at all.
+    expect(popup.locator("#save")).to_be_disabled()
+    expect(popup.locator("#save-status")).to_have_text(
+        "This token is read-only: it can ask, not save."
+    )
+
+    popup.fill("#question", "What does tidewater compute tide tables from?")
+    popup.press("#question", "Enter")
+    answer = popup.locator(".msg-assistant").last
+    expect(answer).to_have_attribute("data-state", "done", timeout=60_000)
+    expect(answer.locator(".answer-text")).to_contain_text("harmonic constants")
+    expect(answer.locator(".msg-note")).to_have_text(
+        "No model on the server: quoted from your sources."
+    )
+    expect(answer.locator(".citations a").first).to_have_attribute("href", readme)
+
+    popup.click("#disconnect")
+    expect(popup.locator("#connect")).to_be_visible()
+    popup.reload()
+    expect(popup.locator("#connect")).to_be_visible()  # the token is gone from storage
+    expect(popup.locator("#server")).to_have_value(server.url)
+    assert errors == []
