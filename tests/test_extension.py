@@ -284,6 +284,26 @@ def test_save_a_page_from_the_popup_find_it_and_ask_about_it(
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     popup.screenshot(path=str(ARTIFACTS / "extension-popup.png"), full_page=True)
 
+    # A follow-up continues the same conversation; "New chat" starts another.
+    popup.fill("#question", "And then what?")
+    popup.press("#question", "Enter")
+    expect(popup.locator(".msg-assistant").nth(1)).to_have_attribute("data-state", "done")
+    with server.client(token) as api:
+        conversations = api.get("/brains/reading/conversations").json()
+        assert len(conversations) == 1
+        detail = api.get(f"/brains/reading/conversations/{conversations[0]['id']}").json()
+        assert [m["content"] for m in detail["messages"] if m["role"] == "user"] == [
+            "How far do I open the bleed valve?",
+            "And then what?",
+        ]
+    popup.click("#new-chat")
+    expect(popup.locator("#messages > *")).to_have_count(0)
+    popup.fill("#question", "How far do I open the bleed valve?")
+    popup.press("#question", "Enter")
+    expect(popup.locator(".msg-assistant")).to_have_attribute("data-state", "done")
+    with server.client(token) as api:
+        assert len(api.get("/brains/reading/conversations").json()) == 2
+
     # Closing and reopening the popup keeps the connection and the chosen brain.
     popup.reload()
     expect(popup.locator("#connected")).to_be_visible()
