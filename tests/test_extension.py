@@ -38,8 +38,12 @@ ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = ROOT / "extension"
 FIXTURES = EXTENSION / "test" / "fixtures"
 ANSWER = "Open the bleed valve a quarter turn, until it hisses [1]."
-# Chromium logs every 4xx answer as a console error; the wrong-token attempt makes one on purpose.
-NETWORK_ERROR = re.compile(r"^Failed to load resource: the server responded with a status of 401")
+# Chromium logs failed requests as console errors; the tests make two kinds on purpose (a wrong
+# token, a server that has stopped) and check what the popup shows instead.
+NETWORK_ERROR = re.compile(
+    r"^Failed to load resource: (the server responded with a status of 401|"
+    r"net::ERR_CONNECTION_REFUSED)"
+)
 
 
 # ---- the API route the extension saves through ------------------------------------------------
@@ -350,6 +354,16 @@ def test_a_read_only_token_asks_without_a_model_and_cannot_save(
         "No model on the server: quoted from your sources."
     )
     expect(answer.locator(".citations a").first).to_have_attribute("href", readme)
+
+    # The server goes away: the question fails with a sentence saying so, not a blank answer.
+    server.stop()
+    popup.fill("#question", "Is anyone there?")
+    popup.press("#question", "Enter")
+    failed = popup.locator(".msg-assistant").last
+    expect(failed).to_have_attribute("data-state", "failed")
+    expect(failed.locator(".answer-text")).to_have_text(
+        f"Cannot reach the Loci server at {server.url}."
+    )
 
     popup.click("#disconnect")
     expect(popup.locator("#connect")).to_be_visible()
