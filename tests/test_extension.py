@@ -314,6 +314,16 @@ def test_save_a_page_from_the_popup_find_it_and_ask_about_it(
     expect(popup.locator("#brain")).to_have_value("reading")
     assert errors == []
 
+    # The manifest's CSP holds: a script injected inline into the popup does not run.
+    injected = """() => {
+      const script = document.createElement("script");
+      script.textContent = "window.injected = true";
+      document.body.append(script);
+      return window.injected === true;
+    }"""
+    assert popup.evaluate(injected) is False
+    assert any("Content Security Policy" in e for e in errors)
+
 
 def test_a_read_only_token_asks_without_a_model_and_cannot_save(
     browser: BrowserContext, server: LiveServer, site: str
