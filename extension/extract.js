@@ -26,8 +26,10 @@
     ".available-content",
     ".post-content",
     ".body.markup",
-    // WordPress and most blog themes
+    // WordPress, Ghost, Blogger, dev.to and most blog themes
     ".entry-content",
+    ".gh-content",
+    "#article-body",
     ".post-body",
     ".article-body",
     ".article-content",
@@ -45,6 +47,8 @@
     "div[role='main'].document",
     ".vp-doc",
     ".prose",
+    // Wikipedia and other MediaWikis
+    "#mw-content-text .mw-parser-output",
   ];
   const GENERIC_SELECTORS = ["article", "main", "[role='main']"];
 
@@ -61,6 +65,8 @@
     ".share-bar", ".share-buttons", ".sharing", ".social", ".related-posts", ".related",
     ".newsletter", ".subscribe", ".subscription-widget", ".cookie-notice", ".cookie-banner",
     ".breadcrumbs", ".breadcrumb", ".skip-link", ".visually-hidden", ".sr-only",
+    // MediaWiki's edit links, navigation boxes, footnote markers and print-hidden parts
+    ".mw-editsection", ".navbox", "sup.reference", ".noprint", "#toc",
   ].join(",");
   // A candidate sitting inside one of these is not the article (e.g. a comment's .markdown-body).
   const OUTSIDE_ARTICLE = "nav, aside, footer, .comments, #comments, .comment, [role='complementary']";

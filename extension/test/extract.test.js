@@ -195,3 +195,15 @@ test("extraction reads a copy: the page itself is left exactly as it was", () =>
   extractPage(doc, "https://example.test/");
   assert.equal(doc.documentElement.outerHTML, before);
 });
+
+test("MediaWiki: the article text, without edit links, footnote markers, contents box or navbox", () => {
+  const result = extract("wiki.html");
+  assert.equal(result.selector, "#mw-content-text .mw-parser-output");
+  assert.equal(result.title, "Lighthouse");
+  const md = result.markdown;
+  assert.match(md, /^A lighthouse is a tower that emits light to serve as a navigational aid for maritime pilots at sea\.$/m);
+  assert.match(md, /^## History\n\nBefore lighthouses, fires were lit on hilltops to guide ships\. The Pharos/m);
+  assert.match(md, /^## Construction$/m);
+  assertAbsent(md, ["[edit]", "edit", "[1]", "[2]", "Contents", "Navigational aids", "free encyclopedia", "Creative Commons", "Random article"]);
+  assertClean(md);
+});
