@@ -108,7 +108,11 @@
   function cleaned(element) {
     const copy = element.cloneNode(true);
     dropHidden(element, copy);
-    for (const junk of Array.from(copy.querySelectorAll(JUNK_SELECTORS))) junk.remove();
+    for (const junk of Array.from(copy.querySelectorAll(JUNK_SELECTORS))) {
+      // Code is kept verbatim: a highlighter's <span class="token comment"> is part of it.
+      if (junk.parentElement && junk.parentElement.closest("pre")) continue;
+      junk.remove();
+    }
     // A header holding the article's own heading (title, byline) is content, not site chrome.
     for (const header of Array.from(copy.querySelectorAll("header"))) {
       if (!header.querySelector("h1, h2")) header.remove();
