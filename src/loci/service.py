@@ -22,7 +22,15 @@ from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
 from loci.ingest.fetch import FetchPolicy, fetch_web_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
-from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
+from loci.ingest.sources import (
+    clean_name,
+    is_url,
+    note_body,
+    note_markdown,
+    note_name,
+    page_name,
+    web_markdown,
+)
 from loci.jobs.worker import Worker, WorkerSettings, by_kind
 from loci.llm.client import Chat
 from loci.models import (
@@ -193,6 +201,35 @@ class Loci(Answering):
             tags=tags,
             mime_type=page.content_type,
             source_url=page.url,
+        )
+
+    def add_page_text(
+        self,
+        brain: Brain,
+        url: str,
+        markdown: str,
+        *,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+    ) -> AddResult:
+        """Keep a web page as a browser extracted it (Markdown), cited to its URL.
+
+        Nothing is fetched: the URL is only where the text came from, so no address check
+        applies. It is indexed like any document, by the worker, moments later.
+        """
+        if not is_url(url):
+            raise InvalidInput("the page's url must start with http:// or https://")
+        if not markdown.strip():
+            raise InvalidInput("the page has no text to keep")
+        return self.add_bytes(
+            brain,
+            page_name(url, "text/markdown"),
+            web_markdown(url, markdown, title),
+            kind="web",
+            tags=tags,
+            title=title,
+            mime_type="text/markdown",
+            source_url=url,
         )
 
     def add_note(
