@@ -51,8 +51,9 @@ class Settings(BaseSettings):
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
 
-    # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
-    lexical_index_min_chunks: int = Field(default=20_000, ge=0)
+    # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
+    # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).
+    lexical_index_min_chunks: int = Field(default=1, ge=0)
     # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
     vector_int8_min_chunks: int = Field(default=50_000, ge=0)
 
