@@ -17,14 +17,18 @@ from typing import Any
 import httpx
 import pytest
 
+from loci.auth.accounts import Accounts
 from loci.auth.secret_box import SecretBox
+from loci.embed.base import Embedder
+from loci.errors import InvalidInput
 from loci.integrations import Integrations
 from loci.integrations.slack_api import SlackWebApi
 from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.slack_links import SlackLinks
 from loci.integrations.webhooks import Webhooks
 from loci.service import Loci
-from tests.conftest import run_cli
+from loci.store.sqlite import SqliteStore
+from tests.conftest import make_service, run_cli
 from tests.fake_slack import FakeSlack
 from tests.live_server import LiveServer
 
@@ -253,30 +257,31 @@ def test_slack_capture_is_off_until_configured(server: LiveServer) -> None:
     assert "not configured" in response.json()["message"]
 
 
-def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path) -> None:
+def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path, embedder: Embedder) -> None:
     home = tmp_path / "cli-home"
-    assert run_cli("users", "add", "bea", "--admin", home=home).returncode == 0
-    assert run_cli("users", "add", "cy", home=home).returncode == 0
-    assert run_cli("note", "A first note", "--no-wait", home=home).returncode == 0
+    loci = make_service(home, embedder)
+    accounts = Accounts(loci.store)
+    accounts.add_user("bea", is_admin=True)  # an admin owns a brain nobody joined yet
+    accounts.add_user("cy")
+    loci.brain("default")
+    with pytest.raises(InvalidInput, match="not a Slack user id"):
+        SlackLinks(accounts).link(TEAM, "bea smith", "bea", "default")
+    loci.store.close()
 
     def link(*args: str) -> subprocess.CompletedProcess[str]:
         return run_cli("slack", "link", "--team", TEAM, *args, home=home)
 
     missing = link("--user", "U0BEA", "--as", "bea", "--brain", "nope")
-    assert missing.returncode != 0 and "nope" in missing.stderr
+    assert missing.returncode == 3 and "nope" in missing.stderr
     no_access = link("--user", "U0CY", "--as", "cy", "--brain", "default")
-    assert no_access.returncode != 0 and "may not write" in no_access.stderr
-    not_an_id = link("--user", "bea smith", "--as", "bea", "--brain", "default")
-    assert not_an_id.returncode != 0 and "not a Slack user id" in not_an_id.stderr
-
+    assert no_access.returncode == 1 and "may not write" in no_access.stderr
     linked = link("--user", "U0BEA", "--as", "bea", "--brain", "default")
     assert linked.returncode == 0, linked.stderr
     listing = json.loads(run_cli("slack", "list", "--json", home=home).stdout)
-    assert [(i["team_id"], i["slack_user_id"], i["user_name"], i["brain_name"]) for i in listing] == [
-        (TEAM, "U0BEA", "bea", "default")
-    ]
+    found = [(i["team_id"], i["slack_user_id"], i["user_name"], i["brain_name"]) for i in listing]
+    assert found == [(TEAM, "U0BEA", "bea", "default")]
     unlink = run_cli("slack", "unlink", "--team", TEAM, "--user", "U0BEA", home=home)
     assert unlink.returncode == 0, unlink.stderr
-    assert json.loads(run_cli("slack", "list", "--json", home=home).stdout) == []
-    again = run_cli("slack", "unlink", "--team", TEAM, "--user", "U0BEA", home=home)
-    assert again.returncode == 3 and "not linked" in again.stderr
+    store = SqliteStore(home / "loci.db")
+    assert store.integrations.slack_identities() == []
+    store.close()
