@@ -285,3 +285,23 @@ def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path, embedder: E
     store = SqliteStore(home / "loci.db")
     assert store.integrations.slack_identities() == []
     store.close()
+
+
+def test_a_delivery_is_claimed_once_and_a_crashed_claim_expires(loci: Loci) -> None:
+    """What makes retries safe: one claim per event id; a claim released after a failure, or
+    left by a handler that died (older than the lease), can be taken again; a finished one not."""
+    deliveries = loci.store.integrations
+    now = 1_000_000.0
+    assert deliveries.claim_delivery("slack", "Ev1", now, 120)
+    assert not deliveries.claim_delivery("slack", "Ev1", now + 1, 120)  # in flight
+    assert deliveries.claim_delivery("slack", "Ev1", now + 121, 120)  # its handler died
+    deliveries.finish_delivery("slack", "Ev1", now + 122)
+    assert not deliveries.claim_delivery("slack", "Ev1", now + 10_000, 120)  # done stays done
+    assert deliveries.claim_delivery("other", "Ev1", now, 120)  # ids are per source
+
+    assert deliveries.claim_delivery("slack", "Ev2", now, 120)
+    deliveries.release_delivery("slack", "Ev2")  # saving failed: Slack's retry does the work
+    assert deliveries.claim_delivery("slack", "Ev2", now + 1, 120)
+
+    assert deliveries.purge_deliveries(now + 50) == 2  # Ev1 (other) and Ev2 are older
+    assert not deliveries.claim_delivery("slack", "Ev1", now + 10_000, 120)
