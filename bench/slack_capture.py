@@ -34,6 +34,9 @@ import uvicorn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.fake_slack import FakeSlack  # noqa: E402
+from tests.live_server import free_port  # noqa: E402
+
 from loci.api import create_app  # noqa: E402
 from loci.app import build_service, secret_box  # noqa: E402
 from loci.auth.accounts import Accounts  # noqa: E402
@@ -45,8 +48,6 @@ from loci.integrations.slack_api import SlackWebApi  # noqa: E402
 from loci.integrations.slack_capture import SlackCapture  # noqa: E402
 from loci.integrations.slack_links import SlackLinks  # noqa: E402
 from loci.integrations.webhooks import Webhooks  # noqa: E402
-from tests.fake_slack import FakeSlack  # noqa: E402
-from tests.live_server import free_port  # noqa: E402
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"
