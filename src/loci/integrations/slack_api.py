@@ -8,7 +8,7 @@ setting, so a test can point it at a server on loopback. The token never reaches
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 
@@ -18,7 +18,7 @@ DEFAULT_API_BASE = "https://slack.com/api"
 
 @dataclass(frozen=True)
 class SlackWebApi:
-    bot_token: str
+    bot_token: str = field(repr=False)
     base_url: str = DEFAULT_API_BASE
     timeout_s: float = 10.0
 
