@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loci.auth.accounts import Accounts
-from loci.errors import FileTooLarge, InvalidInput, NotFound
+from loci.errors import Conflict, FileTooLarge, InvalidInput, NotFound
 from loci.integrations.signing import verify_slack
 from loci.integrations.slack_api import SlackWebApi
 from loci.integrations.slack_events import (
@@ -107,7 +107,7 @@ class SlackCapture:
             return SlackResult("duplicate", "this event was already handled")
         try:
             captured = self.loci.save(brain, message.text, source=message.source, actor=user.name)
-        except (InvalidInput, FileTooLarge, NotFound) as error:
+        except (InvalidInput, FileTooLarge, NotFound, Conflict) as error:
             # The message itself cannot be kept: retrying would fail the same way.
             self.store.finish_delivery(DELIVERY_SOURCE, message.event_id, now)
             log.warning("slack: could not save a message from %s: %s", who, error.message)
