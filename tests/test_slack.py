@@ -305,3 +305,24 @@ def test_a_delivery_is_claimed_once_and_a_crashed_claim_expires(loci: Loci) -> N
 
     assert deliveries.purge_deliveries(now + 50) == 2  # Ev1 (other) and Ev2 are older
     assert not deliveries.claim_delivery("slack", "Ev1", now + 10_000, 120)
+
+
+def test_a_refused_confirmation_is_logged_without_the_token_and_the_capture_stays(
+    slack: Slack, loci: Loci, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="loci")
+    wrong = "xoxb-revoked-0000000000-zzzzzzzzzzzz"
+    capture = SlackCapture(
+        loci, slack.server.accounts, SIGNING_SECRET, SlackWebApi(wrong, slack.fake.api_base, 5.0)
+    )
+    payload = slack.message("The quokka boat leaves at nine")
+    body = json.dumps(payload).encode()
+    stamp = str(int(time.time()))
+    digest = hmac.new(SIGNING_SECRET.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256)
+    result = capture.handle(body, stamp, "v0=" + digest.hexdigest())
+    assert result.outcome == "saved"
+    capture.confirm(result)
+    assert slack.fake.refused == ["invalid_auth"] and slack.fake.posted == []
+    assert any("invalid_auth" in r.getMessage() for r in caplog.records)
+    assert wrong not in caplog.text and SIGNING_SECRET not in caplog.text
+    assert len(slack.items()) == 1
