@@ -24,9 +24,12 @@ from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
+from loci.api.routes import integrations as integration_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
 from loci.auth.user_models import UserModels
+from loci.integrations import Integrations
+from loci.integrations.webhooks import Webhooks
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
@@ -41,8 +44,15 @@ def _operation_id(route: APIRoute) -> str:
 
 
 def create_app(
-    loci: Loci, accounts: Accounts, user_models: UserModels, *, run_worker: bool = True
+    loci: Loci,
+    accounts: Accounts,
+    user_models: UserModels,
+    *,
+    run_worker: bool = True,
+    integrations: Integrations | None = None,
 ) -> FastAPI:
+    """`integrations` None: signed webhooks with the user models' key, Slack capture off."""
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
@@ -73,11 +83,13 @@ def create_app(
     app.state.loci = loci
     app.state.accounts = accounts
     app.state.user_models = user_models
+    app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
     for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
+    app.include_router(integration_routes.router, prefix=API_PREFIX)
     _document_errors_as_json(app)
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)

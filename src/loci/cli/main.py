@@ -18,8 +18,10 @@ from loci.cli import (
     graph,
     search,
     server,
+    slack,
     status,
     study,
+    webhooks,
 )
 
 app = typer.Typer(
@@ -48,6 +50,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+    slack, webhooks,
 ):  # fmt: skip
     module.register(app)
 

@@ -38,6 +38,7 @@ from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.conversations import SqliteConversations
 from loci.store.sqlite.graph import SqliteGraph
+from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
 
@@ -165,6 +166,7 @@ class SqliteStore:
         self.accounts = SqliteAccounts(self.db)
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
+        self.integrations = SqliteIntegrations(self.db)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
         self.lexical_index_min_chunks = lexical_index_min_chunks
