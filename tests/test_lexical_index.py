@@ -230,6 +230,8 @@ def test_index_is_saved_and_a_new_process_loads_it_and_catches_up(
     fresh = SqliteStore(path, lexical_index_min_chunks=1)
     fresh._index_dir = tmp_path / "elsewhere"  # no saved file: a full build
     assert fresh.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters()) == caught_up
+    first.delete_brain(brain.id)
+    assert not saved.exists()  # a deleted brain leaves no index behind
 
 
 def test_a_saved_index_that_does_not_match_is_rebuilt(tmp_path: Path) -> None:

@@ -266,6 +266,9 @@ class SqliteStore:
         with self._matrix_lock:
             for key in [k for k in self._matrices if k[0] == brain_id]:
                 del self._matrices[key]
+        with self._lexical_lock:
+            self._lexical.pop(brain_id, None)
+        index_path(self._index_dir, brain_id).unlink(missing_ok=True)  # derived: nothing lost
         return unused
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
