@@ -27,6 +27,7 @@ from loci.api.routes import files as file_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
 from loci.auth.user_models import UserModels
+from loci.mcp.http import McpEndpoint
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ def _operation_id(route: APIRoute) -> str:
 def create_app(
     loci: Loci, accounts: Accounts, user_models: UserModels, *, run_worker: bool = True
 ) -> FastAPI:
+    mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
@@ -54,7 +57,8 @@ def create_app(
             )
             thread.start()
             log.info("ingestion worker %s started", worker.name)
-        yield
+        async with mcp.running():
+            yield
         stop.set()
         if thread is not None:
             thread.join(timeout=60)
@@ -79,6 +83,7 @@ def create_app(
     for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     _document_errors_as_json(app)
+    app.router.add_route("/mcp", mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(SecurityHeaders)

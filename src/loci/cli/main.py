@@ -16,6 +16,7 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    mcp,
     search,
     server,
     status,
@@ -47,7 +48,7 @@ def main(
 
 
 for module in (
-    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture, mcp,
 ):  # fmt: skip
     module.register(app)
 
