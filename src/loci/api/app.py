@@ -1,4 +1,4 @@
-"""`create_app()`: the API under /api/v1, the web app at /, and the in-process worker.
+"""`create_app()`: the API under /api/v1, the web app at /, MCP at /mcp, and the in-process worker.
 
 The application receives the service objects already assembled (`loci.app.build_api` reads the
 settings); nothing here opens a database or reads the environment.
@@ -18,6 +18,7 @@ from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
@@ -83,7 +84,7 @@ def create_app(
     for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     _document_errors_as_json(app)
-    app.router.add_route("/mcp", mcp, methods=["GET", "POST", "DELETE"], include_in_schema=False)
+    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(SecurityHeaders)

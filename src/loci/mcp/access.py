@@ -100,12 +100,27 @@ class TokenCaller:
             return self.accounts.brain(self.principal, name, need)[0]
         readable = self.accounts.readable_brains(self.principal)
         names = [b.name for b, _ in readable]
+        if self.default_brain not in names and self._owns_workspace():
+            # The workspace's owner on a fresh server: the default brain starts here, as it
+            # does for the local CLI.
+            self.accounts.store.ensure_brain(self.default_brain)
+            names.append(self.default_brain)
         if self.default_brain in names:
             return self.accounts.brain(self.principal, self.default_brain, need)[0]
         if len(names) == 1:  # a token limited to one brain: that one is its default
             return self.accounts.brain(self.principal, names[0], need)[0]
         listed = ", ".join(names) or "none"
         raise NotFound(f"name a brain: this token reaches {listed}")
+
+    def _owns_workspace(self) -> bool:
+        token = self.principal.token
+        if not (self.principal.user.is_admin and token.brain_ids is None and self.can_write):
+            return False
+        try:
+            self.accounts.store.get_brain(self.default_brain)
+        except NotFound:
+            return True
+        return False  # it exists and is someone else's: not ours to claim
 
     def brains(self) -> list[tuple[Brain, str]]:
         return [(b, str(role)) for b, role in self.accounts.readable_brains(self.principal)]

@@ -305,7 +305,9 @@ class GraphWritten(BaseModel):
 
     @classmethod
     def of(cls, written: Written, brain: Brain) -> GraphWritten:
-        return cls(brain=brain.name, page=GraphSummary.of(written.document), changed=written.changed)
+        return cls(
+            brain=brain.name, page=GraphSummary.of(written.document), changed=written.changed
+        )
 
 
 class QuizQuestion(BaseModel):

@@ -40,7 +40,9 @@ class WriteScope:
 
     async def writes(self) -> set[str]:
         if self._writes is None:  # the tools are fixed once the server is built
-            self._writes = {t.name for t in await self.server.list_tools() if is_write(t.annotations)}
+            self._writes = {
+                t.name for t in await self.server.list_tools() if is_write(t.annotations)
+            }
         return self._writes
 
     async def __call__(

@@ -35,8 +35,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def ask(
         question: Annotated[
             str,
-            Field(min_length=1, max_length=4000, pattern=NOT_BLANK,
-                  description="The question, in the user's words."),
+            Field(
+                min_length=1,
+                max_length=4000,
+                pattern=NOT_BLANK,
+                description="The question, in the user's words.",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -80,8 +84,11 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             brain=target.name,
             questions=[
                 QuizQuestion(
-                    question=q.question, choices=list(q.choices), answer=q.answer,
-                    explanation=q.explanation, source=Citation.of(q.source.citation()),
+                    question=q.question,
+                    choices=list(q.choices),
+                    answer=q.answer,
+                    explanation=q.explanation,
+                    source=Citation.of(q.source.citation()),
                 )  # fmt: skip
                 for q in questions
             ],

@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from loci.errors import InvalidInput
+from loci.errors import InvalidInput, LociError
 from loci.mcp.common import (
     NOT_BLANK,
     BrainArg,
@@ -67,13 +67,14 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         its role in each; the default brain is the one used when a tool's `brain` is omitted."""
         caller = kit.caller(ctx)
         try:
-            default = caller.brain(None, "read").name
-        except InvalidInput:
-            default = None
-        except Exception:  # no default reachable: every tool then needs `brain`
+            default: str | None = caller.brain(None, "read").name
+        except LociError:  # no default reachable: every tool then needs `brain`
             default = None
         return BrainList(
-            brains=[BrainInfo(name=b.name, role=r, default=b.name == default) for b, r in caller.brains()],
+            brains=[
+                BrainInfo(name=b.name, role=r, default=b.name == default)
+                for b, r in caller.brains()
+            ],
             can_write=caller.can_write,
         )
 
@@ -93,8 +94,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         limit: Annotated[int, Field(ge=1, le=30, description="How many passages.")] = 8,
         mode: Annotated[
             Literal["hybrid", "text", "vector"],
-            Field(description="hybrid (default): keywords and meaning; text: exact words only; "
-                  "vector: meaning only."),
+            Field(
+                description="hybrid (default): keywords and meaning; text: exact words only; "
+                "vector: meaning only."
+            ),
         ] = "hybrid",
     ) -> SearchResult:
         """Search the user's brain (their files, saved web pages, notes and pages) for passages
@@ -114,8 +117,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         brain: BrainArg = None,
         kind: Annotated[
             Literal["file", "web", "note", "page", "evidence", "item"] | None,
-            Field(description="Only this kind: file, web (saved pages), note, page (brain "
-                  "pages), evidence or item (captures)."),
+            Field(
+                description="Only this kind: file, web (saved pages), note, page (brain "
+                "pages), evidence or item (captures)."
+            ),
         ] = None,
         tag: Annotated[str | None, Field(max_length=64, description="Only with this tag.")] = None,
         limit: Annotated[int, Field(ge=1, le=200)] = 50,
@@ -143,8 +148,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         brain: BrainArg = None,
         passage: Annotated[
             int | None,
-            Field(ge=0, le=1_000_000, description="Show only this passage (the `passage` "
-                  "number a search hit gave), with its page and lines."),
+            Field(
+                ge=0,
+                le=1_000_000,
+                description="Show only this passage (the `passage` "
+                "number a search hit gave), with its page and lines.",
+            ),
         ] = None,
         offset: Annotated[
             int, Field(ge=0, description="Start here, in characters (from next_offset).")
@@ -189,8 +198,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def add_url(
         url: Annotated[
             str,
-            Field(min_length=8, max_length=4096, pattern=r"^https?://",
-                  description="An http(s) address of a public web page or PDF."),
+            Field(
+                min_length=8,
+                max_length=4096,
+                pattern=r"^https?://",
+                description="An http(s) address of a public web page or PDF.",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -207,13 +220,21 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def create_file(
         name: Annotated[
             str,
-            Field(min_length=1, max_length=200, pattern=NOT_BLANK,
-                  description="A file name with a text extension, e.g. notes.md or data.csv."),
+            Field(
+                min_length=1,
+                max_length=200,
+                pattern=NOT_BLANK,
+                description="A file name with a text extension, e.g. notes.md or data.csv.",
+            ),
         ],
         content: Annotated[
             str,
-            Field(min_length=1, max_length=MAX_TEXT, pattern=NOT_BLANK,
-                  description="The file's full text (Markdown, plain text, CSV, code…)."),
+            Field(
+                min_length=1,
+                max_length=MAX_TEXT,
+                pattern=NOT_BLANK,
+                description="The file's full text (Markdown, plain text, CSV, code…).",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -237,8 +258,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def save(
         text: Annotated[
             str,
-            Field(min_length=1, max_length=100_000, pattern=NOT_BLANK,
-                  description="What to remember (Markdown): a fact, decision, idea or link."),
+            Field(
+                min_length=1,
+                max_length=100_000,
+                pattern=NOT_BLANK,
+                description="What to remember (Markdown): a fact, decision, idea or link.",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -269,6 +294,8 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     server.add_tool(search, annotations=reading("Search the brain"))
     server.add_tool(list_files, annotations=reading("List documents"))
     server.add_tool(read, annotations=reading("Read a document"))
-    server.add_tool(add_url, annotations=writing("Save a web page", idempotent=True, open_world=True))
+    server.add_tool(
+        add_url, annotations=writing("Save a web page", idempotent=True, open_world=True)
+    )
     server.add_tool(create_file, annotations=writing("Create a text file", idempotent=True))
     server.add_tool(save, annotations=writing("Remember a note", idempotent=True))

@@ -49,8 +49,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def brain_query(
         query: Annotated[
             str,
-            Field(min_length=1, max_length=2000, pattern=NOT_BLANK,
-                  description="What to find: a person, project, decision, topic…"),
+            Field(
+                min_length=1,
+                max_length=2000,
+                pattern=NOT_BLANK,
+                description="What to find: a person, project, decision, topic…",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -82,8 +86,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         brain: BrainArg = None,
         page: Annotated[
             str | None,
-            Field(min_length=1, max_length=300, pattern=NOT_BLANK,
-                  description="Only this page's timeline (id, title or alias)."),
+            Field(
+                min_length=1,
+                max_length=300,
+                pattern=NOT_BLANK,
+                description="Only this page's timeline (id, title or alias).",
+            ),
         ] = None,
         since: Day = None,
         until: Day = None,
@@ -100,8 +108,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         page: PageRef,
         text: Annotated[
             str,
-            Field(min_length=1, max_length=10_000, pattern=NOT_BLANK,
-                  description="What happened, one entry (Markdown)."),
+            Field(
+                min_length=1,
+                max_length=10_000,
+                pattern=NOT_BLANK,
+                description="What happened, one entry (Markdown).",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -124,13 +136,19 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         page: PageRef,
         relation: Annotated[
             str,
-            Field(pattern=r"^[a-z][a-z0-9_]{0,63}$",
-                  description="The relation, snake_case: works_at, part_of, decided_in…"),
+            Field(
+                pattern=r"^[a-z][a-z0-9_]{0,63}$",
+                description="The relation, snake_case: works_at, part_of, decided_in…",
+            ),
         ],
         target: Annotated[
             str,
-            Field(min_length=1, max_length=300, pattern=NOT_BLANK,
-                  description="The page it points to (id, title or alias); it must exist."),
+            Field(
+                min_length=1,
+                max_length=300,
+                pattern=NOT_BLANK,
+                description="The page it points to (id, title or alias); it must exist.",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
@@ -147,9 +165,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         page: PageRef,
         truth: Annotated[
             str,
-            Field(max_length=1_000_000,
-                  description="The new compiled truth (Markdown), without frontmatter or "
-                  "timeline."),
+            Field(
+                max_length=1_000_000,
+                description="The new compiled truth (Markdown), without frontmatter or timeline.",
+            ),
         ],
         ctx: Context,
         brain: BrainArg = None,
