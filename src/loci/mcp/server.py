@@ -13,7 +13,7 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, ListToolsResult, TextContent
+from mcp.types import CallToolResult, TextContent
 
 from loci import __version__
 from loci.mcp import prompts, resources, tools_answer, tools_documents, tools_graph
@@ -58,11 +58,11 @@ class WriteScope:
                 text = TextContent(type="text", text=message)
                 return CallToolResult(content=[text], is_error=True)
             return await call_next(ctx)
-        result = await call_next(ctx)
-        if isinstance(result, ListToolsResult):
-            kept = [t for t in result.tools if t.name not in writes]
-            return result.model_copy(update={"tools": kept})
-        return result
+        result = await call_next(ctx)  # the wire form: a dict with a list of tool dicts
+        if isinstance(result, dict) and isinstance(result.get("tools"), list):
+            kept = [t for t in result["tools"] if t.get("name") not in writes]
+            return {**result, "tools": kept}
+        raise RuntimeError(f"unexpected tools/list result {type(result).__name__}")
 
 
 def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
