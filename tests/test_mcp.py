@@ -108,9 +108,7 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
         assert page["text"] + rest["text"] == loci.document_text(loci.brain(), doc_id)
         assert rest["next_offset"] is None
 
-        passage = ok(
-            await c.call_tool("read", {"document_id": doc_id, "passage": best["passage"]})
-        )
+        passage = ok(await c.call_tool("read", {"document_id": doc_id, "passage": best["passage"]}))
         assert "SQLite" in passage["text"] and passage["line_start"] == best["line_start"]
 
         listed = ok(await c.call_tool("list_files", {}))
@@ -228,7 +226,8 @@ def test_graph_tools_read_and_edit_pages(server: MCPServer, loci: Loci) -> None:
         current = ok(await c.call_tool("brain_get", {"page": "zebra"}))["page"]["content_hash"]
         rewritten = ok(
             await c.call_tool(
-                "brain_rewrite", {"page": "zebra", "truth": "A public beta.", "expected_hash": current}
+                "brain_rewrite",
+                {"page": "zebra", "truth": "A public beta.", "expected_hash": current},
             )
         )
         assert rewritten["content_hash"] != current
