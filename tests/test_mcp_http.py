@@ -43,9 +43,10 @@ ACCEPT = {"Accept": "application/json, text/event-stream"}
 def over_http(server: LiveServer, token: str, steps: Callable[[Client], Awaitable[T]]) -> T:
     async def run() -> T:
         headers = {"Authorization": f"Bearer {token}"}
-        async with httpx2.AsyncClient(headers=headers, timeout=120) as http:
-            async with Client(streamable_http_client(server.url + "/mcp", http_client=http)) as c:
-                return await steps(c)
+        http = httpx2.AsyncClient(headers=headers, timeout=120)
+        transport = streamable_http_client(server.url + "/mcp", http_client=http)
+        async with http, Client(transport) as c:
+            return await steps(c)
 
     return anyio.run(run)
 
