@@ -16,10 +16,13 @@ from tests.conftest import run_cli
 
 def test_loci_mcp_serves_the_local_brain_over_stdio(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    run_cli("save", "The boathouse key hangs behind the blue door.", home=home)
+    saved = run_cli(
+        "save", "The boathouse key hangs behind the blue door.", "-b", "river", home=home
+    )
+    assert saved.returncode == 0, saved.stderr
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "loci", "mcp"],
+        args=["-m", "loci", "mcp", "--brain", "river"],  # the brain tools use when they name none
         env={**os.environ, "LOCI_HOME": str(home), "LOCI_LOG_LEVEL": "INFO"},
     )
 
@@ -38,8 +41,8 @@ def test_loci_mcp_serves_the_local_brain_over_stdio(tmp_path: Path) -> None:
 
     names, added, found, recalled = anyio.run(steps)
     assert {"search", "create_file", "save", "brain_rewrite"} <= names  # the owner writes
-    assert added["searchable"] is True
+    assert added["searchable"] is True and added["brain"] == "river"
     assert found["hits"][0]["name"] == "tides.md" and "06:40" in found["hits"][0]["text"]
     assert "boathouse key" in recalled  # what the CLI saved is the same brain's context
-    listed = run_cli("list", "--json", home=home)
+    listed = run_cli("list", "--json", "--brain", "river", home=home)
     assert "tides.md" in listed.stdout  # written to the data directory, as the CLI sees it

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import typer
 
-from loci.cli.context import service
+from loci.auth.accounts import check_name
+from loci.cli.context import BrainOption, service
 from loci.cli.errors import exits_cleanly
 
 
 def register(app: typer.Typer) -> None:
     @app.command("mcp")
     @exits_cleanly
-    def mcp() -> None:
+    def mcp(brain: BrainOption = None) -> None:
         """Serve the MCP tools (search, ask, read, save, …) over stdio for a local agent; it
-        acts as you on this data directory. Configure it as the command `loci mcp`."""
+        acts as you on this data directory. Configure it as the command `loci mcp` (with
+        `--brain NAME` for the brain a project's tools use when they name none)."""
         from loci.mcp.stdio import serve_stdio
 
-        serve_stdio(service())
+        if brain is not None:
+            check_name("brain", brain)
+        serve_stdio(service(), brain)

@@ -52,12 +52,13 @@ class LocalCaller:
     """The local owner (stdio): every brain of the data directory, read and write."""
 
     loci: Loci
+    default: str | None = None  # the brain used when a tool names none (`loci mcp --brain`)
     actor: str = "mcp"
     can_write: bool = True
     user_id: int | None = None
 
     def brain(self, name: str | None, need: Need) -> Brain:
-        default = self.loci.settings.default_brain
+        default = self.default or self.loci.settings.default_brain
         if name is None or name == default:
             return self.loci.brain(default)  # created on first use, as the CLI does
         try:

@@ -16,10 +16,10 @@ from loci.mcp.server import build_server
 from loci.service import Loci
 
 
-def local_server(loci: Loci) -> MCPServer:
-    caller = LocalCaller(loci)
+def local_server(loci: Loci, default_brain: str | None = None) -> MCPServer:
+    caller = LocalCaller(loci, default_brain)
     return build_server(loci, lambda _: caller, settle_here)
 
 
-def serve_stdio(loci: Loci) -> None:
-    anyio.run(local_server(loci).run_stdio_async)
+def serve_stdio(loci: Loci, default_brain: str | None = None) -> None:
+    anyio.run(local_server(loci, default_brain).run_stdio_async)
