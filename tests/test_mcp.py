@@ -284,6 +284,7 @@ def test_bad_arguments_are_clear_tool_errors(
     result = session(server, lambda c: c.call_tool(tool, arguments))
     assert result.is_error
     assert expected in text_of(result), text_of(result)
+    assert "pydantic.dev" not in text_of(result)  # the rule broken, without library links
 
 
 def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:

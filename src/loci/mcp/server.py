@@ -9,6 +9,7 @@ The same server serves both transports; what differs is how a request's caller i
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -21,6 +22,7 @@ from loci.mcp.common import CallerOf, Settle, Toolkit, is_write
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
+DOCS_LINK = re.compile(r"\n *For further information visit \S+")
 
 INSTRUCTIONS = """Loci is the user's self-hosted second brain: their files, saved web pages, \
 notes and a graph of pages about people, projects and decisions. Search it (`search`, \
@@ -65,6 +67,23 @@ class WriteScope:
         raise RuntimeError(f"unexpected tools/list result {type(result).__name__}")
 
 
+class PlainArgumentErrors:
+    """Middleware: a rejected argument's message keeps the field and the rule it broke, without
+    pydantic's documentation links (noise to a model, and they name the library version)."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method != "tools/call" or not isinstance(result, dict) or not result.get("isError"):
+            return result
+        content = [
+            {**c, "text": DOCS_LINK.sub("", c["text"])} if c.get("type") == "text" else c
+            for c in result.get("content", [])
+        ]
+        return {**result, "content": content}
+
+
 def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     server: MCPServer = MCPServer(
         "loci",
@@ -81,4 +100,5 @@ def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     resources.register(server, kit)
     prompts.register(server, kit)
     server.middleware.append(WriteScope(server, caller_of))
+    server.middleware.append(PlainArgumentErrors())
     return server
