@@ -134,16 +134,20 @@ def settle_here(loci: Loci, brain: Brain, ids: Sequence[int]) -> list[Document]:
     return loci.wait_for(brain, list(ids))
 
 
-def settle_by_worker(timeout_s: float) -> Settle:
-    """Wait for the server's worker, at most `timeout_s`; what is still processing then is
-    reported as such (the worker finishes it in the background)."""
+def settle_within(timeout_s: float) -> Settle:
+    """Index here too, beside the server's worker (whichever claims a job first runs it), and
+    stop waiting after `timeout_s`: what is still processing then is reported as such and the
+    worker finishes it."""
 
     def settle(loci: Loci, brain: Brain, ids: Sequence[int]) -> list[Document]:
         deadline = time.monotonic() + timeout_s
-        while True:
-            documents = [loci.document(brain, i) for i in ids]
-            if all(d.status != "processing" for d in documents) or time.monotonic() > deadline:
-                return documents
-            time.sleep(0.1)
+
+        def settled() -> bool:
+            if time.monotonic() > deadline:
+                return True
+            return all(loci.document(brain, i).status != "processing" for i in ids)
+
+        loci.worker().drain(list(ids), settled)
+        return [loci.document(brain, i) for i in ids]
 
     return settle

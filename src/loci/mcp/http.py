@@ -27,14 +27,14 @@ from loci.auth.accounts import Accounts
 from loci.auth.user_models import UserModels
 from loci.errors import Unauthenticated
 from loci.mcp.access import TokenCaller
-from loci.mcp.common import settle_by_worker
+from loci.mcp.common import settle_within
 from loci.mcp.server import build_server
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
 
 PRINCIPAL_KEY = "loci.principal"  # where the authenticated caller rides in the ASGI scope
-SETTLE_S = 20.0  # how long an adding tool waits for the worker before answering "processing"
+SETTLE_S = 20.0  # how long an adding tool waits for indexing before answering "processing"
 
 
 class McpEndpoint:
@@ -44,7 +44,7 @@ class McpEndpoint:
         self.loci = loci
         self.accounts = accounts
         self.user_models = user_models
-        self.server = build_server(loci, self._caller, settle_by_worker(SETTLE_S))
+        self.server = build_server(loci, self._caller, settle_within(SETTLE_S))
         self._running = False
 
     @asynccontextmanager
