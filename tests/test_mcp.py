@@ -82,6 +82,11 @@ def test_tools_are_described_bounded_and_annotated(server: MCPServer) -> None:
             assert "brain" in tool.input_schema["properties"], tool.name
     assert by_name["brain_rewrite"].annotations.destructive_hint is True  # type: ignore[union-attr]
     assert by_name["create_file"].annotations.destructive_hint is False  # type: ignore[union-attr]
+    templates = session(server, lambda c: c.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == ["loci://{brain}/docs/{doc_id}"]
+    prompts = session(server, lambda c: c.list_prompts()).prompts
+    assert [p.name for p in prompts] == ["session_start"]
+    assert {a.name for a in prompts[0].arguments or []} == {"brain", "topic"}
     query = by_name["search"].input_schema["properties"]["query"]
     assert query["maxLength"] == 2000 and query["minLength"] == 1
     limit = by_name["search"].input_schema["properties"]["limit"]
