@@ -40,12 +40,17 @@ INITIALIZE = {
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
-def over_http(server: LiveServer, token: str, steps: Callable[[Client], Awaitable[T]]) -> T:
+def over_http(
+    server: LiveServer, token: str, steps: Callable[[Client], Awaitable[T]], mode: str = "auto"
+) -> T:
+    """`mode` "auto" speaks the current protocol; "legacy" the initialize handshake of 2025
+    clients (Claude Desktop, Claude Code today)."""
+
     async def run() -> T:
         headers = {"Authorization": f"Bearer {token}"}
         http = httpx2.AsyncClient(headers=headers, timeout=120)
         transport = streamable_http_client(server.url + "/mcp", http_client=http)
-        async with http, Client(transport) as c:
+        async with http, Client(transport, mode=mode) as c:
             return await steps(c)
 
     return anyio.run(run)
@@ -81,7 +86,8 @@ def test_every_request_needs_a_valid_token(server: LiveServer) -> None:
         assert http.post("/mcp", json=INITIALIZE, headers=cookie).status_code == 401
 
 
-def test_a_file_created_over_http_is_found_by_search(server: LiveServer) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_file_created_over_http_is_found_by_search(server: LiveServer, mode: str) -> None:
     async def steps(c: Client) -> tuple[dict[str, Any], dict[str, Any]]:
         added = ok(await c.call_tool("create_file", {
             "name": "kiln.md", "content": "# Kiln\n\nThe kiln fires at 1240 degrees for stoneware.",
@@ -89,7 +95,7 @@ def test_a_file_created_over_http_is_found_by_search(server: LiveServer) -> None
         found = ok(await c.call_tool("search", {"query": "kiln stoneware temperature"}))
         return added, found
 
-    added, found = over_http(server, server.owner_token, steps)
+    added, found = over_http(server, server.owner_token, steps, mode)
     assert added["searchable"] is True  # the server's worker indexed it before the reply
     assert found["hits"][0]["document_id"] == added["document"]["id"]
     assert "1240 degrees" in found["hits"][0]["text"]
@@ -164,7 +170,8 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
     assert loci.graph.get(loci.brain("b"), "plan-b").summary.content_hash == b_hash
 
 
-def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer) -> None:
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer, mode: str) -> None:
     loci = server.loci
     loci.brain()
     user = server.accounts.user("owner")
@@ -179,7 +186,7 @@ def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer) -> No
             refusals.append(text_of(result))
         return names, refusals
 
-    names, refusals = over_http(server, token, steps)
+    names, refusals = over_http(server, token, steps, mode)
     assert names == {n for n in CALLS if n not in WRITES} | {"list_brains"}
     assert all("read-only" in r for r in refusals)
     assert loci.documents(loci.brain()) == []
