@@ -254,3 +254,17 @@ async def _every_tool(c: Client) -> str:
     prompt = await c.get_prompt("session_start", {"topic": "kiln"})
     seen += [resource.model_dump_json(), prompt.model_dump_json()]
     return "\n".join(seen)
+
+
+def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -> None:
+    user = server.accounts.user("owner")
+    issued = server.accounts.issue_token(user, name="agent")
+
+    async def steps(c: Client) -> None:
+        ok(await c.call_tool("list_brains", {}))
+        server.accounts.revoke(user, issued.token.id)
+        with pytest.raises(Exception, match="error response"):  # the HTTP 401
+            await c.call_tool("create_file", {"name": "late.md", "content": "after revocation"})
+
+    over_http(server, issued.secret, steps, "legacy")
+    assert server.loci.documents(server.loci.brain()) == []

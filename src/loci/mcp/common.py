@@ -31,8 +31,8 @@ R = TypeVar("R")
 
 # Who is calling, from the request's context (the transport decides how).
 CallerOf = Callable[[ServerRequestContext[Any, Any]], Caller]
-# Make documents searchable before a tool returns: index them here (stdio) or wait for the
-# server's worker (HTTP). Returns the documents as they are now.
+# Make documents searchable before a tool returns: index them in this process (stdio), or
+# beside the server's worker with a time limit (HTTP). Returns the documents as they are now.
 Settle = Callable[[Loci, Brain, Sequence[int]], list[Document]]
 
 NOT_BLANK = r"[^\s\x1c-\x1f]"  # as the HTTP API: text the service would refuse as empty

@@ -9,7 +9,6 @@ authenticated on its own and a revoked token stops working at once, mid-session 
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -30,8 +29,6 @@ from loci.mcp.access import TokenCaller
 from loci.mcp.common import settle_within
 from loci.mcp.server import build_server
 from loci.service import Loci
-
-log = logging.getLogger(__name__)
 
 PRINCIPAL_KEY = "loci.principal"  # where the authenticated caller rides in the ASGI scope
 SETTLE_S = 20.0  # how long an adding tool waits for indexing before answering "processing"

@@ -8,7 +8,6 @@ The same server serves both transports; what differs is how a request's caller i
 
 from __future__ import annotations
 
-import logging
 import re
 from typing import Any
 
@@ -21,7 +20,6 @@ from loci.mcp import prompts, resources, tools_answer, tools_documents, tools_gr
 from loci.mcp.common import CallerOf, Settle, Toolkit, is_write
 from loci.service import Loci
 
-log = logging.getLogger(__name__)
 DOCS_LINK = re.compile(r"\n *For further information visit \S+")
 
 INSTRUCTIONS = """Loci is the user's self-hosted second brain: their files, saved web pages, \
