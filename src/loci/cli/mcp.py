@@ -13,9 +13,10 @@ def register(app: typer.Typer) -> None:
     @app.command("mcp")
     @exits_cleanly
     def mcp(brain: BrainOption = None) -> None:
-        """Serve the MCP tools (search, ask, read, save, …) over stdio for a local agent; it
-        acts as you on this data directory. Configure it as the command `loci mcp` (with
-        `--brain NAME` for the brain a project's tools use when they name none)."""
+        """Serve the MCP tools (search, ask, read, save, …) to a local AI agent over stdio.
+
+        The agent acts as you on this data directory. Configure it as the command `loci mcp`;
+        `--brain NAME` is the brain its tools use when they name none."""
         from loci.mcp.stdio import serve_stdio
 
         if brain is not None:
