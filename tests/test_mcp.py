@@ -107,6 +107,13 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
         assert "SQLite" in best["text"] and best["heading_path"][-1] == "Storage decision"
         assert best["line_start"] is not None and best["uri"] == f"loci://default/docs/{doc_id}"
 
+        other = {"name": "other.md", "content": "# Other\n\nSQLite is also used by the yak team."}
+        ok(await c.call_tool("create_file", {**other, "tags": ["yak"]}))
+        only = {"query": "SQLite", "file": "zeb*.md"}
+        assert {h["name"] for h in ok(await c.call_tool("search", only))["hits"]} == {"zebra.md"}
+        tagged = {"query": "SQLite", "tag": "yak"}
+        assert {h["name"] for h in ok(await c.call_tool("search", tagged))["hits"]} == {"other.md"}
+
         page = ok(await c.call_tool("read", {"document_id": doc_id, "max_chars": 100}))
         assert page["text"].startswith("Zebra project") and page["next_offset"] == 100
         rest = ok(await c.call_tool("read", {"document_id": doc_id, "offset": 100}))
@@ -116,8 +123,11 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
         passage = ok(await c.call_tool("read", {"document_id": doc_id, "passage": best["passage"]}))
         assert "SQLite" in passage["text"] and passage["line_start"] == best["line_start"]
 
-        listed = ok(await c.call_tool("list_files", {}))
-        assert [f["name"] for f in listed["files"]] == ["zebra.md"] and listed["total"] == 1
+        listed = ok(await c.call_tool("list_files", {"limit": 1}))
+        assert [f["name"] for f in listed["files"]] == ["other.md"]  # newest first
+        assert listed["total"] == 2 and listed["next_offset"] == 1
+        older = ok(await c.call_tool("list_files", {"offset": 1}))
+        assert [f["name"] for f in older["files"]] == ["zebra.md"] and older["next_offset"] is None
 
         resource = await c.read_resource(f"loci://default/docs/{doc_id}")
         assert "SQLite" in resource.contents[0].text  # type: ignore[union-attr]
