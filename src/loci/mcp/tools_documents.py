@@ -25,6 +25,7 @@ from loci.mcp.common import (
     tool_errors,
     writing,
 )
+from loci.mcp.graph_outputs import Saved
 from loci.mcp.outputs import (
     Added,
     BrainInfo,
@@ -33,7 +34,6 @@ from loci.mcp.outputs import (
     FileList,
     Passage,
     ReadResult,
-    Saved,
     SearchResult,
 )
 from loci.models import Brain, Document, SearchFilters

@@ -23,7 +23,7 @@ from loci.mcp.common import (
     tool_errors,
     writing,
 )
-from loci.mcp.outputs import (
+from loci.mcp.graph_outputs import (
     GraphHit,
     GraphPage,
     GraphQueryResult,
