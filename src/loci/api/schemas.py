@@ -453,6 +453,15 @@ class AskIn(BaseModel):
     _integers = json_integers("conversation_id")
 
 
+class AnswerOut(BaseModel):
+    answer: str = Field(description="the answer, citing sources as [1], [2], …")
+    citations: list[dict[str, Any]] = Field(
+        description="what each number cites: name, page, lines, section (`where`), snippet"
+    )
+    intent: str
+    conversation_id: int = Field(description="send it back to ask a follow-up")
+
+
 class ConversationIn(BaseModel):
     title: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
 

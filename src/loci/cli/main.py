@@ -16,6 +16,7 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    mcp,
     search,
     server,
     slack,
@@ -49,7 +50,7 @@ def main(
 
 
 for module in (
-    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture, mcp,
     slack, webhooks,
 ):  # fmt: skip
     module.register(app)
