@@ -21,6 +21,16 @@ Role = Literal["owner", "editor", "viewer"]
 TokenScope = Literal["read", "write"]
 
 
+# Where text read by OCR sits on its page or image: (left, top, right, bottom) as fractions of the
+# width and height, origin top left, so it holds at any rendering resolution.
+Region = tuple[float, float, float, float]
+
+
+def region_text(region: Region) -> str:
+    """A region as stored and cited: "left,top,right,bottom", three decimals each."""
+    return ",".join(f"{v:.3f}" for v in region)
+
+
 @dataclass(frozen=True)
 class Block:
     """One structural unit of a parsed document, in reading order.
@@ -28,6 +38,8 @@ class Block:
     `line_start`/`line_end` are 1-based and inclusive, in the source's own coordinates: lines of the
     file for text formats, lines of the page's extracted text for PDF, paragraph numbers for DOCX.
     `page` is 1-based for paged formats and None otherwise. A heading block has `level` >= 1.
+    Text read by OCR also has its `region` on the page (see `Region`) and the engine's mean
+    `confidence` (0-1) in it.
     """
 
     kind: BlockKind
@@ -36,6 +48,8 @@ class Block:
     page: int | None = None
     line_start: int | None = None
     line_end: int | None = None
+    region: Region | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +89,8 @@ class ChunkDraft:
     char_end: int
     token_count: int
     content_hash: str
+    region: str | None = None  # `region_text` of the OCR text in it, when it came from OCR
+    ocr_confidence: float | None = None  # the lowest of its OCR text's confidences (0-1)
 
 
 @dataclass(frozen=True)
@@ -121,6 +137,8 @@ class Chunk:
     char_end: int
     token_count: int
     content_hash: str
+    region: str | None = None
+    ocr_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +152,8 @@ class Citation:
     line_end: int | None
     heading_path: tuple[str, ...]
     source_url: str | None
+    region: str | None = None  # where on the page OCR read the passage (see `Region`)
+    ocr_confidence: float | None = None
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ import statistics
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
@@ -35,6 +36,9 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 from loci.errors import BudgetExceeded, EncryptedDocument, ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.models import Block, ParsedDocument
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 logger = logging.getLogger(__name__)
 
@@ -74,6 +78,11 @@ _JUNK_TITLE = re.compile(
 )
 _COLUMN_MIN_SEGMENTS = 3
 _COLUMN_MIN_MEDIAN_CHARS = 15  # text columns have long lines; table cells do not
+# Scanned pages: below this many characters per square point a page is read by OCR (a letter
+# page of body text has ~3000 characters, 0.006 per pt²; 0.0002 is ~100 characters).
+_OCR_CHARS_PER_AREA = 0.0002
+_OCR_DPI = 200  # enough for body text; 300 costs twice the pixels for little gain
+_OCR_MAX_PIXELS = 12_000_000  # a page bigger than A3 at 200 dpi is rendered smaller
 
 
 @dataclass
@@ -134,26 +143,41 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     deadline = Deadline(budgets, "PDF")
     with _PDFIUM_LOCK:
         document = _open(data)
-        try:
+    try:
+        with _PDFIUM_LOCK:
             pages = len(document)
             if pages > budgets.max_pdf_pages:
                 raise BudgetExceeded(
                     f"PDF has {pages} pages, over the {budgets.max_pdf_pages}-page budget"
                 )
             metadata = _metadata(document, pages)
-            paragraphs: list[_Paragraph] = []
-            warnings: list[str] = []
-            for index in range(pages):
-                deadline.check()
-                try:
-                    paragraphs.extend(_page_paragraphs(document, index, deadline))
-                except pdfium.PdfiumError as exc:
-                    warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
-        finally:
+        paragraphs: list[_Paragraph] = []
+        scanned = _ScannedPages(budgets, deadline)
+        warnings: list[str] = []
+        for index in range(pages):
+            deadline.check()
+            # The lock is held per page, not per file: OCR of a scanned page runs outside it
+            # (a subprocess, seconds long) so other PDFs are not kept waiting meanwhile.
+            try:
+                with _PDFIUM_LOCK:
+                    found, scan = _read_page(document, index, deadline, scanned.can_read())
+                paragraphs.extend(found)
+                if scan is not None:
+                    scanned.read(index + 1, scan)
+            except pdfium.PdfiumError as exc:
+                warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
+    finally:
+        with _PDFIUM_LOCK:
             document.close()
     blocks = _blocks(paragraphs)
-    if not blocks:
-        warnings.append("no extractable text (a scanned PDF needs OCR, which is not available)")
+    if scanned.blocks:
+        # Each page is either text or OCR, so a stable sort by page interleaves them rightly.
+        blocks = sorted([*blocks, *scanned.blocks], key=lambda b: b.page or 0)
+    warnings.extend(scanned.warnings())
+    if scanned.pages:
+        metadata["ocr"] = scanned.summary()
+    if not blocks and not scanned.skipped:
+        warnings.append("no extractable text")
     declared = metadata.pop("title", None)
     title = (declared if isinstance(declared, str) and _useful_title(declared) else None) or next(
         (b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.page == 1), None
@@ -161,6 +185,32 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     return ParsedDocument(
         title=title, blocks=tuple(blocks), metadata=metadata, warnings=tuple(warnings)
     )
+
+
+def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
+    """Page numbers (1-based) that have little or no text and an image: those OCR would read.
+    For previews (the dry run); opening the PDF fails as `parse_pdf` would."""
+    if data.rfind(b"%%EOF", -_EOF_WINDOW) == -1:
+        raise ParseError("truncated PDF: the file ends before its end-of-file marker")
+    with _PDFIUM_LOCK:
+        document = _open(data)
+        try:
+            found = []
+            for index in range(min(len(document), limit)):
+                page = document[index]
+                try:
+                    textpage = page.get_textpage()
+                    try:
+                        chars = len(textpage.get_text_range().strip())
+                    finally:
+                        textpage.close()
+                    if _needs_ocr(page, chars):
+                        found.append(index + 1)
+                finally:
+                    page.close()
+            return found
+        finally:
+            document.close()
 
 
 def _useful_title(title: str) -> bool:
@@ -197,9 +247,11 @@ def _metadata(document: pdfium.PdfDocument, pages: int) -> dict[str, object]:
 # --- one page ----------------------------------------------------------------------------------
 
 
-def _page_paragraphs(
-    document: pdfium.PdfDocument, index: int, deadline: Deadline
-) -> list[_Paragraph]:
+def _read_page(
+    document: pdfium.PdfDocument, index: int, deadline: Deadline, render: bool
+) -> tuple[list[_Paragraph], Image.Image | None | bool]:
+    """The page's text paragraphs; or, for a page that has next to no text but an image (a
+    scan), the page rendered for OCR instead (`render`), or True to say it is one (not)."""
     page = document[index]
     try:
         textpage = page.get_textpage()
@@ -207,12 +259,109 @@ def _page_paragraphs(
             segments = _segments(textpage, deadline)
         finally:
             textpage.close()
+        chars = sum(len(s.text) for s in segments)
+        if _needs_ocr(page, chars):
+            return [], _render(page) if render else True
     finally:
         page.close()
     if not segments:
-        return []
+        return [], None
     streams = _reading_order(segments)
-    return _paragraphs(streams, page_number=index + 1)
+    return _paragraphs(streams, page_number=index + 1), None
+
+
+def _needs_ocr(page: pdfium.PdfPage, chars: int) -> bool:
+    """Too little text for the page's area, and something drawn that could be a scan.
+
+    A page of body text has thousands of characters; a scanned page has none, or a few from a
+    stamp, a page number or an OCR layer some scanners add for the title only. Blank pages and
+    pages of vector drawings have no image and are not worth rendering."""
+    width, height = page.get_size()
+    if chars >= _OCR_CHARS_PER_AREA * width * height:
+        return False
+    raw = page.raw
+    for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
+        kind = pdfium_c.FPDFPageObj_GetType(pdfium_c.FPDFPage_GetObject(raw, i))
+        if kind in (pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_FORM):
+            return True
+    return False
+
+
+def _render(page: pdfium.PdfPage) -> Image.Image:
+    """The page as a greyscale image at OCR resolution, shrunk for huge pages so that one
+    rendered page stays a few megabytes (memory is bounded by one page at a time)."""
+    width, height = page.get_size()
+    scale = _OCR_DPI / 72
+    if width * height * scale * scale > _OCR_MAX_PIXELS:
+        scale = (_OCR_MAX_PIXELS / (width * height)) ** 0.5
+    bitmap = page.render(scale=scale, grayscale=True)
+    try:
+        image: Image.Image = bitmap.to_pil().copy()  # the PIL image must outlive the bitmap
+    finally:
+        bitmap.close()
+    return image
+
+
+class _ScannedPages:
+    """OCR of the scanned pages of one PDF, one page at a time."""
+
+    def __init__(self, budgets: ParseBudgets, deadline: Deadline) -> None:
+        from loci.ingest.ocr import ocr_available
+
+        self.budgets = budgets
+        self.deadline = deadline
+        self.available = ocr_available()
+        self.blocks: list[Block] = []
+        self.pages: list[int] = []
+        self.skipped: list[int] = []  # scanned pages left unread (no engine, over the budget)
+
+    def can_read(self) -> bool:
+        """Whether the next scanned page will be read (else it is only counted, not rendered)."""
+        return self.available and len(self.pages) < self.budgets.max_ocr_pages
+
+    def read(self, page_number: int, image: Image.Image | bool) -> None:
+        from loci.ingest.ocr import ocr_blocks, recognize
+
+        if isinstance(image, bool):
+            self.skipped.append(page_number)
+            return
+        self.deadline.extend(self.budgets.ocr_seconds_per_page)
+        recognized = recognize(image, timeout_s=self.deadline.remaining())
+        self.blocks.extend(ocr_blocks(recognized, page=page_number))
+        self.pages.append(page_number)
+
+    def warnings(self) -> list[str]:
+        from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
+
+        found = []
+        if self.skipped and not self.available:
+            found.append(
+                f"{len(self.skipped)} scanned page(s) without text were not read: no OCR engine"
+                " is installed"
+            )
+        elif self.skipped:
+            found.append(
+                f"{len(self.skipped)} scanned page(s) past the {self.budgets.max_ocr_pages}-page"
+                " OCR budget were not read"
+            )
+        uncertain = low_confidence(self.blocks)
+        if uncertain:
+            found.append(
+                f"{uncertain} of {len(self.blocks)} OCR passages read with low confidence"
+                f" (below {LOW_CONFIDENCE:.0%}; marked in their citations)"
+            )
+        return found
+
+    def summary(self) -> dict[str, object]:
+        from loci.ingest.ocr import ENGINE_NAME
+        from loci.ingest.ocr.layout import low_confidence
+
+        return {
+            "engine": ENGINE_NAME,
+            "pages": self.pages,
+            "blocks": len(self.blocks),
+            "low_confidence": low_confidence(self.blocks),
+        }
 
 
 def _segments(textpage: pdfium.PdfTextPage, deadline: Deadline) -> list[_Segment]:
