@@ -34,7 +34,7 @@ from typing import Any
 
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
-WORDS = (
+TEXT = (
     "the boiler pressure gauge reads between one and two bar when the heating is cold "
     "open the filling loop valve slowly and close it again at 1.5 bar invoice number "
     "for the kitchen renovation was paid on March 14 by bank transfer Margaret Okafor "
@@ -43,7 +43,8 @@ WORDS = (
     "call the plumber before Friday the dentist appointment moved to Tuesday at 09:40 "
     "password hints never go into shared notes the recipe needs 250 g flour two eggs "
     "and a pinch of salt whisk the batter until smooth and rest it for thirty minutes"
-).split()
+)
+WORDS = TEXT.split()
 
 CONDITIONS = ("clean", "rotated", "low contrast", "photo")
 

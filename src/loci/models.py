@@ -26,9 +26,26 @@ TokenScope = Literal["read", "write"]
 Region = tuple[float, float, float, float]
 
 
+# Below this mean confidence (0-1) OCR text is kept but marked as uncertain in citations.
+LOW_OCR_CONFIDENCE = 0.6
+
+
 def region_text(region: Region) -> str:
     """A region as stored and cited: "left,top,right,bottom", three decimals each."""
     return ",".join(f"{v:.3f}" for v in region)
+
+
+def region_words(region: str) -> str:
+    """Where a stored region sits, as a reader would look for it: "top left", "middle", …"""
+    try:
+        left, top, right, bottom = (float(v) for v in region.split(","))
+    except ValueError:
+        return "region " + region
+    x, y = (left + right) / 2, (top + bottom) / 2
+    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
+    wide = right - left > 0.6
+    column = "" if wide else "left" if x < 1 / 3 else "right" if x > 2 / 3 else ""
+    return f"{row} {column}".strip()
 
 
 @dataclass(frozen=True)

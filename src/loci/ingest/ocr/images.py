@@ -80,21 +80,22 @@ def open_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image
             # Pillow warns past MAX_IMAGE_PIXELS and raises past twice that; our own check
             # below is the limit, and it runs on the header before anything is decoded.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            image = Image.open(io.BytesIO(data), formats=[kind])
-            width, height = image.size
+            opened = Image.open(io.BytesIO(data), formats=[kind])
+            width, height = opened.size
             if width * height > max_pixels:
                 raise BudgetExceeded(
                     f"image is {width} x {height} pixels ({width * height / 1e6:.0f} megapixels),"
                     f" over the {max_pixels / 1e6:g}-megapixel budget (a decompression bomb?)"
                 )
-            image.seek(0)
-            image.load()
+            opened.seek(0)
+            opened.load()
     except BudgetExceeded:
         raise
     except Image.DecompressionBombError as exc:
         raise BudgetExceeded(f"image is over the pixel budget ({exc})") from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ParseError(f"corrupt {kind} image: {exc}") from None
+    image: Image.Image = opened
     if image.mode not in ("L", "RGB"):
         image = _flatten(image)
     return image

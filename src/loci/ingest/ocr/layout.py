@@ -16,9 +16,9 @@ from __future__ import annotations
 from itertools import groupby
 
 from loci.ingest.ocr.engine import Recognized, Word
-from loci.models import Block, Region
+from loci.models import LOW_OCR_CONFIDENCE, Block, Region
 
-LOW_CONFIDENCE = 0.6  # below this mean confidence a block is marked as uncertain
+LOW_CONFIDENCE = LOW_OCR_CONFIDENCE  # below this mean confidence a block is marked as uncertain
 
 
 def ocr_blocks(recognized: Recognized, page: int | None = None, first_line: int = 1) -> list[Block]:

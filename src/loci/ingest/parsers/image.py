@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import logging
 
-from loci.ingest.ocr import ENGINE_NAME, ocr_available, ocr_blocks, open_image, recognize
+from loci.ingest.ocr import (
+    ENGINE_NAME,
+    ocr_available,
+    ocr_blocks,
+    open_image,
+    recognize,
+    sniff_image,
+)
 from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.models import ParsedDocument
@@ -22,7 +29,7 @@ def parse_image(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     deadline = Deadline(budgets, "image")
     image = open_image(data, budgets.max_image_pixels)
     metadata: dict[str, object] = {
-        "image": {"format": image.format or "", "width": image.width, "height": image.height}
+        "image": {"format": sniff_image(data) or "", "width": image.width, "height": image.height}
     }
     if not ocr_available():
         return ParsedDocument(

@@ -235,6 +235,12 @@ MIGRATIONS: list[str] = [
         INSERT INTO chunk_log(brain_id, chunk_id) VALUES (old.brain_id, old.id);
     END;
     """,
+    # 7: where OCR text sits on its
+    # page ("left,top,right,bottom" as fractions) and how sure the engine was, for citations.
+    """
+    ALTER TABLE chunks ADD COLUMN region TEXT;
+    ALTER TABLE chunks ADD COLUMN ocr_confidence REAL;
+    """,
 ]
 
 

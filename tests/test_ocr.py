@@ -1,0 +1,205 @@
+"""OCR: photos and scans are searchable as text, with page and region in their citations.
+
+Every image here is made by the test with Pillow (its bundled font), small so OCR takes a fraction
+of a second; the scanned PDF is those images saved as PDF pages, with no text layer at all. All of
+it goes through the real service: add → worker → parse (Tesseract) → chunk → embed → search.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import struct
+import zlib
+
+import pytest
+from PIL import Image, ImageDraw, ImageFont
+
+from loci.errors import BudgetExceeded, ParseError
+from loci.ingest.ocr import needs_ocr
+from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
+from loci.models import Hit, region_words
+from loci.search.engine import SearchRequest
+from loci.service import Loci
+from tests import fixtures
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("tesseract") is None, reason="Tesseract is not installed (make ocr)"
+)
+
+BUDGETS = ParseBudgets()
+
+
+def text_image(lines: list[str], *, size: tuple[int, int] = (900, 260), top: int = 30) -> Image.Image:
+    image = Image.new("RGB", size, "white")
+    font = ImageFont.load_default(size=28)
+    ImageDraw.Draw(image).multiline_text((30, top), "\n".join(lines), fill="black", font=font)
+    return image
+
+
+def encoded(image: Image.Image, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def scanned_pdf(pages: list[Image.Image]) -> bytes:
+    """Images saved as PDF pages: what a scanner makes, with no text layer."""
+    buffer = io.BytesIO()
+    pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=100)
+    return buffer.getvalue()
+
+
+def find(loci: Loci, query: str, name: str) -> Hit:
+    hits = loci.search(loci.brain(), SearchRequest(query, limit=10))
+    for hit in hits:
+        if hit.citation.name == name:
+            return hit
+    raise AssertionError(f"{name} not found for {query!r}: {[h.citation.name for h in hits]}")
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+def test_image_formats_are_supported() -> None:
+    assert {".png", ".jpg", ".jpeg", ".webp", ".tiff", ".gif", ".bmp"} <= set(
+        supported_extensions()
+    )
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG", "WEBP", "TIFF", "GIF", "BMP"])
+def test_each_image_format_is_read_by_ocr(fmt: str) -> None:
+    data = encoded(text_image(["Quokka census tomorrow"]), fmt)
+    doc = parse(data, f"note.{fmt.lower()}", BUDGETS)
+    assert "Quokka census tomorrow" in doc.text
+    assert doc.metadata["image"]["format"] == fmt
+    assert needs_ocr(data, f"note.{fmt.lower()}")
+
+
+def test_ocr_text_keeps_its_region_and_confidence() -> None:
+    # one line near the top, one near the bottom of a tall image
+    image = Image.new("RGB", (900, 900), "white")
+    font = ImageFont.load_default(size=28)
+    draw = ImageDraw.Draw(image)
+    draw.text((30, 40), "Harbour master telephone", fill="black", font=font)
+    draw.text((30, 820), "Lighthouse keeper rota", fill="black", font=font)
+    doc = parse(encoded(image, "PNG"), "board.png", BUDGETS)
+    top = next(b for b in doc.blocks if "Harbour" in b.text)
+    bottom = next(b for b in doc.blocks if "Lighthouse" in b.text)
+    assert top.region is not None and bottom.region is not None
+    assert top.region[1] < 0.1 and bottom.region[1] > 0.85  # fractions of the height
+    assert 0 < top.region[0] < top.region[2] <= 1
+    assert top.confidence is not None and top.confidence > 0.8
+    assert top.line_start == 1 and bottom.line_start == 2
+
+
+def test_scanned_pdf_pages_are_read_and_text_pages_are_not_ocred_twice() -> None:
+    pages = [text_image(["Page one talks of otters"]), text_image(["Page two is on walruses"])]
+    doc = parse(scanned_pdf(pages), "scan.pdf", BUDGETS)
+    assert doc.metadata["ocr"]["pages"] == [1, 2]
+    assert [b.page for b in doc.blocks if "otters" in b.text] == [1]
+    assert [b.page for b in doc.blocks if "walruses" in b.text] == [2]
+    assert needs_ocr(scanned_pdf(pages), "scan.pdf")
+
+    # pages with a text layer and an image on them (figures) are read as text, not OCRed
+    text_pdf = fixtures.text_pdf(2, words_per_page=300, image_bytes=5000)
+    parsed = parse(text_pdf, "report.pdf", BUDGETS)
+    assert "ocr" not in parsed.metadata
+    assert {b.page for b in parsed.blocks} == {1, 2}
+    assert not needs_ocr(text_pdf, "report.pdf")
+
+
+def test_a_decompression_bomb_fails_on_its_header() -> None:
+    # 64 megapixels of one colour: a few kilobytes on disk, 64 MB and up once decoded
+    bomb = encoded(Image.new("1", (8000, 8000)), "PNG")
+    assert len(bomb) < 100_000
+    with pytest.raises(BudgetExceeded, match="megapixel budget"):
+        parse(bomb, "bomb.png", BUDGETS)
+
+
+def test_a_lying_header_far_past_pillows_own_limit_fails_too() -> None:
+    # a PNG that declares 100,000 x 100,000 pixels; its data would never decode that far
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
+    data = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 1000))
+        + chunk(b"IEND", b"")
+    )
+    with pytest.raises(BudgetExceeded, match="pixel budget"):
+        parse(data, "huge.png", BUDGETS)
+
+
+def test_corrupt_and_disguised_images_fail_with_reasons() -> None:
+    truncated = encoded(text_image(["Broken picture"]), "PNG")[:400]
+    with pytest.raises(ParseError, match="corrupt PNG image"):
+        parse(truncated, "broken.png", BUDGETS)
+    with pytest.raises(ParseError, match="not a JPG image"):
+        parse(b"this is a shopping list, not a photo", "list.jpg", BUDGETS)
+
+
+def test_a_text_file_that_starts_with_bm_is_not_a_bitmap() -> None:
+    doc = parse(b"BMW service booked for the ninth of May", "car.txt", BUDGETS)
+    assert "BMW service" in doc.text
+
+
+# --- through the service ---------------------------------------------------------------------
+
+
+def test_images_are_found_by_search(loci: Loci) -> None:
+    brain = loci.brain()
+    files = {
+        "whiteboard.png": encoded(
+            text_image(["Sprint goals: migrate the pelican database", "Owner: Priya"]), "PNG"
+        ),
+        "receipt.jpg": encoded(text_image(["Ironmonger receipt", "Brass hinges 4.20"]), "JPEG"),
+    }
+    ids = [loci.add_bytes(brain, name, data).document.id for name, data in files.items()]
+    for document in loci.wait_for(brain, ids):
+        assert document.status == "ready", (document.name, document.status_reason)
+
+    hit = find(loci, "pelican database migration", "whiteboard.png")
+    assert "pelican database" in hit.text
+    assert hit.citation.region is not None
+    assert hit.citation.ocr_confidence is not None and hit.citation.ocr_confidence > 0.8
+    assert region_words(hit.citation.region).startswith("top")
+    assert "Brass hinges" in find(loci, "brass hinges receipt", "receipt.jpg").text
+
+
+def test_scanned_pdf_cites_the_page_the_answer_is_on(loci: Loci) -> None:
+    brain = loci.brain()
+    pages = [
+        text_image(["Tenancy agreement", "The rent is due on the first day"]),
+        text_image(["Schedule of repairs", "The landlord replaces the boiler flue"]),
+    ]
+    added = loci.add_bytes(brain, "lease-scan.pdf", scanned_pdf(pages))
+    (document,) = loci.wait_for(brain, [added.document.id])
+    assert document.status == "ready", document.status_reason
+
+    hit = find(loci, "who replaces the boiler flue", "lease-scan.pdf")
+    assert hit.citation.page == 2
+    assert "boiler flue" in hit.text
+    assert find(loci, "when is the rent due", "lease-scan.pdf").citation.page == 1
+
+
+def test_a_bomb_fails_alone_while_the_rest_of_the_batch_lands(loci: Loci) -> None:
+    brain = loci.brain()
+    bomb = loci.add_bytes(brain, "bomb.png", encoded(Image.new("1", (8000, 8000)), "PNG"))
+    broken = loci.add_bytes(brain, "broken.gif", b"GIF89a" + b"\x00" * 40)
+    good = loci.add_bytes(
+        brain, "gate.png", encoded(text_image(["Gate code is walnut seven"]), "PNG")
+    )
+    done = {
+        d.name: d
+        for d in loci.wait_for(brain, [bomb.document.id, broken.document.id, good.document.id])
+    }
+    assert done["bomb.png"].status == "failed"
+    assert "megapixel budget" in (done["bomb.png"].status_reason or "")
+    assert done["broken.gif"].status == "failed"
+    assert "corrupt GIF image" in (done["broken.gif"].status_reason or "")
+    assert done["gate.png"].status == "ready"
+    assert "walnut" in find(loci, "gate code walnut", "gate.png").text
