@@ -30,7 +30,9 @@ pytestmark = pytest.mark.skipif(
 BUDGETS = ParseBudgets()
 
 
-def text_image(lines: list[str], *, size: tuple[int, int] = (900, 260), top: int = 30) -> Image.Image:
+def text_image(
+    lines: list[str], *, size: tuple[int, int] = (900, 260), top: int = 30
+) -> Image.Image:
     image = Image.new("RGB", size, "white")
     font = ImageFont.load_default(size=28)
     ImageDraw.Draw(image).multiline_text((30, top), "\n".join(lines), fill="black", font=font)
