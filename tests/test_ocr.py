@@ -7,21 +7,31 @@ it goes through the real service: add → worker → parse (Tesseract) → chunk
 
 from __future__ import annotations
 
+import base64
 import io
 import shutil
 import struct
 import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from loci.app import build_chat, service_settings
+from loci.config import Settings
+from loci.embed.base import Embedder
 from loci.errors import BudgetExceeded, ParseError
 from loci.ingest.ocr import needs_ocr
 from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.models import Hit, region_words
 from loci.search.engine import SearchRequest
 from loci.service import Loci
+from loci.store.blobs import BlobStore
+from loci.store.sqlite import SqliteStore
 from tests import fixtures
+from tests.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (make ocr)"
@@ -205,3 +215,124 @@ def test_a_bomb_fails_alone_while_the_rest_of_the_batch_lands(loci: Loci) -> Non
     assert "corrupt GIF image" in (done["broken.gif"].status_reason or "")
     assert done["gate.png"].status == "ready"
     assert "walnut" in find(loci, "gate code walnut", "gate.png").text
+
+
+# --- captions from a vision model ------------------------------------------------------------
+
+
+@pytest.fixture
+def vision_llm() -> Iterator[ScriptedLLM]:
+    llm = ScriptedLLM().start()
+    yield llm
+    llm.stop()
+
+
+def service_with_chat(tmp_path: Path, embedder: Embedder, llm: ScriptedLLM, vision: bool) -> Loci:
+    settings = Settings(
+        home=tmp_path / "home",
+        llm_base_url=llm.base_url,
+        llm_model="scripted-vision",
+        llm_vision=vision,
+        job_retry_base_s=0.01,
+    )
+    settings.home.mkdir(parents=True)
+    return Loci(
+        store=SqliteStore(settings.database_path),
+        blobs=BlobStore(settings.blob_dir),
+        embedder=lambda: embedder,
+        settings=service_settings(settings),
+        database_path=settings.database_path,
+        chat=lambda: build_chat(settings),
+    )
+
+
+def sent_images(request: dict[str, Any]) -> list[Image.Image]:
+    """The images a chat request carried, decoded from their data: URLs."""
+    images = []
+    for message in request["messages"]:
+        if isinstance(message["content"], list):
+            for part in message["content"]:
+                if part["type"] == "image_url":
+                    url = part["image_url"]["url"]
+                    assert url.startswith("data:image/jpeg;base64,")
+                    raw = base64.b64decode(url.split(",", 1)[1])
+                    images.append(Image.open(io.BytesIO(raw)))
+    return images
+
+
+def test_pictures_get_captions_indexed_beside_their_text(
+    tmp_path: Path, embedder: Embedder, vision_llm: ScriptedLLM
+) -> None:
+    captions = iter(
+        [
+            "A photo of a red bicycle leaning against a blue garden shed.",
+            "A scanned page with a bar chart of rainfall rising towards autumn.",
+            "A scanned page with a sketch of a heron standing in reeds.",
+        ]
+    )
+    vision_llm.responder = lambda request: Reply(next(captions))
+    loci = service_with_chat(tmp_path, embedder, vision_llm, vision=True)
+    try:
+        brain = loci.brain()
+        photo = Image.new("RGB", (640, 480), "skyblue")
+        ImageDraw.Draw(photo).ellipse((200, 150, 440, 390), fill="red")
+        first = loci.add_bytes(brain, "garden.jpg", encoded(photo, "JPEG"))
+        (done,) = loci.wait_for(brain, [first.document.id])
+        assert done.status == "ready", done.status_reason
+        scan = scanned_pdf(
+            [text_image(["Rain gauge log for spring"]), text_image(["Rain gauge log for autumn"])]
+        )
+        second = loci.add_bytes(brain, "rain.pdf", scan)
+        (done,) = loci.wait_for(brain, [second.document.id])
+        assert done.status == "ready", done.status_reason
+
+        # one request per picture, each carrying the picture: the photo, then each scanned page
+        images = [img for request in vision_llm.requests for img in sent_images(request)]
+        assert len(vision_llm.requests) == len(images) == 3
+        assert images[0].size == (640, 480)
+        sky, ball = images[0].getpixel((10, 10)), images[0].getpixel((320, 270))
+        assert sky[2] > 180 and ball[0] > 180 and ball[2] < 90  # blue sky, red disc
+        assert images[1].height > images[1].width * 0.2  # a rendered page, not a thumbnail
+
+        bike = find(loci, "red bicycle by the shed", "garden.jpg")
+        assert bike.text.startswith("Picture: A photo of a red bicycle")
+        assert find(loci, "bar chart of rainfall", "rain.pdf").citation.page == 1
+        heron = find(loci, "sketch of a heron in the reeds", "rain.pdf")
+        assert heron.citation.page == 2 and "autumn" in heron.text  # beside page 2's OCR text
+    finally:
+        loci.store.close()
+
+
+def test_without_vision_no_picture_is_sent_anywhere(
+    tmp_path: Path, embedder: Embedder, vision_llm: ScriptedLLM
+) -> None:
+    loci = service_with_chat(tmp_path, embedder, vision_llm, vision=False)
+    try:
+        brain = loci.brain()
+        added = loci.add_bytes(
+            brain, "memo.png", encoded(text_image(["Memo about the tandem bicycle"]), "PNG")
+        )
+        (done,) = loci.wait_for(brain, [added.document.id])
+        assert done.status == "ready"
+        assert vision_llm.requests == []
+        assert "Picture:" not in find(loci, "tandem bicycle memo", "memo.png").text
+    finally:
+        loci.store.close()
+
+
+def test_a_failing_vision_model_leaves_the_ocr_text(
+    tmp_path: Path, embedder: Embedder, vision_llm: ScriptedLLM
+) -> None:
+    vision_llm.responder = lambda request: Reply(status=400, error_message="images not supported")
+    loci = service_with_chat(tmp_path, embedder, vision_llm, vision=True)
+    try:
+        brain = loci.brain()
+        added = loci.add_bytes(
+            brain, "sign.png", encoded(text_image(["Beware of the geese"]), "PNG")
+        )
+        (done,) = loci.wait_for(brain, [added.document.id])
+        assert done.status == "ready"
+        assert "no picture caption" in (done.status_reason or "")
+        assert "geese" in find(loci, "beware geese", "sign.png").text
+    finally:
+        loci.store.close()

@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
+    # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
+    llm_vision: bool = False
 
     # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
     lexical_index_min_chunks: int = Field(default=20_000, ge=0)

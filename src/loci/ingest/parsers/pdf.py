@@ -27,6 +27,7 @@ import re
 import statistics
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -245,6 +246,29 @@ def _metadata(document: pdfium.PdfDocument, pages: int) -> dict[str, object]:
 
 
 # --- one page ----------------------------------------------------------------------------------
+
+
+def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
+    """(page number, page image) for the given 1-based pages, rendered one at a time as for
+    OCR (for captions of scanned pages). Pages that cannot be rendered are skipped."""
+    with _PDFIUM_LOCK:
+        document = _open(data)
+    try:
+        for number in numbers:
+            with _PDFIUM_LOCK:
+                if not 1 <= number <= len(document):
+                    continue
+                page = document[number - 1]
+                try:
+                    image = _render(page)
+                except pdfium.PdfiumError:
+                    continue
+                finally:
+                    page.close()
+            yield number, image
+    finally:
+        with _PDFIUM_LOCK:
+            document.close()
 
 
 def _read_page(
