@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-dev browser clean
+.PHONY: demo test lint install install-dev browser ocr clean
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +42,19 @@ browser:
 	fi
 	@test -x "$(CHROMIUM)" || { echo "Chromium is missing at $(CHROMIUM)" >&2; exit 1; }
 
-test: install-dev lint browser
+# OCR of images and scanned PDFs runs Debian's Tesseract (English data included, ~24 MB); the
+# Python side needs nothing more. Without it images are stored with a warning and no text.
+TESSERACT ?= /usr/bin/tesseract
+
+ocr:
+	@if [ ! -x "$(TESSERACT)" ]; then \
+		echo "installing Tesseract for OCR"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tesseract-ocr; \
+	fi
+	@test -x "$(TESSERACT)" || { echo "Tesseract is missing at $(TESSERACT)" >&2; exit 1; }
+
+test: install-dev lint browser ocr
 	$(BIN)/pytest -q
 
 clean:
