@@ -46,6 +46,7 @@ class ParseBudgets:
     # OCR is slow by nature (about a second a page here): each page read by OCR adds this much
     # time to the parse's budget, so a 300-page scan is not cut off by a limit set for text.
     ocr_seconds_per_page: float = 30.0
+    ocr_processes: int = 2  # scanned pages read at once (one single-threaded Tesseract each)
     max_ocr_pages: int = 1000
 
 

@@ -26,8 +26,9 @@ import logging
 import re
 import statistics
 import threading
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,8 @@ from loci.models import Block, ParsedDocument
 
 if TYPE_CHECKING:
     from PIL import Image
+
+    from loci.ingest.ocr.engine import Recognized
 
 logger = logging.getLogger(__name__)
 
@@ -144,6 +147,7 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     deadline = Deadline(budgets, "PDF")
     with _PDFIUM_LOCK:
         document = _open(data)
+    scanned = _ScannedPages(budgets, deadline)
     try:
         with _PDFIUM_LOCK:
             pages = len(document)
@@ -153,7 +157,6 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
                 )
             metadata = _metadata(document, pages)
         paragraphs: list[_Paragraph] = []
-        scanned = _ScannedPages(budgets, deadline)
         warnings: list[str] = []
         for index in range(pages):
             deadline.check()
@@ -167,7 +170,9 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
                     scanned.read(index + 1, scan)
             except pdfium.PdfiumError as exc:
                 warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
+        scanned.finish()
     finally:
+        scanned.close()
         with _PDFIUM_LOCK:
             document.close()
     blocks = _blocks(paragraphs)
@@ -327,7 +332,11 @@ def _render(page: pdfium.PdfPage) -> Image.Image:
 
 
 class _ScannedPages:
-    """OCR of the scanned pages of one PDF, one page at a time."""
+    """OCR of the scanned pages of one PDF, `ocr_processes` pages at a time.
+
+    Tesseract runs one thread per process, so two pages in two processes use both cores of a
+    small machine while the next page is rendered; memory holds at most that many pages plus
+    the one being rendered. Results are gathered by page, so the order stays the document's."""
 
     def __init__(self, budgets: ParseBudgets, deadline: Deadline) -> None:
         from loci.ingest.ocr import ocr_available
@@ -335,24 +344,51 @@ class _ScannedPages:
         self.budgets = budgets
         self.deadline = deadline
         self.available = ocr_available()
-        self.blocks: list[Block] = []
         self.pages: list[int] = []
         self.skipped: list[int] = []  # scanned pages left unread (no engine, over the budget)
+        self._pool: ThreadPoolExecutor | None = None
+        self._running: deque[tuple[int, Future[Recognized]]] = deque()
+        self._found: dict[int, list[Block]] = {}
 
     def can_read(self) -> bool:
         """Whether the next scanned page will be read (else it is only counted, not rendered)."""
         return self.available and len(self.pages) < self.budgets.max_ocr_pages
 
     def read(self, page_number: int, image: Image.Image | bool) -> None:
-        from loci.ingest.ocr import ocr_blocks, recognize
+        from loci.ingest.ocr import recognize
 
         if isinstance(image, bool):
             self.skipped.append(page_number)
             return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max(1, self.budgets.ocr_processes), "ocr")
+        while len(self._running) >= max(1, self.budgets.ocr_processes):
+            self._collect_one()
         self.deadline.extend(self.budgets.ocr_seconds_per_page)
-        recognized = recognize(image, timeout_s=self.deadline.remaining())
-        self.blocks.extend(ocr_blocks(recognized, page=page_number))
+        timeout = self.deadline.remaining()
+        self._running.append((page_number, self._pool.submit(recognize, image, timeout_s=timeout)))
         self.pages.append(page_number)
+
+    def finish(self) -> None:
+        """Wait for the pages still being read (an OCR error is raised here)."""
+        while self._running:
+            self._collect_one()
+
+    def close(self) -> None:
+        """Drop pages not yet started; the ones running end within their time limit."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _collect_one(self) -> None:
+        from loci.ingest.ocr import ocr_blocks
+
+        page_number, future = self._running.popleft()
+        self._found[page_number] = ocr_blocks(future.result(), page=page_number)
+
+    @property
+    def blocks(self) -> list[Block]:
+        return [block for page in sorted(self._found) for block in self._found[page]]
 
     def warnings(self) -> list[str]:
         from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
