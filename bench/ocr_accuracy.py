@@ -14,7 +14,8 @@ Fixture set, made here with Pillow (its bundled scalable font, so every machine 
 Character accuracy is 1 - CER, CER = Levenshtein distance / reference length, both texts with
 whitespace collapsed to single spaces (line breaks are layout, not content). Seconds per image are
 wall time per call after one warm-up call (engine start-up and model loading excluded), on
-whatever the machine is doing: run it when the neighbours are quiet.
+whatever the machine is doing: run it when the neighbours are quiet. CPU seconds per image
+(this process's threads plus the Tesseract processes) are steadier on a shared machine.
 
 Engines: "tesseract" (the `tesseract` command, Debian package tesseract-ocr, TSV output as
 Loci reads it) and "rapidocr" (the `rapidocr` 3.x wheel with its bundled PP-OCR models, or
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import io
 import random
+import resource
 import shutil
 import subprocess
 import time
@@ -92,6 +94,14 @@ def levenshtein(a: str, b: str) -> int:
             current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
         previous = current
     return previous[-1]
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all its threads) and its finished children (Tesseract): on a
+    shared machine wall time swings with the neighbours' load, CPU time mostly does not."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def normal(text: str) -> str:
@@ -166,7 +176,7 @@ def main() -> None:
     texts = sample_texts(args.samples)
     images = {c: [render(t, c) for t in texts] for c in CONDITIONS}
     print(f"{args.samples} samples x {len(CONDITIONS)} conditions, {sum(map(len, texts))} chars")
-    print(f"{'engine':<10} {'condition':<13} {'accuracy':>9} {'s/image':>8}")
+    print(f"{'engine':<10} {'condition':<13} {'accuracy':>9} {'s/image':>8} {'CPU s/image':>12}")
     for name in args.engines.split(","):
         run = ENGINES[name]()
         if run is None:
@@ -174,14 +184,16 @@ def main() -> None:
             continue
         run(images["clean"][0])  # warm-up: model loading is not per-image cost
         for condition in CONDITIONS:
-            scores, seconds = [], 0.0
+            scores, seconds, cpu = [], 0.0, 0.0
             for text, image in zip(texts, images[condition], strict=True):
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), cpu_seconds()
                 found = run(image)
                 seconds += time.perf_counter() - started
+                cpu += cpu_seconds() - cpu_started
                 scores.append(accuracy(text, found))
             mean = sum(scores) / len(scores)
-            print(f"{name:<10} {condition:<13} {mean:>9.3f} {seconds / len(texts):>8.2f}")
+            n = len(texts)
+            print(f"{name:<10} {condition:<13} {mean:>9.3f} {seconds / n:>8.2f} {cpu / n:>12.2f}")
 
 
 if __name__ == "__main__":
