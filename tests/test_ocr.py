@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
+from loci.answer.sources import Source
 from loci.app import build_chat, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
@@ -336,3 +337,44 @@ def test_a_failing_vision_model_leaves_the_ocr_text(
         assert "geese" in find(loci, "beware geese", "sign.png").text
     finally:
         loci.store.close()
+
+
+def test_without_an_engine_images_and_scans_say_why_they_have_no_text(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from loci.ingest.ocr import engine
+
+    monkeypatch.setattr(engine, "tesseract_path", lambda: None)
+    image = encoded(text_image(["Unread words"]), "PNG")
+    doc = parse(image, "photo.png", BUDGETS)
+    assert doc.blocks == ()
+    assert doc.warnings == ("no OCR engine is installed, so the text in this image was not read",)
+    assert not needs_ocr(image, "photo.png")  # nothing will run
+    scan = parse(scanned_pdf([text_image(["Unread page"])] * 2), "scan.pdf", BUDGETS)
+    assert scan.blocks == ()
+    assert "2 scanned page(s) without text were not read: no OCR engine is installed" in (
+        scan.warnings
+    )
+
+
+def test_low_confidence_text_is_kept_and_marked(loci: Loci) -> None:
+    # a blurred grey line (a smudged carbon copy): Tesseract half-reads it, unsure
+    smudged = Image.new("L", (1200, 200), 200)
+    font = ImageFont.load_default(size=18)
+    ImageDraw.Draw(smudged).text(
+        (20, 40), "Smudged carbon copy of the delivery note", fill=80, font=font
+    )
+    data = encoded(smudged.filter(ImageFilter.GaussianBlur(2.0)), "PNG")
+    doc = parse(data, "carbon.png", BUDGETS)
+    (block,) = doc.blocks
+    assert "carbon" in block.text.lower()  # kept, however uncertain
+    assert block.confidence is not None and block.confidence < 0.6
+    assert any("low OCR confidence" in w for w in doc.warnings)
+
+    brain = loci.brain()
+    added = loci.add_bytes(brain, "carbon.png", data)
+    (done,) = loci.wait_for(brain, [added.document.id])
+    assert done.status == "ready" and "low OCR confidence" in (done.status_reason or "")
+    hit = find(loci, "carbon copy", "carbon.png")
+    assert hit.citation.ocr_confidence is not None and hit.citation.ocr_confidence < 0.6
+    assert "OCR uncertain" in Source(1, hit, brain.name).label()
