@@ -42,10 +42,14 @@ def region_words(region: str) -> str:
     except ValueError:
         return "region " + region
     x, y = (left + right) / 2, (top + bottom) / 2
+    # A region spanning most of the height (or width) says nothing about that direction.
     row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
-    wide = right - left > 0.6
-    column = "" if wide else "left" if x < 1 / 3 else "right" if x > 2 / 3 else ""
-    return f"{row} {column}".strip()
+    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+    row = "" if bottom - top > 0.6 else row
+    column = "" if right - left > 0.6 else column
+    if row == "middle" and column == "centre":
+        return "centre"
+    return f"{row} {column}".strip() or "whole page"
 
 
 @dataclass(frozen=True)
