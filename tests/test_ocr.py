@@ -378,3 +378,47 @@ def test_low_confidence_text_is_kept_and_marked(loci: Loci) -> None:
     hit = find(loci, "carbon copy", "carbon.png")
     assert hit.citation.ocr_confidence is not None and hit.citation.ocr_confidence < 0.6
     assert "OCR uncertain" in Source(1, hit, brain.name).label()
+
+
+def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
+    tmp_path: Path, embedder: Embedder, vision_llm: ScriptedLLM
+) -> None:
+    vision_llm.responder = lambda request: Reply("A site plan of the allotment with six beds.")
+    pages = [
+        fixtures.text_lines(
+            [
+                "Allotment society minutes",
+                "Members agreed the water rota for the summer and thanked the treasurer.",
+                "The shed roof will be mended before the autumn storms arrive.",
+            ]
+        ),
+        fixtures.text_lines(
+            [
+                "Figure 1: the new layout, as drawn by the secretary after the spring meeting",
+                "of the allotment society, with the beds renumbered from the gate.",
+            ],
+            top=760,
+        ),
+    ]
+    pdf = fixtures.make_pdf(pages, image_bytes=10_000)
+    # The fixture draws its image 200 pt square on every page; on page 2 it is blown up to
+    # cover most of the page (same byte length, so the cross-reference table stays right).
+    small, large = b"q 200 0 0 200 300 40 cm", b"q 500 0 0 600 050 40 cm"
+    first = pdf.index(small)
+    pdf = pdf[: first + 1] + pdf[first + 1 :].replace(small, large, 1)
+    parsed = parse(pdf, "minutes.pdf", BUDGETS)
+    assert parsed.metadata["figure_pages"] == [2] and "ocr" not in parsed.metadata
+
+    loci = service_with_chat(tmp_path, embedder, vision_llm, vision=True)
+    try:
+        brain = loci.brain()
+        added = loci.add_bytes(brain, "minutes.pdf", pdf)
+        (done,) = loci.wait_for(brain, [added.document.id])
+        assert done.status == "ready", done.status_reason
+        assert len(vision_llm.requests) == 1  # page 1 is text with a small figure: no caption
+        (image,) = sent_images(vision_llm.requests[0])
+        assert image.mode == "RGB"  # rendered in colour for the model, unlike OCR's greyscale
+        plan = find(loci, "site plan of the allotment beds", "minutes.pdf")
+        assert plan.citation.page == 2 and "Figure 1" in plan.text
+    finally:
+        loci.store.close()

@@ -2,8 +2,9 @@
 
 OCR reads the text in an image; it says nothing of a photo of a boiler, a chart's shape or a
 sketch on a whiteboard. When the configured chat model takes images (`LOCI_LLM_VISION=true`),
-each image and each scanned PDF page (the image-heavy pages OCR read) is also sent to it once
-at ingest, and its short description is indexed beside the OCR text, on the same page.
+each image and each image-heavy PDF page (scanned pages, and text pages mostly covered by
+pictures) is also sent to it once at ingest, and its short description is indexed beside the
+page's text, on the same page.
 
 The image goes as an OpenAI `image_url` content part holding a `data:` URL (no upload, no
 third-party fetch), shrunk to at most `MAX_SIDE` pixels as JPEG so a 40-megapixel photo costs
@@ -134,8 +135,10 @@ def _pictures(parsed: ParsedDocument, data: bytes) -> Iterator[tuple[int | None,
         yield None, open_image(data)
         return
     ocr = parsed.metadata.get("ocr")
-    pages = ocr.get("pages") if isinstance(ocr, dict) else None
+    scanned = ocr.get("pages", []) if isinstance(ocr, dict) else []
+    figures = parsed.metadata.get("figure_pages", [])
+    pages = sorted({int(p) for p in [*scanned, *figures]})[:MAX_PAGES]
     if pages:
         from loci.ingest.parsers.pdf import render_pages
 
-        yield from render_pages(data, [int(p) for p in pages[:MAX_PAGES]])
+        yield from render_pages(data, pages)

@@ -87,6 +87,7 @@ _COLUMN_MIN_MEDIAN_CHARS = 15  # text columns have long lines; table cells do no
 _OCR_CHARS_PER_AREA = 0.0002
 _OCR_DPI = 200  # enough for body text; 300 costs twice the pixels for little gain
 _OCR_MAX_PIXELS = 12_000_000  # a page bigger than A3 at 200 dpi is rendered smaller
+_FIGURE_SHARE = 0.4  # a text page this much covered by images is worth a caption
 
 
 @dataclass
@@ -157,6 +158,7 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
                 )
             metadata = _metadata(document, pages)
         paragraphs: list[_Paragraph] = []
+        figures: list[int] = []  # text pages mostly covered by pictures (captioned, if enabled)
         warnings: list[str] = []
         for index in range(pages):
             deadline.check()
@@ -165,6 +167,8 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
             try:
                 with _PDFIUM_LOCK:
                     found, scan = _read_page(document, index, deadline, scanned.can_read())
+                    if found and _image_share(document, index) >= _FIGURE_SHARE:
+                        figures.append(index + 1)
                 paragraphs.extend(found)
                 if scan is not None:
                     scanned.read(index + 1, scan)
@@ -182,6 +186,8 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     warnings.extend(scanned.warnings())
     if scanned.pages:
         metadata["ocr"] = scanned.summary()
+    if figures:
+        metadata["figure_pages"] = figures
     if not blocks and not scanned.skipped:
         warnings.append("no extractable text")
     declared = metadata.pop("title", None)
@@ -254,8 +260,8 @@ def _metadata(document: pdfium.PdfDocument, pages: int) -> dict[str, object]:
 
 
 def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
-    """(page number, page image) for the given 1-based pages, rendered one at a time as for
-    OCR (for captions of scanned pages). Pages that cannot be rendered are skipped."""
+    """(page number, page image in colour) for the given 1-based pages, rendered one at a time
+    (for captions of scanned and figure pages). Pages that cannot be rendered are skipped."""
     with _PDFIUM_LOCK:
         document = _open(data)
     try:
@@ -265,7 +271,7 @@ def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.I
                     continue
                 page = document[number - 1]
                 try:
-                    image = _render(page)
+                    image = _render(page, grayscale=False)
                 except pdfium.PdfiumError:
                     continue
                 finally:
@@ -316,14 +322,34 @@ def _needs_ocr(page: pdfium.PdfPage, chars: int) -> bool:
     return False
 
 
-def _render(page: pdfium.PdfPage) -> Image.Image:
-    """The page as a greyscale image at OCR resolution, shrunk for huge pages so that one
-    rendered page stays a few megabytes (memory is bounded by one page at a time)."""
+def _image_share(document: pdfium.PdfDocument, index: int) -> float:
+    """How much of the page its images cover (their bounding boxes, summed, at most 1)."""
+    page = document[index]
+    try:
+        width, height = page.get_size()
+        raw = page.raw
+        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+        covered = 0.0
+        for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
+            item = pdfium_c.FPDFPage_GetObject(raw, i)
+            if pdfium_c.FPDFPageObj_GetType(item) != pdfium_c.FPDF_PAGEOBJ_IMAGE:
+                continue
+            if pdfium_c.FPDFPageObj_GetBounds(item, left, bottom, right, top):
+                covered += max(0.0, right.value - left.value) * max(0.0, top.value - bottom.value)
+        area: float = width * height
+        return min(1.0, covered / max(area, 1.0))
+    finally:
+        page.close()
+
+
+def _render(page: pdfium.PdfPage, *, grayscale: bool = True) -> Image.Image:
+    """The page as an image at OCR resolution (greyscale for OCR, colour for a caption), shrunk
+    for huge pages so that one rendered page stays a few megabytes."""
     width, height = page.get_size()
     scale = _OCR_DPI / 72
     if width * height * scale * scale > _OCR_MAX_PIXELS:
         scale = (_OCR_MAX_PIXELS / (width * height)) ** 0.5
-    bitmap = page.render(scale=scale, grayscale=True)
+    bitmap = page.render(scale=scale, grayscale=grayscale)
     try:
         image: Image.Image = bitmap.to_pil().copy()  # the PIL image must outlive the bitmap
     finally:
