@@ -204,6 +204,7 @@ def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
     For previews (the dry run); opening the PDF fails as `parse_pdf` would."""
     if data.rfind(b"%%EOF", -_EOF_WINDOW) == -1:
         raise ParseError("truncated PDF: the file ends before its end-of-file marker")
+    deadline = Deadline(ParseBudgets(), "PDF")
     with _PDFIUM_LOCK:
         document = _open(data)
         try:
@@ -213,10 +214,11 @@ def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
                 try:
                     textpage = page.get_textpage()
                     try:
-                        chars = len(textpage.get_text_range().strip())
+                        # counted as the parser counts them, so the preview says what it does
+                        segments = _segments(textpage, deadline)
                     finally:
                         textpage.close()
-                    if _needs_ocr(page, chars):
+                    if _needs_ocr(page, sum(len(s.text) for s in segments)):
                         found.append(index + 1)
                 finally:
                     page.close()
