@@ -32,6 +32,7 @@ from loci.service import Loci
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 from tests import fixtures
+from tests.live_server import LiveServer
 from tests.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.skipif(
@@ -422,3 +423,25 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
         assert plan.citation.page == 2 and "Figure 1" in plan.text
     finally:
         loci.store.close()
+
+
+def test_the_api_cites_page_and_region_of_ocr_text(server: LiveServer) -> None:
+    page_one = text_image(["Recipe card for damson jam"])
+    page_two = Image.new("RGB", (900, 900), "white")
+    ImageDraw.Draw(page_two).text(
+        (470, 820), "Boil for twelve minutes", fill="black", font=ImageFont.load_default(size=28)
+    )
+    with server.client() as api:
+        assert api.post("/brains", json={"name": "kitchen"}).status_code == 201
+        upload = ("jam.pdf", scanned_pdf([page_one, page_two]))
+        (result,) = api.post("/brains/kitchen/files", files={"files": upload}).json()["results"]
+        doc = server.wait_ready(api, "kitchen", result["document"]["id"])
+        assert doc["status"] == "ready", doc["status_reason"]
+        hits = api.post("/brains/kitchen/search", json={"query": "how long to boil"}).json()["hits"]
+        top = hits[0]
+        assert top["name"] == "jam.pdf" and top["page"] == 2
+        left, upper, right, lower = (float(v) for v in top["region"].split(","))
+        assert left > 0.5 and upper > 0.85 and right <= 1 and lower <= 1  # bottom right
+        assert 0.8 < top["ocr_confidence"] <= 1
+        chunks = api.get(f"/brains/kitchen/files/{doc['id']}/chunks").json()
+        assert {c["page"] for c in chunks} == {1, 2} and all(c["region"] for c in chunks)
