@@ -4,6 +4,7 @@ The file name's extension picks the parser, but magic bytes win when they disagr
 as `notes.txt` is still parsed as a PDF, and a `.pdf` that is really an HTML error page is read as
 HTML. A zip archive is a DOCX, PPTX, XLSX, EPUB or ODT by its members (`[Content_Types].xml` and
 the main part's folder, or the `mimetype` member), whatever its name; any other zip is refused.
+An image is recognised by its header (PNG, JPEG, WebP, TIFF, GIF, BMP, HEIC) and read by OCR.
 
 Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
 100,000-page PDF or a pathological layout must fail with a clear message, not take the worker down.

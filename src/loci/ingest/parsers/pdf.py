@@ -16,7 +16,11 @@ the text sits, because a PDF's drawing order is not its reading order. Per page:
 After all pages, paragraphs set in a clearly larger font than the body text become headings,
 ranked by size, so chunks of a PDF get heading paths like any markdown file.
 
-PDFium is not thread-safe, so one PDF is parsed at a time per process (a lock).
+A page with too little text for its area and an image on it is a scan: it is rendered and read
+by OCR instead (pdf_scans.py), its text blocks carrying their regions; text pages never are.
+
+PDFium is not thread-safe, so its calls are serialised per process (a lock, taken per page so
+that OCR, which runs outside it, does not hold up other PDFs).
 """
 
 from __future__ import annotations
@@ -26,9 +30,8 @@ import logging
 import re
 import statistics
 import threading
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -37,12 +40,17 @@ import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from loci.errors import BudgetExceeded, EncryptedDocument, ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
+from loci.ingest.parsers.pdf_scans import (
+    FIGURE_SHARE,
+    ScannedPages,
+    image_share,
+    needs_ocr,
+    render,
+)
 from loci.models import Block, ParsedDocument
 
 if TYPE_CHECKING:
     from PIL import Image
-
-    from loci.ingest.ocr.engine import Recognized
 
 logger = logging.getLogger(__name__)
 
@@ -82,12 +90,6 @@ _JUNK_TITLE = re.compile(
 )
 _COLUMN_MIN_SEGMENTS = 3
 _COLUMN_MIN_MEDIAN_CHARS = 15  # text columns have long lines; table cells do not
-# Scanned pages: below this many characters per square point a page is read by OCR (a letter
-# page of body text has ~3000 characters, 0.006 per pt²; 0.0002 is ~100 characters).
-_OCR_CHARS_PER_AREA = 0.0002
-_OCR_DPI = 200  # enough for body text; 300 costs twice the pixels for little gain
-_OCR_MAX_PIXELS = 12_000_000  # a page bigger than A3 at 200 dpi is rendered smaller
-_FIGURE_SHARE = 0.4  # a text page this much covered by images is worth a caption
 
 
 @dataclass
@@ -148,7 +150,7 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     deadline = Deadline(budgets, "PDF")
     with _PDFIUM_LOCK:
         document = _open(data)
-    scanned = _ScannedPages(budgets, deadline)
+    scanned = ScannedPages(budgets, deadline)
     try:
         with _PDFIUM_LOCK:
             pages = len(document)
@@ -167,7 +169,7 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
             try:
                 with _PDFIUM_LOCK:
                     found, scan = _read_page(document, index, deadline, scanned.can_read())
-                    if found and _image_share(document, index) >= _FIGURE_SHARE:
+                    if found and image_share(document, index) >= FIGURE_SHARE:
                         figures.append(index + 1)
                 paragraphs.extend(found)
                 if scan is not None:
@@ -218,7 +220,7 @@ def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
                         segments = _segments(textpage, deadline)
                     finally:
                         textpage.close()
-                    if _needs_ocr(page, sum(len(s.text) for s in segments)):
+                    if needs_ocr(page, sum(len(s.text) for s in segments)):
                         found.append(index + 1)
                 finally:
                     page.close()
@@ -273,7 +275,7 @@ def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.I
                     continue
                 page = document[number - 1]
                 try:
-                    image = _render(page, grayscale=False)
+                    image = render(page, grayscale=False)
                 except pdfium.PdfiumError:
                     continue
                 finally:
@@ -285,10 +287,10 @@ def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.I
 
 
 def _read_page(
-    document: pdfium.PdfDocument, index: int, deadline: Deadline, render: bool
+    document: pdfium.PdfDocument, index: int, deadline: Deadline, for_ocr: bool
 ) -> tuple[list[_Paragraph], Image.Image | None | bool]:
     """The page's text paragraphs; or, for a page that has next to no text but an image (a
-    scan), the page rendered for OCR instead (`render`), or True to say it is one (not)."""
+    scan), the page rendered for OCR instead (when `for_ocr`), or True to say it is one."""
     page = document[index]
     try:
         textpage = page.get_textpage()
@@ -297,159 +299,14 @@ def _read_page(
         finally:
             textpage.close()
         chars = sum(len(s.text) for s in segments)
-        if _needs_ocr(page, chars):
-            return [], _render(page) if render else True
+        if needs_ocr(page, chars):
+            return [], render(page) if for_ocr else True
     finally:
         page.close()
     if not segments:
         return [], None
     streams = _reading_order(segments)
     return _paragraphs(streams, page_number=index + 1), None
-
-
-def _needs_ocr(page: pdfium.PdfPage, chars: int) -> bool:
-    """Too little text for the page's area, and something drawn that could be a scan.
-
-    A page of body text has thousands of characters; a scanned page has none, or a few from a
-    stamp, a page number or an OCR layer some scanners add for the title only. Blank pages and
-    pages of vector drawings have no image and are not worth rendering."""
-    width, height = page.get_size()
-    if chars >= _OCR_CHARS_PER_AREA * width * height:
-        return False
-    raw = page.raw
-    for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
-        kind = pdfium_c.FPDFPageObj_GetType(pdfium_c.FPDFPage_GetObject(raw, i))
-        if kind in (pdfium_c.FPDF_PAGEOBJ_IMAGE, pdfium_c.FPDF_PAGEOBJ_FORM):
-            return True
-    return False
-
-
-def _image_share(document: pdfium.PdfDocument, index: int) -> float:
-    """How much of the page its images cover (their bounding boxes, summed, at most 1)."""
-    page = document[index]
-    try:
-        width, height = page.get_size()
-        raw = page.raw
-        left, bottom, right, top = (ctypes.c_float() for _ in range(4))
-        covered = 0.0
-        for i in range(pdfium_c.FPDFPage_CountObjects(raw)):
-            item = pdfium_c.FPDFPage_GetObject(raw, i)
-            if pdfium_c.FPDFPageObj_GetType(item) != pdfium_c.FPDF_PAGEOBJ_IMAGE:
-                continue
-            if pdfium_c.FPDFPageObj_GetBounds(item, left, bottom, right, top):
-                covered += max(0.0, right.value - left.value) * max(0.0, top.value - bottom.value)
-        area: float = width * height
-        return min(1.0, covered / max(area, 1.0))
-    finally:
-        page.close()
-
-
-def _render(page: pdfium.PdfPage, *, grayscale: bool = True) -> Image.Image:
-    """The page as an image at OCR resolution (greyscale for OCR, colour for a caption), shrunk
-    for huge pages so that one rendered page stays a few megabytes."""
-    width, height = page.get_size()
-    scale = _OCR_DPI / 72
-    if width * height * scale * scale > _OCR_MAX_PIXELS:
-        scale = (_OCR_MAX_PIXELS / (width * height)) ** 0.5
-    bitmap = page.render(scale=scale, grayscale=grayscale)
-    try:
-        image: Image.Image = bitmap.to_pil().copy()  # the PIL image must outlive the bitmap
-    finally:
-        bitmap.close()
-    return image
-
-
-class _ScannedPages:
-    """OCR of the scanned pages of one PDF, `ocr_processes` pages at a time.
-
-    Tesseract runs one thread per process, so two pages in two processes use both cores of a
-    small machine while the next page is rendered; memory holds at most that many pages plus
-    the one being rendered. Results are gathered by page, so the order stays the document's."""
-
-    def __init__(self, budgets: ParseBudgets, deadline: Deadline) -> None:
-        from loci.ingest.ocr import ocr_available
-
-        self.budgets = budgets
-        self.deadline = deadline
-        self.available = ocr_available()
-        self.pages: list[int] = []
-        self.skipped: list[int] = []  # scanned pages left unread (no engine, over the budget)
-        self._pool: ThreadPoolExecutor | None = None
-        self._running: deque[tuple[int, Future[Recognized]]] = deque()
-        self._found: dict[int, list[Block]] = {}
-
-    def can_read(self) -> bool:
-        """Whether the next scanned page will be read (else it is only counted, not rendered)."""
-        return self.available and len(self.pages) < self.budgets.max_ocr_pages
-
-    def read(self, page_number: int, image: Image.Image | bool) -> None:
-        from loci.ingest.ocr import recognize
-
-        if isinstance(image, bool):
-            self.skipped.append(page_number)
-            return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max(1, self.budgets.ocr_processes), "ocr")
-        while len(self._running) >= max(1, self.budgets.ocr_processes):
-            self._collect_one()
-        self.deadline.extend(self.budgets.ocr_seconds_per_page)
-        timeout = self.deadline.remaining()
-        self._running.append((page_number, self._pool.submit(recognize, image, timeout_s=timeout)))
-        self.pages.append(page_number)
-
-    def finish(self) -> None:
-        """Wait for the pages still being read (an OCR error is raised here)."""
-        while self._running:
-            self._collect_one()
-
-    def close(self) -> None:
-        """Drop pages not yet started; the ones running end within their time limit."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def _collect_one(self) -> None:
-        from loci.ingest.ocr import ocr_blocks
-
-        page_number, future = self._running.popleft()
-        self._found[page_number] = ocr_blocks(future.result(), page=page_number)
-
-    @property
-    def blocks(self) -> list[Block]:
-        return [block for page in sorted(self._found) for block in self._found[page]]
-
-    def warnings(self) -> list[str]:
-        from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
-
-        found = []
-        if self.skipped and not self.available:
-            found.append(
-                f"{len(self.skipped)} scanned page(s) without text were not read: no OCR engine"
-                " is installed"
-            )
-        elif self.skipped:
-            found.append(
-                f"{len(self.skipped)} scanned page(s) past the {self.budgets.max_ocr_pages}-page"
-                " OCR budget were not read"
-            )
-        uncertain = low_confidence(self.blocks)
-        if uncertain:
-            found.append(
-                f"{uncertain} of {len(self.blocks)} OCR passages read with low confidence"
-                f" (below {LOW_CONFIDENCE:.0%}; marked in their citations)"
-            )
-        return found
-
-    def summary(self) -> dict[str, object]:
-        from loci.ingest.ocr import ENGINE_NAME
-        from loci.ingest.ocr.layout import low_confidence
-
-        return {
-            "engine": ENGINE_NAME,
-            "pages": self.pages,
-            "blocks": len(self.blocks),
-            "low_confidence": low_confidence(self.blocks),
-        }
 
 
 def _segments(textpage: pdfium.PdfTextPage, deadline: Deadline) -> list[_Segment]:
