@@ -445,3 +445,27 @@ def test_the_api_cites_page_and_region_of_ocr_text(server: LiveServer) -> None:
         assert 0.8 < top["ocr_confidence"] <= 1
         chunks = api.get(f"/brains/kitchen/files/{doc['id']}/chunks").json()
         assert {c["page"] for c in chunks} == {1, 2} and all(c["region"] for c in chunks)
+
+
+def test_a_page_the_engine_fails_on_is_skipped_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import loci.ingest.ocr as ocr
+
+    real = ocr.recognize
+    calls = 0
+
+    def crashing_on_the_second_page(image: Image.Image, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise ParseError("OCR failed: Segmentation fault")
+        return real(image, **kwargs)
+
+    monkeypatch.setattr(ocr, "recognize", crashing_on_the_second_page)
+    pages = [text_image([f"Ledger page {word}"]) for word in ("alpha", "bravo", "charlie")]
+    one_at_a_time = ParseBudgets(ocr_processes=1)
+    doc = parse(scanned_pdf(pages), "ledger.pdf", one_at_a_time)
+    assert {b.page for b in doc.blocks} == {1, 3}
+    assert "charlie" in doc.text.lower()
+    assert "page 2 could not be read by OCR (OCR failed: Segmentation fault)" in doc.warnings

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
+from loci.errors import BudgetExceeded, ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.models import Block
 
@@ -101,6 +102,7 @@ class ScannedPages:
         self._pool: ThreadPoolExecutor | None = None
         self._running: deque[tuple[int, Future[Recognized]]] = deque()
         self._found: dict[int, list[Block]] = {}
+        self._failed: list[str] = []
 
     def can_read(self) -> bool:
         """Whether the next scanned page will be read (else it is only counted, not rendered)."""
@@ -136,7 +138,14 @@ class ScannedPages:
         from loci.ingest.ocr import ocr_blocks
 
         page_number, future = self._running.popleft()
-        self._found[page_number] = ocr_blocks(future.result(), page=page_number)
+        try:
+            recognized = future.result()
+        except BudgetExceeded:
+            raise  # a page past its time limit: the rest would likely be too
+        except ParseError as error:  # the engine failed on this page only: keep the others
+            self._failed.append(f"page {page_number} could not be read by OCR ({error.message})")
+            return
+        self._found[page_number] = ocr_blocks(recognized, page=page_number)
 
     @property
     def blocks(self) -> list[Block]:
@@ -145,7 +154,7 @@ class ScannedPages:
     def warnings(self) -> list[str]:
         from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 
-        found = []
+        found = list(self._failed)
         if self.skipped and not self.available:
             found.append(
                 f"{len(self.skipped)} scanned page(s) without text were not read: no OCR engine"
