@@ -23,8 +23,9 @@ from loci.answer.sources import Source
 from loci.app import build_chat, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
-from loci.errors import BudgetExceeded, ParseError
+from loci.errors import BudgetExceeded, NoParser, ParseError
 from loci.ingest.ocr import needs_ocr
+from loci.ingest.ocr.images import heif_supported
 from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.models import Hit, region_words
 from loci.search.engine import SearchRequest
@@ -154,6 +155,13 @@ def test_corrupt_and_disguised_images_fail_with_reasons() -> None:
         parse(truncated, "broken.png", BUDGETS)
     with pytest.raises(ParseError, match="not a JPG image"):
         parse(b"this is a shopping list, not a photo", "list.jpg", BUDGETS)
+
+
+@pytest.mark.skipif(heif_supported(), reason="a HEIC decoder is installed here")
+def test_heic_without_a_decoder_says_what_is_missing() -> None:
+    iphone_photo = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 200
+    with pytest.raises(NoParser, match="no decoder for HEIC images here"):
+        parse(iphone_photo, "IMG_0001.HEIC", BUDGETS)
 
 
 def test_a_text_file_that_starts_with_bm_is_not_a_bitmap() -> None:
