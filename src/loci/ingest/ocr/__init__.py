@@ -4,6 +4,7 @@
     engine.recognize       an image → words with boxes and confidences (Tesseract)
     layout.ocr_blocks      words → paragraph blocks with lines, region and confidence
     needs.needs_ocr        will adding this file run OCR? (for previews and the dry run)
+    needs.ocr_targets      … and on what: [1] for an image, the scanned pages of a PDF
 
 Parsers call these; nothing here knows about documents, stores or settings.
 """
@@ -11,7 +12,7 @@ Parsers call these; nothing here knows about documents, stores or settings.
 from loci.ingest.ocr.engine import ENGINE_NAME, OcrUnavailable, ocr_available, recognize
 from loci.ingest.ocr.images import IMAGE_EXTENSIONS, open_image, sniff_image
 from loci.ingest.ocr.layout import ocr_blocks
-from loci.ingest.ocr.needs import needs_ocr
+from loci.ingest.ocr.needs import needs_ocr, ocr_targets
 
 __all__ = [
     "ENGINE_NAME",
@@ -20,6 +21,7 @@ __all__ = [
     "needs_ocr",
     "ocr_available",
     "ocr_blocks",
+    "ocr_targets",
     "open_image",
     "recognize",
     "sniff_image",
