@@ -2,9 +2,11 @@
 
 Tesseract (Debian's `tesseract-ocr`, `make ocr`) was chosen over RapidOCR's PP-OCR models by
 measurement (bench/ocr_accuracy.py, docs/benchmarks.md): the same accuracy on clean, rotated and
-low-contrast text at a tenth of the time per image, and ~24 MB installed instead of ~200 MB of
-OpenCV and models. Running it as a process (not a binding) keeps a crash or a runaway page out
-of the worker, and the time limit is a plain `timeout`.
+low-contrast text at a tenth of the CPU time per image, and ~24 MB installed instead of ~200 MB
+of OpenCV and models. (RapidOCR did read a noisy, blurred phone snap that Tesseract does not.)
+
+Running it as a process (not a binding) keeps a crash or a runaway page out of the worker, and
+the time limit is a plain `timeout`.
 
 The image goes in as PNG on stdin; TSV comes out on stdout: one row per word with its block,
 paragraph and line numbers, its box in pixels and a 0-100 confidence.
