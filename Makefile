@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-dev browser extension-test clean
+.PHONY: demo test lint install install-dev browser extension-test ocr clean
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,7 +53,21 @@ extension/node_modules/.package-lock.json: extension/package.json extension/pack
 extension-test: extension/node_modules/.package-lock.json
 	cd extension && $(NODE) --test test/
 
-test: install-dev lint browser extension-test
+
+# OCR of images and scanned PDFs runs Debian's Tesseract (English data included, ~24 MB); the
+# Python side needs nothing more. Without it images are stored with a warning and no text.
+TESSERACT ?= /usr/bin/tesseract
+
+ocr:
+	@if [ ! -x "$(TESSERACT)" ]; then \
+		echo "installing Tesseract for OCR"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tesseract-ocr; \
+	fi
+	@test -x "$(TESSERACT)" || { echo "Tesseract is missing at $(TESSERACT)" >&2; exit 1; }
+
+
+test: install-dev lint browser ocr extension-test
 	$(BIN)/pytest -q
 
 clean:

@@ -70,6 +70,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,
             max_chunks=settings.max_chunks_per_file,
+            caption_images=settings.llm_vision,
         ),
         worker=WorkerSettings(
             lease_s=settings.job_lease_s,

@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
+    # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
+    llm_vision: bool = False
 
     # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
     # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).

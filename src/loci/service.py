@@ -404,7 +404,8 @@ class Loci(Answering):
         """Index a batch of documents: parse and chunk each, embed all passages together,
         then swap each document's index in. A failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
-        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer)
+        chat = self.chat if self.settings.indexer.caption_images else None
+        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer, chat)
         outcomes: dict[int, BaseException | None] = {}
         prepared: dict[int, Prepared] = {}
         for job in jobs:

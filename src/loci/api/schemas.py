@@ -50,6 +50,13 @@ def json_integers(*fields: str) -> Any:
     return field_validator(*fields, mode="before")(classmethod(_json_integer))
 
 
+REGION_HELP = (
+    "for text read by OCR: where it sits on the page or image, as left,top,right,bottom"
+    " fractions of its width and height (origin top left)"
+)
+CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
+
+
 class Mirror(BaseModel):
     """A response whose fields are, name for name, those of the domain object it shows: `of`
     copies them (tuples become lists). Models that choose or reshape fields write their own."""
@@ -328,6 +335,8 @@ class ChunkOut(Mirror):
     line_start: int | None
     line_end: int | None
     token_count: int
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
 
 
 class NoteIn(BaseModel):
@@ -395,6 +404,8 @@ class HitOut(BaseModel):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str
     score: float
@@ -424,6 +435,8 @@ class HitOut(BaseModel):
             line_end=c.line_end,
             heading_path=list(c.heading_path),
             source_url=c.source_url,
+            region=c.region,
+            ocr_confidence=c.ocr_confidence,
             snippet=hit.snippet,
             text=hit.text,
             score=hit.score,
@@ -675,6 +688,8 @@ class CitationOut(Mirror):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
 
 
 class GraphHitOut(BaseModel):

@@ -12,7 +12,7 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import Hit, SearchFilters
+from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words
 from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
@@ -40,8 +40,12 @@ def location(hit: Hit) -> str:
             if c.line_end != c.line_start
             else f"line {c.line_start}"
         )
+    if c.region:
+        parts.append(region_words(c.region))
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
+    if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
+        parts.append("OCR uncertain")
     return " · ".join(parts)
 
 

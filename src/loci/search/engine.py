@@ -182,6 +182,8 @@ class SearchEngine:
             line_end=chunk.line_end,
             heading_path=chunk.heading_path,
             source_url=document.source_url,
+            region=chunk.region,
+            ocr_confidence=chunk.ocr_confidence,
         )
         return Hit(
             chunk_id=chunk.id,

@@ -267,6 +267,12 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX deliveries_claimed ON deliveries(claimed_at);
     """,
+    # 8: where OCR text sits on its
+    # page ("left,top,right,bottom" as fractions) and how sure the engine was, for citations.
+    """
+    ALTER TABLE chunks ADD COLUMN region TEXT;
+    ALTER TABLE chunks ADD COLUMN ocr_confidence REAL;
+    """,
 ]
 
 

@@ -501,7 +501,7 @@ class SqliteStore:
                 conn.execute(
                     "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
                     " line_start, line_end, char_start, char_end, token_count, content_hash,"
-                    " embed_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " embed_hash, region, ocr_confidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         brain_id,
                         document_id,
@@ -516,6 +516,8 @@ class SqliteStore:
                         c.token_count,
                         c.content_hash,
                         item.embed_hash,
+                        c.region,
+                        c.ocr_confidence,
                     ),
                 )
                 conn.execute(
