@@ -6,6 +6,7 @@ is chosen field by field (a token's hash, for one, never leaves the store).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any, Literal, Self
 
@@ -422,21 +423,10 @@ class HitOut(BaseModel):
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
-        c = hit.citation
         return cls(
             brain=brain.name,
             chunk_id=hit.chunk_id,
-            document_id=c.document_id,
-            name=c.name,
-            title=c.title,
-            chunk_index=c.chunk_index,
-            page=c.page,
-            line_start=c.line_start,
-            line_end=c.line_end,
-            heading_path=list(c.heading_path),
-            source_url=c.source_url,
-            region=c.region,
-            ocr_confidence=c.ocr_confidence,
+            **dataclasses.asdict(hit.citation),
             snippet=hit.snippet,
             text=hit.text,
             score=hit.score,

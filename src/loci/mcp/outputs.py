@@ -7,6 +7,7 @@ one, a user's model key or a server setting — only what the brain holds and wh
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -29,6 +30,10 @@ class Passage(BaseModel):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
+    region: str | None = Field(
+        description="for text read by OCR: where on the page, as left,top,right,bottom fractions"
+    )
+    ocr_confidence: float | None = Field(description="for text read by OCR: 0–1; below 0.6 unsure")
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str
@@ -37,21 +42,15 @@ class Passage(BaseModel):
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
-        c = hit.citation
+        citation = dataclasses.asdict(hit.citation)
+        passage = citation.pop("chunk_index")
         return cls(
-            document_id=c.document_id,
-            name=c.name,
-            title=c.title,
-            page=c.page,
-            line_start=c.line_start,
-            line_end=c.line_end,
-            heading_path=list(c.heading_path),
-            source_url=c.source_url,
-            passage=c.chunk_index,
+            **citation,
+            passage=passage,
             snippet=hit.snippet,
             text=hit.text,
             score=round(hit.score, 4),
-            uri=doc_uri(brain.name, c.document_id),
+            uri=doc_uri(brain.name, hit.citation.document_id),
         )
 
 
