@@ -13,6 +13,7 @@ from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
+from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.indexer import IndexerSettings
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
@@ -77,6 +78,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
             allowed_networks=tuple(settings.fetch_allowed_networks),
             max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
             total_timeout=settings.fetch_timeout_s,
+        ),
+        browser=BrowserSettings(
+            enabled=settings.browser_render,
+            executable=settings.browser_path,
+            timeout_s=settings.browser_timeout_s,
         ),
     )
 

@@ -44,6 +44,11 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
+    # Pages that need JavaScript are rendered in headless Chromium when Playwright
+    # (`loci[browser]`) and a Chromium are installed; `browser_render = false` turns it off.
+    browser_render: bool = True
+    browser_path: str | None = None  # the Chromium executable; default: the first on PATH
+    browser_timeout_s: float = Field(default=30.0, gt=0)
 
     llm_base_url: str | None = None
     llm_api_key: str | None = None

@@ -19,7 +19,9 @@ from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
 from loci.graph.service import BrainGraph
-from loci.ingest.fetch import FetchPolicy, fetch_web_page
+from loci.ingest.fetch import FetchPolicy
+from loci.ingest.fetch_browser import BrowserSettings
+from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
 from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
 from loci.jobs.worker import Worker, WorkerSettings, by_kind
@@ -52,6 +54,7 @@ class ServiceSettings:
     indexer: IndexerSettings = field(default_factory=IndexerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
+    browser: BrowserSettings = field(default_factory=BrowserSettings)
     ranking: RankingParams = field(default_factory=RankingParams)
     curation: AgentLimits = field(default_factory=AgentLimits)
 
@@ -181,7 +184,13 @@ class Loci(Answering):
     def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
         # Fetched here, not in the worker, so a blocked address or a challenge page is refused
         # with its reason at once and nothing junk is ever stored.
-        page = fetch_web_page(url, self.settings.fetch, accept=WEB_TYPES)
+        web = self.fetch_page(url)
+        page = web.page
+        rendered: dict[str, Any] | None = None
+        if web.rendered:
+            rendered = {"rendered": {"engine": "chromium", "why": web.why_rendered}}
+            if web.blocked:
+                rendered["rendered"]["blocked_requests"] = list(web.blocked[:20])
         return self.add_bytes(
             brain,
             page_name(page.url, page.content_type),
@@ -190,7 +199,12 @@ class Loci(Answering):
             tags=tags,
             mime_type=page.content_type,
             source_url=page.url,
+            metadata=rendered,
         )
+
+    def fetch_page(self, url: str) -> WebPage:
+        """A page as `add_url` would keep it (rendered in Chromium if it needs JavaScript)."""
+        return fetch_page(url, self.settings.fetch, self.settings.browser, accept=WEB_TYPES)
 
     def add_note(
         self,
