@@ -15,6 +15,7 @@ from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.indexer import IndexerSettings
+from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.service import Loci, ServiceSettings
@@ -63,6 +64,7 @@ def build_chat(settings: Settings) -> Chat | None:
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
+        ingest_chunks_per_s=settings.ingest_chunks_per_s or LOCAL_EMBED_CHUNKS_PER_S,
         max_file_bytes=settings.max_file_bytes,
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,

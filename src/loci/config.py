@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     embed_dimensions: int = Field(default=1536, gt=0)
     embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
 
+    # Chunks embedded a second, for `add --dry-run` estimates; unset: the local model's measured
+    # figure (docs/benchmarks.md). Set it when a remote embedder is faster or slower.
+    ingest_chunks_per_s: float | None = Field(default=None, gt=0)
+
     chunk_overlap_tokens: int = Field(default=32, ge=0)
     max_chunks_per_file: int = Field(default=1024, ge=1)
 
