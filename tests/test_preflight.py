@@ -163,11 +163,11 @@ def test_the_api_preflight_returns_the_same_object(tmp_path: Path, embedder: Emb
     try:
         with live.client() as api:
             files = [("files", (p.name, p.read_bytes(), "application/octet-stream")) for p in paths]
-            response = api.post("/brains/default/files/preflight", files=files)
+            response = api.post("/brains/default/preflight/files", files=files)
             assert response.status_code == 200, response.text
             got = response.json()
             blocked = api.post(
-                "/brains/default/urls/preflight", json={"urls": ["http://10.0.0.1/wiki"]}
+                "/brains/default/preflight/urls", json={"urls": ["http://10.0.0.1/wiki"]}
             )
             assert blocked.status_code == 200, blocked.text
     finally:

@@ -103,7 +103,7 @@ def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
 
 
-@router.post("/files/preflight", response_model=PreflightOut, responses=errors(404, 403))
+@router.post("/preflight/files", response_model=PreflightOut, responses=errors(400, 404, 403, 413))
 def preflight_files(
     brain: WritableBrain,
     loci: LociDep,
@@ -124,7 +124,7 @@ def preflight_files(
     return PreflightOut.of(loci.preflight(brain, uploads=uploads))
 
 
-@router.post("/urls/preflight", response_model=PreflightOut, responses=errors(404, 403, 422))
+@router.post("/preflight/urls", response_model=PreflightOut, responses=errors(400, 404, 403, 422))
 def preflight_urls(body: UrlsPreflightIn, brain: WritableBrain, loci: LociDep) -> PreflightOut:
     """What adding these URLs would do, without storing anything. Each address is checked
     first, without connecting; an allowed URL is fetched (rendered in a browser if it needs
