@@ -66,6 +66,17 @@ document.getElementById("root").innerHTML =
 
 LEAVE_JS = 'location.href = "http://127.0.0.2:{port}/secret";'
 
+HUGE_JS = 'document.getElementById("root").textContent = "blastema ".repeat(40000);'
+
+# Not an app shell by its visible text (a menu and a footer), but its article is all script.
+THIN = """<!doctype html><html><head><title>Field notes</title></head><body>
+<nav><a href="/">Home</a> <a href="/animals">Animals</a> <a href="/plants">Plants</a>
+<a href="/about">About these field notes</a> <a href="/contact">Contact the editors</a></nav>
+<main><div id="root"></div></main><script src="/article.js"></script>
+<footer>Field notes is written by volunteers who walk the same riverbank every week of the year
+and write down what lives there. Text and photographs may be reused with credit.</footer>
+</body></html>"""
+
 # Runs for ever once the page has loaded: every later Playwright call would wait on it.
 SPIN_JS = ARTICLE_JS + 'window.addEventListener("load", () => setTimeout(() => { for (;;) {} }));'
 
@@ -96,6 +107,7 @@ def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
         "/wall.js": WALL_JS,
         "/leave.js": LEAVE_JS.replace("{port}", str(intranet_port)),
         "/spin.js": SPIN_JS,
+        "/huge.js": HUGE_JS,
     }
 
     class Handler(BaseHTTPRequestHandler):
@@ -116,6 +128,8 @@ def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
             elif path.startswith("/shell-"):
                 script = path.removeprefix("/shell-") + ".js"
                 self._send(200, "text/html; charset=utf-8", SHELL.replace("{script}", script))
+            elif path == "/thin":
+                self._send(200, "text/html; charset=utf-8", THIN)
             elif path == "/secret":
                 self._send(200, "text/plain", "the intranet's secret")
             else:
@@ -234,3 +248,20 @@ def test_without_a_browser_an_app_shell_is_refused_with_what_to_do(
     missing = _service(tmp_path / "2", embedder, browser_path=str(tmp_path / "no-chromium"))
     with pytest.raises(ChallengePage, match="needs Chromium, not found"):
         missing.add_url(missing.brain(), f"{site.url}/shell-article")
+
+
+def test_a_page_whose_article_is_all_script_is_rendered(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    web = loci.fetch_page(f"{site.url}/thin")
+    assert web.rendered and web.why_rendered == "little text without its scripts"
+    assert b"blastema" in web.page.body
+
+
+def test_a_rendered_page_over_the_size_cap_is_refused(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder, fetch_max_mb=0.1)
+    with pytest.raises(FetchError, match="rendered page is larger than"):
+        loci.add_url(loci.brain(), f"{site.url}/shell-huge")

@@ -76,6 +76,7 @@ _DROPPED_RESPONSE_HEADERS = frozenset(
 _DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
 _STARTUP_S = 15.0  # Chromium's own start (not counted against a slow page's budget below)
 _KILL_GRACE_S = 5.0
+_RENDER_SLOTS = threading.BoundedSemaphore(2)  # renders at once in this process
 
 
 @dataclass(frozen=True)
@@ -136,6 +137,20 @@ def render_page(url: str, policy: FetchPolicy, settings: BrowserSettings) -> Ren
     _checked_url(url)
     executable = find_browser(settings)
     assert executable is not None
+    # Each Chromium takes a few hundred MB; a burst of renders waits rather than piles up.
+    if not _RENDER_SLOTS.acquire(timeout=settings.timeout_s):
+        raise FetchError(
+            f"cannot render {url}: the browser stayed busy for {settings.timeout_s:g} s"
+        )
+    try:
+        return _render_in_chromium(url, policy, settings, executable)
+    finally:
+        _RENDER_SLOTS.release()
+
+
+def _render_in_chromium(
+    url: str, policy: FetchPolicy, settings: BrowserSettings, executable: str
+) -> RenderedPage:
     with _Chromium(executable) as chromium:
         deadline = time.monotonic() + settings.timeout_s
         render = _Render(url, policy, settings, deadline, chromium.ws_url)
@@ -385,6 +400,9 @@ class _Render:
             self._refuse(route, request.url, error.message, main, error)
             return
         except LociError as error:
+            if time.monotonic() >= self.deadline and self.navigation_error is None:
+                # Cut off by the render's deadline: the page is unfinished, not empty.
+                self.navigation_error = FetchError(_timed_out(self.url, self.settings))
             self._refuse(route, request.url, error.message, main, None, blocked=False)
             return
         if main:

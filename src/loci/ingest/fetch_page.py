@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from loci.errors import ChallengePage
+from loci.errors import ChallengePage, FetchError
 from loci.ingest.encoding import decode_text
 from loci.ingest.fetch import (
     DEFAULT_ACCEPT,
@@ -70,7 +70,8 @@ def fetch_page(
     """Fetch `url` for keeping; render it in Chromium when its HTML has no content of its own.
 
     Without a usable browser, an app shell is refused as before (ChallengePage) with what to
-    install; a page that is merely thin is kept as fetched.
+    install; a page that is merely thin is kept as fetched (also when its render fails, unless
+    what rendered is a bot check).
     """
     page = fetch_web_page(url, policy, accept=accept, javascript_ok=True)
     reason = needs_browser(page)
@@ -83,5 +84,15 @@ def fetch_page(
         message = _challenge_message(httpx.URL(page.url), page.needs_javascript)
         raise ChallengePage(f"{message}; {missing}")
     log.info("rendering %s in the browser (%s)", page.url, reason)
-    rendered = render_page(page.url, policy, browser)
+    try:
+        rendered = render_page(page.url, policy, browser)
+    except ChallengePage:
+        raise
+    except FetchError as error:
+        if page.needs_javascript is not None:
+            raise
+        # A thin page is still a page: keep what the plain fetch read rather than fail on a
+        # render that timed out or broke.
+        log.warning("kept %s as fetched: rendering it failed (%s)", page.url, error.message)
+        return WebPage(page)
     return WebPage(rendered.page, rendered=True, blocked=rendered.blocked, why_rendered=reason)
