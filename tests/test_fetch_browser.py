@@ -265,3 +265,17 @@ def test_a_rendered_page_over_the_size_cap_is_refused(
     loci = _service(tmp_path, embedder, fetch_max_mb=0.1)
     with pytest.raises(FetchError, match="rendered page is larger than"):
         loci.add_url(loci.brain(), f"{site.url}/shell-huge")
+
+
+def test_a_dry_run_of_a_javascript_page_says_it_will_be_rendered(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    url = f"{site.url}/shell-article"
+    flight = loci.preflight(None, urls=[url])
+    [item] = flight.items
+    assert item.outcome == "add" and item.rendered and item.parser == "html"
+    assert loci.documents(loci.brain()) == []
+    added = loci.add_url(loci.brain(), url)
+    [document] = loci.wait_for(loci.brain(), [added.document.id])
+    assert document.chunk_count == item.chunks >= 1

@@ -91,6 +91,7 @@ def test_dry_run_of_a_folder_matches_the_add_and_writes_nothing(tmp_path: Path) 
         "status": "ready",
     }
     assert items["sub/boiler-again.md"]["duplicate_of"]["id"] == existing_id
+    assert items["boiler.md"]["parser"] == "markdown"
     # The second copy of notes duplicates the first of this same batch (no id yet).
     assert items["sub/notes-copy.txt"]["duplicate_of"] == {
         "id": None,

@@ -249,17 +249,13 @@ class Preflighter:
         digest = sha256_hex(data)
         existing = self._find_by_hash(digest)
         if existing is not None:
-            return replace(
-                item,
-                outcome="duplicate",
-                duplicate_of=ExistingRef(existing.id, existing.name, existing.status),
-            )
-        if digest in self._seen:
-            return replace(
-                item, outcome="duplicate", duplicate_of=ExistingRef(None, self._seen[digest])
-            )
-        self._seen[digest] = name
-        return self._parsed(item, data, url)
+            ref = ExistingRef(existing.id, existing.name, existing.status)
+        elif digest in self._seen:
+            ref = ExistingRef(None, self._seen[digest])
+        else:
+            self._seen[digest] = name
+            return self._parsed(item, data, url)
+        return replace(item, outcome="duplicate", duplicate_of=ref, parser=_parser_of(item, data))
 
     def web(self, source: str, page: WebPage, address: str | None) -> PreflightItem:
         fetched = page.page
@@ -287,12 +283,10 @@ class Preflighter:
 
     def _parsed(self, item: PreflightItem, data: bytes, url: str | None) -> PreflightItem:
         name = item.name or "untitled"
-        web_html = item.kind == "web" and (item.media_type or "").startswith(
-            ("text/html", "application/xhtml")
-        )
+        web_html = _is_web_html(item)
         stored = replace(item, outcome="fail")  # a parse failure is stored and marked failed
         try:
-            parser = "html" if web_html else _choose(data, PurePath(name).suffix.lower(), name)
+            parser = _choose_parser(item, data)
             if not data.strip():
                 raise ParseError("the file is empty")
         except ParseError as error:
@@ -350,6 +344,28 @@ class Preflighter:
             seconds=round(seconds, 2),
             warnings=(warning,),
         )
+
+
+def _is_web_html(item: PreflightItem) -> bool:
+    # A fetched HTML page is read by the HTML parser whatever its name (`indexer.parse_stored`).
+    return item.kind == "web" and (item.media_type or "").startswith(
+        ("text/html", "application/xhtml")
+    )
+
+
+def _choose_parser(item: PreflightItem, data: bytes) -> str:
+    """The parser the bytes will get (raises ParseError, e.g. NoParser, as parsing would)."""
+    if _is_web_html(item):
+        return "html"
+    name = item.name or "untitled"
+    return _choose(data, PurePath(name).suffix.lower(), name)
+
+
+def _parser_of(item: PreflightItem, data: bytes) -> str | None:
+    try:
+        return _choose_parser(item, data)
+    except ParseError:
+        return None
 
 
 def summarize(items: Sequence[PreflightItem]) -> Preflight:
