@@ -235,6 +235,11 @@ ATTEMPTS: dict[str, Attempt] = {
         lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
         body_id=True,
     ),
+    "answer": Attempt(  # as ask, in one JSON reply
+        "read",
+        lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
+        body_id=True,
+    ),
     "make_quiz": Attempt("read", lambda ids: {"json": {"topic": SECRET_WORD, "count": 2}}),
     "make_flashcards": Attempt("read", lambda ids: {"json": {"topic": SECRET_WORD, "count": 2}}),
     "list_conversations": Attempt("read"),

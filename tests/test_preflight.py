@@ -6,6 +6,7 @@ against each other item by item, so a preflight that drifts from what `add` does
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import threading
@@ -15,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageDraw
 
 from loci.embed.base import Embedder
-from loci.ingest.preflight import ocr_needed
+from loci.ingest.preflight import OcrPlan, ocr_needed
 from loci.service import Loci
 from tests import fixtures
 from tests.conftest import make_service, run_cli
@@ -34,7 +36,7 @@ LONG = "\n\n".join(f"## Part {i}\n\n" + fixtures.prose(180, seed=i) for i in ran
 
 def _folder(root: Path) -> Path:
     """New files, one already in the brain, one twice, one unreadable type, one over a 1 MB cap,
-    one empty, and a scanned (image-only) PDF."""
+    one empty, a scanned (image-only) PDF and a photo of a whiteboard."""
     folder = root / "import"
     (folder / "sub").mkdir(parents=True)
     (folder / "kelp.md").write_text(KELP)
@@ -50,6 +52,9 @@ def _folder(root: Path) -> Path:
     (folder / "huge.txt").write_text("x" * (1024 * 1024 + 10))
     (folder / "empty.md").write_bytes(b"")
     (folder / "scan.pdf").write_bytes(fixtures.make_pdf([[], []], image_bytes=4000))
+    whiteboard = Image.new("L", (420, 80), 255)
+    ImageDraw.Draw(whiteboard).text((10, 30), "Standup moved to Thursday", fill=0)
+    whiteboard.save(folder / "whiteboard.png")
     return folder
 
 
@@ -107,16 +112,17 @@ def test_dry_run_of_a_folder_matches_the_add_and_writes_nothing(tmp_path: Path) 
     assert items["empty.md"]["outcome"] == "refuse"
     assert items["report.pdf"]["parser"] == "pdf" and items["report.pdf"]["ocr"] is False
     assert items["scan.pdf"]["ocr"] is True and items["scan.pdf"]["chunks_exact"] is False
+    assert items["whiteboard.png"]["parser"] == "image" and items["whiteboard.png"]["ocr"] is True
     assert items["long.md"]["chunks"] > 3 and items["long.md"]["parser"] == "markdown"
     assert items["kelp.md"]["seconds"] > 0
     assert any("huge.txt" in e for e in flight["errors"])
     assert any("already in this brain as #" in w for w in flight["warnings"])
     totals = flight["totals"]
-    assert totals["items"] == len(items) == 11
+    assert totals["items"] == len(items) == 12
     assert totals["chunks"] == sum(i["chunks"] for i in items.values() if i["outcome"] == "add")
 
     human = run_cli("add", "--dry-run", str(folder), home=home, env=env)
-    assert "11 items: 5 to add, 3 already there, 1 will fail, 2 refused" in human.stdout
+    assert "12 items: 6 to add, 3 already there, 1 will fail, 2 refused" in human.stdout
     assert "nothing was written" in human.stdout
     assert _snapshot(home) == before
 
@@ -261,10 +267,11 @@ def test_an_allowed_url_is_fetched_and_reported(page_server: _Counting, tmp_path
     assert outcome["document"]["chunk_count"] == item["chunks"]
 
 
-def test_ocr_is_predicted_from_the_media_type_and_the_text_layer() -> None:
-    assert ocr_needed("report.pdf", fixtures.text_pdf(1)) == (False, None)
-    scanned, why = ocr_needed("scan.pdf", fixtures.make_pdf([[], [], []], image_bytes=2000))
-    assert scanned and why == "3 of the first 3 pages have no text layer"
-    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
-    assert ocr_needed("whiteboard.png", png)[0] and ocr_needed("no-extension", png)[0]
-    assert ocr_needed("notes.md", b"# notes") == (False, None)
+def test_ocr_is_predicted_as_the_parsers_decide() -> None:
+    assert ocr_needed(fixtures.text_pdf(1)) == OcrPlan(0, None)
+    scanned = ocr_needed(fixtures.make_pdf([[], [], []], image_bytes=2000))
+    assert scanned == OcrPlan(3, "pages 1, 2, 3 without a text layer")
+    png = io.BytesIO()
+    Image.new("L", (40, 20), 255).save(png, format="PNG")
+    assert ocr_needed(png.getvalue()) == OcrPlan(1, "an image: its text comes from OCR")
+    assert ocr_needed(b"# notes") == OcrPlan(0, None)

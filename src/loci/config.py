@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -59,11 +59,21 @@ class Settings(BaseSettings):
     llm_model: str | None = None
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
+    # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
+    llm_vision: bool = False
 
-    # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
-    lexical_index_min_chunks: int = Field(default=20_000, ge=0)
+    # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
+    # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).
+    lexical_index_min_chunks: int = Field(default=1, ge=0)
     # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
     vector_int8_min_chunks: int = Field(default=50_000, ge=0)
+
+    # Slack capture (POST /api/v1/integrations/slack/events): off until a signing secret is set.
+    # SecretStr: never shown by a repr, a log line or a validation error.
+    slack_signing_secret: SecretStr | None = None
+    slack_bot_token: SecretStr | None = None  # xoxb-…, for the confirmation reply
+    slack_api_base: str = "https://slack.com/api"
+    slack_timeout_s: float = Field(default=10.0, gt=0)
 
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)

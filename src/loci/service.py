@@ -18,6 +18,7 @@ from loci.curate.agent import AgentLimits
 from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
+from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
 from loci.ingest.fetch import FetchPolicy, check_url_address
 from loci.ingest.fetch_browser import BrowserSettings
@@ -34,10 +35,12 @@ from loci.ingest.preflight import (
 from loci.ingest.sources import (
     PathProblem,
     clean_name,
+    is_url,
     note_body,
     note_markdown,
     note_name,
     page_name,
+    web_markdown,
 )
 from loci.jobs.worker import Worker, WorkerSettings, by_kind
 from loci.llm.client import Chat
@@ -51,6 +54,7 @@ from loci.models import (
     Hit,
     Job,
     NewDocument,
+    SearchMode,
 )
 from loci.search.engine import RankingParams, SearchEngine, SearchRequest
 from loci.store.base import Store
@@ -121,6 +125,7 @@ class Loci(Answering):
         self.settings = settings
         self.database_path = database_path
         self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
+        self.linked = LinkedSearch(store)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -135,7 +140,7 @@ class Loci(Answering):
     @cached_property
     def graph(self) -> BrainGraph:
         """The brain graph's operations (seed 002) over this service's store and search."""
-        return BrainGraph(self.store, self.blobs, self.search)
+        return BrainGraph(self.store, self.blobs, self._passages)
 
     @cached_property
     def curation(self) -> Curation:
@@ -239,6 +244,35 @@ class Loci(Answering):
     def fetch_page(self, url: str) -> WebPage:
         """A page as `add_url` would keep it (rendered in Chromium if it needs JavaScript)."""
         return fetch_page(url, self.settings.fetch, self.settings.browser, accept=WEB_TYPES)
+
+    def add_page_text(
+        self,
+        brain: Brain,
+        url: str,
+        markdown: str,
+        *,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+    ) -> AddResult:
+        """Keep a web page as a browser extracted it (Markdown), cited to its URL.
+
+        Nothing is fetched: the URL is only where the text came from, so no address check
+        applies. It is indexed like any document, by the worker, moments later.
+        """
+        if not is_url(url):
+            raise InvalidInput("the page's url must start with http:// or https://")
+        if not markdown.strip():
+            raise InvalidInput("the page has no text to keep")
+        return self.add_bytes(
+            brain,
+            page_name(url, "text/markdown"),
+            web_markdown(url, markdown, title),
+            kind="web",
+            tags=tags,
+            title=title,
+            mime_type="text/markdown",
+            source_url=url,
+        )
 
     def add_note(
         self,
@@ -404,6 +438,25 @@ class Loci(Answering):
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         # Re-read the brain: its embedder identity is set by the first indexed document, which
         # may have happened after the caller got this snapshot.
+        hits = self._passages(brain, request)
+        if request.mode != "hybrid":  # a single leg is a diagnostic view: no links followed
+            return hits
+        return self.linked.expand_hits(
+            brain, hits, request.limit, include_retired=request.include_retired
+        )
+
+    def ranked_documents(
+        self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
+    ) -> list[tuple[int, float]]:
+        """Documents best first, as `search` ranks them, for evaluation against judgments."""
+        ranked = self.engine.ranked_documents(brain, query, mode, depth)
+        if mode != "hybrid":
+            return ranked
+        return [(e.document_id, e.score) for e in self.linked.expand_ranking(brain, ranked)]
+
+    def _passages(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        """The passage ranking alone, before links are followed (`brain query` expands its
+        own, graph-only ranking)."""
         return self.engine.search(self.store.get_brain(brain.name), request)
 
     # changing -----------------------------------------------------------------------------
@@ -443,7 +496,8 @@ class Loci(Answering):
         """Index a batch of documents: parse and chunk each, embed all passages together,
         then swap each document's index in. A failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
-        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer)
+        chat = self.chat if self.settings.indexer.caption_images else None
+        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer, chat)
         outcomes: dict[int, BaseException | None] = {}
         prepared: dict[int, Prepared] = {}
         for job in jobs:

@@ -16,10 +16,13 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    mcp,
     search,
     server,
+    slack,
     status,
     study,
+    webhooks,
 )
 
 app = typer.Typer(
@@ -47,7 +50,8 @@ def main(
 
 
 for module in (
-    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
+    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture, mcp,
+    slack, webhooks,
 ):  # fmt: skip
     module.register(app)
 

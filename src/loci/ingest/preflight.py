@@ -47,6 +47,7 @@ __all__ = [
     "PreflightItem",
     "PreflightSettings",
     "Preflighter",
+    "OcrPlan",
     "ocr_needed",
     "summarize",
 ]
@@ -59,19 +60,12 @@ Outcome = Literal["add", "duplicate", "fail", "refuse"]
 # depends on its server: set `ingest_chunks_per_s` for it.
 LOCAL_EMBED_CHUNKS_PER_S = 40.0
 
-# OCR has no measured figure in docs/benchmarks.md yet (the OCR engine is being added): until it
-# does, a page is assumed to take this long and to hold this much text. Replace both with the
-# OCR benchmark's figures when they land.
-OCR_SECONDS_PER_PAGE = 2.0
-OCR_CHARS_PER_PAGE = 1800
+# OCR time a page: 1.58 CPU-s measured per scanned page with Tesseract, two OCR processes on two
+# cores → ~1.2 pages/s (docs/benchmarks.md, "Scanned vs text PDF"; an estimate from CPU time).
+OCR_SECONDS_PER_PAGE = 0.8
+# Text on a scanned page, for the chunk estimate: a letter page of ~400 words, as in that bench.
+OCR_CHARS_PER_PAGE = 2400
 CHARS_PER_TOKEN = 4  # for the OCR estimate only; everything else counts real tokens
-# A PDF page with fewer characters than this in its text layer is a scan (or a picture).
-PDF_TEXT_CHARS_MIN = 20
-PDF_PAGES_CHECKED = 3
-
-_IMAGE_EXTENSIONS = frozenset(
-    {".png", ".jpg", ".jpeg", ".webp", ".tif", ".tiff", ".gif", ".bmp", ".heic"}
-)
 
 
 @dataclass(frozen=True)
@@ -135,56 +129,41 @@ class Preflight:
     totals: PreflightTotals = field(default_factory=PreflightTotals)
 
 
-def ocr_needed(name: str, data: bytes) -> tuple[bool, str | None]:
-    """Whether ingesting this file will run OCR, and why.
+@dataclass(frozen=True)
+class OcrPlan:
+    pages: int  # images or PDF pages OCR will read; 0: none
+    reason: str | None  # why OCR runs, or why text that needs it will not be read
 
-    Decided here from the media type and the PDF text layer until the OCR module
-    (`loci.ingest.ocr`, being written alongside) exposes its own test; the lead should point this
-    at that function so the preflight and the parser can never disagree.
+
+def ocr_needed(data: bytes) -> OcrPlan:
+    """Whether ingesting these bytes will run OCR, on how many pages, and why.
+
+    Asks the OCR module's own preview (`ocr_targets`, which follows the parsers' test: an image,
+    or a PDF page with too little text for its area and an image on it), so the dry run and the
+    add cannot disagree. Without an OCR engine nothing runs, and the reason says so.
     """
-    if PurePath(name).suffix.lower() in _IMAGE_EXTENSIONS or _image_magic(data):
-        return True, "an image: its text comes from OCR"
-    if b"%PDF-" not in data[:1024]:
-        return False, None
-    scanned, checked = _pdf_pages_without_text(data)
-    if scanned:
-        return True, f"{scanned} of the first {checked} pages have no text layer"
-    return False, None
+    from loci.ingest.ocr import ocr_available, ocr_targets
+
+    targets = ocr_targets(data)
+    if not targets:
+        return OcrPlan(0, None)
+    image = b"%PDF-" not in data[:1024]
+    if not ocr_available():
+        what = "an image" if image else f"{len(targets)} scanned page(s)"
+        return OcrPlan(0, f"{what} needs OCR, but no OCR engine is installed: its text is not read")
+    if image:
+        return OcrPlan(1, "an image: its text comes from OCR")
+    shown = ", ".join(map(str, targets[:10])) + (", …" if len(targets) > 10 else "")
+    plural = "s" if len(targets) != 1 else ""
+    return OcrPlan(len(targets), f"page{plural} {shown} without a text layer")
 
 
-def _image_magic(data: bytes) -> bool:
-    head = data[:16]
-    return head.startswith(
-        (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"BM", b"II*\x00", b"MM\x00*")
-    ) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
-
-
-def _pdf_pages_without_text(data: bytes) -> tuple[int, int]:
+def _pdf_pages(data: bytes) -> int:
     import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
     try:
         pdf = pdfium.PdfDocument(data)
-    except Exception:  # encrypted or corrupt: the parser reports it with its own reason
-        return 0, 0
-    try:
-        checked = min(len(pdf), PDF_PAGES_CHECKED)
-        scanned = 0
-        for index in range(checked):
-            page = pdf[index]
-            text = page.get_textpage().get_text_range()
-            if len("".join(text.split())) < PDF_TEXT_CHARS_MIN:
-                scanned += 1
-        return scanned, checked
-    finally:
-        pdf.close()
-
-
-def _pdf_pages(data: bytes) -> int:
-    import pypdfium2 as pdfium
-
-    try:
-        pdf = pdfium.PdfDocument(data)
-    except Exception:
+    except Exception:  # the parser reports a broken PDF with its own reason
         return 1
     try:
         return len(pdf)
@@ -291,10 +270,10 @@ class Preflighter:
                 raise ParseError("the file is empty")
         except ParseError as error:
             return replace(stored, error=error.message)
-        ocr, ocr_reason = (False, None) if web_html else ocr_needed(name, data)
-        stored = replace(stored, parser=parser, ocr=ocr, ocr_reason=ocr_reason)
-        if ocr:
-            return self._ocr_estimate(replace(stored, outcome="add"), data)
+        plan = OcrPlan(0, None) if web_html else ocr_needed(data)
+        stored = replace(stored, parser=parser, ocr=plan.pages > 0, ocr_reason=plan.reason)
+        if plan.pages:
+            return self._ocr_estimate(replace(stored, outcome="add"), data, plan.pages)
         started = time.monotonic()
         try:
             parsed = self._parse(data, name, web_html, url)
@@ -330,13 +309,15 @@ class Preflighter:
             return parse_html(decode_text(data), url=url)
         return parse(data, name, self._settings.budgets)
 
-    def _ocr_estimate(self, item: PreflightItem, data: bytes) -> PreflightItem:
-        pages = _pdf_pages(data) if item.parser == "pdf" else 1
+    def _ocr_estimate(self, item: PreflightItem, data: bytes, ocr_pages: int) -> PreflightItem:
+        # Parsing would run the OCR itself, so nothing is parsed: every page is counted as a
+        # full page of text (text-layer pages of the PDF too), which errs on the high side.
+        pages = max(ocr_pages, _pdf_pages(data) if item.parser == "pdf" else 1)
         tokens = pages * OCR_CHARS_PER_PAGE / CHARS_PER_TOKEN
         chunks = min(self._settings.max_chunks, math.ceil(tokens / self._chunk_tokens))
-        seconds = pages * OCR_SECONDS_PER_PAGE + chunks / self._settings.chunks_per_s
-        plural = "s" if pages != 1 else ""
-        warning = f"OCR of {pages} page{plural}: chunks and time are estimates"
+        seconds = ocr_pages * OCR_SECONDS_PER_PAGE + chunks / self._settings.chunks_per_s
+        plural = "s" if ocr_pages != 1 else ""
+        warning = f"OCR of {ocr_pages} page{plural}: chunks and time are estimates"
         return replace(
             item,
             chunks=chunks,

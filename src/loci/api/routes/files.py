@@ -98,8 +98,13 @@ def upload_files(
     responses=errors(400, 404, 403, 422, 502),
 )
 def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
-    """Fetch a web page now (refusing private addresses and challenge pages) and queue it."""
-    added = loci.add_url(brain, body.url, tags=body.tags)
+    """Fetch a web page now (refusing private addresses and challenge pages) and queue it —
+    or, given `markdown`, keep that text for the page without fetching it (what the browser
+    extension saves). Either way it is searchable once indexed, moments later."""
+    if body.markdown is not None:
+        added = loci.add_page_text(brain, body.url, body.markdown, title=body.title, tags=body.tags)
+    else:
+        added = loci.add_url(brain, body.url, tags=body.tags)
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
 
 
