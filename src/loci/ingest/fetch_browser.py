@@ -17,9 +17,8 @@ So the browser is kept on the same leash as the plain fetcher:
 - Each response is capped at the policy's `max_bytes`, all of them together at
   `max_total_bytes`, their number at `max_requests`; the rendered HTML at `max_bytes`.
 
-Chromium is driven over the DevTools protocol on a loopback port it picks. Another local process
-could find that port while the render runs; it would gain nothing it lacks (it can already
-open connections itself), and the browser lives for one page.
+Chromium itself (`loci.ingest.chromium`) is a fresh headless process per page, driven over the
+DevTools protocol.
 
 Playwright is an optional dependency (`pip install 'loci[browser]'`) and Chromium comes from the
 system (`apt install chromium`); `unavailable_reason` says what is missing.
@@ -30,12 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import queue
-import re
 import shutil
-import signal
-import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -45,6 +39,7 @@ import httpx
 
 from loci.errors import BlockedAddress, ChallengePage, FetchError, LociError
 from loci.ingest.challenge import detect_challenge
+from loci.ingest.chromium import Chromium
 from loci.ingest.fetch import (
     MB,
     FetchedPage,
@@ -73,8 +68,6 @@ _DROPPED_REQUEST_HEADERS = frozenset(
 _DROPPED_RESPONSE_HEADERS = frozenset(
     {"content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"}
 )
-_DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
-_STARTUP_S = 15.0  # Chromium's own start (not counted against a slow page's budget below)
 _KILL_GRACE_S = 5.0
 _RENDER_SLOTS = threading.BoundedSemaphore(2)  # renders at once in this process
 
@@ -151,7 +144,7 @@ def render_page(url: str, policy: FetchPolicy, settings: BrowserSettings) -> Ren
 def _render_in_chromium(
     url: str, policy: FetchPolicy, settings: BrowserSettings, executable: str
 ) -> RenderedPage:
-    with _Chromium(executable) as chromium:
+    with Chromium(executable) as chromium:
         deadline = time.monotonic() + settings.timeout_s
         render = _Render(url, policy, settings, deadline, chromium.ws_url)
         # Playwright's sync API runs in the thread that calls it and refuses a thread with a
@@ -172,97 +165,6 @@ def _render_in_chromium(
 
 def _timed_out(url: str, settings: BrowserSettings) -> str:
     return f"rendering {url} in the browser took longer than {settings.timeout_s:g} s"
-
-
-class _Chromium:
-    """A headless Chromium in its own process group, reachable over DevTools on loopback."""
-
-    def __init__(self, executable: str) -> None:
-        self._executable = executable
-        self._profile = tempfile.mkdtemp(prefix="loci-chromium-")
-        self._process: subprocess.Popen[str] | None = None
-        self.ws_url = ""
-
-    def __enter__(self) -> _Chromium:
-        args = [
-            self._executable,
-            "--headless",
-            "--remote-debugging-port=0",
-            f"--user-data-dir={self._profile}",
-            # Nothing leaves the browser except through routing (see the module docstring).
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-extensions",
-            "--disable-gpu",
-            "--no-first-run",
-            "--mute-audio",
-            "about:blank",
-        ]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            # Chromium refuses to start as root with its sandbox on; the routing above still
-            # bounds what a page can reach.
-            args.insert(1, "--no-sandbox")
-        try:
-            self._process = subprocess.Popen(
-                args,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,  # its own process group: killed as one, renderers too
-            )
-        except OSError as exc:
-            self._cleanup()
-            raise FetchError(f"could not start Chromium ({self._executable}): {exc}") from exc
-        self.ws_url = self._await_devtools()
-        return self
-
-    def _await_devtools(self) -> str:
-        assert self._process is not None and self._process.stderr is not None
-        lines: queue.Queue[str | None] = queue.Queue()
-        stderr = self._process.stderr
-
-        def drain() -> None:
-            # Chromium keeps logging to stderr; the pipe must be emptied or it blocks.
-            for line in stderr:
-                lines.put(line)
-            lines.put(None)
-
-        threading.Thread(target=drain, name="loci-chromium-stderr", daemon=True).start()
-        ends = time.monotonic() + _STARTUP_S
-        tail: list[str] = []
-        while True:
-            try:
-                line = lines.get(timeout=max(0.0, ends - time.monotonic()))
-            except queue.Empty:
-                self.kill()
-                raise FetchError(f"Chromium did not start within {_STARTUP_S:g} s") from None
-            if line is None:
-                self.kill()
-                detail = " ".join(tail[-3:]).strip() or "no output"
-                raise FetchError(f"Chromium exited at start: {detail}")
-            match = _DEVTOOLS_LINE.search(line)
-            if match:
-                return match.group(1)
-            tail.append(line.strip())
-
-    def kill(self) -> None:
-        process = self._process
-        if process is None or process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait(_KILL_GRACE_S)
-
-    def __exit__(self, *exc: object) -> None:
-        self.kill()
-        self._cleanup()
-
-    def _cleanup(self) -> None:
-        shutil.rmtree(self._profile, ignore_errors=True)
 
 
 @dataclass
