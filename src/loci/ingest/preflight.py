@@ -23,6 +23,7 @@ An item's `outcome` predicts what `add` reports for it:
 
 from __future__ import annotations
 
+import io
 import math
 import mimetypes
 import time
@@ -171,6 +172,22 @@ def _pdf_pages(data: bytes) -> int:
         pdf.close()
 
 
+# A letter page scanned at 200 dpi, as the PDF parser renders scanned pages for OCR.
+_PAGE_PIXELS = int(8.5 * 200) * int(11 * 200)
+
+
+def _image_pages(data: bytes) -> float:
+    """How much of a page of text an image can hold, by its pixel count (header only)."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except Exception:  # undecodable: the parser reports it with its own reason
+        return 1.0
+    return min(1.0, width * height / _PAGE_PIXELS)
+
+
 class Preflighter:
     """Works out one batch's items; remembers hashes so a file given twice is a duplicate."""
 
@@ -310,11 +327,15 @@ class Preflighter:
         return parse(data, name, self._settings.budgets)
 
     def _ocr_estimate(self, item: PreflightItem, data: bytes, ocr_pages: int) -> PreflightItem:
-        # Parsing would run the OCR itself, so nothing is parsed: every page is counted as a
-        # full page of text (text-layer pages of the PDF too), which errs on the high side.
-        pages = max(ocr_pages, _pdf_pages(data) if item.parser == "pdf" else 1)
+        # Parsing would run the OCR itself, so nothing is parsed: every PDF page is counted as a
+        # full page of text (text-layer pages too), which errs on the high side; an image as
+        # the share of a page its pixels make.
+        if item.parser == "pdf":
+            pages = float(max(ocr_pages, _pdf_pages(data)))
+        else:
+            pages = _image_pages(data)
         tokens = pages * OCR_CHARS_PER_PAGE / CHARS_PER_TOKEN
-        chunks = min(self._settings.max_chunks, math.ceil(tokens / self._chunk_tokens))
+        chunks = min(self._settings.max_chunks, max(1, math.ceil(tokens / self._chunk_tokens)))
         seconds = ocr_pages * OCR_SECONDS_PER_PAGE + chunks / self._settings.chunks_per_s
         plural = "s" if ocr_pages != 1 else ""
         warning = f"OCR of {ocr_pages} page{plural}: chunks and time are estimates"
