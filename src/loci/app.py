@@ -13,7 +13,9 @@ from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
+from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.indexer import IndexerSettings
+from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.integrations import Integrations
 from loci.integrations.slack_api import SlackWebApi
 from loci.integrations.slack_capture import SlackCapture
@@ -66,6 +68,7 @@ def build_chat(settings: Settings) -> Chat | None:
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
+        ingest_chunks_per_s=settings.ingest_chunks_per_s or LOCAL_EMBED_CHUNKS_PER_S,
         max_file_bytes=settings.max_file_bytes,
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,
@@ -82,6 +85,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
             allowed_networks=tuple(settings.fetch_allowed_networks),
             max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
             total_timeout=settings.fetch_timeout_s,
+        ),
+        browser=BrowserSettings(
+            enabled=settings.browser_render,
+            executable=settings.browser_path,
+            timeout_s=settings.browser_timeout_s,
         ),
     )
 

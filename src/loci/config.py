@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     embed_dimensions: int = Field(default=1536, gt=0)
     embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
 
+    # Chunks embedded a second, for `add --dry-run` estimates; unset: the local model's measured
+    # figure (docs/benchmarks.md). Set it when a remote embedder is faster or slower.
+    ingest_chunks_per_s: float | None = Field(default=None, gt=0)
+
     chunk_overlap_tokens: int = Field(default=32, ge=0)
     max_chunks_per_file: int = Field(default=1024, ge=1)
 
@@ -44,6 +48,11 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
+    # Pages that need JavaScript are rendered in headless Chromium when Playwright
+    # (`loci[browser]`) and a Chromium are installed; `browser_render = false` turns it off.
+    browser_render: bool = True
+    browser_path: str | None = None  # the Chromium executable; default: the first on PATH
+    browser_timeout_s: float = Field(default=30.0, gt=0)
 
     llm_base_url: str | None = None
     llm_api_key: str | None = None
