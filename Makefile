@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-dev browser clean
+.PHONY: demo test lint install install-dev browser extension-test ocr clean
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,33 @@ browser:
 	fi
 	@test -x "$(CHROMIUM)" || { echo "Chromium is missing at $(CHROMIUM)" >&2; exit 1; }
 
-test: install-dev lint browser
+# The browser extension's own tests: its extractor (against fixture pages, in linkedom's DOM) and
+# its API client, under Node's test runner; npm ci installs the DOM library the lock file pins.
+NPM ?= npm
+NODE ?= node
+
+extension/node_modules/.package-lock.json: extension/package.json extension/package-lock.json
+	cd extension && $(NPM) ci --no-audit --no-fund
+
+extension-test: extension/node_modules/.package-lock.json
+	cd extension && $(NODE) --test test/
+
+
+# OCR of images and scanned PDFs runs Debian's Tesseract (English data included, ~24 MB); the
+# Python side needs nothing more. Without it images are stored with a warning and no text.
+TESSERACT ?= /usr/bin/tesseract
+
+ocr:
+	@if [ ! -x "$(TESSERACT)" ]; then \
+		echo "installing Tesseract for OCR"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends tesseract-ocr; \
+	fi
+	@test -x "$(TESSERACT)" || { echo "Tesseract is missing at $(TESSERACT)" >&2; exit 1; }
+
+
+test: install-dev lint browser ocr extension-test
 	$(BIN)/pytest -q
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache extension/node_modules

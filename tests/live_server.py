@@ -21,6 +21,7 @@ from loci.api import create_app
 from loci.auth.accounts import Accounts
 from loci.auth.secret_box import SecretBox
 from loci.auth.user_models import UserModels
+from loci.integrations import Integrations
 from loci.service import Loci
 
 
@@ -35,6 +36,7 @@ def free_port() -> int:
 class LiveServer:
     loci: Loci
     run_worker: bool = True
+    integrations: Integrations | None = None  # None: the app's default (Slack capture off)
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
@@ -55,7 +57,13 @@ class LiveServer:
         self.user_models = UserModels(
             self.loci.store.accounts, box, self.loci.settings.fetch, timeout_s=5.0
         )
-        app = create_app(self.loci, self.accounts, self.user_models, run_worker=self.run_worker)
+        app = create_app(
+            self.loci,
+            self.accounts,
+            self.user_models,
+            run_worker=self.run_worker,
+            integrations=self.integrations,
+        )
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

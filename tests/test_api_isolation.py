@@ -221,6 +221,10 @@ ATTEMPTS: dict[str, Attempt] = {
     ),
     "list_files": Attempt("read"),
     "add_url": Attempt("write", lambda ids: {"json": {"url": "http://127.0.0.1:9/planted"}}),
+    "preflight_files": Attempt(  # a dry run of a write: it would tell Bob what Alice has
+        "write", lambda ids: {"files": {"files": ("x.md", b"# probe\n", "text/markdown")}}
+    ),
+    "preflight_urls": Attempt("write", lambda ids: {"json": {"urls": ["http://127.0.0.1:9/x"]}}),
     "get_file": Attempt("read"),
     "delete_file": Attempt("write"),
     "download_file": Attempt("read"),
@@ -236,6 +240,11 @@ ATTEMPTS: dict[str, Attempt] = {
     "delete_note": Attempt("write"),
     "search_brain": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
     "ask": Attempt(  # asking reads; continuing her conversation would read her history
+        "read",
+        lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
+        body_id=True,
+    ),
+    "answer": Attempt(  # as ask, in one JSON reply
         "read",
         lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
         body_id=True,

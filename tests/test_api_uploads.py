@@ -148,7 +148,7 @@ def test_a_mislabelled_file_fails_with_a_reason_or_is_read_for_what_it_is(
 ) -> None:
     pdf = fixtures.two_page_pdf()
     uploads = {
-        "photo.pdf": PNG,  # an image named as a PDF
+        "photo.pdf": PNG,  # a (broken) image named as a PDF
         "report.txt": pdf,  # a PDF named as text
         "page.pdf": b"<!doctype html><html><body><p>Herons nest by the weir.</p></body></html>",
         "junk.txt": random.Random(7).randbytes(4000),  # binary named as text
@@ -160,8 +160,9 @@ def test_a_mislabelled_file_fails_with_a_reason_or_is_read_for_what_it_is(
     ids = {r["name"]: r["document"]["id"] for r in response.json()["results"]}
     docs = {n: small_cap.wait_ready(api, brain_name, i) for n, i in ids.items()}
 
+    # The bytes decide: it is read as the image it is, and fails as a corrupt one.
     assert docs["photo.pdf"]["status"] == "failed"
-    assert "not a PDF" in docs["photo.pdf"]["status_reason"]
+    assert "corrupt PNG image" in docs["photo.pdf"]["status_reason"]
     assert docs["junk.txt"]["status"] == "failed"
     assert "binary" in docs["junk.txt"]["status_reason"]
 

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.both_backends
 
 @pytest.fixture
 def graph(loci: Loci) -> BrainGraph:
-    return BrainGraph(loci.store, loci.blobs, loci.search)
+    return loci.graph
 
 
 @pytest.fixture
@@ -425,3 +425,47 @@ def test_query_follows_links_to_the_page_that_answers(
     assert "graph" in ana.matched_by and ana.path == ("compost-drive", "ana-lopez")
     assert ids.index("ana-lopez") < ids.index("sourdough")
     assert "old-lead" not in ids  # archived pages stay out, linked or not
+
+
+def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
+    loci: Loci, graph: BrainGraph, brain: Brain, tmp_path: Path
+) -> None:
+    graph.create(
+        brain, actor="t", doc_type="project", title="Compost drive",
+        text="The compost drive collects kitchen scraps for the allotment bins every Saturday. "
+             "It is led by [[page:ana-lopez|Ana]]; before her, [[page:old-lead|Sam]].",
+    )  # fmt: skip
+    graph.create(
+        brain, actor="t", doc_type="person", title="Ana Lopez",
+        text="Ana coordinates the volunteers and keeps the shed keys.",
+    )  # fmt: skip
+    graph.create(brain, actor="t", doc_type="person", title="Old lead", text="Sam moved away.")
+    graph.set_fields(brain, "old-lead", ["status=archived"], actor="t")
+    loci.add_note(brain, "Bread needs a starter of flour and water.", title="Baking")
+    loci.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
+    index_all(loci, brain)
+
+    hits = loci.search(brain, SearchRequest("who runs the compost drive", limit=5))
+    names = [h.citation.name for h in hits]
+    assert names[0] == "projects/compost-drive.md"
+    ana = hits[names.index("people/ana-lopez.md")]
+    # Ana's page never says "compost": only the project's link to her brings her in
+    assert ana.matched_by in ("graph", "text+graph", "vector+graph", "both+graph")
+    assert ana.graph_path == ("compost-drive", "ana-lopez")
+    assert "people/old-lead.md" not in names  # archived pages are not reached by links
+    # a single leg is a diagnostic view: no link followed
+    text_only = loci.search(brain, SearchRequest("compost drive", mode="text", limit=5))
+    assert all(not h.graph_path for h in text_only)
+
+    # the CLI shows how a hit was reached
+    shown = run_cli("search", "who runs the compost drive", "--json", home=tmp_path / "home")
+    listed = json.loads(shown.stdout)["hits"]
+    assert any(h["graph_path"] == ["compost-drive", "ana-lopez"] for h in listed)
+
+    # a brain without pages ranks exactly as the passage search alone
+    plain = loci.brain("plain")
+    for text in ("Kettles boil water.", "Ovens bake bread at high heat.", "Bread rises slowly."):
+        loci.add_note(plain, text)
+    index_all(loci, plain)
+    request = SearchRequest("baking bread", limit=3)
+    assert loci.search(plain, request) == loci._passages(plain, request)

@@ -26,7 +26,7 @@ WARNINGS = {"orphan", "weak-provenance", "nonstandard-source"}
 
 @pytest.fixture
 def graph(loci: Loci) -> BrainGraph:
-    return BrainGraph(loci.store, loci.blobs, loci.search)
+    return loci.graph
 
 
 @pytest.fixture

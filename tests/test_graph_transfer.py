@@ -77,7 +77,7 @@ Swap seeds each **spring**.
 
 @pytest.fixture
 def graph(loci: Loci) -> BrainGraph:
-    return BrainGraph(loci.store, loci.blobs, loci.search)
+    return loci.graph
 
 
 @pytest.fixture

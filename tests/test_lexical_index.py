@@ -1,4 +1,5 @@
-"""The in-memory BM25 index of large brains ranks exactly as FTS5's bm25() does, and keeps up.
+"""The in-memory BM25 index: at FTS5's k1 and b it ranks exactly as FTS5's bm25() does; it keeps
+up with changes, uses its own k1 and b by default, and is saved beside the database.
 
 Both paths run on one real SQLite store: `fts_search` is FTS5's bm25(), `text_search` takes the
 index because the threshold is set to one chunk.
@@ -15,7 +16,10 @@ import pytest
 
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.search.lexical import query_terms
+from loci.store.lexical_files import index_path
+from loci.store.lexical_index import FTS5_B, FTS5_K1, K1, B
 from loci.store.sqlite import SqliteStore
+from loci.store.sqlite import store as sqlite_store
 
 # Inflections (stemming), diacritics, words common and rare.
 VOCABULARY = """
@@ -77,7 +81,7 @@ def _same_ranking(store: SqliteStore, brain_id: int, filters: SearchFilters) -> 
 
 @pytest.fixture
 def store(tmp_path: Path) -> SqliteStore:
-    return SqliteStore(tmp_path / "loci.db", lexical_index_min_chunks=1)
+    return SqliteStore(tmp_path / "loci.db", lexical_index_min_chunks=1, bm25=(FTS5_K1, FTS5_B))
 
 
 def test_index_ranks_exactly_as_fts5(store: SqliteStore) -> None:
@@ -125,7 +129,7 @@ def test_index_catches_up_with_added_replaced_and_deleted_chunks(store: SqliteSt
     _same_ranking(store, brain.id, SearchFilters())
 
 
-def test_index_keeps_brains_apart_and_falls_back_for_phrases(store: SqliteStore) -> None:
+def test_index_keeps_brains_apart_and_splits_phrases(store: SqliteStore) -> None:
     rng = random.Random(7)
     a, b = store.ensure_brain("a"), store.ensure_brain("b")
     for number in range(20):
@@ -135,9 +139,9 @@ def test_index_keeps_brains_apart_and_falls_back_for_phrases(store: SqliteStore)
     store.lexical_index(a.id)
     hits = store.text_search(a.id, ["boiler", "pressure", "valve"], 30, SearchFilters())
     assert hits and {i for i, _ in hits} <= owned
-    # "don't" is two FTS tokens, a phrase: the index has no positions, so FTS5 answers.
+    # "don't" is two FTS tokens, a phrase to FTS5; the index keeps no positions and counts both
     phrase = store.text_search(a.id, ["don't", "boiler"], 30, SearchFilters())
-    assert phrase == store.fts_search(a.id, ["don't", "boiler"], 30, SearchFilters())
+    assert phrase == store.text_search(a.id, ["don", "t", "boiler"], 30, SearchFilters())
 
 
 def test_small_brains_stay_on_fts5(tmp_path: Path) -> None:
@@ -150,7 +154,10 @@ def test_small_brains_stay_on_fts5(tmp_path: Path) -> None:
     assert store._lexical == {}  # never built
 
 
-def test_first_search_answers_from_fts5_while_the_index_builds(store: SqliteStore) -> None:
+def test_first_search_answers_from_fts5_while_the_index_builds(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_store, "SYNC_BUILD_MAX_CHUNKS", 0)  # every brain counts as big
     brain = store.ensure_brain("big")
     rng = random.Random(13)
     for number in range(40):
@@ -164,3 +171,82 @@ def test_first_search_answers_from_fts5_while_the_index_builds(store: SqliteStor
     assert brain.id in store._lexical and not store._building
     indexed = store.text_search(brain.id, terms, 10, SearchFilters())
     assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], rel=1e-9)
+
+
+def test_default_scoring_is_bm25_at_its_own_k1_and_b(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "loci.db")
+    assert (K1, B) != (FTS5_K1, FTS5_B)
+    brain = store.ensure_brain("small")
+    doc = store.create_document(
+        brain.id, NewDocument("file", "a.txt", None, None, "text/plain", 1, "1" * 64), "index"
+    )
+    texts = ["boiler valve", "boiler pressure pressure pressure pressure", "kettle", "tea", "cup",
+             "mug"]  # fmt: skip
+    chunks = [
+        IndexedChunk(ChunkDraft(i, t, (), None, 1, 1, 0, len(t), 2, t), f"h{i}")
+        for i, t in enumerate(texts)
+    ]
+    store.replace_index(doc.id, chunks, {c.embed_hash: np.ones(4, np.float32) for c in chunks},
+                        "m", "", None, None)  # fmt: skip
+    hits = dict(store.text_search(brain.id, ["boiler"], 10, SearchFilters()))
+    ids = [c.id for c in store.list_chunks(brain.id, doc.id)]
+    # An FTS row holds the brain token and the title "a.txt" (2 tokens) besides the body.
+    lengths = [1 + 2 + len(t.split()) for t in texts]
+    mean = sum(lengths) / len(lengths)
+    idf = np.log((6 - 2 + 0.5) / (2 + 0.5))
+    expected = [idf * (K1 + 1) / (1 + K1 * (1 - B + B * n / mean)) for n in lengths[:2]]
+    assert [hits[ids[0]], hits[ids[1]]] == pytest.approx(expected, rel=1e-9)
+    assert hits != dict(store.fts_search(brain.id, ["boiler"], 10, SearchFilters()))
+
+
+def test_index_is_saved_and_a_new_process_loads_it_and_catches_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "loci.db"
+    first = SqliteStore(path)
+    brain = first.ensure_brain("notes")
+    rng = random.Random(17)
+    for number in range(30):
+        _document(first, brain.id, number, rng)
+    before = first.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters())
+    saved = index_path(tmp_path / "index", brain.id)
+    assert saved.exists()
+
+    second = SqliteStore(path)
+    built: list[int] = []
+    original = SqliteStore._index_rows
+
+    def spy(self: SqliteStore, brain_id: int, chunk_ids: object) -> object:
+        built.append(0 if chunk_ids is None else 1)
+        return original(self, brain_id, chunk_ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SqliteStore, "_index_rows", spy)
+    assert second.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters()) == before
+    assert built == []  # loaded from the file, not rebuilt from the chunks
+    for number in range(30, 40):  # written by the first process, after the file was saved
+        _document(first, brain.id, number, rng)
+    caught_up = second.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters())
+    assert built == [1]  # only the changed chunks were read
+    fresh = SqliteStore(path, lexical_index_min_chunks=1)
+    fresh._index_dir = tmp_path / "elsewhere"  # no saved file: a full build
+    assert fresh.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters()) == caught_up
+    first.delete_brain(brain.id)
+    assert not saved.exists()  # a deleted brain leaves no index behind
+
+
+def test_a_saved_index_that_does_not_match_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "loci.db"
+    store = SqliteStore(path)
+    brain = store.ensure_brain("notes")
+    rng = random.Random(19)
+    for number in range(10):
+        _document(store, brain.id, number, rng)
+    expected = store.text_search(brain.id, ["boiler"], 10, SearchFilters())
+    saved = index_path(tmp_path / "index", brain.id)
+    # other scoring parameters: the file is not used (and is replaced)
+    other = SqliteStore(path, bm25=(1.5, 0.9))
+    assert other.text_search(brain.id, ["boiler"], 10, SearchFilters()) != expected
+    # a damaged file: ignored with a warning, the index rebuilt
+    saved.write_bytes(b"not an index")
+    again = SqliteStore(path)
+    assert again.text_search(brain.id, ["boiler"], 10, SearchFilters()) == expected

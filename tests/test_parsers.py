@@ -35,7 +35,7 @@ def test_supported_extensions_cover_the_formats() -> None:
 
 def test_unknown_type_has_no_parser() -> None:
     with pytest.raises(NoParser, match="no parser for this type"):
-        parse(b"\x89PNG\r\n\x1a\n not really", "picture.png", BUDGETS)
+        parse(b"ID3\x04\x00 not really", "song.mp3", BUDGETS)
 
 
 def test_empty_file_is_refused() -> None:

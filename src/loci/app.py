@@ -13,7 +13,13 @@ from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
+from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.indexer import IndexerSettings
+from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
+from loci.integrations import Integrations
+from loci.integrations.slack_api import SlackWebApi
+from loci.integrations.slack_capture import SlackCapture
+from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.service import Loci, ServiceSettings
@@ -63,10 +69,12 @@ def build_chat(settings: Settings) -> Chat | None:
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
+        ingest_chunks_per_s=settings.ingest_chunks_per_s or LOCAL_EMBED_CHUNKS_PER_S,
         max_file_bytes=settings.max_file_bytes,
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,
             max_chunks=settings.max_chunks_per_file,
+            caption_images=settings.llm_vision,
         ),
         worker=WorkerSettings(
             lease_s=settings.job_lease_s,
@@ -78,6 +86,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
             allowed_networks=tuple(settings.fetch_allowed_networks),
             max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
             total_timeout=settings.fetch_timeout_s,
+        ),
+        browser=BrowserSettings(
+            enabled=settings.browser_render,
+            executable=settings.browser_path,
+            timeout_s=settings.browser_timeout_s,
         ),
     )
 
@@ -145,16 +158,43 @@ def bootstrap_owner(settings: Settings, accounts: Accounts) -> IssuedToken | Non
     return issued
 
 
+def secret_box(settings: Settings) -> SecretBox:
+    return SecretBox.from_file(settings.home / SECRET_KEY_FILE)
+
+
 def build_user_models(settings: Settings, loci: Loci) -> UserModels:
-    box = SecretBox.from_file(settings.home / SECRET_KEY_FILE)
-    return UserModels(loci.store.accounts, box, loci.settings.fetch, settings.llm_timeout_s)
+    return UserModels(
+        loci.store.accounts, secret_box(settings), loci.settings.fetch, settings.llm_timeout_s
+    )
+
+
+def build_integrations(settings: Settings, loci: Loci, accounts: Accounts) -> Integrations:
+    """Signed webhooks always; Slack capture once its signing secret is configured."""
+    slack = None
+    if settings.slack_signing_secret is not None:
+        api = None
+        if settings.slack_bot_token is not None:
+            api = SlackWebApi(
+                settings.slack_bot_token.get_secret_value(),
+                settings.slack_api_base,
+                settings.slack_timeout_s,
+            )
+        secret = settings.slack_signing_secret.get_secret_value()
+        slack = SlackCapture(loci, accounts, secret, api)
+    return Integrations(Webhooks(loci.store, secret_box(settings)), slack)
 
 
 def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> FastAPI:
     from loci.api import create_app
 
     accounts = Accounts(loci.store)
-    return create_app(loci, accounts, build_user_models(settings, loci), run_worker=run_worker)
+    return create_app(
+        loci,
+        accounts,
+        build_user_models(settings, loci),
+        run_worker=run_worker,
+        integrations=build_integrations(settings, loci, accounts),
+    )
 
 
 SERVE_WORKER_ENV = "LOCI_SERVE_RUN_WORKER"  # how `loci serve --workers N` tells its processes

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     embed_dimensions: int = Field(default=1536, gt=0)
     embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
 
+    # Chunks embedded a second, for `add --dry-run` estimates; unset: the local model's measured
+    # figure (docs/benchmarks.md). Set it when a remote embedder is faster or slower.
+    ingest_chunks_per_s: float | None = Field(default=None, gt=0)
+
     chunk_overlap_tokens: int = Field(default=32, ge=0)
     max_chunks_per_file: int = Field(default=1024, ge=1)
 
@@ -54,17 +58,32 @@ class Settings(BaseSettings):
     fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
     fetch_timeout_s: float = Field(default=20.0, gt=0)
     fetch_max_mb: float = Field(default=20.0, gt=0)
+    # Pages that need JavaScript are rendered in headless Chromium when Playwright
+    # (`loci[browser]`) and a Chromium are installed; `browser_render = false` turns it off.
+    browser_render: bool = True
+    browser_path: str | None = None  # the Chromium executable; default: the first on PATH
+    browser_timeout_s: float = Field(default=30.0, gt=0)
 
     llm_base_url: str | None = None
     llm_api_key: str | None = None
     llm_model: str | None = None
     llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
     llm_timeout_s: float = Field(default=10.0, gt=0)
+    # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
+    llm_vision: bool = False
 
-    # Brain size (chunks) from which the BM25 leg uses the in-memory index; 0 = always FTS5.
-    lexical_index_min_chunks: int = Field(default=20_000, ge=0)
+    # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
+    # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).
+    lexical_index_min_chunks: int = Field(default=1, ge=0)
     # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
     vector_int8_min_chunks: int = Field(default=50_000, ge=0)
+
+    # Slack capture (POST /api/v1/integrations/slack/events): off until a signing secret is set.
+    # SecretStr: never shown by a repr, a log line or a validation error.
+    slack_signing_secret: SecretStr | None = None
+    slack_bot_token: SecretStr | None = None  # xoxb-…, for the confirmation reply
+    slack_api_base: str = "https://slack.com/api"
+    slack_timeout_s: float = Field(default=10.0, gt=0)
 
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)

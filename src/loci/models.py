@@ -21,6 +21,37 @@ Role = Literal["owner", "editor", "viewer"]
 TokenScope = Literal["read", "write"]
 
 
+# Where text read by OCR sits on its page or image: (left, top, right, bottom) as fractions of the
+# width and height, origin top left, so it holds at any rendering resolution.
+Region = tuple[float, float, float, float]
+
+
+# Below this mean confidence (0-1) OCR text is kept but marked as uncertain in citations.
+LOW_OCR_CONFIDENCE = 0.6
+
+
+def region_text(region: Region) -> str:
+    """A region as stored and cited: "left,top,right,bottom", three decimals each."""
+    return ",".join(f"{v:.3f}" for v in region)
+
+
+def region_words(region: str) -> str:
+    """Where a stored region sits, as a reader would look for it: "top left", "middle", …"""
+    try:
+        left, top, right, bottom = (float(v) for v in region.split(","))
+    except ValueError:
+        return "region " + region
+    x, y = (left + right) / 2, (top + bottom) / 2
+    # A region spanning most of the height (or width) says nothing about that direction.
+    row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
+    column = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+    row = "" if bottom - top > 0.6 else row
+    column = "" if right - left > 0.6 else column
+    if row == "middle" and column == "centre":
+        return "centre"
+    return f"{row} {column}".strip() or "whole page"
+
+
 @dataclass(frozen=True)
 class Block:
     """One structural unit of a parsed document, in reading order.
@@ -28,6 +59,8 @@ class Block:
     `line_start`/`line_end` are 1-based and inclusive, in the source's own coordinates: lines of the
     file for text formats, lines of the page's extracted text for PDF, paragraph numbers for DOCX.
     `page` is 1-based for paged formats and None otherwise. A heading block has `level` >= 1.
+    Text read by OCR also has its `region` on the page (see `Region`) and the engine's mean
+    `confidence` (0-1) in it.
     """
 
     kind: BlockKind
@@ -36,6 +69,8 @@ class Block:
     page: int | None = None
     line_start: int | None = None
     line_end: int | None = None
+    region: Region | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +110,8 @@ class ChunkDraft:
     char_end: int
     token_count: int
     content_hash: str
+    region: str | None = None  # `region_text` of the OCR text in it, when it came from OCR
+    ocr_confidence: float | None = None  # the lowest of its OCR text's confidences (0-1)
 
 
 @dataclass(frozen=True)
@@ -121,6 +158,8 @@ class Chunk:
     char_end: int
     token_count: int
     content_hash: str
+    region: str | None = None
+    ocr_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -134,6 +173,8 @@ class Citation:
     line_end: int | None
     heading_path: tuple[str, ...]
     source_url: str | None
+    region: str | None = None  # where on the page OCR read the passage (see `Region`)
+    ocr_confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -147,12 +188,19 @@ class Hit:
     vector_rank: int | None
     text_score: float | None
     vector_score: float | None
+    # Graph expansion: the page ids from a search hit to this one, when a link brought it in
+    # or lifted it (see `loci.graph.linked_search`).
+    graph_path: tuple[str, ...] = ()
 
     @property
     def matched_by(self) -> str:
+        if self.text_rank is None and self.vector_rank is None:
+            return "graph" if self.graph_path else "none"
         if self.text_rank is not None and self.vector_rank is not None:
-            return "both"
-        return "text" if self.text_rank is not None else "vector"
+            found = "both"
+        else:
+            found = "text" if self.text_rank is not None else "vector"
+        return f"{found}+graph" if self.graph_path else found
 
 
 @dataclass(frozen=True)
@@ -263,6 +311,34 @@ class UserModel:
     model: str
     fallback_models: tuple[str, ...]
     sealed_api_key: str | None
+
+
+@dataclass(frozen=True)
+class SlackIdentity:
+    """A Slack user (workspace + user id) linked to the Loci user and brain their messages
+    are saved as and into."""
+
+    team_id: str
+    slack_user_id: str
+    user_id: int
+    user_name: str
+    brain_id: int
+    brain_name: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class WebhookSecret:
+    """A per-integration signing secret of a brain and provider: only its prefix is shown;
+    the secret itself stays sealed in the store (see auth/secret_box.py)."""
+
+    id: int
+    brain_id: int
+    brain_name: str
+    provider: str
+    prefix: str
+    created_at: str
+    revoked_at: float | None
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,30 @@ from loci.curate.agent import AgentLimits
 from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
+from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
-from loci.ingest.fetch import FetchPolicy, fetch_web_page
+from loci.ingest.fetch import FetchPolicy, check_url_address
+from loci.ingest.fetch_browser import BrowserSettings
+from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
-from loci.ingest.sources import clean_name, note_body, note_markdown, note_name, page_name
+from loci.ingest.preflight import (
+    LOCAL_EMBED_CHUNKS_PER_S,
+    Preflight,
+    Preflighter,
+    PreflightItem,
+    PreflightSettings,
+    summarize,
+)
+from loci.ingest.sources import (
+    PathProblem,
+    clean_name,
+    is_url,
+    note_body,
+    note_markdown,
+    note_name,
+    page_name,
+    web_markdown,
+)
 from loci.jobs.worker import Worker, WorkerSettings, by_kind
 from loci.llm.client import Chat
 from loci.models import (
@@ -34,6 +54,7 @@ from loci.models import (
     Hit,
     Job,
     NewDocument,
+    SearchMode,
 )
 from loci.search.engine import RankingParams, SearchEngine, SearchRequest
 from loci.store.base import Store
@@ -52,6 +73,9 @@ class ServiceSettings:
     indexer: IndexerSettings = field(default_factory=IndexerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
+    browser: BrowserSettings = field(default_factory=BrowserSettings)
+    # The embedder's throughput for preflight estimates; the local model's measured figure.
+    ingest_chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
     ranking: RankingParams = field(default_factory=RankingParams)
     curation: AgentLimits = field(default_factory=AgentLimits)
 
@@ -60,6 +84,16 @@ class ServiceSettings:
 class AddResult:
     document: Document
     deduped: bool
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file sent over HTTP for a preflight: `data` may stop past the cap, `size` is whole."""
+
+    name: str
+    data: bytes
+    size: int
+    mime_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +125,7 @@ class Loci(Answering):
         self.settings = settings
         self.database_path = database_path
         self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
+        self.linked = LinkedSearch(store)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -105,7 +140,7 @@ class Loci(Answering):
     @cached_property
     def graph(self) -> BrainGraph:
         """The brain graph's operations (seed 002) over this service's store and search."""
-        return BrainGraph(self.store, self.blobs, self.search)
+        return BrainGraph(self.store, self.blobs, self._passages)
 
     @cached_property
     def curation(self) -> Curation:
@@ -121,6 +156,13 @@ class Loci(Answering):
     # brains -------------------------------------------------------------------------------
     def brain(self, name: str | None = None) -> Brain:
         return self.store.ensure_brain(name or self.settings.default_brain)
+
+    def find_brain(self, name: str | None = None) -> Brain | None:
+        """The brain if it exists; unlike `brain`, never creates it (for dry runs)."""
+        try:
+            return self.store.get_brain(name or self.settings.default_brain)
+        except NotFound:
+            return None
 
     def brains(self) -> list[Brain]:
         return self.store.list_brains()
@@ -181,7 +223,13 @@ class Loci(Answering):
     def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
         # Fetched here, not in the worker, so a blocked address or a challenge page is refused
         # with its reason at once and nothing junk is ever stored.
-        page = fetch_web_page(url, self.settings.fetch, accept=WEB_TYPES)
+        web = self.fetch_page(url)
+        page = web.page
+        rendered: dict[str, Any] | None = None
+        if web.rendered:
+            rendered = {"rendered": {"engine": "chromium", "why": web.why_rendered}}
+            if web.blocked:
+                rendered["rendered"]["blocked_requests"] = list(web.blocked[:20])
         return self.add_bytes(
             brain,
             page_name(page.url, page.content_type),
@@ -190,6 +238,40 @@ class Loci(Answering):
             tags=tags,
             mime_type=page.content_type,
             source_url=page.url,
+            metadata=rendered,
+        )
+
+    def fetch_page(self, url: str) -> WebPage:
+        """A page as `add_url` would keep it (rendered in Chromium if it needs JavaScript)."""
+        return fetch_page(url, self.settings.fetch, self.settings.browser, accept=WEB_TYPES)
+
+    def add_page_text(
+        self,
+        brain: Brain,
+        url: str,
+        markdown: str,
+        *,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+    ) -> AddResult:
+        """Keep a web page as a browser extracted it (Markdown), cited to its URL.
+
+        Nothing is fetched: the URL is only where the text came from, so no address check
+        applies. It is indexed like any document, by the worker, moments later.
+        """
+        if not is_url(url):
+            raise InvalidInput("the page's url must start with http:// or https://")
+        if not markdown.strip():
+            raise InvalidInput("the page has no text to keep")
+        return self.add_bytes(
+            brain,
+            page_name(url, "text/markdown"),
+            web_markdown(url, markdown, title),
+            kind="web",
+            tags=tags,
+            title=title,
+            mime_type="text/markdown",
+            source_url=url,
         )
 
     def add_note(
@@ -213,6 +295,56 @@ class Loci(Answering):
             mime_type="text/markdown",
             metadata={"color": color} if color else None,
         )
+
+    # preflight: what an add would do, without writing ---------------------------------------
+    def preflight(
+        self,
+        brain: Brain | None,
+        *,
+        paths: Sequence[Path] = (),
+        urls: Sequence[str] = (),
+        uploads: Sequence[Upload] = (),
+        problems: Sequence[PathProblem] = (),
+    ) -> Preflight:
+        """Report, item by item, what adding these would do (`loci.ingest.preflight`): reads
+        files and fetches allowed URLs, writes nothing. Items come in the order `add` takes.
+        `brain` None: a brain that does not exist yet, so nothing in it can be a duplicate."""
+        indexer = self.settings.indexer
+        flight = Preflighter(
+            PreflightSettings(
+                max_file_bytes=self.settings.max_file_bytes,
+                max_chunks=indexer.max_chunks,
+                overlap_tokens=indexer.overlap_tokens,
+                budgets=indexer.budgets,
+                chunks_per_s=self.settings.ingest_chunks_per_s,
+            ),
+            lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
+            self.embedder.count_tokens,
+            self.embedder.max_tokens,
+        )
+        items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
+        items.extend(self._preflight_url(flight, url) for url in urls)
+        items.extend(flight.file(path) for path in paths)
+        for upload in uploads:
+            if upload.size > self.settings.max_file_bytes:
+                items.append(flight.too_large(upload.name, upload.name, upload.size))
+            else:
+                items.append(
+                    flight.data(upload.name, upload.name, upload.data, media_type=upload.mime_type)
+                )
+        return summarize(items)
+
+    def _preflight_url(self, flight: Preflighter, url: str) -> PreflightItem:
+        try:
+            # Resolved and checked without connecting: a refused address is never contacted.
+            address = check_url_address(url, self.settings.fetch)
+        except LociError as error:
+            return PreflightItem(url, "refuse", kind="web", error=error.message)
+        try:
+            page = self.fetch_page(url)
+        except LociError as error:
+            return PreflightItem(url, "refuse", kind="web", address=address, error=error.message)
+        return flight.web(url, page, address)
 
     # capture first, curate later ----------------------------------------------------------
     def save(
@@ -306,6 +438,25 @@ class Loci(Answering):
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         # Re-read the brain: its embedder identity is set by the first indexed document, which
         # may have happened after the caller got this snapshot.
+        hits = self._passages(brain, request)
+        if request.mode != "hybrid":  # a single leg is a diagnostic view: no links followed
+            return hits
+        return self.linked.expand_hits(
+            brain, hits, request.limit, include_retired=request.include_retired
+        )
+
+    def ranked_documents(
+        self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
+    ) -> list[tuple[int, float]]:
+        """Documents best first, as `search` ranks them, for evaluation against judgments."""
+        ranked = self.engine.ranked_documents(brain, query, mode, depth)
+        if mode != "hybrid":
+            return ranked
+        return [(e.document_id, e.score) for e in self.linked.expand_ranking(brain, ranked)]
+
+    def _passages(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        """The passage ranking alone, before links are followed (`brain query` expands its
+        own, graph-only ranking)."""
         return self.engine.search(self.store.get_brain(brain.name), request)
 
     # changing -----------------------------------------------------------------------------
@@ -345,7 +496,8 @@ class Loci(Answering):
         """Index a batch of documents: parse and chunk each, embed all passages together,
         then swap each document's index in. A failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
-        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer)
+        chat = self.chat if self.settings.indexer.caption_images else None
+        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer, chat)
         outcomes: dict[int, BaseException | None] = {}
         prepared: dict[int, Prepared] = {}
         for job in jobs:

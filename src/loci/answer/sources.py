@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from loci.models import Hit
+from loci.models import LOW_OCR_CONFIDENCE, Hit, region_words
 
 SOURCE_CLOSE = re.compile(r"</\s*source\s*>", re.IGNORECASE)
 
@@ -28,8 +28,12 @@ class Source:
         parts = [c.name]
         if c.page is not None:
             parts.append(f"page {c.page}")
+        if c.region:
+            parts.append(region_words(c.region))
         if c.heading_path:
             parts.append("§ " + " › ".join(c.heading_path[-2:]))
+        if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
+            parts.append("OCR uncertain")
         return ", ".join(parts)
 
     def as_block(self) -> str:
@@ -58,6 +62,8 @@ class Source:
             "line_end": c.line_end,
             "heading_path": list(c.heading_path),
             "source_url": c.source_url,
+            "region": c.region,
+            "ocr_confidence": c.ocr_confidence,
             "snippet": self.hit.snippet,
             "where": self.label(),
         }

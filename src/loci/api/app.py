@@ -1,4 +1,4 @@
-"""`create_app()`: the API under /api/v1, the web app at /, and the in-process worker.
+"""`create_app()`: the API under /api/v1, the web app at /, MCP at /mcp, and the in-process worker.
 
 The application receives the service objects already assembled (`loci.app.build_api` reads the
 settings); nothing here opens a database or reads the environment.
@@ -18,15 +18,20 @@ from fastapi import Depends, FastAPI
 from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
+from loci.api.routes import integrations as integration_routes
 from loci.api.schemas import errors
 from loci.auth.accounts import Accounts
 from loci.auth.user_models import UserModels
+from loci.integrations import Integrations
+from loci.integrations.webhooks import Webhooks
+from loci.mcp.http import McpEndpoint
 from loci.service import Loci
 
 log = logging.getLogger(__name__)
@@ -41,8 +46,16 @@ def _operation_id(route: APIRoute) -> str:
 
 
 def create_app(
-    loci: Loci, accounts: Accounts, user_models: UserModels, *, run_worker: bool = True
+    loci: Loci,
+    accounts: Accounts,
+    user_models: UserModels,
+    *,
+    run_worker: bool = True,
+    integrations: Integrations | None = None,
 ) -> FastAPI:
+    """`integrations` None: signed webhooks with the user models' key, Slack capture off."""
+    mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         stop = threading.Event()
@@ -54,7 +67,8 @@ def create_app(
             )
             thread.start()
             log.info("ingestion worker %s started", worker.name)
-        yield
+        async with mcp.running():
+            yield
         stop.set()
         if thread is not None:
             thread.join(timeout=60)
@@ -73,12 +87,15 @@ def create_app(
     app.state.loci = loci
     app.state.accounts = accounts
     app.state.user_models = user_models
+    app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
     for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
+    app.include_router(integration_routes.router, prefix=API_PREFIX)
     _document_errors_as_json(app)
+    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(SecurityHeaders)

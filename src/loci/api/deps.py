@@ -21,6 +21,7 @@ from loci.auth.accounts import Accounts
 from loci.auth.secrets import same
 from loci.auth.user_models import UserModels
 from loci.errors import Forbidden, Unauthenticated
+from loci.integrations import Integrations
 from loci.models import Brain
 from loci.service import Loci
 
@@ -49,7 +50,20 @@ def get_user_models(request: Request) -> UserModels:
     return models
 
 
+def get_integrations(request: Request) -> Integrations:
+    integrations: Integrations = request.app.state.integrations
+    return integrations
+
+
+async def raw_body(request: Request) -> bytes:
+    """The body as received (Starlette keeps it, so a JSON body parameter reads the same
+    bytes): what a request signature covers."""
+    return await request.body()
+
+
 LociDep = Annotated[Loci, Depends(get_loci)]
+IntegrationsDep = Annotated[Integrations, Depends(get_integrations)]
+RawBody = Annotated[bytes, Depends(raw_body)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
 

@@ -6,10 +6,11 @@ is chosen field by field (a token's hash, for one, never leaves the store).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from loci.auth.accounts import IssuedToken
 from loci.curate.pipeline import Captured, Ingested
@@ -48,6 +49,13 @@ def _json_integer(cls: type, value: object) -> object:
 
 def json_integers(*fields: str) -> Any:
     return field_validator(*fields, mode="before")(classmethod(_json_integer))
+
+
+REGION_HELP = (
+    "for text read by OCR: where it sits on the page or image, as left,top,right,bottom"
+    " fractions of its width and height (origin top left)"
+)
+CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
 
 
 class Mirror(BaseModel):
@@ -294,6 +302,23 @@ class UploadOut(BaseModel):
 class UrlIn(BaseModel):
     url: str = Field(min_length=1, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=50)
+    markdown: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=20_000_000,
+        description="the page as the browser shows it, in Markdown (a browser extension's "
+        "extraction): kept as is and cited to `url`, which is then not fetched",
+    )
+    title: str | None = Field(
+        default=None, max_length=300, description="the page's title, with `markdown`"
+    )
+
+    @model_validator(mode="after")
+    def _title_needs_markdown(self) -> Self:
+        # A fetched page takes its title from its own HTML; one sent here would be dropped.
+        if self.title is not None and self.markdown is None:
+            raise ValueError("`title` is only taken with `markdown`")
+        return self
 
 
 class TextOut(BaseModel):
@@ -311,6 +336,8 @@ class ChunkOut(Mirror):
     line_start: int | None
     line_end: int | None
     token_count: int
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
 
 
 class NoteIn(BaseModel):
@@ -357,6 +384,11 @@ class SearchIn(BaseModel):
     mode: SearchMode = "hybrid"
     filters: FiltersIn = Field(default_factory=FiltersIn)
     min_similarity: float | None = Field(default=None, ge=-1, le=1, strict=True)
+    include_archived: bool = Field(
+        default=False,
+        strict=True,
+        description="hybrid search leaves merged and archived brain pages out unless this is set",
+    )
 
     _integers = json_integers("limit")
 
@@ -373,34 +405,35 @@ class HitOut(BaseModel):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str
     score: float
     text_rank: int | None
     vector_rank: int | None
-    matched_by: Literal["text", "vector", "both"]
+    matched_by: str = Field(
+        description="text, vector or both legs of the search; +graph when a link from a better "
+        "hit lifted it; graph when only a link brought it in"
+    )
+    graph_path: list[str] = Field(
+        description="for a hit a link lifted or brought in: the page ids from the search hit "
+        "to this one"
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
-        c = hit.citation
         return cls(
             brain=brain.name,
             chunk_id=hit.chunk_id,
-            document_id=c.document_id,
-            name=c.name,
-            title=c.title,
-            chunk_index=c.chunk_index,
-            page=c.page,
-            line_start=c.line_start,
-            line_end=c.line_end,
-            heading_path=list(c.heading_path),
-            source_url=c.source_url,
+            **dataclasses.asdict(hit.citation),
             snippet=hit.snippet,
             text=hit.text,
             score=hit.score,
             text_rank=hit.text_rank,
             vector_rank=hit.vector_rank,
-            matched_by=hit.matched_by,  # type: ignore[arg-type]
+            matched_by=hit.matched_by,
+            graph_path=list(hit.graph_path),
         )
 
 
@@ -421,6 +454,15 @@ class AskIn(BaseModel):
     )
 
     _integers = json_integers("conversation_id")
+
+
+class AnswerOut(BaseModel):
+    answer: str = Field(description="the answer, citing sources as [1], [2], …")
+    citations: list[dict[str, Any]] = Field(
+        description="what each number cites: name, page, lines, section (`where`), snippet"
+    )
+    intent: str
+    conversation_id: int = Field(description="send it back to ask a follow-up")
 
 
 class ConversationIn(BaseModel):
@@ -636,6 +678,8 @@ class CitationOut(Mirror):
     line_end: int | None
     heading_path: list[str]
     source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
 
 
 class GraphHitOut(BaseModel):

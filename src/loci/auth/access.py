@@ -37,9 +37,17 @@ def role_in(
     """The principal's role in the brain, or None when they may not even know it exists."""
     if not principal.reaches(brain.id):
         return None
+    return user_role_in(principal.user, brain, member_role, has_members)
+
+
+def user_role_in(
+    user: User, brain: Brain, member_role: Role | None, has_members: bool
+) -> Role | None:
+    """The user's own role, whatever token they use: what an integration they were linked to
+    (a Slack identity) acts with."""
     if member_role is not None:
         return member_role
-    if not has_members and principal.user.is_admin:
+    if not has_members and user.is_admin:
         return "owner"
     if brain.visibility == "workspace":
         return "viewer"

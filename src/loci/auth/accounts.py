@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from loci.auth.access import Need, Principal, allows, role_in
+from loci.auth.access import Need, Principal, allows, role_in, user_role_in
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import ApiToken, Brain, Member, Role, TokenScope, User, Visibility
@@ -203,6 +203,13 @@ class Accounts:
                 raise Forbidden("this token is read-only")
             raise Forbidden(f"your role in {name!r} is {role}; this needs {_needed(need)}")
         return brain, role
+
+    def user_may_write(self, user: User, brain: Brain) -> bool:
+        """Whether `user` may write `brain` by their own role (no token narrowing it): the
+        check for an integration acting as a linked user."""
+        members = self.accounts.members(brain.id)
+        mine = next((m.role for m in members if m.user.id == user.id), None)
+        return user_role_in(user, brain, mine, bool(members)) in ("owner", "editor")
 
     def create_brain(self, principal: Principal, name: str, visibility: Visibility) -> Brain:
         if not principal.can_write:

@@ -11,8 +11,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import FAILED, PARTIAL, emit_json, err, out
+from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
+from loci.ingest.preflight import Preflight, PreflightItem
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document
 
@@ -87,6 +88,51 @@ def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
             o.document = final[o.document.id]
 
 
+_MARKS = {"add": "[green]+[/green]", "duplicate": "[yellow]=[/yellow]", "fail": "[red]✗[/red]"}
+
+
+def _item_line(item: PreflightItem) -> str:
+    mark = _MARKS.get(item.outcome, "[red]✗[/red]")
+    size = f"{human_size(item.size_bytes)}, " if item.size_bytes is not None else ""
+    what = f" ({size}{item.parser or item.media_type or item.kind})" if item.name else ""
+    if item.outcome == "add":
+        approx = "" if item.chunks_exact else "~"
+        ocr = ", OCR" if item.ocr else ""
+        plural = "" if item.chunks == 1 else "s"
+        detail = f"{approx}{item.chunks} chunk{plural}, ~{item.seconds:g} s{ocr}"
+    elif item.duplicate_of is not None:
+        ref = item.duplicate_of
+        detail = (
+            f"already in this brain as #{ref.id} {ref.name}"
+            if ref.id is not None
+            else f"same as {ref.name} above"
+        )
+    elif item.outcome == "fail":
+        detail = f"will be stored but fail: {item.error}"
+    else:
+        detail = f"refused: {item.error}"
+    line = f"{mark} {escape(item.source)}{escape(what)} — {escape(detail)}"
+    return line + "".join(f"\n    [yellow]![/yellow] {escape(w)}" for w in item.warnings)
+
+
+def _report_preflight(flight: Preflight, as_json: bool) -> None:
+    if as_json:
+        emit_json(flight)
+    else:
+        for item in flight.items:
+            out.print(_item_line(item))
+        t = flight.totals
+        out.print(
+            f"{t.items} items: {t.add} to add, {t.duplicate} already there, {t.fail} will fail, "
+            f"{t.refuse} refused — {human_size(t.new_bytes)} new, {t.chunks} chunks, "
+            f"about {t.seconds:g} s to index" + (f", {t.ocr} with OCR" if t.ocr else "")
+        )
+        out.print(f"status: {flight.status} (dry run: nothing was written)")
+    failing = flight.totals.fail + flight.totals.refuse
+    if failing:  # the exit code `add` would give
+        raise typer.Exit(PARTIAL if failing < flight.totals.items else FAILED)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("add")
     @exits_cleanly
@@ -104,14 +150,27 @@ def register(app: typer.Typer) -> None:
             list[str], typer.Option("--tag", "-t", help="Tag the added documents.")
         ] = [],  # noqa: B006
         no_wait: NoWaitOption = False,
+        dry_run: Annotated[
+            bool,
+            typer.Option(
+                "--dry-run",
+                help="Only report what adding would do (type, size, duplicates, limits, OCR, "
+                "chunks, time); write nothing.",
+            ),
+        ] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Add files, folders (recursively) and web pages to a brain, then index them."""
         loci = service()
-        target = loci.brain(brain)
         urls = [s for s in sources if is_url(s)]
         paths, problems = expand_paths([s for s in sources if not is_url(s)], include, exclude)
+        if dry_run:
+            existing = loci.find_brain(brain)  # a dry run does not create the brain
+            flight = loci.preflight(existing, paths=paths, urls=urls, problems=problems)
+            _report_preflight(flight, json_)
+            return
+        target = loci.brain(brain)
         outcomes = [Outcome(p.arg, error=p.reason) for p in problems]
         for url in urls:
             try:

@@ -16,11 +16,14 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    mcp,
     migrate,
     search,
     server,
+    slack,
     status,
     study,
+    webhooks,
 )
 
 app = typer.Typer(
@@ -48,8 +51,8 @@ def main(
 
 
 for module in (
-    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture,
-    migrate,
+    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture, mcp,
+    migrate, slack, webhooks,
 ):  # fmt: skip
     module.register(app)
 

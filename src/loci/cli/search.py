@@ -12,7 +12,7 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import Hit, SearchFilters
+from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words
 from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
@@ -40,8 +40,12 @@ def location(hit: Hit) -> str:
             if c.line_end != c.line_start
             else f"line {c.line_start}"
         )
+    if c.region:
+        parts.append(region_words(c.region))
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
+    if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
+        parts.append("OCR uncertain")
     return " · ".join(parts)
 
 
@@ -82,10 +86,17 @@ def register(app: typer.Typer) -> None:
             float | None,
             typer.Option("--min-similarity", help="Drop vector matches below this cosine."),
         ] = None,
+        include_archived: Annotated[
+            bool,
+            typer.Option(
+                "--include-archived", help="Keep merged and archived brain pages in the results."
+            ),
+        ] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Find passages with hybrid search (BM25 + vectors), each with its citation."""
+        """Find passages with hybrid search (BM25 + vectors), each with its citation. Hybrid
+        search also follows links between brain pages: a page linked from a good hit joins in."""
         loci = service()
         target = loci.brain(brain)
         request = SearchRequest(
@@ -100,6 +111,7 @@ def register(app: typer.Typer) -> None:
                 created_before=before,
             ),
             min_similarity=min_similarity,
+            include_retired=include_archived,
         )
         hits = loci.search(target, request)
         if json_:
@@ -113,6 +125,8 @@ def register(app: typer.Typer) -> None:
                 f"[bold]{number}. {escape(location(hit))}[/bold]  "
                 f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}[/dim]"
             )
+            if hit.graph_path:
+                out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")
             out.print("   " + render_snippet(hit.snippet))
 
     app.command("search")(exits_cleanly(search))

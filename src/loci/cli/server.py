@@ -9,11 +9,13 @@ from typing import Annotated
 
 import typer
 
+from loci.api.gpt_action import gpt_action
 from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, owner_token_path
 from loci.auth.accounts import Accounts
 from loci.cli.context import service, settings_or_error
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import err
+from loci.errors import InvalidInput
 
 
 def register(app: typer.Typer) -> None:
@@ -75,7 +77,25 @@ def register(app: typer.Typer) -> None:
 
     @app.command("openapi")
     @exits_cleanly
-    def openapi() -> None:
+    def openapi(
+        gpt: Annotated[
+            bool,
+            typer.Option(
+                "--gpt", help="Only what a Custom GPT's Action needs (needs --server-url)."
+            ),
+        ] = False,
+        server_url: Annotated[
+            str | None,
+            typer.Option("--server-url", help="The public address of this server, e.g. https://…"),
+        ] = None,
+    ) -> None:
         """Print the API's OpenAPI 3.1 document (the committed openapi.json is this output)."""
         api = build_api(settings_or_error(), service(), run_worker=False)
-        sys.stdout.write(json.dumps(api.openapi(), indent=2, ensure_ascii=False) + "\n")
+        spec = api.openapi()
+        if gpt:
+            if not server_url:
+                raise InvalidInput("--gpt needs --server-url: the address the GPT reaches Loci at")
+            spec = gpt_action(spec, server_url)
+        elif server_url:
+            spec = {**spec, "servers": [{"url": server_url.rstrip("/")}]}
+        sys.stdout.write(json.dumps(spec, indent=2, ensure_ascii=False) + "\n")

@@ -101,7 +101,7 @@ def evaluate(
         ndcg, r10, r100, mrr, latencies = [], [], [], [], []
         for qid in query_ids:
             start = time.perf_counter()
-            ranked = loci.engine.ranked_documents(brain, data.queries[qid], mode, depth=100)
+            ranked = loci.ranked_documents(brain, data.queries[qid], mode, depth=100)
             latencies.append((time.perf_counter() - start) * 1000)
             ranking = [doc_to_corpus.get(doc_id, "") for doc_id, _ in ranked]
             judged = data.qrels[qid]

@@ -13,6 +13,7 @@ from dataclasses import replace
 from loci.errors import InvalidInput, NotFound
 from loci.graph import expansion
 from loci.graph.document import parse
+from loci.graph.linked_search import lead_line, live_page, page_neighbours
 from loci.graph.links import source_refs
 from loci.graph.results import FolderCount, Page, QueryHit, SourcePointer, Summary, summary
 from loci.models import (
@@ -120,16 +121,10 @@ class GraphReader:
         if not hits:
             return hits
 
-        def neighbours(doc_id: str) -> list[str]:
-            out = self.graph.edges(brain.id, source=doc_id)
-            into = self.graph.edges(brain.id, target=doc_id)
-            return [e.target for e in out if e.type != "cites"] + [
-                e.source for e in into if e.type != "cites"
-            ]
-
         found = {h.document.id: h for h in hits}
-        reached = expansion.expand_from([(h.document.id, h.score) for h in hits], neighbours)
-        allowed = {"draft", "active"}  # merged and archived stay out of expansion
+        reached = expansion.expand_from(
+            [(h.document.id, h.score) for h in hits], page_neighbours(self.graph, brain)
+        )
         for step in reached:  # a page search found as well gains what its link gives it
             own = found.get(step.doc_id)
             if own is not None and step.doc_id != step.path[0]:
@@ -143,13 +138,9 @@ class GraphReader:
         for step in reached:
             if step.doc_id in found:
                 continue
-            try:
-                record = self.graph.get(brain.id, step.doc_id)
-            except NotFound:  # a link to a page that does not exist (doctor reports it)
+            record = live_page(self.graph, brain, step.doc_id)
+            if record is None:
                 continue
-            if record.kind != "page" or record.status not in allowed:
-                continue
-            lead = next((line for line in parse(record.content).truth.splitlines() if line), "")
             citation = Citation(
                 document_id=record.document_id or 0,
                 name=f"{record.folder}/{record.id}.md",
@@ -162,7 +153,7 @@ class GraphReader:
                 source_url=None,
             )
             hit = QueryHit(
-                summary(record), step.score, "graph", lead[:240], citation,
+                summary(record), step.score, "graph", lead_line(record), citation,
                 tuple(self.graph.edges(brain.id, source=record.id)),
                 tuple(self.graph.edges(brain.id, target=record.id)),
                 step.path,

@@ -27,9 +27,10 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from loci.errors import InvalidInput
-from loci.models import Block, ChunkDraft, ParsedDocument
+from loci.models import Block, ChunkDraft, ParsedDocument, Region, region_text
 
 __all__ = ["ChunkingResult", "chunk_document"]
 
@@ -69,6 +70,8 @@ class _Piece:
     section: int
     heading_path: tuple[str, ...]
     heading_level: int  # > 0 for (a piece of) a heading block
+    region: Region | None = None  # OCR text: where on the page it was read
+    confidence: float | None = None  # OCR text: how sure the engine was
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,7 @@ class _Chunker:
             char_end=last.end,
             token_count=tokens,
             content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            **_ocr_location(pieces),
         )
         return draft, pieces, leftovers
 
@@ -314,6 +318,8 @@ class _Chunker:
                         section,
                         path,
                         level,
+                        block.region,
+                        block.confidence,
                     )
                     continue
             yield from self._split_block(block, start, end, section, path, level)
@@ -337,7 +343,19 @@ class _Chunker:
                     line_start = min(line_start, block.line_end)
                     line_end = min(line_end, block.line_end)
                 cursor, line = e, line_end
-            yield _Piece(s, e, tokens, block.page, line_start, line_end, section, path, level)
+            yield _Piece(
+                s,
+                e,
+                tokens,
+                block.page,
+                line_start,
+                line_end,
+                section,
+                path,
+                level,
+                block.region,
+                block.confidence,
+            )
 
     def _split(
         self, start: int, end: int, level: int, by_lines: bool
@@ -446,3 +464,22 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
     while end > start and text[end - 1].isspace():
         end -= 1
     return (start, end) if start < end else None
+
+
+def _ocr_location(pieces: list[_Piece]) -> dict[str, Any]:
+    """The region a chunk of OCR text covers on its page (the union of its pieces', which all
+    sit on one page) and its lowest confidence: one uncertain passage marks the chunk."""
+    regions = [p.region for p in pieces if p.region is not None]
+    confidences = [p.confidence for p in pieces if p.confidence is not None]
+    if not regions:
+        return {}
+    union = (
+        min(r[0] for r in regions),
+        min(r[1] for r in regions),
+        max(r[2] for r in regions),
+        max(r[3] for r in regions),
+    )
+    return {
+        "region": region_text(union),
+        "ocr_confidence": min(confidences) if confidences else None,
+    }

@@ -33,13 +33,15 @@ import httpx
 
 from loci import __version__
 from loci.errors import BlockedAddress, ChallengePage, FetchError, UnsupportedSource
-from loci.ingest.challenge import detect_challenge
+from loci.ingest.challenge import ENABLE_JAVASCRIPT, JAVASCRIPT_SHELL, detect_challenge
 
 __all__ = [
     "DEFAULT_ACCEPT",
+    "JAVASCRIPT_REASONS",
     "FetchPolicy",
     "FetchedPage",
     "blocked_reason",
+    "check_url_address",
     "classify_address",
     "fetch",
     "fetch_web_page",
@@ -68,6 +70,9 @@ _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _CHALLENGE_STATUSES = frozenset({403, 429, 503})
 _CHALLENGE_SAMPLE_BYTES = 512 * 1024
 _CHALLENGE_TYPES = HTML_TYPES | {"", "text/plain"}
+# Challenge reasons a browser can answer: the page only wants its scripts run. Bot walls proper
+# (Cloudflare, CAPTCHAs, "access denied") are refused on both paths.
+JAVASCRIPT_REASONS = frozenset({ENABLE_JAVASCRIPT, JAVASCRIPT_SHELL})
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,9 @@ class FetchedPage:
     charset: str | None  # as declared in Content-Type, if it was
     body: bytes  # decoded from gzip/deflate; at most policy.max_bytes
     headers: Mapping[str, str] = field(default_factory=dict)  # KEPT_HEADERS that were present
+    # Set only by `fetch_web_page(..., javascript_ok=True)`: why this page needs its scripts run
+    # (one of JAVASCRIPT_REASONS) before it has anything to read.
+    needs_javascript: str | None = None
 
 
 def fetch(
@@ -123,11 +131,31 @@ def fetch(
 
 
 def fetch_web_page(
-    url: str, policy: FetchPolicy, *, accept: Collection[str] = DEFAULT_ACCEPT
+    url: str,
+    policy: FetchPolicy,
+    *,
+    accept: Collection[str] = DEFAULT_ACCEPT,
+    javascript_ok: bool = False,
 ) -> FetchedPage:
     """Like `fetch`, but an HTML page that is a bot challenge raises ChallengePage even when
-    the site answered 200 (JavaScript shells, CAPTCHA walls and some vendors do)."""
-    return _Fetch(policy, accept).run(url, detect_challenges=True)
+    the site answered 200 (JavaScript shells, CAPTCHA walls and some vendors do).
+
+    With `javascript_ok`, a 2xx page that only asks for JavaScript (an app shell) is returned
+    with `needs_javascript` set instead, for a caller that can render it in a browser.
+    """
+    return _Fetch(policy, accept).run(url, detect_challenges=True, javascript_ok=javascript_ok)
+
+
+def check_url_address(url: str, policy: FetchPolicy) -> str:
+    """Resolve `url`'s host and check every address against `policy` without connecting.
+
+    Returns the addresses (comma-separated) it would connect to; raises UnsupportedSource for a
+    URL that cannot be fetched and BlockedAddress for a forbidden host. What a dry run reports:
+    the real fetch checks again at connect time, so a DNS answer that changes is still caught.
+    """
+    parsed = _checked_url(url)
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return ", ".join(_vetted_addresses(parsed.host, port, policy))
 
 
 # --- addresses -------------------------------------------------------------------------------
@@ -458,10 +486,13 @@ def _ssl_context(ca_file: str | None) -> ssl.SSLContext:
     return context
 
 
-def vetted_client(policy: FetchPolicy, **options: Any) -> httpx.Client:
+def vetted_client(
+    policy: FetchPolicy, *, deadline: float = math.inf, **options: Any
+) -> httpx.Client:
     """A long-lived client that connects only where `policy` allows, checked at connect time:
-    for servers a user names (their own model endpoint) rather than pages to fetch once."""
-    transport = _VettedTransport(_VettedBackend(policy, math.inf), _ssl_context(policy.ca_file))
+    for servers a user names (their own model endpoint) rather than pages to fetch once.
+    `deadline` (a `time.monotonic()` value) bounds every socket operation it makes."""
+    transport = _VettedTransport(_VettedBackend(policy, deadline), _ssl_context(policy.ca_file))
     return httpx.Client(transport=transport, **options)
 
 
@@ -482,7 +513,7 @@ class _Fetch:
         self._policy = policy
         self._accept = frozenset(kind.lower() for kind in accept)
 
-    def run(self, url: str, *, detect_challenges: bool) -> FetchedPage:
+    def run(self, url: str, *, detect_challenges: bool, javascript_ok: bool = False) -> FetchedPage:
         policy = self._policy
         started = time.monotonic()
         deadline = started + policy.total_timeout
@@ -514,7 +545,7 @@ class _Fetch:
                         if response.status_code in _REDIRECT_STATUSES:
                             current = _redirect_target(current, response)
                             continue
-                        return self._page(current, response, detect_challenges)
+                        return self._page(current, response, detect_challenges, javascript_ok)
             except _TIMEOUTS as exc:
                 elapsed = time.monotonic() - started
                 raise FetchError(f"timed out after {elapsed:.1f} s fetching {current}") from exc
@@ -522,7 +553,9 @@ class _Fetch:
                 raise FetchError(f"could not fetch {current}: {exc or type(exc).__name__}") from exc
         raise FetchError(f"too many redirects (more than {policy.max_redirects}) from {url}")
 
-    def _page(self, url: httpx.URL, response: httpx.Response, detect: bool) -> FetchedPage:
+    def _page(
+        self, url: httpx.URL, response: httpx.Response, detect: bool, javascript_ok: bool
+    ) -> FetchedPage:
         status = response.status_code
         media_type = _media_type(response.headers.get("content-type", ""))
         if status >= 300:
@@ -543,10 +576,13 @@ class _Fetch:
             raise FetchError(_too_large(self._policy.max_bytes))
         body = _read_body(response, self._policy.max_bytes, truncate=False)
         charset = response.charset_encoding
+        needs_javascript = None
         if detect and media_type in HTML_TYPES:
             text = _decode(body[:_CHALLENGE_SAMPLE_BYTES], charset)
             reason = detect_challenge(status, response.headers, text)
-            if reason is not None:
+            if reason in JAVASCRIPT_REASONS and javascript_ok:
+                needs_javascript = reason
+            elif reason is not None:
                 raise ChallengePage(_challenge_message(url, reason))
         kept = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
         return FetchedPage(
@@ -556,6 +592,7 @@ class _Fetch:
             charset=charset,
             body=body,
             headers=kept,
+            needs_javascript=needs_javascript,
         )
 
 

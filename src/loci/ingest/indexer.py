@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 from loci.embed.base import Embedder, Vectors
 from loci.embed.identity import check_identity
+from loci.ingest.caption import Captioner, with_captions
 from loci.ingest.chunking import chunk_document
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.ingest.parsers.html import parse_html
+from loci.llm.client import Chat
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -36,6 +38,7 @@ class IndexerSettings:
     overlap_tokens: int = 32
     max_chunks: int = 1024
     budgets: ParseBudgets = field(default_factory=ParseBudgets)
+    caption_images: bool = False  # the chat model takes images: caption pictures on ingest
 
 
 @dataclass
@@ -67,12 +70,18 @@ def context_line(title: str | None, heading_path: tuple[str, ...]) -> str:
 
 class Indexer:
     def __init__(
-        self, store: Store, blobs: BlobStore, embedder: Embedder, settings: IndexerSettings
+        self,
+        store: Store,
+        blobs: BlobStore,
+        embedder: Embedder,
+        settings: IndexerSettings,
+        chat: Chat | None = None,
     ) -> None:
         self.store = store
         self.blobs = blobs
         self.embedder = embedder
         self.settings = settings
+        self.captioner = Captioner(chat) if chat is not None and settings.caption_images else None
 
     def index(self, brain: Brain, document: Document) -> None:
         prepared = self.prepare(brain, document)
@@ -83,6 +92,8 @@ class Indexer:
         check_identity(brain, self.embedder)
         data = self.blobs.get(document.content_hash)
         parsed = parse_stored(document, data, self.settings.budgets)
+        if self.captioner is not None and document.kind in ("file", "web"):
+            parsed = with_captions(parsed, data, self.captioner)
         title = parsed.title or document.title
         result = chunk_document(
             parsed,

@@ -104,6 +104,18 @@ def note_markdown(text: str, title: str | None, tags: Sequence[str]) -> bytes:
     return f"---\n{front}\n---\n\n{text.strip()}\n".encode()
 
 
+def web_markdown(url: str, text: str, title: str | None) -> bytes:
+    """A page a browser read for us: its Markdown under a frontmatter of title and source URL.
+
+    The URL is part of the bytes, so the same text saved from two addresses is two documents,
+    while saving one page twice unchanged is a no-op by content hash.
+    """
+    meta: dict[str, object] = {"title": title} if title else {}
+    meta["source"] = url
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True).strip()
+    return f"---\n{front}\n---\n\n{text.strip()}\n".encode()
+
+
 def note_body(markdown: bytes) -> str:
     """The text a note was saved with: its canonical bytes less the frontmatter."""
     text = markdown.decode("utf-8", errors="replace")

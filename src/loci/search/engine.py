@@ -42,6 +42,7 @@ class SearchRequest:
     filters: SearchFilters = field(default_factory=SearchFilters)
     min_similarity: float | None = None
     text_weight: float | None = None  # the BM25 leg's share in hybrid fusion; None: tuned default
+    include_retired: bool = False  # hybrid search keeps merged and archived graph pages out
 
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= MAX_LIMIT:
@@ -181,6 +182,8 @@ class SearchEngine:
             line_end=chunk.line_end,
             heading_path=chunk.heading_path,
             source_url=document.source_url,
+            region=chunk.region,
+            ocr_confidence=chunk.ocr_confidence,
         )
         return Hit(
             chunk_id=chunk.id,

@@ -11,6 +11,7 @@ from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, RowId, UserModelsDep
 from loci.api.schemas import (
+    AnswerOut,
     AskIn,
     ConversationDetailOut,
     ConversationIn,
@@ -62,6 +63,31 @@ def ask(
         except LociError as error:
             data = {"error": error.code, "message": error.message}
             yield ServerSentEvent(event="error", data=data)
+
+
+@router.post("/answer", response_model=AnswerOut, responses=errors(400, 404))
+def answer(
+    body: Annotated[AskIn, Depends(_checked)],
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+    models: UserModelsDep,
+) -> AnswerOut:
+    """Answer a question from the user's documents only, in one JSON reply (for clients that
+    cannot read a stream, such as a Custom GPT): the answer cites sources as [1], [2], and
+    `citations` says which file, page and passage each number is."""
+    with _own_model(models, principal) as chat:
+        events = loci.converse(
+            brain, body.question, user_id=principal.user.id,
+            conversation_id=body.conversation_id, chat=chat,
+        )  # fmt: skip
+        done = [e.data for e in events if e.type == "done"][-1]  # the pipeline ends with it
+    return AnswerOut(
+        answer=done["answer"],
+        citations=done["citations"],
+        intent=done["intent"],
+        conversation_id=done["conversation_id"],
+    )
 
 
 @router.get("/conversations", response_model=list[ConversationOut], responses=errors(404))

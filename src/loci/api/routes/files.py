@@ -27,8 +27,10 @@ from loci.api.schemas import (
     UrlIn,
     errors,
 )
+from loci.api.schemas_preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import FileTooLarge, LociError
 from loci.models import DocumentKind, DocumentStatus
+from loci.service import Upload
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
 READ_CHUNK = 1024 * 1024
@@ -96,9 +98,43 @@ def upload_files(
     responses=errors(400, 404, 403, 422, 502),
 )
 def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
-    """Fetch a web page now (refusing private addresses and challenge pages) and queue it."""
-    added = loci.add_url(brain, body.url, tags=body.tags)
+    """Fetch a web page now (refusing private addresses and challenge pages) and queue it —
+    or, given `markdown`, keep that text for the page without fetching it (what the browser
+    extension saves). Either way it is searchable once indexed, moments later."""
+    if body.markdown is not None:
+        added = loci.add_page_text(brain, body.url, body.markdown, title=body.title, tags=body.tags)
+    else:
+        added = loci.add_url(brain, body.url, tags=body.tags)
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
+
+
+@router.post("/preflight/files", response_model=PreflightOut, responses=errors(400, 404, 403, 413))
+def preflight_files(
+    brain: WritableBrain,
+    loci: LociDep,
+    files: Annotated[list[UploadFile], File(description="one or more files", min_length=1)],
+) -> PreflightOut:
+    """What uploading these files would do, without storing anything: per file its type and
+    parser, size, whether it is already in the brain (and as which document), whether it is
+    over the size limit, whether OCR will run, and chunks and indexing time (estimated); totals;
+    `status` ok | warning | error with `warnings`, `errors` and `existing_rows`."""
+    limit = loci.settings.max_file_bytes
+    uploads = []
+    for upload in files:
+        data = upload.file.read(limit + 1)  # no more than the cap is held in memory
+        size = upload.size if upload.size is not None else len(data)
+        uploads.append(
+            Upload(upload.filename or "upload", data, max(size, len(data)), _mime(upload))
+        )
+    return PreflightOut.of(loci.preflight(brain, uploads=uploads))
+
+
+@router.post("/preflight/urls", response_model=PreflightOut, responses=errors(400, 404, 403, 422))
+def preflight_urls(body: UrlsPreflightIn, brain: WritableBrain, loci: LociDep) -> PreflightOut:
+    """What adding these URLs would do, without storing anything. Each address is checked
+    first, without connecting; an allowed URL is fetched (rendered in a browser if it needs
+    JavaScript) to see its type, size and whether the brain already has it."""
+    return PreflightOut.of(loci.preflight(brain, urls=body.urls))
 
 
 @router.get("/files", response_model=list[DocumentOut], responses=errors(404))

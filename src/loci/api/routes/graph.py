@@ -11,9 +11,21 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path, Query
+from fastapi import APIRouter, Body, Depends, Header, Path, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials
 
-from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, WritableBrain
+from loci.api.deps import (
+    AccountsDep,
+    IntegrationsDep,
+    LociDep,
+    PrincipalDep,
+    RawBody,
+    ReadableBrain,
+    WritableBrain,
+    bearer,
+    current_principal,
+    session_cookie,
+)
 from loci.api.schemas import (
     ISO_DAY,
     NOT_BLANK,
@@ -43,6 +55,8 @@ from loci.api.schemas import (
     GraphWrittenOut,
     errors,
 )
+from loci.integrations.webhooks import SIGNATURE_HEADER
+from loci.models import Brain
 
 router = APIRouter(prefix="/brains/{brain}", tags=["graph"])
 
@@ -320,6 +334,35 @@ def capture(
     return CapturedOut.of(captured, brain)
 
 
+def source_pusher(
+    request: Request,
+    brain: str,
+    provider: Provider,
+    body: RawBody,
+    accounts: AccountsDep,
+    integrations: IntegrationsDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    session: Annotated[str | None, Depends(session_cookie)],
+    signature: Annotated[
+        str | None,
+        Header(
+            alias=SIGNATURE_HEADER,
+            max_length=2000,
+            description="instead of a token: `t=<unix time>,v1=<hex HMAC-SHA256 of "
+            '"<t>.<raw body>">` with the brain\'s webhook secret for this provider '
+            "(`loci webhooks create`); more than five minutes old is refused",
+        ),
+    ] = None,
+) -> tuple[Brain, str]:
+    """Who pushes, and into which brain: a signed request by its signature alone (a wrong or
+    stale one is 401 whatever else it carries), otherwise the caller's token or session."""
+    if signature is not None:
+        pushed_to = integrations.webhooks.verify(brain, provider, signature, body)
+        return pushed_to, f"webhook:{provider}"
+    principal = current_principal(request, accounts, credentials, session)
+    return accounts.brain(principal, brain, "write")[0], principal.user.name
+
+
 @router.post(
     "/sources/{provider}",
     status_code=201,
@@ -336,10 +379,11 @@ def ingest_source_item(
             examples=[{"id": "m-1", "text": "We agreed to ship on Friday.", "title": "Standup"}],
         ),
     ],
-    brain: WritableBrain,
-    principal: PrincipalDep,
+    pusher: Annotated[tuple[Brain, str], Depends(source_pusher)],
     loci: LociDep,
 ) -> CapturedOut:
     """Keep a provider's item (e.g. a meeting transcript with attendees), snapshot it into
-    evidence/ and queue its curation; the same item twice is kept once (`deduped`)."""
-    return CapturedOut.of(loci.ingest_item(brain, provider, item, actor=principal.user.name), brain)
+    evidence/ and queue its curation; the same item twice is kept once (`deduped`). Send a
+    token, or sign the request with the brain's webhook secret (`X-Loci-Signature`)."""
+    brain, actor = pusher
+    return CapturedOut.of(loci.ingest_item(brain, provider, item, actor=actor), brain)

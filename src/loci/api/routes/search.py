@@ -26,6 +26,7 @@ def _request(body: SearchIn) -> SearchRequest:
             created_before=f.created_before.isoformat() if f.created_before else None,
         ),
         min_similarity=body.min_similarity,
+        include_retired=body.include_archived,
     )
 
 

@@ -4,6 +4,7 @@ The file name's extension picks the parser, but magic bytes win when they disagr
 as `notes.txt` is still parsed as a PDF, and a `.pdf` that is really an HTML error page is read as
 HTML. A zip archive is a DOCX, PPTX, XLSX, EPUB or ODT by its members (`[Content_Types].xml` and
 the main part's folder, or the `mimetype` member), whatever its name; any other zip is refused.
+An image is recognised by its header (PNG, JPEG, WebP, TIFF, GIF, BMP, HEIC) and read by OCR.
 
 Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
 100,000-page PDF or a pathological layout must fail with a clear message, not take the worker down.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 
 from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
+from loci.ingest.ocr.images import IMAGE_EXTENSIONS, sniff_image
 from loci.models import ParsedDocument
 
 __all__ = [
@@ -40,6 +42,13 @@ class ParseBudgets:
     max_part_bytes: int = 64 * 1024 * 1024
     max_pdf_pages: int = 5000
     timeout_s: float = 120.0
+    # Images are decoded whole: the pixel count is checked on the header first (bombs).
+    max_image_pixels: int = 40_000_000
+    # OCR is slow by nature (about a second a page here): each page read by OCR adds this much
+    # time to the parse's budget, so a 300-page scan is not cut off by a limit set for text.
+    ocr_seconds_per_page: float = 30.0
+    ocr_processes: int = 2  # scanned pages read at once (one single-threaded Tesseract each)
+    max_ocr_pages: int = 1000
 
 
 class Deadline:
@@ -57,6 +66,14 @@ class Deadline:
                 f"parsing this {self._what} took longer than the {self._timeout:g} s budget"
             )
 
+    def extend(self, seconds: float) -> None:
+        """More time for slow work the budget was not sized for (OCR of one more page)."""
+        self._ends += seconds
+        self._timeout += seconds
+
+    def remaining(self) -> float:
+        return max(0.1, self._ends - time.monotonic())
+
 
 _TEXT = frozenset({".txt", ".text", ".log"})
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd"})
@@ -68,6 +85,7 @@ _EML = frozenset({".eml"})
 _MBOX = frozenset({".mbox", ".mbx"})
 # Zip-based formats by extension; which one a zip really is comes from its members.
 _PACKAGES = frozenset({".docx", ".pptx", ".xlsx", ".xlsm", ".epub", ".odt"})
+_IMAGES = IMAGE_EXTENSIONS
 
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Office files and encrypted OOXML
 _HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
@@ -76,7 +94,7 @@ _HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
 def supported_extensions() -> tuple[str, ...]:
     from loci.ingest.parsers.code import LANGUAGES
 
-    plain = _TEXT | _MARKDOWN | _HTML | _PDF | _CSV | _RTF | _EML | _MBOX
+    plain = _TEXT | _MARKDOWN | _HTML | _PDF | _CSV | _RTF | _EML | _MBOX | _IMAGES
     return tuple(sorted(plain | _PACKAGES | set(LANGUAGES)))
 
 
@@ -90,6 +108,10 @@ def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
         from loci.ingest.parsers.pdf import parse_pdf
 
         return parse_pdf(data, budgets)
+    if kind == "image":
+        from loci.ingest.parsers.image import parse_image
+
+        return parse_image(data, budgets)
     if kind == "docx":
         from loci.ingest.parsers.docx import parse_docx
 
@@ -156,6 +178,13 @@ def _choose(data: bytes, extension: str, filename: str = "") -> str:
         raise NoParser(
             "no parser for this type (legacy .doc/.xls/.ppt; save it as .docx, .xlsx or .pptx)"
         )
+    if sniffed == "image":
+        return "image"
+    if extension in _IMAGES:
+        raise ParseError(
+            f"not a {extension.lstrip('.').upper()} image: its first bytes are not an image"
+            " header (corrupt, or another kind of file)"
+        )
     if extension in _PDF:
         if sniffed == "html":
             return "html"
@@ -195,6 +224,8 @@ def _sniff(data: bytes) -> str | None:
         return "rtf"
     if head.startswith(_OLE2_MAGIC):
         return "ole2"
+    if sniff_image(head) is not None:
+        return "image"
     lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if lowered.startswith(_HTML_PREFIXES):
         return "html"

@@ -15,22 +15,19 @@ from __future__ import annotations
 import io
 import logging
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from loci.errors import BudgetExceeded, ParseError
+from loci.errors import ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
+from loci.ingest.parsers.package import Package
 from loci.models import Block, ParsedDocument
 
 logger = logging.getLogger(__name__)
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MC_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
-_MAX_PARTS = 10_000
-_RATIO_FLOOR = 1024 * 1024  # tiny packages cannot bomb; their ratios are noise
-_DOCTYPE = tuple("<!DOCTYPE".encode(e) for e in ("utf-8", "utf-16-le", "utf-16-be"))
 _HEADING_NAME = re.compile(r"^(?:heading|überschrift|titre|título|titolo|kop|rubrik)\s*(\d)$", re.I)
 _CHECK_EVERY = 200
 
@@ -48,45 +45,10 @@ def parse_docx(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
 
 
 def _inspect_package(data: bytes, budgets: ParseBudgets) -> None:
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-        members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
-        raise ParseError("corrupt DOCX: not a readable zip archive (truncated?)") from None
-    if len(members) > _MAX_PARTS:
-        raise BudgetExceeded(f"DOCX has {len(members)} parts, over the {_MAX_PARTS}-part budget")
-    total = sum(m.file_size for m in members)
-    if total > budgets.max_decompressed_bytes:
-        raise BudgetExceeded(
-            f"DOCX decompresses past the {_mib(budgets.max_decompressed_bytes)} budget "
-            f"({_mib(total)})"
-        )
-    ratio = total / max(len(data), 1)
-    if total > _RATIO_FLOOR and ratio > budgets.max_compression_ratio:
-        raise BudgetExceeded(
-            f"DOCX decompresses past the compression-ratio budget ({ratio:.0f}:1, limit "
-            f"{budgets.max_compression_ratio:g}:1)"
-        )
-    names = {m.filename for m in members}
-    if "[Content_Types].xml" not in names:
+    package = Package(data, budgets, "DOCX")
+    if "[Content_Types].xml" not in package:
         raise ParseError("not a Word document: the zip has no [Content_Types].xml")
-    for member in members:
-        if not member.filename.endswith((".xml", ".rels")):
-            continue
-        try:
-            with archive.open(member) as stream:
-                head = stream.read(4096)
-        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError):
-            # RuntimeError is zipfile's "encrypted member"; the rest are damaged data
-            raise ParseError(f"corrupt DOCX: part {member.filename} cannot be read") from None
-        if any(marker in head for marker in _DOCTYPE):
-            raise ParseError(
-                f"DOCX part {member.filename} declares a DOCTYPE; refused (XML entity expansion)"
-            )
-
-
-def _mib(n: int) -> str:
-    return f"{n / (1024 * 1024):.0f} MB"
+    package.refuse_doctypes()
 
 
 def _reason(exc: Exception) -> str:

@@ -1,4 +1,4 @@
-"""Zip packages (PPTX, XLSX, EPUB, ODT) opened under the parse budgets, and told apart.
+"""Zip packages (DOCX, PPTX, XLSX, EPUB, ODT) opened under the parse budgets, and told apart.
 
 `Package` is checked before any member is inflated: the zip's declared sizes against the
 decompressed-size and ratio budgets (a zip bomb fails here, cheaply; Python's zipfile stops at
@@ -144,6 +144,20 @@ class Package:
         if not allow_doctype:
             self._refuse_doctype(name, data[:4096])
         return data
+
+    def refuse_doctypes(self) -> None:
+        """Refuse the package if any XML part declares a DOCTYPE, reading only each part's
+        head: for a library (python-docx) that will read every part itself, unchecked."""
+        for name, info in self._members.items():
+            if not name.endswith((".xml", ".rels")):
+                continue
+            try:
+                with self.archive.open(info) as stream:
+                    head = stream.read(4096)
+            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError):
+                # RuntimeError is zipfile's "encrypted member"; the rest are damaged data
+                raise ParseError(f"corrupt {self.what}: part {name} cannot be read") from None
+            self._refuse_doctype(name, head)
 
     def xml(self, name: str, *, allow_doctype: bool = False) -> Any:
         """A part parsed whole into an lxml element (entities never resolved)."""

@@ -16,7 +16,11 @@ the text sits, because a PDF's drawing order is not its reading order. Per page:
 After all pages, paragraphs set in a clearly larger font than the body text become headings,
 ranked by size, so chunks of a PDF get heading paths like any markdown file.
 
-PDFium is not thread-safe, so one PDF is parsed at a time per process (a lock).
+A page with too little text for its area and an image on it is a scan: it is rendered and read
+by OCR instead (pdf_scans.py), its text blocks carrying their regions; text pages never are.
+
+PDFium is not thread-safe, so its calls are serialised per process (a lock, taken per page so
+that OCR, which runs outside it, does not hold up other PDFs).
 """
 
 from __future__ import annotations
@@ -27,14 +31,26 @@ import re
 import statistics
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
 import pypdfium2.raw as pdfium_c  # type: ignore[import-untyped]
 
 from loci.errors import BudgetExceeded, EncryptedDocument, ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
+from loci.ingest.parsers.pdf_scans import (
+    FIGURE_SHARE,
+    ScannedPages,
+    image_share,
+    needs_ocr,
+    render,
+)
 from loci.models import Block, ParsedDocument
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 logger = logging.getLogger(__name__)
 
@@ -134,26 +150,48 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     deadline = Deadline(budgets, "PDF")
     with _PDFIUM_LOCK:
         document = _open(data)
-        try:
+    scanned = ScannedPages(budgets, deadline)
+    try:
+        with _PDFIUM_LOCK:
             pages = len(document)
             if pages > budgets.max_pdf_pages:
                 raise BudgetExceeded(
                     f"PDF has {pages} pages, over the {budgets.max_pdf_pages}-page budget"
                 )
             metadata = _metadata(document, pages)
-            paragraphs: list[_Paragraph] = []
-            warnings: list[str] = []
-            for index in range(pages):
-                deadline.check()
-                try:
-                    paragraphs.extend(_page_paragraphs(document, index, deadline))
-                except pdfium.PdfiumError as exc:
-                    warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
-        finally:
+        paragraphs: list[_Paragraph] = []
+        figures: list[int] = []  # text pages mostly covered by pictures (captioned, if enabled)
+        warnings: list[str] = []
+        for index in range(pages):
+            deadline.check()
+            # The lock is held per page, not per file: OCR of a scanned page runs outside it
+            # (a subprocess, seconds long) so other PDFs are not kept waiting meanwhile.
+            try:
+                with _PDFIUM_LOCK:
+                    found, scan = _read_page(document, index, deadline, scanned.can_read())
+                    if found and image_share(document, index) >= FIGURE_SHARE:
+                        figures.append(index + 1)
+                paragraphs.extend(found)
+                if scan is not None:
+                    scanned.read(index + 1, scan)
+            except pdfium.PdfiumError as exc:
+                warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
+        scanned.finish()
+    finally:
+        scanned.close()
+        with _PDFIUM_LOCK:
             document.close()
     blocks = _blocks(paragraphs)
-    if not blocks:
-        warnings.append("no extractable text (a scanned PDF needs OCR, which is not available)")
+    if scanned.blocks:
+        # Each page is either text or OCR, so a stable sort by page interleaves them rightly.
+        blocks = sorted([*blocks, *scanned.blocks], key=lambda b: b.page or 0)
+    warnings.extend(scanned.warnings())
+    if scanned.pages:
+        metadata["ocr"] = scanned.summary()
+    if figures:
+        metadata["figure_pages"] = figures
+    if not blocks and not scanned.skipped:
+        warnings.append("no extractable text")
     declared = metadata.pop("title", None)
     title = (declared if isinstance(declared, str) and _useful_title(declared) else None) or next(
         (b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.page == 1), None
@@ -161,6 +199,34 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     return ParsedDocument(
         title=title, blocks=tuple(blocks), metadata=metadata, warnings=tuple(warnings)
     )
+
+
+def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
+    """Page numbers (1-based) that have little or no text and an image: those OCR would read.
+    For previews (the dry run); opening the PDF fails as `parse_pdf` would."""
+    if data.rfind(b"%%EOF", -_EOF_WINDOW) == -1:
+        raise ParseError("truncated PDF: the file ends before its end-of-file marker")
+    deadline = Deadline(ParseBudgets(), "PDF")
+    with _PDFIUM_LOCK:
+        document = _open(data)
+        try:
+            found = []
+            for index in range(min(len(document), limit)):
+                page = document[index]
+                try:
+                    textpage = page.get_textpage()
+                    try:
+                        # counted as the parser counts them, so the preview says what it does
+                        segments = _segments(textpage, deadline)
+                    finally:
+                        textpage.close()
+                    if needs_ocr(page, sum(len(s.text) for s in segments)):
+                        found.append(index + 1)
+                finally:
+                    page.close()
+            return found
+        finally:
+            document.close()
 
 
 def _useful_title(title: str) -> bool:
@@ -197,9 +263,34 @@ def _metadata(document: pdfium.PdfDocument, pages: int) -> dict[str, object]:
 # --- one page ----------------------------------------------------------------------------------
 
 
-def _page_paragraphs(
-    document: pdfium.PdfDocument, index: int, deadline: Deadline
-) -> list[_Paragraph]:
+def render_pages(data: bytes, numbers: list[int]) -> Iterator[tuple[int, Image.Image]]:
+    """(page number, page image in colour) for the given 1-based pages, rendered one at a time
+    (for captions of scanned and figure pages). Pages that cannot be rendered are skipped."""
+    with _PDFIUM_LOCK:
+        document = _open(data)
+    try:
+        for number in numbers:
+            with _PDFIUM_LOCK:
+                if not 1 <= number <= len(document):
+                    continue
+                page = document[number - 1]
+                try:
+                    image = render(page, grayscale=False)
+                except pdfium.PdfiumError:
+                    continue
+                finally:
+                    page.close()
+            yield number, image
+    finally:
+        with _PDFIUM_LOCK:
+            document.close()
+
+
+def _read_page(
+    document: pdfium.PdfDocument, index: int, deadline: Deadline, for_ocr: bool
+) -> tuple[list[_Paragraph], Image.Image | None | bool]:
+    """The page's text paragraphs; or, for a page that has next to no text but an image (a
+    scan), the page rendered for OCR instead (when `for_ocr`), or True to say it is one."""
     page = document[index]
     try:
         textpage = page.get_textpage()
@@ -207,12 +298,15 @@ def _page_paragraphs(
             segments = _segments(textpage, deadline)
         finally:
             textpage.close()
+        chars = sum(len(s.text) for s in segments)
+        if needs_ocr(page, chars):
+            return [], render(page) if for_ocr else True
     finally:
         page.close()
     if not segments:
-        return []
+        return [], None
     streams = _reading_order(segments)
-    return _paragraphs(streams, page_number=index + 1)
+    return _paragraphs(streams, page_number=index + 1), None
 
 
 def _segments(textpage: pdfium.PdfTextPage, deadline: Deadline) -> list[_Segment]:

@@ -235,6 +235,44 @@ MIGRATIONS: list[str] = [
         INSERT INTO chunk_log(brain_id, chunk_id) VALUES (old.brain_id, old.id);
     END;
     """,
+    # 7: pushes from outside — Slack users linked to a Loci user and brain, per-integration
+    # webhook signing secrets (sealed with the server's key: verifying an HMAC needs the secret
+    # itself, so a hash would not do), and the delivery ids already handled (Slack's event_id)
+    # with a lease, so a retry is skipped but a crashed handler's claim expires.
+    """
+    CREATE TABLE slack_identities (
+        team_id TEXT NOT NULL,
+        slack_user_id TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (team_id, slack_user_id)
+    );
+    CREATE TABLE webhook_secrets (
+        id INTEGER PRIMARY KEY,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        provider TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        sealed_secret TEXT NOT NULL,
+        revoked_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX webhook_secrets_target ON webhook_secrets(brain_id, provider);
+    CREATE TABLE deliveries (
+        source TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        claimed_at REAL NOT NULL,
+        done_at REAL,
+        PRIMARY KEY (source, delivery_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX deliveries_claimed ON deliveries(claimed_at);
+    """,
+    # 8: where OCR text sits on its
+    # page ("left,top,right,bottom" as fractions) and how sure the engine was, for citations.
+    """
+    ALTER TABLE chunks ADD COLUMN region TEXT;
+    ALTER TABLE chunks ADD COLUMN ocr_confidence REAL;
+    """,
 ]
 
 

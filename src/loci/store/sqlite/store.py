@@ -31,11 +31,14 @@ from loci.models import (
     SearchFilters,
     Visibility,
 )
-from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
+from loci.store import lexical_files
+from loci.store.lexical_files import IndexIdentity, index_path
+from loci.store.lexical_index import K1, SEGMENT_ROWS, B, IndexRow, LexicalIndex
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database, Row
 from loci.store.sqlite.conversations import SqliteConversations
 from loci.store.sqlite.graph import SqliteGraph
+from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.migrations import migrate
 from loci.store.vector_matrix import VectorMatrix
 
@@ -44,9 +47,16 @@ log = logging.getLogger(__name__)
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 # bm25() weights per FTS column: brain token, title, heading path, body.
 FTS_WEIGHTS = (0.0, 2.0, 1.0, 1.0)
-# From this many chunks a brain's BM25 leg runs on the in-memory index (same scores as FTS5's
-# bm25(), see lexical_index.py) instead of FTS5's bm25(), which scores every matching row.
-LEXICAL_INDEX_MIN_CHUNKS = 20_000
+# From this many chunks a brain's BM25 leg runs on the in-memory index (lexical_index.py: BM25 at
+# k1 0.9, b 0.4, which FTS5 cannot do) instead of FTS5's bm25() (k1 1.2, b 0.75, and it scores
+# every matching row). None keeps FTS5 for every brain.
+LEXICAL_INDEX_MIN_CHUNKS = 1
+# A brain up to this size builds its index on its first search (1.5 s for 11k passages); a larger
+# one with no saved index answers from FTS5 while a background thread builds it.
+SYNC_BUILD_MAX_CHUNKS = 50_000
+# A caught-up index is saved again once this many chunks (or a twentieth of it) changed since
+# the file was written: catching up from the log is cheap, writing a big index is not.
+SAVE_AFTER_CHANGES = 1_000
 # From this many vectors a brain's vector scan goes through an int8 copy first (see
 # vector_matrix.py): 4x fewer bytes to read, then exact float32 scores for the best candidates.
 VECTOR_INT8_MIN_CHUNKS = 50_000
@@ -146,14 +156,17 @@ class SqliteStore:
         *,
         lexical_index_min_chunks: int | None = LEXICAL_INDEX_MIN_CHUNKS,
         vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
+        bm25: tuple[float, float] = (K1, B),
     ) -> None:
         """Brain sizes from which the BM25 leg runs on the in-memory index and the vector leg
-        scans an int8 copy first; None keeps the plain path (FTS5's bm25(), float32 scan)."""
+        scans an int8 copy first; None keeps the plain path (FTS5's bm25(), float32 scan).
+        `bm25` is the index's (k1, b)."""
         self.db = Database(path)
         migrate(self.db)
         self.accounts = SqliteAccounts(self.db)
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
+        self.integrations = SqliteIntegrations(self.db)
         self._matrices: dict[tuple[int, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
         self.lexical_index_min_chunks = lexical_index_min_chunks
@@ -165,6 +178,9 @@ class SqliteStore:
         self._brain_locks: dict[int, threading.Lock] = {}
         self._building: set[int] = set()  # brains whose BM25 index a background thread builds
         self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
+        self.bm25 = bm25
+        self._index_dir = path.parent / "index"  # saved BM25 indexes (lexical_files.py)
+        self._unsaved: dict[int, int] = {}  # brain -> chunks changed since its index was saved
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
@@ -250,6 +266,9 @@ class SqliteStore:
         with self._matrix_lock:
             for key in [k for k in self._matrices if k[0] == brain_id]:
                 del self._matrices[key]
+        with self._lexical_lock:
+            self._lexical.pop(brain_id, None)
+        index_path(self._index_dir, brain_id).unlink(missing_ok=True)  # derived: nothing lost
         return unused
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
@@ -482,7 +501,7 @@ class SqliteStore:
                 conn.execute(
                     "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
                     " line_start, line_end, char_start, char_end, token_count, content_hash,"
-                    " embed_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " embed_hash, region, ocr_confidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         brain_id,
                         document_id,
@@ -497,6 +516,8 @@ class SqliteStore:
                         c.token_count,
                         c.content_hash,
                         item.embed_hash,
+                        c.region,
+                        c.ocr_confidence,
                     ),
                 )
                 conn.execute(
@@ -574,16 +595,18 @@ class SqliteStore:
             return []
         if self._uses_lexical_index(brain_id):
             index = self._ready_lexical_index(brain_id)
-            tokens = index.query_tokens(terms) if index is not None else None
-            if index is not None and tokens is not None:
+            if index is not None:
+                tokens = index.query_tokens(terms)
                 return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
         return self.fts_search(brain_id, terms, limit, filters)
 
     def _ready_lexical_index(self, brain_id: int) -> LexicalIndex | None:
-        """The brain's BM25 index, caught up, if this process has built it. Otherwise start
-        building it on a background thread and return None: a first build takes minutes at a
-        million chunks, and FTS5 answers (slower, same ranking) in the meantime."""
-        if brain_id in self._lexical:
+        """The brain's BM25 index, caught up, if this process has it, a saved one can be
+        loaded, or the brain is small enough to build it now. Otherwise start building it on a
+        background thread and return None: a first build takes minutes at a million chunks,
+        and FTS5 answers (slower, ranking nearly the same) in the meantime."""
+        small = self._sizes[brain_id][1] <= SYNC_BUILD_MAX_CHUNKS
+        if brain_id in self._lexical or small or index_path(self._index_dir, brain_id).exists():
             return self.lexical_index(brain_id)
         with self._lexical_lock:
             if brain_id in self._building:
@@ -667,11 +690,20 @@ class SqliteStore:
             conn = self.db.conn
             with conn:  # one read snapshot: the log position and the rows agree
                 seq = self._log_position(brain_id)
+                identity = self._index_identity(brain_id)
+                path = index_path(self._index_dir, brain_id)
+                save = False
                 if index is None:
-                    index = LexicalIndex(self.db.tokenize, _index_weights())
+                    index = lexical_files.load(path, identity, self.db.tokenize, seq)
+                if index is None:
+                    index = LexicalIndex(self.db.tokenize, identity.weights, 0, *self.bm25)
                     index.add(self._index_rows(brain_id, None))
+                    save = True
                 elif seq > index.seq:
                     changed = self._changed_chunks(brain_id, index.seq, seq)
+                    self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
+                    due = max(SAVE_AFTER_CHANGES, index.size // 20)
+                    save = self._unsaved[brain_id] >= due
                     # Whatever happened to a chunk, it is dropped and re-read if it still exists.
                     index.remove(changed)
                     index.add(self._index_rows(brain_id, changed))
@@ -682,7 +714,20 @@ class SqliteStore:
                         index.add(self._index_rows(brain_id, merged))
                 index.seq = seq
                 self._lexical[brain_id] = index
+            if save:
+                self._save_index(path, self._lexical[brain_id], identity)
             return self._lexical[brain_id]
+
+    def _index_identity(self, brain_id: int) -> IndexIdentity:
+        created = self.db.scalar("SELECT created_at FROM brains WHERE id = ?", (brain_id,))
+        return IndexIdentity(brain_id, str(created), _index_weights(), *self.bm25)
+
+    def _save_index(self, path: Path, index: LexicalIndex, identity: IndexIdentity) -> None:
+        try:
+            lexical_files.save(path, index, identity)
+            self._unsaved[identity.brain_id] = 0
+        except OSError:  # a read-only or full disk: the index in memory still serves
+            log.warning("could not save the BM25 index to %s", path, exc_info=True)
 
     def _allowed_chunks(
         self, brain_id: int, filters: SearchFilters

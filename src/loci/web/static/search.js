@@ -34,7 +34,10 @@ function renderHit(hit, across) {
     el("span", { class: "citation-name", text: label }),
     place ? el("span", { class: "citation-where", text: place }) : null,
   );
-  const facts = [MATCHED[hit.matched_by] || hit.matched_by, `score ${hit.score.toFixed(3)}`];
+  const [legs, linked] = hit.matched_by.split("+");
+  const matched = legs === "graph" ? "linked" : MATCHED[legs] || legs;
+  const facts = [linked ? `${matched}, lifted by a link` : matched, `score ${hit.score.toFixed(3)}`];
+  if (hit.graph_path && hit.graph_path.length) facts.push(`via ${hit.graph_path.join(" → ")}`);
   if (across) facts.unshift(`brain ${hit.brain}`);
   return el(
     "li",

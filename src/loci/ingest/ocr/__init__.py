@@ -1,0 +1,28 @@
+"""OCR: reading the text in images and in PDF pages that have no text layer.
+
+    images.open_image      untrusted bytes → a decoded first frame, under a pixel budget
+    engine.recognize       an image → words with boxes and confidences (Tesseract)
+    layout.ocr_blocks      words → paragraph blocks with lines, region and confidence
+    needs.needs_ocr        will adding this file run OCR? (for previews and the dry run)
+    needs.ocr_targets      … and on what: [1] for an image, the scanned pages of a PDF
+
+Parsers call these; nothing here knows about documents, stores or settings.
+"""
+
+from loci.ingest.ocr.engine import ENGINE_NAME, OcrUnavailable, ocr_available, recognize
+from loci.ingest.ocr.images import IMAGE_EXTENSIONS, open_image, sniff_image
+from loci.ingest.ocr.layout import ocr_blocks
+from loci.ingest.ocr.needs import needs_ocr, ocr_targets
+
+__all__ = [
+    "ENGINE_NAME",
+    "IMAGE_EXTENSIONS",
+    "OcrUnavailable",
+    "needs_ocr",
+    "ocr_available",
+    "ocr_blocks",
+    "ocr_targets",
+    "open_image",
+    "recognize",
+    "sniff_image",
+]

@@ -1,0 +1,409 @@
+"""Preflight: what adding these files and URLs would do, worked out without writing anything.
+
+Before a large import a person (or an agent) wants to know what will happen: which items are new,
+which are already in the brain (and as what), which will be refused or fail and why, whether OCR
+will run, and roughly how many chunks and how long. Seed 004 asks for this as one object with a
+`status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
+and the totals.
+
+Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes: the size cap,
+the empty check, the content hash against the brain (and against the items before it, as a real
+add would dedupe a file given twice), the parser the bytes choose, then parse and chunk with the
+embedder's own token counter — so chunk counts are exact for anything that does not need OCR.
+Nothing is embedded; the time is the measured parse time plus the chunks at the embedder's
+measured throughput. URLs get the fetcher's address check first; a refused address is never
+connected to. An allowed URL is fetched (a GET, as `add` would) to see what it holds.
+
+An item's `outcome` predicts what `add` reports for it:
+  add        stored and indexed
+  duplicate  already in the brain (or earlier in this batch): nothing new is stored
+  fail       stored, but indexing will fail (seed 000: "other" is kept and marked failed)
+  refuse     not stored at all (too large, empty, unreadable, blocked or unfetchable URL)
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import mimetypes
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePath
+from typing import Literal
+
+from loci.errors import LociError, ParseError
+from loci.ingest.chunking import chunk_document
+from loci.ingest.encoding import decode_text
+from loci.ingest.fetch_page import WebPage
+from loci.ingest.indexer import CONTEXT_TOKENS
+from loci.ingest.parsers import ParseBudgets, _choose, parse
+from loci.ingest.sources import clean_name, page_name
+from loci.models import Document, ParsedDocument
+from loci.store.blobs import sha256_hex
+
+__all__ = [
+    "LOCAL_EMBED_CHUNKS_PER_S",
+    "Preflight",
+    "PreflightItem",
+    "PreflightSettings",
+    "Preflighter",
+    "OcrPlan",
+    "ocr_needed",
+    "summarize",
+]
+
+Outcome = Literal["add", "duplicate", "fail", "refuse"]
+
+# Passages a second the shipped local model (int8 MiniLM, ONNX) embeds on 2 cores: 40.4 chunks/s
+# for ~200-word chunks, and ~40 passages/s through the whole worker on SciFact (docs/benchmarks.md,
+# "Embedding model — speed and fidelity", `bench/embed_throughput.py`). A remote embedder's speed
+# depends on its server: set `ingest_chunks_per_s` for it.
+LOCAL_EMBED_CHUNKS_PER_S = 40.0
+
+# OCR time a page: 1.58 CPU-s measured per scanned page with Tesseract, two OCR processes on two
+# cores → ~1.2 pages/s (docs/benchmarks.md, "Scanned vs text PDF"; an estimate from CPU time).
+OCR_SECONDS_PER_PAGE = 0.8
+# Text on a scanned page, for the chunk estimate: a letter page of ~400 words, as in that bench.
+OCR_CHARS_PER_PAGE = 2400
+CHARS_PER_TOKEN = 4  # for the OCR estimate only; everything else counts real tokens
+
+
+@dataclass(frozen=True)
+class PreflightSettings:
+    max_file_bytes: int
+    max_chunks: int
+    overlap_tokens: int
+    budgets: ParseBudgets
+    chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
+
+
+@dataclass(frozen=True)
+class ExistingRef:
+    id: int | None  # None: an earlier item of this same batch, not yet stored
+    name: str
+    status: str | None = None  # the existing document's: "failed" means add reports a failure
+
+
+@dataclass(frozen=True)
+class PreflightItem:
+    source: str  # the path or URL as given
+    outcome: Outcome
+    kind: Literal["file", "web"] = "file"
+    name: str | None = None
+    size_bytes: int | None = None
+    media_type: str | None = None
+    parser: str | None = None  # the format the parsers read it as: "pdf", "markdown", …
+    duplicate_of: ExistingRef | None = None
+    over_limit: str | None = None
+    ocr: bool = False
+    ocr_reason: str | None = None
+    chunks: int = 0
+    chunks_exact: bool = True  # False: estimated (OCR'd text cannot be counted before OCR)
+    seconds: float = 0.0
+    address: str | None = None  # for a URL: the addresses it resolves to, all allowed
+    rendered: bool = False  # for a URL: its page is rendered in a browser before indexing
+    warnings: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class PreflightTotals:
+    items: int = 0
+    add: int = 0
+    duplicate: int = 0
+    fail: int = 0
+    refuse: int = 0
+    new_bytes: int = 0  # what would be stored: items to add and items that will fail
+    chunks: int = 0
+    ocr: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Preflight:
+    status: Literal["ok", "warning", "error"]
+    warnings: list[str]
+    errors: list[str]
+    existing_rows: int  # distinct documents already in the brain that items duplicate
+    items: list[PreflightItem]
+    totals: PreflightTotals = field(default_factory=PreflightTotals)
+
+
+@dataclass(frozen=True)
+class OcrPlan:
+    pages: int  # images or PDF pages OCR will read; 0: none
+    reason: str | None  # why OCR runs, or why text that needs it will not be read
+
+
+def ocr_needed(data: bytes) -> OcrPlan:
+    """Whether ingesting these bytes will run OCR, on how many pages, and why.
+
+    Asks the OCR module's own preview (`ocr_targets`, which follows the parsers' test: an image,
+    or a PDF page with too little text for its area and an image on it), so the dry run and the
+    add cannot disagree. Without an OCR engine nothing runs, and the reason says so.
+    """
+    from loci.ingest.ocr import ocr_available, ocr_targets
+
+    targets = ocr_targets(data)
+    if not targets:
+        return OcrPlan(0, None)
+    image = b"%PDF-" not in data[:1024]
+    if not ocr_available():
+        what = "an image" if image else f"{len(targets)} scanned page(s)"
+        return OcrPlan(0, f"{what} needs OCR, but no OCR engine is installed: its text is not read")
+    if image:
+        return OcrPlan(1, "an image: its text comes from OCR")
+    shown = ", ".join(map(str, targets[:10])) + (", …" if len(targets) > 10 else "")
+    plural = "s" if len(targets) != 1 else ""
+    return OcrPlan(len(targets), f"page{plural} {shown} without a text layer")
+
+
+def _pdf_pages(data: bytes) -> int:
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except Exception:  # the parser reports a broken PDF with its own reason
+        return 1
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+# A letter page scanned at 200 dpi, as the PDF parser renders scanned pages for OCR.
+_PAGE_PIXELS = int(8.5 * 200) * int(11 * 200)
+
+
+def _image_pages(data: bytes) -> float:
+    """How much of a page of text an image can hold, by its pixel count (header only)."""
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except Exception:  # undecodable: the parser reports it with its own reason
+        return 1.0
+    return min(1.0, width * height / _PAGE_PIXELS)
+
+
+class Preflighter:
+    """Works out one batch's items; remembers hashes so a file given twice is a duplicate."""
+
+    def __init__(
+        self,
+        settings: PreflightSettings,
+        find_by_hash: Callable[[str], Document | None],
+        count_tokens: Callable[[str], int],
+        max_tokens: int,
+    ) -> None:
+        self._settings = settings
+        self._find_by_hash = find_by_hash
+        self._count_tokens = count_tokens
+        self._chunk_tokens = max_tokens - CONTEXT_TOKENS  # as the indexer chunks
+        self._seen: dict[str, str] = {}  # content hash -> name, for this batch
+
+    def file(self, path: Path) -> PreflightItem:
+        item = PreflightItem(str(path), "refuse", name=clean_name(path.name))
+        try:
+            size = path.stat().st_size
+            if size > self._settings.max_file_bytes:  # as add_file: refused before reading
+                return self._too_large(replace(item, size_bytes=size))
+            data = path.read_bytes()
+        except OSError as error:
+            return replace(item, error=f"cannot read: {error.strerror}")
+        return self.data(str(path), path.name, data)
+
+    def data(
+        self,
+        source: str,
+        name: str,
+        data: bytes,
+        *,
+        kind: Literal["file", "web"] = "file",
+        media_type: str | None = None,
+        url: str | None = None,
+        address: str | None = None,
+        rendered: bool = False,
+    ) -> PreflightItem:
+        name = clean_name(name)
+        item = PreflightItem(
+            source,
+            "refuse",
+            kind=kind,
+            name=name,
+            size_bytes=len(data),
+            media_type=media_type or mimetypes.guess_type(name)[0],
+            address=address,
+            rendered=rendered,
+        )
+        if len(data) > self._settings.max_file_bytes:
+            return self._too_large(item)
+        if not data:
+            return replace(item, error=f"{name} is empty")
+        digest = sha256_hex(data)
+        existing = self._find_by_hash(digest)
+        if existing is not None:
+            ref = ExistingRef(existing.id, existing.name, existing.status)
+        elif digest in self._seen:
+            ref = ExistingRef(None, self._seen[digest])
+        else:
+            self._seen[digest] = name
+            return self._parsed(item, data, url)
+        return replace(item, outcome="duplicate", duplicate_of=ref, parser=_parser_of(item, data))
+
+    def web(self, source: str, page: WebPage, address: str | None) -> PreflightItem:
+        fetched = page.page
+        return self.data(
+            source,
+            page_name(fetched.url, fetched.content_type),
+            fetched.body,
+            kind="web",
+            media_type=fetched.content_type,
+            url=fetched.url,
+            address=address,
+            rendered=page.rendered,
+        )
+
+    def too_large(
+        self, source: str, name: str, size: int, kind: Literal["file", "web"] = "file"
+    ) -> PreflightItem:
+        """An item known to be over the cap by its size alone (an upload not read to its end)."""
+        return self._too_large(PreflightItem(source, "refuse", kind, clean_name(name), size))
+
+    def _too_large(self, item: PreflightItem) -> PreflightItem:
+        limit, size = self._settings.max_file_bytes, item.size_bytes or 0
+        reason = f"{item.name} is {size / 1048576:.1f} MB; the limit is {limit / 1048576:g} MB"
+        return replace(item, outcome="refuse", over_limit=reason, error=reason)
+
+    def _parsed(self, item: PreflightItem, data: bytes, url: str | None) -> PreflightItem:
+        name = item.name or "untitled"
+        web_html = _is_web_html(item)
+        stored = replace(item, outcome="fail")  # a parse failure is stored and marked failed
+        try:
+            parser = _choose_parser(item, data)
+            if not data.strip():
+                raise ParseError("the file is empty")
+        except ParseError as error:
+            return replace(stored, error=error.message)
+        plan = OcrPlan(0, None) if web_html else ocr_needed(data)
+        stored = replace(stored, parser=parser, ocr=plan.pages > 0, ocr_reason=plan.reason)
+        if plan.pages:
+            return self._ocr_estimate(replace(stored, outcome="add"), data, plan.pages)
+        started = time.monotonic()
+        try:
+            parsed = self._parse(data, name, web_html, url)
+        except LociError as error:  # what the worker would record as the failure
+            return replace(stored, error=error.message)
+        result = chunk_document(
+            parsed,
+            self._count_tokens,
+            max_tokens=self._chunk_tokens,
+            overlap_tokens=self._settings.overlap_tokens,
+            max_chunks=self._settings.max_chunks,
+        )
+        chunks = len(result.chunks)
+        warnings = list(parsed.warnings)
+        if result.truncated:
+            warnings.append(f"only the first {self._settings.max_chunks} chunks will be indexed")
+        if not chunks:
+            warnings.append("no text found in this file")
+        seconds = time.monotonic() - started + chunks / self._settings.chunks_per_s
+        return replace(
+            stored,
+            outcome="add",
+            chunks=chunks,
+            seconds=round(seconds, 2),
+            warnings=tuple(warnings),
+        )
+
+    def _parse(self, data: bytes, name: str, web_html: bool, url: str | None) -> ParsedDocument:
+        # As `indexer.parse_stored` chooses for a stored document of this kind.
+        if web_html:
+            from loci.ingest.parsers.html import parse_html
+
+            return parse_html(decode_text(data), url=url)
+        return parse(data, name, self._settings.budgets)
+
+    def _ocr_estimate(self, item: PreflightItem, data: bytes, ocr_pages: int) -> PreflightItem:
+        # Parsing would run the OCR itself, so nothing is parsed: every PDF page is counted as a
+        # full page of text (text-layer pages too), which errs on the high side; an image as
+        # the share of a page its pixels make.
+        if item.parser == "pdf":
+            pages = float(max(ocr_pages, _pdf_pages(data)))
+        else:
+            pages = _image_pages(data)
+        tokens = pages * OCR_CHARS_PER_PAGE / CHARS_PER_TOKEN
+        chunks = min(self._settings.max_chunks, max(1, math.ceil(tokens / self._chunk_tokens)))
+        seconds = ocr_pages * OCR_SECONDS_PER_PAGE + chunks / self._settings.chunks_per_s
+        plural = "s" if ocr_pages != 1 else ""
+        warning = f"OCR of {ocr_pages} page{plural}: chunks and time are estimates"
+        return replace(
+            item,
+            chunks=chunks,
+            chunks_exact=False,
+            seconds=round(seconds, 2),
+            warnings=(warning,),
+        )
+
+
+def _is_web_html(item: PreflightItem) -> bool:
+    # A fetched HTML page is read by the HTML parser whatever its name (`indexer.parse_stored`).
+    return item.kind == "web" and (item.media_type or "").startswith(
+        ("text/html", "application/xhtml")
+    )
+
+
+def _choose_parser(item: PreflightItem, data: bytes) -> str:
+    """The parser the bytes will get (raises ParseError, e.g. NoParser, as parsing would)."""
+    if _is_web_html(item):
+        return "html"
+    name = item.name or "untitled"
+    return _choose(data, PurePath(name).suffix.lower(), name)
+
+
+def _parser_of(item: PreflightItem, data: bytes) -> str | None:
+    try:
+        return _choose_parser(item, data)
+    except ParseError:
+        return None
+
+
+def summarize(items: Sequence[PreflightItem]) -> Preflight:
+    """Seed 004's preflight object over the items: an item that will be refused or fail is an
+    error (the others still go ahead, as with `add`); duplicates and item warnings are warnings."""
+    errors = [f"{item.source}: {item.error}" for item in items if item.error]
+    warnings: list[str] = []
+    existing: set[int] = set()
+    for item in items:
+        ref = item.duplicate_of
+        if ref is not None:
+            if ref.id is not None:
+                existing.add(ref.id)
+                state = f" ({ref.status})" if ref.status not in (None, "ready") else ""
+                warnings.append(
+                    f"{item.source}: already in this brain as #{ref.id} {ref.name}{state}"
+                )
+            else:
+                warnings.append(
+                    f"{item.source}: the same content as {ref.name} earlier in this batch"
+                )
+        warnings.extend(f"{item.source}: {warning}" for warning in item.warnings)
+    adding = [item for item in items if item.outcome == "add"]
+    stored = [item for item in items if item.outcome in ("add", "fail")]
+    totals = PreflightTotals(
+        items=len(items),
+        add=len(adding),
+        duplicate=sum(item.outcome == "duplicate" for item in items),
+        fail=sum(item.outcome == "fail" for item in items),
+        refuse=sum(item.outcome == "refuse" for item in items),
+        new_bytes=sum(item.size_bytes or 0 for item in stored),
+        chunks=sum(item.chunks for item in adding),
+        ocr=sum(item.ocr for item in adding),
+        seconds=round(sum(item.seconds for item in adding), 2),
+    )
+    status: Literal["ok", "warning", "error"] = (
+        "error" if errors else "warning" if warnings else "ok"
+    )
+    return Preflight(status, warnings, errors, len(existing), list(items), totals)

@@ -1,0 +1,25 @@
+"""Pushes from outside into a brain: Slack capture and signed webhooks.
+
+    signing        HMAC request signatures (Slack's v0, Loci's t=…,v1=…), replay window
+    slack_events   what a Slack Events API delivery asks for
+    slack_api      chat.postMessage, the capture's confirmation in the thread
+    slack_capture  verify → filter → linked user → save once per event → confirm
+    slack_links    `loci slack link`: which Loci user and brain a Slack user writes as
+    webhooks       per-integration secrets (sealed) and verifying a signed push
+
+Both sit beside `Loci` and `Accounts` (they call them, never the HTTP layer); the API gets them
+assembled in an `Integrations`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from loci.integrations.slack_capture import SlackCapture
+from loci.integrations.webhooks import Webhooks
+
+
+@dataclass(frozen=True)
+class Integrations:
+    webhooks: Webhooks
+    slack: SlackCapture | None = None  # None: no signing secret configured, the route is off

@@ -1,0 +1,188 @@
+"""What the document and answer tools return: structured results, chosen field by field for a
+model to read (the graph tools' are in `loci.mcp.graph_outputs`).
+
+Each model is built from a domain object by its `of`; nothing here carries a token, a hash of
+one, a user's model key or a server setting — only what the brain holds and where it came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from loci.models import Brain, Document, Hit
+
+
+def doc_uri(brain: str, document_id: int) -> str:
+    return f"loci://{brain}/docs/{document_id}"
+
+
+class Passage(BaseModel):
+    """A passage with its citation: which file, page, lines and section it comes from."""
+
+    document_id: int
+    name: str = Field(description="file name (or a page's or note's name)")
+    title: str | None
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    heading_path: list[str]
+    source_url: str | None
+    region: str | None = Field(
+        description="for text read by OCR: where on the page, as left,top,right,bottom fractions"
+    )
+    ocr_confidence: float | None = Field(description="for text read by OCR: 0–1; below 0.6 unsure")
+    passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
+    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    text: str
+    score: float
+    uri: str = Field(description="the document as an MCP resource")
+
+    @classmethod
+    def of(cls, hit: Hit, brain: Brain) -> Passage:
+        citation = dataclasses.asdict(hit.citation)
+        passage = citation.pop("chunk_index")
+        return cls(
+            **citation,
+            passage=passage,
+            snippet=hit.snippet,
+            text=hit.text,
+            score=round(hit.score, 4),
+            uri=doc_uri(brain.name, hit.citation.document_id),
+        )
+
+
+class SearchResult(BaseModel):
+    brain: str
+    query: str
+    hits: list[Passage]
+
+
+class Citation(BaseModel):
+    number: int = Field(description="the [n] the answer cites")
+    document_id: int
+    name: str
+    where: str = Field(description="file, page and section, as a person reads it")
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    source_url: str | None
+    snippet: str
+
+    @classmethod
+    def of(cls, citation: dict[str, Any]) -> Citation:
+        return cls(
+            number=citation["number"],
+            document_id=citation["document_id"],
+            name=citation["name"],
+            where=citation["where"],
+            page=citation["page"],
+            line_start=citation["line_start"],
+            line_end=citation["line_end"],
+            source_url=citation["source_url"],
+            snippet=citation["snippet"],
+        )
+
+
+class AnswerResult(BaseModel):
+    brain: str
+    answer: str = Field(description="the answer, citing sources as [1], [2], …")
+    citations: list[Citation]
+    intent: str
+    from_model: bool = Field(description="false: no chat model, the answer quotes the sources")
+
+
+class FileInfo(BaseModel):
+    id: int
+    name: str
+    title: str | None
+    kind: str = Field(description="file, web, note, page, evidence or item")
+    status: str = Field(description="processing (not searchable yet), ready or failed")
+    status_reason: str | None
+    size_bytes: int
+    tags: list[str]
+    source_url: str | None
+    created_at: str
+    uri: str
+
+    @classmethod
+    def of(cls, document: Document, brain: Brain) -> FileInfo:
+        return cls(
+            id=document.id,
+            name=document.name,
+            title=document.title,
+            kind=document.kind,
+            status=document.status,
+            status_reason=document.status_reason,
+            size_bytes=document.size_bytes,
+            tags=list(document.tags),
+            source_url=document.source_url,
+            created_at=document.created_at,
+            uri=doc_uri(brain.name, document.id),
+        )
+
+
+class FileList(BaseModel):
+    brain: str
+    total: int = Field(description="how many match, over every page")
+    offset: int
+    files: list[FileInfo] = Field(description="newest first")
+    next_offset: int | None = Field(description="pass it as offset for more; null: no more")
+
+
+class ReadResult(BaseModel):
+    brain: str
+    document: FileInfo
+    text: str
+    offset: int = Field(description="where this text starts, in characters")
+    total_chars: int
+    next_offset: int | None = Field(description="pass it as offset to read on; null: the end")
+    passage: int | None = Field(description="the passage shown, when one was asked for")
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    heading_path: list[str] = Field(default_factory=list)
+
+
+class Added(BaseModel):
+    brain: str
+    document: FileInfo
+    deduped: bool = Field(description="true: these exact bytes were already in the brain")
+    searchable: bool = Field(description="true: indexed, search finds it now")
+
+
+class BrainInfo(BaseModel):
+    name: str
+    role: str
+    default: bool
+
+
+class BrainList(BaseModel):
+    brains: list[BrainInfo]
+    can_write: bool = Field(description="false: this connection may only read")
+
+
+class QuizQuestion(BaseModel):
+    question: str
+    choices: list[str]
+    answer: int = Field(description="index of the correct choice")
+    explanation: str
+    source: Citation
+
+
+class Quiz(BaseModel):
+    brain: str
+    questions: list[QuizQuestion]
+
+
+class Flashcard(BaseModel):
+    front: str
+    back: str
+    source: Citation
+
+
+class Flashcards(BaseModel):
+    brain: str
+    cards: list[Flashcard]

@@ -1,0 +1,32 @@
+"""The session-start prompt: a client runs it when a session opens (or the user picks it) to
+start warm with the brain's recent context (see `loci.mcp.recall`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
+
+from loci.errors import LociError
+from loci.mcp.common import Toolkit
+from loci.mcp.recall import recall
+
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    @server.prompt(
+        name="session_start",
+        title="Recall recent project context",
+        description="Recent timeline entries, changed pages, notes and captures of a brain "
+        "(and passages on a topic, if given), to start a session with the user's context.",
+    )
+    def session_start(
+        ctx: Context,
+        brain: Annotated[str | None, Field(description="default: the default brain")] = None,
+        topic: Annotated[str | None, Field(description="e.g. the project at hand")] = None,
+    ) -> str:
+        try:
+            target = kit.caller(ctx).brain(brain or None, "read")
+            return recall(kit.loci, target, (topic or "")[:500] or None)
+        except LociError as error:
+            raise ValueError(f"{error.code}: {error.message}") from error

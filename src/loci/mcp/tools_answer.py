@@ -1,0 +1,120 @@
+"""Tools that write from the brain: an answer with citations, a quiz, flashcards.
+
+They use the chat model configured for Loci (or the caller's own, on the server); without one,
+answers quote the best passages and study items are cloze questions — still cited.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
+
+from loci.errors import LLMError
+from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
+from loci.mcp.outputs import (
+    AnswerResult,
+    Citation,
+    Flashcard,
+    Flashcards,
+    Quiz,
+    QuizQuestion,
+)
+
+Topic = Annotated[
+    str | None,
+    Field(max_length=500, description="A topic to study; omit it for the recent documents."),
+]
+
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    loci = kit.loci
+
+    @tool_errors
+    def ask(
+        question: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=4000,
+                pattern=NOT_BLANK,
+                description="The question, in the user's words.",
+            ),
+        ],
+        ctx: Context,
+        brain: BrainArg = None,
+    ) -> AnswerResult:
+        """Answer a question from the user's brain only, with numbered citations [1], [2] to
+        the exact file, page and passage. Slower than `search` (it searches, grades and writes);
+        prefer `search` when you will write the answer yourself. If the brain does not hold the
+        answer, it says so rather than guessing."""
+        caller = kit.caller(ctx)
+        target = caller.brain(brain, "read")
+        with chat_for(caller) as chat:
+            done = None
+            for event in loci.ask(target, question, chat=chat):
+                if event.type == "done":
+                    done = event.data
+        if done is None:  # the pipeline always ends with `done`; a crash raises instead
+            raise LLMError("the answer did not complete")
+        return AnswerResult(
+            brain=target.name,
+            answer=done["answer"],
+            citations=[Citation.of(c) for c in done["citations"]],
+            intent=done["intent"],
+            from_model=done["model"] is not None,
+        )
+
+    @tool_errors
+    def quiz(
+        ctx: Context,
+        brain: BrainArg = None,
+        topic: Topic = None,
+        count: Annotated[int, Field(ge=1, le=10, description="How many questions.")] = 5,
+    ) -> Quiz:
+        """Make multiple-choice questions from the brain (or one topic in it) to test the user's
+        recall; each has four choices, the correct index, an explanation and the passage it
+        comes from."""
+        caller = kit.caller(ctx)
+        target = caller.brain(brain, "read")
+        with chat_for(caller) as chat:
+            questions = loci.quiz(target, topic, count, chat)
+        return Quiz(
+            brain=target.name,
+            questions=[
+                QuizQuestion(
+                    question=q.question,
+                    choices=list(q.choices),
+                    answer=q.answer,
+                    explanation=q.explanation,
+                    source=Citation.of(q.source.citation()),
+                )  # fmt: skip
+                for q in questions
+            ],
+        )
+
+    @tool_errors
+    def flashcards(
+        ctx: Context,
+        brain: BrainArg = None,
+        topic: Topic = None,
+        count: Annotated[int, Field(ge=1, le=20, description="How many cards.")] = 10,
+    ) -> Flashcards:
+        """Make flashcards (front: a cue, back: the fact) from the brain or one topic in it,
+        each citing the passage it comes from."""
+        caller = kit.caller(ctx)
+        target = caller.brain(brain, "read")
+        with chat_for(caller) as chat:
+            cards = loci.flashcards(target, topic, count, chat)
+        return Flashcards(
+            brain=target.name,
+            cards=[
+                Flashcard(front=c.front, back=c.back, source=Citation.of(c.source.citation()))
+                for c in cards
+            ],
+        )
+
+    server.add_tool(ask, annotations=reading("Ask the brain"))
+    server.add_tool(quiz, annotations=reading("Quiz from the brain"))
+    server.add_tool(flashcards, annotations=reading("Flashcards from the brain"))

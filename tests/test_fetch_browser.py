@@ -1,0 +1,281 @@
+"""Pages that need JavaScript: rendered in headless Chromium under the plain fetcher's rules.
+
+A fixture site on 127.0.0.1 (allowed by the tests' allow-list, as in test_web_add.py) serves app
+shells whose scripts build the page; a second server on 127.0.0.2 (loopback too, but not allowed)
+stands for an intranet address, and counts every connection it gets: there must be none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loci.embed.base import Embedder
+from loci.errors import BlockedAddress, ChallengePage, FetchError
+from loci.service import Loci
+from tests.conftest import make_service, run_cli
+
+CHROMIUM = os.environ.get("LOCI_CHROMIUM", "/usr/bin/chromium")
+
+ARTICLE_JS = """
+const root = document.getElementById("root");
+const h1 = document.createElement("h1");
+h1.textContent = "How axolotls regrow their limbs";
+root.appendChild(h1);
+for (let i = 0; i < 12; i++) {
+  const p = document.createElement("p");
+  p.textContent = "An axolotl regrows a lost limb from a blastema, a bud of dedifferentiated " +
+    "cells that forms at the wound within days and rebuilds bone, muscle and nerve in order.";
+  root.appendChild(p);
+}
+"""
+
+SHELL = """<!doctype html><html><head><title>Reader</title>
+<script defer src="/{script}"></script></head><body>
+<noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>
+</body></html>"""
+
+# Builds the article, then tries to read an intranet address and to show what it got.
+PEEK_JS = (
+    ARTICLE_JS
+    + """
+fetch("http://127.0.0.2:{port}/secret").then((r) => r.text())
+  .then((t) => { root.insertAdjacentHTML("beforeend", "<p>leaked: " + t + "</p>"); })
+  .catch(() => { document.title = "Reader (peek failed)"; });
+const img = document.createElement("img");
+img.src = "/to-intranet.png";
+root.appendChild(img);
+"""
+)
+
+WALL_JS = """
+document.title = "Just a moment...";
+document.getElementById("root").innerHTML =
+  "<h2>Verify you are human</h2><p>Complete the security check to continue.</p>";
+"""
+
+LEAVE_JS = 'location.href = "http://127.0.0.2:{port}/secret";'
+
+HUGE_JS = 'document.getElementById("root").textContent = "blastema ".repeat(40000);'
+
+# Not an app shell by its visible text (a menu and a footer), but its article is all script.
+THIN = """<!doctype html><html><head><title>Field notes</title></head><body>
+<nav><a href="/">Home</a> <a href="/animals">Animals</a> <a href="/plants">Plants</a>
+<a href="/about">About these field notes</a> <a href="/contact">Contact the editors</a></nav>
+<main><div id="root"></div></main><script src="/article.js"></script>
+<footer>Field notes is written by volunteers who walk the same riverbank every week of the year
+and write down what lives there. Text and photographs may be reused with credit.</footer>
+</body></html>"""
+
+# Runs for ever once the page has loaded: every later Playwright call would wait on it.
+SPIN_JS = ARTICLE_JS + 'window.addEventListener("load", () => setTimeout(() => { for (;;) {} }));'
+
+
+@dataclass
+class Site:
+    url: str
+    intranet_port: int
+    intranet_connections: list[str]
+
+
+class _Counting(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: str, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__((address, 0), handler)
+        self.connections: list[str] = []
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.connections.append(str(client_address))
+        return True
+
+
+def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
+    scripts = {
+        "/article.js": ARTICLE_JS,
+        "/peek.js": PEEK_JS.replace("{port}", str(intranet_port)),
+        "/wall.js": WALL_JS,
+        "/leave.js": LEAVE_JS.replace("{port}", str(intranet_port)),
+        "/spin.js": SPIN_JS,
+        "/huge.js": HUGE_JS,
+    }
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+            path = self.path.split("?", 1)[0]
+            if path in scripts:
+                self._send(200, "text/javascript", scripts[path])
+            elif path == "/slow.js":
+                time.sleep(6)
+                self._send(200, "text/javascript", ARTICLE_JS)
+            elif path == "/to-intranet.png":
+                self.send_response(302)
+                self.send_header("Location", f"http://127.0.0.2:{intranet_port}/pixel.png")
+                self.end_headers()
+            elif path.startswith("/shell-"):
+                script = path.removeprefix("/shell-") + ".js"
+                self._send(200, "text/html; charset=utf-8", SHELL.replace("{script}", script))
+            elif path == "/thin":
+                self._send(200, "text/html; charset=utf-8", THIN)
+            elif path == "/secret":
+                self._send(200, "text/plain", "the intranet's secret")
+            else:
+                self._send(404, "text/plain", "not found")
+
+        def _send(self, status: int, content_type: str, body: str) -> None:
+            data = body.encode()
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
+
+    return Handler
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `make browser`")
+    intranet = _Counting("127.0.0.2", _handler(0))
+    port = intranet.server_address[1]
+    public = _Counting("127.0.0.1", _handler(port))
+    for server in (intranet, public):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield Site(f"http://127.0.0.1:{public.server_address[1]}", port, intranet.connections)
+    for server in (intranet, public):
+        server.shutdown()
+        server.server_close()
+
+
+def _service(tmp_path: Path, embedder: Embedder, **overrides: object) -> Loci:
+    settings: dict[str, object] = {
+        "fetch_allowed_networks": ["127.0.0.1/32"],
+        "browser_path": CHROMIUM,
+        "browser_timeout_s": 20.0,
+        "job_retry_base_s": 0.01,
+    }
+    return make_service(tmp_path / "home", embedder, **(settings | overrides))
+
+
+def test_a_javascript_built_article_is_added_and_found(site: Site, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32", "LOCI_BROWSER_PATH": CHROMIUM}
+    added = run_cli("add", f"{site.url}/shell-article", "--json", home=home, env=env)
+    assert added.returncode == 0, added.stderr + added.stdout
+    [outcome] = json.loads(added.stdout)
+    document = outcome["document"]
+    assert document["status"] == "ready" and document["kind"] == "web"
+    assert document["title"] == "Reader"
+    assert document["metadata"]["rendered"]["engine"] == "chromium"
+
+    found = run_cli("search", "how does an axolotl regrow a limb", "--json", home=home)
+    hit = json.loads(found.stdout)["hits"][0]
+    assert "blastema" in hit["text"]
+    assert hit["citation"]["source_url"] == f"{site.url}/shell-article"
+
+
+def test_requests_to_disallowed_addresses_are_blocked(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    brain = loci.brain()
+    added = loci.add_url(brain, f"{site.url}/shell-peek")
+    [document] = loci.wait_for(brain, [added.document.id])
+    assert document.status == "ready"
+    text = loci.document_text(brain, document.id) or ""
+    assert "blastema" in text and "secret" not in text
+    blocked = document.metadata["rendered"]["blocked_requests"]
+    # The script's fetch and the image's redirect: both refused, neither connected.
+    assert any(f"127.0.0.2:{site.intranet_port}/secret" in b for b in blocked)
+    assert any(f"127.0.0.2:{site.intranet_port}/pixel.png" in b for b in blocked)
+    assert all("loopback" in b for b in blocked)
+    assert site.intranet_connections == []
+
+
+def test_a_script_navigating_to_a_disallowed_address_is_refused(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    with pytest.raises(BlockedAddress, match="127.0.0.2"):
+        loci.add_url(loci.brain(), f"{site.url}/shell-leave")
+    assert site.intranet_connections == []
+    assert loci.documents(loci.brain()) == []
+
+
+def test_a_challenge_after_rendering_is_refused(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    with pytest.raises(ChallengePage, match="Cloudflare challenge page.*even after rendering"):
+        loci.add_url(loci.brain(), f"{site.url}/shell-wall")
+    assert loci.documents(loci.brain()) == []
+
+
+@pytest.mark.parametrize("page", ["shell-slow", "shell-spin"])
+def test_the_time_limit_gives_a_clear_error(
+    site: Site, tmp_path: Path, embedder: Embedder, page: str
+) -> None:
+    loci = _service(tmp_path, embedder, browser_timeout_s=3.0)
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"in the browser took longer than 3 s"):
+        loci.add_url(loci.brain(), f"{site.url}/{page}")
+    # Chromium's start is not part of the budget; a hung page must not hold on much longer.
+    assert time.monotonic() - started < 3.0 + 15
+    assert loci.documents(loci.brain()) == []
+
+
+def test_without_a_browser_an_app_shell_is_refused_with_what_to_do(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    off = _service(tmp_path, embedder, browser_render=False)
+    with pytest.raises(ChallengePage, match="enable JavaScript.*turned off"):
+        off.add_url(off.brain(), f"{site.url}/shell-article")
+    missing = _service(tmp_path / "2", embedder, browser_path=str(tmp_path / "no-chromium"))
+    with pytest.raises(ChallengePage, match="needs Chromium, not found"):
+        missing.add_url(missing.brain(), f"{site.url}/shell-article")
+
+
+def test_a_page_whose_article_is_all_script_is_rendered(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    web = loci.fetch_page(f"{site.url}/thin")
+    assert web.rendered and web.why_rendered == "little text without its scripts"
+    assert b"blastema" in web.page.body
+
+
+def test_a_rendered_page_over_the_size_cap_is_refused(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder, fetch_max_mb=0.1)
+    with pytest.raises(FetchError, match="rendered page is larger than"):
+        loci.add_url(loci.brain(), f"{site.url}/shell-huge")
+
+
+def test_a_dry_run_of_a_javascript_page_says_it_will_be_rendered(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
+    loci = _service(tmp_path, embedder)
+    url = f"{site.url}/shell-article"
+    flight = loci.preflight(None, urls=[url])
+    [item] = flight.items
+    assert item.outcome == "add" and item.rendered and item.parser == "html"
+    assert loci.documents(loci.brain()) == []
+    added = loci.add_url(loci.brain(), url)
+    [document] = loci.wait_for(loci.brain(), [added.document.id])
+    assert document.chunk_count == item.chunks >= 1

@@ -1,0 +1,134 @@
+"""Signed webhooks over real HTTP: a provider pushes items to a brain's source route signed with
+a per-integration secret (made with the real `loci webhooks` command) instead of a token."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+
+from loci.service import Loci
+from tests.conftest import run_cli
+from tests.live_server import LiveServer
+
+MEETING: dict[str, Any] = {
+    "id": "rec-42",
+    "type": "meeting",
+    "title": "Quokka census planning",
+    "date": "2026-03-04",
+    "attendees": ["Ana López", "Bob Stone"],
+    "text": "Ana: the census starts on Thursday.\nBob: I will bring the counters.",
+}
+ROUTE = "/brains/notes/sources/jamie"
+
+
+def sign(secret: str, body: bytes, at: float | None = None) -> str:
+    """The header a provider sends: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">."""
+    stamp = int(time.time() if at is None else at)
+    digest = hmac.new(secret.encode(), f"{stamp}.".encode() + body, hashlib.sha256).hexdigest()
+    return f"t={stamp},v1={digest}"
+
+
+def push(
+    server: LiveServer, body: bytes, signature: str | None, route: str = ROUTE, token: str = ""
+) -> httpx.Response:
+    headers = {"Content-Type": "application/json"}
+    if signature is not None:
+        headers["X-Loci-Signature"] = signature
+    with server.client(token) as api:
+        return api.post(route, content=body, headers=headers)
+
+
+def items(server: LiveServer) -> list[dict[str, Any]]:
+    with server.client() as api:
+        found: list[dict[str, Any]] = api.get("/brains/notes/files").json()
+    return [d for d in found if d["kind"] == "item"]
+
+
+@pytest.fixture
+def secret(server: LiveServer, loci: Loci) -> str:
+    """A webhook secret for brain notes and provider jamie, made by the CLI on the server's
+    data directory."""
+    with server.client() as api:
+        assert api.post("/brains", json={"name": "notes"}).status_code == 201
+    assert loci.database_path is not None
+    made = run_cli(
+        "webhooks", "create", "--brain", "notes", "--provider", "jamie",
+        home=loci.database_path.parent,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert "shown once" in made.stderr
+    value = made.stdout.strip()
+    assert value.startswith("whsec_") and len(value) > 40
+    return value
+
+
+def test_a_signed_push_is_saved_and_a_redelivery_is_one_item(
+    server: LiveServer, secret: str
+) -> None:
+    body = json.dumps(MEETING).encode()
+    first = push(server, body, sign(secret, body))
+    assert first.status_code == 201, first.text
+    assert first.json()["deduped"] is False
+    assert first.json()["evidence"]["folder"].startswith("evidence")
+    again = push(server, body, sign(secret, body, at=time.time() + 2))  # re-signed retry
+    assert again.status_code == 201 and again.json()["deduped"] is True
+    assert len(items(server)) == 1
+    with server.client() as api:
+        evidence = first.json()["evidence"]["id"]
+        history = api.get(f"/brains/notes/graph/documents/{evidence}")
+        assert history.status_code == 200
+        assert "the census starts on Thursday" in history.json()["content"]
+
+
+def test_unsigned_stale_and_wrong_signatures_are_401_and_save_nothing(
+    server: LiveServer, secret: str
+) -> None:
+    body = json.dumps(MEETING).encode()
+    refused = {
+        "unsigned": push(server, body, None),
+        "stale": push(server, body, sign(secret, body, at=time.time() - 301)),
+        "from the future": push(server, body, sign(secret, body, at=time.time() + 400)),
+        "wrong secret": push(server, body, sign("whsec_guessed", body)),
+        "tampered": push(server, body.replace(b"Thursday", b"Friday"), sign(secret, body)),
+        "malformed": push(server, body, "v1=" + "0" * 64),
+        "other provider": push(server, body, sign(secret, body), route="/brains/notes/sources/x"),
+        "other brain": push(server, body, sign(secret, body), route="/brains/nope/sources/jamie"),
+        # a valid token does not rescue a bad signature: the signature decides
+        "bad signature with a token": push(
+            server, body, sign("whsec_guessed", body), token=server.owner_token
+        ),
+    }
+    for case, response in refused.items():
+        assert response.status_code == 401, f"{case}: {response.status_code} {response.text}"
+        assert response.json()["error"] == "unauthenticated", case
+    assert items(server) == []
+    # the token path still works unsigned
+    with_token = push(server, body, None, token=server.owner_token)
+    assert with_token.status_code == 201, with_token.text
+
+
+def test_secrets_are_listed_by_prefix_stored_sealed_and_revocable(
+    server: LiveServer, loci: Loci, secret: str
+) -> None:
+    assert loci.database_path is not None
+    home = loci.database_path.parent
+    listing = run_cli("webhooks", "list", "--json", home=home)
+    assert listing.returncode == 0, listing.stderr
+    assert secret not in listing.stdout
+    [record] = json.loads(listing.stdout)
+    assert (record["brain_name"], record["provider"]) == ("notes", "jamie")
+    assert secret.startswith(record["prefix"])
+    for path in home.glob("loci.db*"):  # the database and its WAL
+        assert secret.encode() not in path.read_bytes()
+
+    revoked = run_cli("webhooks", "revoke", str(record["id"]), home=home)
+    assert revoked.returncode == 0, revoked.stderr
+    body = json.dumps(MEETING).encode()
+    assert push(server, body, sign(secret, body)).status_code == 401
+    assert items(server) == []
