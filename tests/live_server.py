@@ -50,10 +50,19 @@ class LiveServer:
         assert issued is not None, "a LiveServer needs a fresh data directory"
         self.owner_token = issued.secret
 
+    def _home(self) -> Path:
+        """The service's data directory, where the server keeps its key: beside the SQLite
+        database, or (PostgreSQL) the folder holding the blob folder, as `Settings` lays it out."""
+        if self.loci.database_path is not None:
+            return self.loci.database_path.parent
+        root = getattr(self.loci.blobs, "root", None)
+        if root is None:
+            raise RuntimeError("a LiveServer needs a service with a data directory")
+        return Path(root).parent
+
     def start(self) -> LiveServer:
         port = free_port()
-        home = self.loci.database_path.parent if self.loci.database_path else Path(".")
-        box = SecretBox.from_file(home / "secret.key")
+        box = SecretBox.from_file(self._home() / "secret.key")
         self.user_models = UserModels(
             self.loci.store.accounts, box, self.loci.settings.fetch, timeout_s=5.0
         )

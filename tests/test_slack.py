@@ -27,8 +27,7 @@ from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.slack_links import SlackLinks
 from loci.integrations.webhooks import Webhooks
 from loci.service import Loci
-from loci.store.sqlite import SqliteStore
-from tests.conftest import make_service, run_cli
+from tests.conftest import make_service, open_store, run_cli
 from tests.fake_slack import FakeSlack
 from tests.live_server import LiveServer
 
@@ -36,6 +35,7 @@ SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy"
 TEAM, ALICE_SLACK, STRANGER_SLACK = "T0001", "U0ALICE", "U0NOBODY"
 EVENTS = "/integrations/slack/events"
+pytestmark = pytest.mark.both_backends
 
 
 @dataclass
@@ -257,9 +257,12 @@ def test_slack_capture_is_off_until_configured(server: LiveServer) -> None:
     assert "not configured" in response.json()["message"]
 
 
-def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path, embedder: Embedder) -> None:
+def test_the_cli_links_lists_and_unlinks_slack_users(
+    tmp_path: Path, embedder: Embedder, database_url: str | None
+) -> None:
     home = tmp_path / "cli-home"
-    loci = make_service(home, embedder)
+    env = {"LOCI_DATABASE_URL": database_url} if database_url else {}
+    loci = make_service(home, embedder, database_url)
     accounts = Accounts(loci.store)
     accounts.add_user("bea", is_admin=True)  # an admin owns a brain nobody joined yet
     accounts.add_user("cy")
@@ -269,7 +272,7 @@ def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path, embedder: E
     loci.store.close()
 
     def link(*args: str) -> subprocess.CompletedProcess[str]:
-        return run_cli("slack", "link", "--team", TEAM, *args, home=home)
+        return run_cli("slack", "link", "--team", TEAM, *args, home=home, env=env)
 
     missing = link("--user", "U0BEA", "--as", "bea", "--brain", "nope")
     assert missing.returncode == 3 and "nope" in missing.stderr
@@ -277,12 +280,12 @@ def test_the_cli_links_lists_and_unlinks_slack_users(tmp_path: Path, embedder: E
     assert no_access.returncode == 1 and "may not write" in no_access.stderr
     linked = link("--user", "U0BEA", "--as", "bea", "--brain", "default")
     assert linked.returncode == 0, linked.stderr
-    listing = json.loads(run_cli("slack", "list", "--json", home=home).stdout)
+    listing = json.loads(run_cli("slack", "list", "--json", home=home, env=env).stdout)
     found = [(i["team_id"], i["slack_user_id"], i["user_name"], i["brain_name"]) for i in listing]
     assert found == [(TEAM, "U0BEA", "bea", "default")]
-    unlink = run_cli("slack", "unlink", "--team", TEAM, "--user", "U0BEA", home=home)
+    unlink = run_cli("slack", "unlink", "--team", TEAM, "--user", "U0BEA", home=home, env=env)
     assert unlink.returncode == 0, unlink.stderr
-    store = SqliteStore(home / "loci.db")
+    store = open_store(home, database_url)
     assert store.integrations.slack_identities() == []
     store.close()
 

@@ -7,12 +7,17 @@ import hashlib
 import hmac
 import json
 import time
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
 from typing import Any
 
 import httpx
 import pytest
 
 from loci.service import Loci
+from loci.store.postgres import PostgresStore
+from loci.store.sqlite import SqliteStore
 from tests.conftest import run_cli
 from tests.live_server import LiveServer
 
@@ -25,6 +30,7 @@ MEETING: dict[str, Any] = {
     "text": "Ana: the census starts on Thursday.\nBob: I will bring the counters.",
 }
 ROUTE = "/brains/notes/sources/jamie"
+pytestmark = pytest.mark.both_backends
 
 
 def sign(secret: str, body: bytes, at: float | None = None) -> str:
@@ -51,16 +57,18 @@ def items(server: LiveServer) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def secret(server: LiveServer, loci: Loci) -> str:
-    """A webhook secret for brain notes and provider jamie, made by the CLI on the server's
-    data directory."""
+def cli(tmp_path: Path, database_url: str | None) -> Callable[..., CompletedProcess[str]]:
+    """The `loci` command on the server's data directory (its key) and database."""
+    env = {"LOCI_DATABASE_URL": database_url} if database_url else {}
+    return lambda *args: run_cli(*args, home=tmp_path / "home", env=env)
+
+
+@pytest.fixture
+def secret(server: LiveServer, cli: Callable[..., CompletedProcess[str]]) -> str:
+    """A webhook secret for brain notes and provider jamie, made by the CLI."""
     with server.client() as api:
         assert api.post("/brains", json={"name": "notes"}).status_code == 201
-    assert loci.database_path is not None
-    made = run_cli(
-        "webhooks", "create", "--brain", "notes", "--provider", "jamie",
-        home=loci.database_path.parent,
-    )  # fmt: skip
+    made = cli("webhooks", "create", "--brain", "notes", "--provider", "jamie")
     assert made.returncode == 0, made.stderr
     assert "shown once" in made.stderr
     value = made.stdout.strip()
@@ -114,20 +122,24 @@ def test_unsigned_stale_and_wrong_signatures_are_401_and_save_nothing(
 
 
 def test_secrets_are_listed_by_prefix_stored_sealed_and_revocable(
-    server: LiveServer, loci: Loci, secret: str
+    server: LiveServer, loci: Loci, secret: str, cli: Callable[..., CompletedProcess[str]]
 ) -> None:
-    assert loci.database_path is not None
-    home = loci.database_path.parent
-    listing = run_cli("webhooks", "list", "--json", home=home)
+    listing = cli("webhooks", "list", "--json")
     assert listing.returncode == 0, listing.stderr
     assert secret not in listing.stdout
     [record] = json.loads(listing.stdout)
     assert (record["brain_name"], record["provider"]) == ("notes", "jamie")
     assert secret.startswith(record["prefix"])
-    for path in home.glob("loci.db*"):  # the database and its WAL
-        assert secret.encode() not in path.read_bytes()
+    if isinstance(loci.store, SqliteStore):
+        for path in loci.store.db.path.parent.glob("loci.db*"):  # the database and its WAL
+            assert secret.encode() not in path.read_bytes()
+    else:  # every column of every row, as text
+        assert isinstance(loci.store, PostgresStore)
+        rows = loci.store.db.rows("SELECT w::text AS row FROM webhook_secrets w")
+        assert len(rows) == 1 and record["prefix"] in rows[0]["row"]
+        assert secret not in rows[0]["row"]
 
-    revoked = run_cli("webhooks", "revoke", str(record["id"]), home=home)
+    revoked = cli("webhooks", "revoke", str(record["id"]))
     assert revoked.returncode == 0, revoked.stderr
     body = json.dumps(MEETING).encode()
     assert push(server, body, sign(secret, body)).status_code == 401

@@ -5,10 +5,12 @@ this store keeps what BM25 needs, per brain, as chunks come and go: the postings
 chunk, weighted term frequency, chunk length), the document frequency of each term (`term_df`)
 and the brain's chunk count and total length (`lexical_stats`). A query is one SQL statement.
 
-The formula is the SQLite store's (FTS5's `bm25()`): k1 = 1.2, b = 0.75, idf = ln((N - n + 0.5) /
-(n + 0.5)) floored at 1e-6, a title occurrence weighted 2, heading path and body 1, and a chunk's
-length counting every column plus FTS5's one brain token. Statistics are the brain's own, as in
-the SQLite store's in-memory index. Every write first locks the brain's `lexical_stats` row, so
+The formula is the SQLite store's BM25 index (`loci.store.lexical_index`, whose K1 and B it
+imports): FTS5's `bm25()` with that index's k1 and b, idf = ln((N - n + 0.5) / (n + 0.5)) floored
+at 1e-6, a title occurrence weighted 2, heading path and body 1, and a chunk's length counting
+every column plus FTS5's one brain token. Statistics are the brain's own, as in that index.
+A query term of several tokens ("don't") counts as its tokens, as there: postings keep no
+positions for phrases. Every write first locks the brain's `lexical_stats` row, so
 concurrent indexers of one brain take turns on its `term_df` rows instead of deadlocking.
 
 A query reads, for each of its terms, at most PER_TERM postings, those with the highest impact
@@ -24,12 +26,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from loci.store.lexical_index import IDF_FLOOR, K1, B
 from loci.store.postgres.analyzer import analyze
 from loci.store.postgres.connection import Cursor
 
-K1 = 1.2
-B = 0.75
-IDF_FLOOR = 1e-6
 PER_TERM = 5000  # postings read per query term, best impact first
 TITLE_WEIGHT, HEADINGS_WEIGHT, BODY_WEIGHT = 2, 1, 1
 

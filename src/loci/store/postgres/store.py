@@ -32,6 +32,7 @@ from loci.store.postgres.connection import Cursor, Database, Row, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.graph import PostgresGraph
+from loci.store.postgres.integrations import PostgresIntegrations
 from loci.store.postgres.jobs import PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
 
@@ -45,7 +46,7 @@ _DOCUMENT = (
 )
 _CHUNK = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
-    " char_end, token_count, content_hash"
+    " char_end, token_count, content_hash, region, ocr_confidence"
 )
 
 
@@ -96,6 +97,7 @@ class PostgresStore:
         self.accounts = PostgresAccounts(self.db)
         self.conversations = PostgresConversations(self.db)
         self.graph = PostgresGraph(self.db, self.delete_rows, queue_job)
+        self.integrations = PostgresIntegrations(self.db)
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
@@ -494,13 +496,15 @@ class PostgresStore:
                     len(vector) if vector is not None else None,
                     vector,
                     length,
+                    c.region,
+                    c.ocr_confidence,
                 )
             )
         cur.executemany(
             "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
             " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-            " embed_model, embed_dims, embedding, lex_length)"
-            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
+            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
             rows,
         )
         return ids

@@ -2,7 +2,8 @@
 
 Everything canonical and derived is copied with its ids unchanged — brains, documents, their
 texts, chunks with their stored vectors (nothing is embedded again), jobs, the graph and its
-versions, users, members, tokens (hashes only), sessions, conversations — so links, tokens and
+versions, users, members, tokens (hashes only), sessions, conversations, Slack identities,
+webhook secrets (still sealed with the server's key) and handled deliveries — so links, tokens and
 ids in scripts keep working. The term statistics of the BM25 leg are computed on the way in.
 The copy is one transaction: it lands whole or not at all. Then every table's rows are counted on
 both sides. The target must be empty; blobs stay where they are (a shared volume), or go into
@@ -160,6 +161,21 @@ TABLES: tuple[Table, ...] = (
         "graph_versions",
         ("id", "brain_id", "doc_id", "action", "actor", "content", "content_hash", "created_at"),
     ),
+    Table(
+        "slack_identities",
+        ("team_id", "slack_user_id", "user_id", "brain_id", "created_at"),
+        order="team_id, slack_user_id",
+    ),
+    Table(
+        "webhook_secrets",
+        ("id", "brain_id", "provider", "prefix", "sealed_secret", "revoked_at", "created_at"),
+        order="id",
+    ),
+    Table(
+        "deliveries",
+        ("source", "delivery_id", "claimed_at", "done_at"),
+        order="source, delivery_id",
+    ),
 )
 # Columns the SQLite side computes rather than stores.
 SOURCE_SQL = {
@@ -171,7 +187,7 @@ SOURCE_SQL = {
 }
 IDENTITY_TABLES = (
     "users", "brains", "api_tokens", "documents", "chunks", "jobs", "conversations", "messages",
-    "graph_versions",
+    "graph_versions", "webhook_secrets",
 )  # fmt: skip
 
 
@@ -258,7 +274,8 @@ def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
     rows = source.db.conn.execute(
         "SELECT c.id, c.brain_id, c.document_id, c.idx, c.text, c.heading_path, c.page,"
         " c.line_start, c.line_end, c.char_start, c.char_end, c.token_count, c.content_hash,"
-        " c.embed_hash, b.embedder_model, v.vector FROM chunks c JOIN brains b ON b.id = c.brain_id"
+        " c.embed_hash, b.embedder_model, v.vector, c.region, c.ocr_confidence"
+        " FROM chunks c JOIN brains b ON b.id = c.brain_id"
         " LEFT JOIN vectors v ON v.model = b.embedder_model AND v.hash = c.embed_hash"
         " ORDER BY c.brain_id, c.document_id, c.idx"
     )
@@ -295,6 +312,7 @@ def _insert_chunk_batch(
                     len(vector) if vector is not None else None,
                     vector,
                     term[1],
+                    *chunk[16:18],
                 )
             )
             ids.append(int(chunk[0]))
@@ -302,8 +320,8 @@ def _insert_chunk_batch(
     cur.executemany(
         "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
         " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-        " embed_model, embed_dims, embedding, lex_length)"
-        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
+        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
         values,
     )
     for brain_id, (ids, pairs) in postings.items():
