@@ -254,6 +254,46 @@ def test_row_level_security_hides_other_brains_even_without_the_filter(
         assert conn.execute("SELECT count(*) AS n FROM brains").fetchall() == [{"n": 0}]
 
 
+def test_integration_rows_follow_the_brain_policy_and_deliveries_are_system_only(
+    pg: PostgresStore,
+) -> None:
+    a, b = pg.ensure_brain("a"), pg.ensure_brain("b")
+    user = pg.accounts.create_user("ana")
+    for brain in (a, b):
+        pg.integrations.create_webhook_secret(brain.id, "jamie", f"whsec_{brain.name}", "sealed")
+        pg.integrations.link_slack("T1", f"U{brain.name.upper()}", user.id, brain.id)
+    assert pg.integrations.claim_delivery("slack", "Ev1", 1000.0, 120)
+    # A brain's webhook reads its own secrets, in its own scope.
+    assert [s.prefix for s in pg.integrations.webhook_secrets(a.id)] == ["whsec_a"]
+    assert pg.integrations.sealed_webhook_secrets(b.id, "jamie") == ["sealed"]
+    # Queries that forget the brain condition, in brain A's transaction: A's rows only.
+    for table in ("webhook_secrets", "slack_identities"):
+        rows = pg.db.rows(f"SELECT * FROM {table}", (), a.id)
+        assert [r["brain_id"] for r in rows] == [a.id], table
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), pg.db.tx(a.id) as cur:
+        cur.execute(
+            "INSERT INTO webhook_secrets(brain_id, provider, prefix, sealed_secret)"
+            " VALUES (%s, 'jamie', 'whsec_x', 'forged')",
+            (b.id,),
+        )
+    # Deliveries are no brain's: a brain's transaction neither sees nor claims one.
+    assert pg.db.rows("SELECT * FROM deliveries", (), a.id) == []
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), pg.db.tx(a.id) as cur:
+        cur.execute(
+            "INSERT INTO deliveries(source, delivery_id, claimed_at) VALUES ('slack', 'Ev2', 1)"
+        )
+    assert len(pg.db.rows("SELECT * FROM deliveries", (), "*")) == 1
+    # Re-linking moves an identity between brains; deleting a brain takes its rows along.
+    pg.integrations.link_slack("T1", "UA", user.id, b.id)
+    assert {i.slack_user_id: i.brain_name for i in pg.integrations.slack_identities()} == {
+        "UA": "b",
+        "UB": "b",
+    }
+    pg.delete_brain(b.id)
+    assert pg.integrations.slack_identities() == []
+    assert [s.brain_name for s in pg.integrations.webhook_secrets()] == ["a"]
+
+
 def test_settings_choose_the_backend_and_refuse_what_cannot_work(tmp_path: Path) -> None:
     from loci.app import build_blobs, build_store
     from loci.config import Settings

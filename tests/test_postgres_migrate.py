@@ -44,6 +44,18 @@ def test_migrate_copies_everything_and_ranks_the_same(
         user.id, name="cli", prefix="loci_x", secret_hash="h" * 64, scope="write",
         brain_ids=[brain.id], expires_at=None,
     )  # fmt: skip
+    integrations = loci.store.integrations
+    integrations.link_slack("T1", "U0MAYA", user.id, brain.id)
+    secret = integrations.create_webhook_secret(brain.id, "jamie", "whsec_ab", "sealed-bytes")
+    assert integrations.claim_delivery("slack", "Ev1", 1000.0, 120)
+    integrations.finish_delivery("slack", "Ev1", 1001.0)
+    # What OCR leaves on a chunk of a scan (tests/test_ocr.py makes it from real images).
+    scanned = loci.store.list_chunks(brain.id, ids[0])[0]
+    with loci.store.db.write() as conn:
+        conn.execute(
+            "UPDATE chunks SET region = '0.1,0.2,0.9,0.4', ocr_confidence = 0.87 WHERE id = ?",
+            (scanned.id,),
+        )
     talk = loci.store.conversations.create(brain.id, user.id, "otters")
     loci.store.conversations.add_message(talk.id, "user", "why otters?", [{"document_id": 1}])
     loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
@@ -62,6 +74,7 @@ def test_migrate_copies_everything_and_ranks_the_same(
     assert copied["chunk vectors"] == copied["chunks"] > 0
     assert copied["graph_versions"] == 1 and copied["api_tokens"] == 1
     assert copied["blobs"] >= len(NOTES)
+    assert (copied["slack_identities"], copied["webhook_secrets"], copied["deliveries"]) == (1, 1, 1)
 
     moved = make_service(home, embedder, url)
     try:
@@ -79,6 +92,15 @@ def test_migrate_copies_everything_and_ranks_the_same(
         assert isinstance(store, PostgresStore)
         assert store.accounts.token_by_hash("h" * 64) == token
         assert [m.content for m in store.conversations.messages(talk.id)] == ["why otters?"]
+        [identity] = store.integrations.slack_identities()
+        assert (identity.user_name, identity.brain_name) == ("Maya", "default")
+        assert store.integrations.webhook_secrets() == [secret]
+        assert store.integrations.sealed_webhook_secrets(same.id, "jamie") == ["sealed-bytes"]
+        assert not store.integrations.claim_delivery("slack", "Ev1", 9999.0, 120)  # done stays
+        ocr = {c.id: c for c in store.list_chunks(same.id, ids[0])}[scanned.id]
+        assert (ocr.region, ocr.ocr_confidence) == ("0.1,0.2,0.9,0.4", 0.87)
+        later = store.integrations.create_webhook_secret(same.id, "jamie", "whsec_cd", "s2")
+        assert later.id > secret.id
         moved_graph = BrainGraph(store, moved.blobs, moved.search)
         assert moved_graph.get(same, "ana").doc.truth == "Ana grows peppers."
         assert [v.actor for v in moved_graph.history(same, "ana")] == ["t"]
