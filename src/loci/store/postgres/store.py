@@ -32,6 +32,7 @@ from loci.store.postgres.connection import Cursor, Database, Row, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.graph import PostgresGraph
+from loci.store.postgres.index import as_array, reanalyze, write_index
 from loci.store.postgres.integrations import PostgresIntegrations
 from loci.store.postgres.jobs import PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
@@ -61,12 +62,6 @@ def _document(row: Row) -> Document:
 def _chunk(row: Row) -> Chunk:
     values = {k: v for k, v in row.items() if k != "idx"}
     return Chunk(**{**values, "index": row["idx"], "heading_path": tuple(row["heading_path"])})
-
-
-def _array(value: Any) -> Vectors:
-    """A stored embedding as float32 NumPy (pgvector hands back a `Vector` or an ndarray)."""
-    to_numpy = getattr(value, "to_numpy", None)
-    return np.asarray(to_numpy() if to_numpy else value, np.float32)
 
 
 class PostgresStore:
@@ -215,35 +210,7 @@ class PostgresStore:
             if cur.fetchone() is None:
                 raise NotFound(f"no brain with id {brain_id}")
             lexical.lock_stats(cur, brain_id)
-            lexical.remove_postings(cur, brain_id, "true", ())
-            cur.execute(
-                "SELECT id FROM documents WHERE brain_id = %s AND chunk_count > 0", (brain_id,)
-            )
-            for row in cur.fetchall():
-                self._reanalyze(cur, brain_id, int(row["id"]), language)
-
-    def _reanalyze(self, cur: Cursor, brain_id: int, document_id: int, language: str) -> None:
-        cur.execute(
-            "SELECT coalesce(nullif(d.title, ''), d.name) AS title FROM documents d"
-            " WHERE d.id = %s",
-            (document_id,),
-        )
-        found = cur.fetchone()
-        assert found is not None
-        cur.execute(
-            "SELECT id, heading_path, text FROM chunks WHERE document_id = %s ORDER BY idx",
-            (document_id,),
-        )
-        chunks = cur.fetchall()
-        rows = [(" / ".join(c["heading_path"]), str(c["text"])) for c in chunks]
-        terms = lexical.chunk_terms(cur, language, str(found["title"]), rows)
-        ids = [int(c["id"]) for c in chunks]
-        cur.execute(
-            "UPDATE chunks SET lex_length = x.len FROM unnest(%s::bigint[], %s::int[])"
-            " AS x(id, len) WHERE chunks.id = x.id",
-            (ids, [length for _, length in terms]),
-        )
-        lexical.add_postings(cur, brain_id, ids, terms)
+            reanalyze(cur, brain_id, language)
 
     # documents ----------------------------------------------------------------------------
     def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None:
@@ -391,7 +358,7 @@ class PostgresStore:
             " WHERE embed_model = %s AND embed_hash = ANY(%s) AND embedding IS NOT NULL",
             (model, list(dict.fromkeys(hashes))),
         )
-        return {str(r["embed_hash"]): _array(r["embedding"]) for r in rows}
+        return {str(r["embed_hash"]): as_array(r["embedding"]) for r in rows}
 
     def replace_index(
         self,
@@ -403,111 +370,8 @@ class PostgresStore:
         title: str | None,
         status_reason: str | None,
     ) -> None:
-        with self.db.tx() as cur:
-            cur.execute(
-                "SELECT d.brain_id, d.name, d.title, b.text_language FROM documents d"
-                " JOIN brains b ON b.id = d.brain_id WHERE d.id = %s FOR UPDATE OF d",
-                (document_id,),
-            )
-            doc = cur.fetchone()
-            if doc is None:
-                raise NotFound(f"document {document_id} was deleted while it was processed")
-            brain_id = int(doc["brain_id"])
-            cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(brain_id),))
-            display_title = title or doc["title"] or doc["name"]
-            vectors = dict(new_vectors)
-            reused = [c.embed_hash for c in chunks if c.embed_hash not in vectors]
-            if reused:  # read before the document's own old chunks go
-                cur.execute(
-                    "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks"
-                    " WHERE embed_model = %s AND embed_hash = ANY(%s) AND embedding IS NOT NULL",
-                    (model, reused),
-                )
-                vectors.update({r["embed_hash"]: r["embedding"] for r in cur.fetchall()})
-            lexical.lock_stats(cur, brain_id)
-            lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
-            cur.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
-            cur.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
-            terms = lexical.chunk_terms(
-                cur,
-                str(doc["text_language"]),
-                str(display_title),
-                [(" / ".join(c.draft.heading_path), c.draft.text) for c in chunks],
-            )
-            ids = self._insert_chunks(cur, brain_id, document_id, chunks, vectors, model, terms)
-            lexical.add_postings(cur, brain_id, ids, terms)
-            cur.execute(
-                "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
-                (document_id, brain_id, text),
-            )
-            # If new content was queued while this version was being indexed (an edit racing
-            # the worker), these chunks serve searches meanwhile but the document is not ready:
-            # the queued job indexes what it holds now.
-            cur.execute(
-                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
-                " WHERE document_id = %s AND status = 'queued') THEN 'processing' ELSE 'ready'"
-                " END, status_reason = %s, chunk_count = %s, title = coalesce(%s, title),"
-                " updated_at = loci_now() WHERE id = %s",
-                (document_id, status_reason, len(chunks), title, document_id),
-            )
-            cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
-
-    @staticmethod
-    def _insert_chunks(
-        cur: Cursor,
-        brain_id: int,
-        document_id: int,
-        chunks: Sequence[IndexedChunk],
-        vectors: dict[str, Any],
-        model: str,
-        terms: Sequence[tuple[Any, int]],
-    ) -> list[int]:
-        if not chunks:
-            return []
-        cur.execute(
-            "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id"
-            " FROM generate_series(1, %s)",
-            (len(chunks),),
-        )
-        ids = [int(r["id"]) for r in cur.fetchall()]
-        rows = []
-        for chunk_id, item, (_, length) in zip(ids, chunks, terms, strict=True):
-            c = item.draft
-            vector = vectors.get(item.embed_hash)
-            if vector is not None:
-                vector = _array(vector)
-            rows.append(
-                (
-                    chunk_id,
-                    brain_id,
-                    document_id,
-                    c.index,
-                    c.text,
-                    json.dumps(list(c.heading_path)),
-                    c.page,
-                    c.line_start,
-                    c.line_end,
-                    c.char_start,
-                    c.char_end,
-                    c.token_count,
-                    c.content_hash,
-                    item.embed_hash,
-                    model if vector is not None else None,
-                    len(vector) if vector is not None else None,
-                    vector,
-                    length,
-                    c.region,
-                    c.ocr_confidence,
-                )
-            )
-        cur.executemany(
-            "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
-            " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-            " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
-            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-            rows,
-        )
-        return ids
+        with self.db.tx() as cur:  # the brain is read from the document, then set
+            write_index(cur, document_id, chunks, new_vectors, model, text, title, status_reason)
 
     def fail_document(self, document_id: int, reason: str) -> None:
         with self.db.tx() as cur:

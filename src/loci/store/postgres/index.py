@@ -1,0 +1,150 @@
+"""Writing a document's derived index on PostgreSQL: chunks with their embeddings, postings,
+text — swapped in one transaction, as the SQLite store does."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from loci.embed.base import Vectors
+from loci.errors import NotFound
+from loci.models import IndexedChunk
+from loci.store.postgres import lexical
+from loci.store.postgres.connection import Cursor
+
+
+def as_array(value: Any) -> Vectors:
+    """A stored embedding as float32 NumPy (pgvector hands back a `Vector` or an ndarray)."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, np.float32)
+
+
+def write_index(
+    cur: Cursor,
+    document_id: int,
+    chunks: Sequence[IndexedChunk],
+    new_vectors: dict[str, Vectors],
+    model: str,
+    text: str,
+    title: str | None,
+    status_reason: str | None,
+) -> None:
+    """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction."""
+    cur.execute(
+        "SELECT d.brain_id, d.name, d.title, b.text_language FROM documents d"
+        " JOIN brains b ON b.id = d.brain_id WHERE d.id = %s FOR UPDATE OF d",
+        (document_id,),
+    )
+    doc = cur.fetchone()
+    if doc is None:
+        raise NotFound(f"document {document_id} was deleted while it was processed")
+    brain_id = int(doc["brain_id"])
+    cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(brain_id),))
+    display_title = title or doc["title"] or doc["name"]
+    vectors = dict(new_vectors)
+    reused = [c.embed_hash for c in chunks if c.embed_hash not in vectors]
+    if reused:  # read before the document's own old chunks go
+        cur.execute(
+            "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks"
+            " WHERE embed_model = %s AND embed_hash = ANY(%s) AND embedding IS NOT NULL",
+            (model, reused),
+        )
+        vectors.update({r["embed_hash"]: r["embedding"] for r in cur.fetchall()})
+    lexical.lock_stats(cur, brain_id)
+    lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
+    cur.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
+    cur.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
+    terms = lexical.chunk_terms(
+        cur,
+        str(doc["text_language"]),
+        str(display_title),
+        [(" / ".join(c.draft.heading_path), c.draft.text) for c in chunks],
+    )
+    ids = insert_chunks(cur, brain_id, document_id, chunks, vectors, model, terms)
+    lexical.add_postings(cur, brain_id, ids, terms)
+    cur.execute(
+        "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
+        (document_id, brain_id, text),
+    )
+    # If new content was queued while a job was indexing this version (an edit racing the
+    # worker: one job running, a newer one queued), these chunks serve searches meanwhile but
+    # the document is not ready: the queued job indexes what it holds now.
+    cur.execute(
+        "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
+        " WHERE document_id = %(doc)s AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
+        " WHERE document_id = %(doc)s AND status = 'running') THEN 'processing' ELSE 'ready'"
+        " END, status_reason = %(reason)s, chunk_count = %(count)s,"
+        " title = coalesce(%(title)s, title), updated_at = loci_now() WHERE id = %(doc)s",
+        {"doc": document_id, "reason": status_reason, "count": len(chunks), "title": title},
+    )
+    cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
+
+
+def insert_chunks(
+    cur: Cursor,
+    brain_id: int,
+    document_id: int,
+    chunks: Sequence[IndexedChunk],
+    vectors: dict[str, Any],
+    model: str,
+    terms: Sequence[tuple[Any, int]],
+) -> list[int]:
+    """Insert the chunks (ids drawn first, so postings can name them); returns their ids."""
+    if not chunks:
+        return []
+    cur.execute(
+        "SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, %s)",
+        (len(chunks),),
+    )
+    ids = [int(r["id"]) for r in cur.fetchall()]
+    rows = []
+    for chunk_id, item, (_, length) in zip(ids, chunks, terms, strict=True):
+        c = item.draft
+        found = vectors.get(item.embed_hash)
+        vector = as_array(found) if found is not None else None
+        rows.append(
+            (
+                chunk_id, brain_id, document_id, c.index, c.text,
+                json.dumps(list(c.heading_path)), c.page, c.line_start, c.line_end,
+                c.char_start, c.char_end, c.token_count, c.content_hash, item.embed_hash,
+                model if vector is not None else None,
+                len(vector) if vector is not None else None,
+                vector, length, c.region, c.ocr_confidence,
+            )
+        )  # fmt: skip
+    cur.executemany(
+        "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
+        " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
+        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
+        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        rows,
+    )
+    return ids
+
+
+def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
+    """Count every chunk's terms of the brain again, in `language` (caller holds lock_stats)."""
+    lexical.remove_postings(cur, brain_id, "true", ())
+    cur.execute(
+        "SELECT id, coalesce(nullif(title, ''), name) AS title FROM documents"
+        " WHERE brain_id = %s AND chunk_count > 0",
+        (brain_id,),
+    )
+    for document in cur.fetchall():
+        cur.execute(
+            "SELECT id, heading_path, text FROM chunks WHERE document_id = %s ORDER BY idx",
+            (document["id"],),
+        )
+        chunks = cur.fetchall()
+        rows = [(" / ".join(c["heading_path"]), str(c["text"])) for c in chunks]
+        terms = lexical.chunk_terms(cur, language, str(document["title"]), rows)
+        ids = [int(c["id"]) for c in chunks]
+        cur.execute(
+            "UPDATE chunks SET lex_length = x.len FROM unnest(%s::bigint[], %s::int[])"
+            " AS x(id, len) WHERE chunks.id = x.id",
+            (ids, [length for _, length in terms]),
+        )
+        lexical.add_postings(cur, brain_id, ids, terms)
