@@ -428,7 +428,7 @@ def test_query_follows_links_to_the_page_that_answers(
 
 
 def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
-    loci: Loci, graph: BrainGraph, brain: Brain, tmp_path: Path
+    loci: Loci, graph: BrainGraph, brain: Brain, tmp_path: Path, database_url: str | None
 ) -> None:
     graph.create(
         brain, actor="t", doc_type="project", title="Compost drive",
@@ -458,7 +458,10 @@ def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     assert all(not h.graph_path for h in text_only)
 
     # the CLI shows how a hit was reached
-    shown = run_cli("search", "who runs the compost drive", "--json", home=tmp_path / "home")
+    env = {"LOCI_DATABASE_URL": database_url} if database_url else {}
+    shown = run_cli(
+        "search", "who runs the compost drive", "--json", home=tmp_path / "home", env=env
+    )
     listed = json.loads(shown.stdout)["hits"]
     assert any(h["graph_path"] == ["compost-drive", "ana-lopez"] for h in listed)
 
