@@ -172,6 +172,7 @@ def test_a_text_file_that_starts_with_bm_is_not_a_bitmap() -> None:
 # --- through the service ---------------------------------------------------------------------
 
 
+@pytest.mark.both_backends  # region and confidence go through the store
 def test_images_are_found_by_search(loci: Loci) -> None:
     brain = loci.brain()
     files = {
@@ -366,6 +367,7 @@ def test_without_an_engine_images_and_scans_say_why_they_have_no_text(
     )
 
 
+@pytest.mark.both_backends  # region and confidence go through the store
 def test_low_confidence_text_is_kept_and_marked(loci: Loci) -> None:
     # a blurred grey line (a smudged carbon copy): Tesseract half-reads it, unsure
     smudged = Image.new("L", (1200, 200), 200)
@@ -433,6 +435,7 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
         loci.store.close()
 
 
+@pytest.mark.both_backends  # region and confidence go through the store
 def test_the_api_cites_page_and_region_of_ocr_text(server: LiveServer) -> None:
     page_one = text_image(["Recipe card for damson jam"])
     page_two = Image.new("RGB", (900, 900), "white")
