@@ -148,6 +148,24 @@ def test_job_lease_expiry_lets_another_worker_take_over_and_fences_the_first(
 
 
 @both
+def test_an_edit_queued_while_a_job_runs_keeps_the_document_processing(store: Store) -> None:
+    brain = store.ensure_brain("a")
+    doc = store.create_document(brain.id, new_doc("x.txt", "f" * 64), "index")
+    [running] = store.claim_jobs("w", 30)
+    store.requeue_document(brain.id, doc.id, "index")  # an edit lands while v1 is indexed
+    vec = {"e-old text": np.ones(4, np.float32) / 2}
+    store.replace_index(doc.id, [draft(0, "old text")], vec, "m", "t", None, None)
+    # v1's chunks serve searches, but the document waits for the queued job: not ready yet
+    assert store.get_document(brain.id, doc.id).status == "processing"
+    assert store.finish_job(running, "w")
+    [queued] = store.claim_jobs("w", 30)
+    vec = {"e-new text": np.ones(4, np.float32) / 2}
+    store.replace_index(doc.id, [draft(0, "new text")], vec, "m", "t", None, None)
+    assert store.get_document(brain.id, doc.id).status == "ready"
+    assert store.finish_job(queued, "w")
+
+
+@both
 def test_failed_job_marks_document_failed_with_reason(store: Store) -> None:
     brain = store.ensure_brain("a")
     doc = store.create_document(brain.id, new_doc("x.bin", "e" * 64), "index")

@@ -534,10 +534,16 @@ class SqliteStore:
             conn.execute(
                 "INSERT INTO document_texts(document_id, text) VALUES (?, ?)", (document_id, text)
             )
+            # If new content was queued while a job indexed this version (an edit racing the
+            # worker: one job running, a newer one queued), these chunks serve searches
+            # meanwhile but the document is not ready: the queued job indexes what it holds now.
             conn.execute(
-                f"UPDATE documents SET status = 'ready', status_reason = ?, chunk_count = ?,"
-                f" title = coalesce(?, title), updated_at = {NOW} WHERE id = ?",
-                (status_reason, len(chunks), title, document_id),
+                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
+                " WHERE document_id = ?1 AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
+                " WHERE document_id = ?1 AND status = 'running') THEN 'processing' ELSE 'ready'"
+                f" END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
+                f" updated_at = {NOW} WHERE id = ?1",
+                (document_id, status_reason, len(chunks), title),
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
