@@ -102,6 +102,7 @@ class Status:
     stats: BrainStats
     embedder_model: str | None  # None until the first document is indexed
     embedder_dims: int
+    language: str  # what the BM25 leg stems this brain's words as
     database_bytes: int
     blob_bytes: int
 
@@ -585,6 +586,10 @@ class Loci(Answering):
         return current()
 
     # status -------------------------------------------------------------------------------
+    def set_language(self, brain: Brain, language: str) -> None:
+        """Stem this brain's words as `language` from now on; its text index is re-counted."""
+        self.store.set_brain_language(brain.id, language.strip().lower())
+
     def status(self, brain: Brain) -> Status:
         brain = self.store.get_brain_by_id(brain.id)  # the embedder identity may be new
         db_bytes = 0
@@ -598,6 +603,7 @@ class Loci(Answering):
             stats=self.store.stats(brain.id),
             embedder_model=brain.embedder_model,
             embedder_dims=brain.embedder_dims or 0,
+            language=self.store.brain_language(brain.id),
             database_bytes=db_bytes,
             blob_bytes=self.blobs.disk_usage(),
         )

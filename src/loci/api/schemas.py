@@ -172,6 +172,14 @@ class BrainIn(BaseModel):
 class BrainPatch(BaseModel):
     name: str | None = Field(default=None, min_length=1, max_length=64, pattern=BRAIN_NAME)
     visibility: Visibility | None = None
+    language: str | None = Field(
+        default=None,
+        min_length=2,
+        max_length=40,
+        pattern=r"^[A-Za-z_]+$",
+        description="the text search's stemming language (PostgreSQL: any text-search "
+        "configuration the server has, e.g. german; SQLite: english only)",
+    )
 
 
 class BrainOut(BaseModel):
@@ -217,6 +225,7 @@ class StatusOut(BaseModel):
     jobs_by_status: dict[str, int]
     bytes_stored: int
     embedder_model: str | None
+    language: str = Field(description="the language the text search stems this brain's words in")
 
     @classmethod
     def of(cls, status: Status) -> StatusOut:
@@ -229,6 +238,7 @@ class StatusOut(BaseModel):
             jobs_by_status=stats.jobs_by_status,
             bytes_stored=stats.bytes_stored,
             embedder_model=status.embedder_model,
+            language=status.language,
         )
 
 

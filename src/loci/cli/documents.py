@@ -159,6 +159,14 @@ def register(app: typer.Typer) -> None:
                 "--embeddings", help="Re-embed under the configured embedder (model change)."
             ),
         ] = False,
+        language: Annotated[
+            str | None,
+            typer.Option(
+                "--language",
+                help="Only switch the language text search stems words in and re-count the "
+                "text index (PostgreSQL: e.g. german; SQLite: english only).",
+            ),
+        ] = None,
         no_wait: NoWaitOption = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
@@ -166,6 +174,13 @@ def register(app: typer.Typer) -> None:
         """Rebuild a brain's chunks, vectors and text index from the stored originals."""
         loci = service()
         target = loci.brain(brain)
+        if language is not None:
+            loci.set_language(target, language)
+            if json_:
+                emit_json({"brain": target.name, "language": loci.status(target).language})
+            else:
+                out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
+            return
         docs = loci.reindex(target, embeddings=embeddings)
         if not no_wait and docs:
             docs = loci.wait_for(target, [d.id for d in docs])

@@ -40,6 +40,7 @@ def register(app: typer.Typer) -> None:
         dims = f" ({s.embedder_dims} dims)" if s.embedder_dims else ""
         model = s.embedder_model or "(none yet: set by the first indexed document)"
         out.print(f"  embedder   {escape(model)}{dims}")
+        out.print(f"  language   {escape(s.language)} (how BM25 stems words)")
         out.print(
             f"  disk       database {human_size(s.database_bytes)},"
             f" originals {human_size(s.blob_bytes)}"

@@ -48,9 +48,12 @@ def get_brain(brain: str, principal: PrincipalDep, accounts: AccountsDep) -> Bra
     responses=errors(400, 404, 403, 409),
 )
 def update_brain(
-    brain: str, body: BrainPatch, principal: PrincipalDep, accounts: AccountsDep
+    brain: str, body: BrainPatch, principal: PrincipalDep, accounts: AccountsDep, loci: LociDep
 ) -> BrainOut:
-    """Rename a brain or change who can read it (owners only)."""
+    """Rename a brain, change who can read it, or the language its text search stems words
+    in (owners only)."""
+    if body.language is not None:  # first: a language the backend lacks changes nothing
+        loci.set_language(accounts.update_brain(principal, brain), body.language)
     updated = accounts.update_brain(
         principal, brain, new_name=body.name, visibility=body.visibility
     )

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loci.embed.base import Vectors
-from loci.errors import Conflict, NotFound, StoreError
+from loci.errors import Conflict, InvalidInput, NotFound, StoreError
 from loci.models import (
     Brain,
     BrainStats,
@@ -270,6 +270,18 @@ class SqliteStore:
             self._lexical.pop(brain_id, None)
         index_path(self._index_dir, brain_id).unlink(missing_ok=True)  # derived: nothing lost
         return unused
+
+    def brain_language(self, brain_id: int) -> str:
+        self.get_brain_by_id(brain_id)
+        return "english"  # FTS5's porter tokenizer: one language for every brain
+
+    def set_brain_language(self, brain_id: int, language: str) -> None:
+        self.get_brain_by_id(brain_id)
+        if language != "english":
+            raise InvalidInput(
+                f"the SQLite backend stems English only (FTS5's porter tokenizer), not "
+                f"{language!r}; the PostgreSQL backend takes any text-search language it has"
+            )
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
         with self.db.write() as conn:
