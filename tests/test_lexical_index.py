@@ -19,7 +19,7 @@ from loci.search.lexical import query_terms
 from loci.store.lexical_files import index_path
 from loci.store.lexical_index import FTS5_B, FTS5_K1, K1, B
 from loci.store.sqlite import SqliteStore
-from loci.store.sqlite import store as sqlite_store
+from loci.store.sqlite import search as sqlite_search
 
 # Inflections (stemming), diacritics, words common and rare.
 VOCABULARY = """
@@ -157,7 +157,7 @@ def test_small_brains_stay_on_fts5(tmp_path: Path) -> None:
 def test_first_search_answers_from_fts5_while_the_index_builds(
     store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_store, "SYNC_BUILD_MAX_CHUNKS", 0)  # every brain counts as big
+    monkeypatch.setattr(sqlite_search, "SYNC_BUILD_MAX_CHUNKS", 0)  # every brain counts as big
     brain = store.ensure_brain("big")
     rng = random.Random(13)
     for number in range(40):

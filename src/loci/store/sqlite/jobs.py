@@ -1,0 +1,121 @@
+"""The SQLite store's job queue: leases claimed in one transaction, heartbeats, and completion
+fenced by owner and attempt, so a worker that lost its lease cannot finish the job.
+
+A mixin of `SqliteStore`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from loci.models import Job
+from loci.store.sqlite.connection import Database
+from loci.store.sqlite.rows import NOW, job_of
+
+
+class JobQueue:
+    db: Database
+
+    def claim_jobs(
+        self,
+        owner: str,
+        lease_s: float,
+        limit: int = 1,
+        only_documents: Sequence[int] | None = None,
+    ) -> list[Job]:
+        now = time.time()
+        scope, params = "", []
+        if only_documents is not None:
+            # One JSON parameter instead of one per id: batches can exceed SQLite's limit.
+            scope = " AND document_id IN (SELECT value FROM json_each(?))"
+            params = [json.dumps(list(only_documents))]
+        with self.db.write() as conn:
+            ids = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?)"
+                    f" OR (status = 'running' AND lease_expires < ?)){scope}"
+                    " ORDER BY run_after, id LIMIT ?",
+                    (now, now, *params, limit),
+                )
+            ]
+            conn.executemany(
+                f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?,"
+                f" lease_expires = ?, updated_at = {NOW} WHERE id = ?",
+                [(owner, now + lease_s, job_id) for job_id in ids],
+            )
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks}) ORDER BY id", tuple(ids))
+        return [job_of(r) for r in rows]
+
+    def _fenced_update(
+        self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]
+    ) -> bool:
+        """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
+        with self.db.write() as conn:
+            held = conn.execute(
+                "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
+                " AND attempts = ?",
+                (job.id, owner, job.attempts),
+            ).fetchall()
+            if not held:
+                return False
+            for sql, params in statements:
+                conn.execute(sql, params)
+            return True
+
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+        return self._fenced_update(
+            job,
+            owner,
+            ("UPDATE jobs SET lease_expires = ? WHERE id = ?", (time.time() + lease_s, job.id)),
+        )
+
+    def finish_job(self, job: Job, owner: str) -> bool:
+        return self._fenced_update(
+            job,
+            owner,
+            (
+                f"UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
+                f" updated_at = {NOW} WHERE id = ?",
+                (job.id,),
+            ),
+        )
+
+    def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
+        return self._fenced_update(
+            job,
+            owner,
+            (
+                f"UPDATE jobs SET status = 'queued', last_error = ?, run_after = ?,"
+                f" lease_owner = NULL, lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                (error, time.time() + delay_s, job.id),
+            ),
+        )
+
+    def fail_job(self, job: Job, owner: str, error: str) -> bool:
+        return self._fenced_update(
+            job,
+            owner,
+            (
+                f"UPDATE jobs SET status = 'failed', last_error = ?, lease_owner = NULL,"
+                f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                (error, job.id),
+            ),
+            (
+                f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
+                " WHERE id = ?",
+                (error, job.document_id),
+            ),
+        )
+
+    def pending_jobs(self, brain_id: int | None = None) -> int:
+        sql = "SELECT count(*) FROM jobs WHERE status IN ('queued', 'running')"
+        if brain_id is None:
+            return int(self.db.scalar(sql))
+        return int(self.db.scalar(sql + " AND brain_id = ?", (brain_id,)))
