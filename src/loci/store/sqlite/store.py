@@ -1004,6 +1004,11 @@ class SqliteStore:
             ),
         )
 
+    def database_bytes(self) -> int:
+        # The WAL holds committed pages not yet checkpointed into the main file: count it too.
+        files = (Path(f"{self.db.path}{suffix}") for suffix in ("", "-wal", "-shm"))
+        return sum(f.stat().st_size for f in files if f.exists())
+
     def close(self) -> None:
         self.db.close()
 
