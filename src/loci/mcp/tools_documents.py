@@ -2,7 +2,7 @@
 
 Descriptions are written for a model choosing a tool: what it does, when to use it, what comes
 back. Adding tools return once the document is indexed (or say it is not yet), so a search
-right after finds it.
+right after finds it; with `dry_run` they write nothing and return the preflight instead.
 """
 
 from __future__ import annotations
@@ -230,8 +230,9 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         """Save a web page (or an online PDF) into the brain: it is fetched now, its main text
         kept and indexed, so search finds it. The same page twice is kept once (`deduped`).
         Private and local network addresses are refused. With `dry_run` nothing is saved: the
-        page is checked and fetched, and `preflight` says what saving it would do (type,
-        parser, size, duplicate of which document, limits, OCR, chunks, estimated seconds)."""
+        address is checked (and the page fetched if allowed), and `preflight` says what saving
+        it would do (type, parser, size, duplicate of which document, limits, OCR, chunks,
+        estimated seconds)."""
         target = kit.caller(ctx).brain(brain, "write")
         if dry_run:
             return Added.dry(target, loci.preflight(target, urls=[url]))
