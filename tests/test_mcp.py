@@ -7,7 +7,9 @@ SQLite data directory with the real local embedding model.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Awaitable, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,12 +20,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
 from loci.auth.accounts import Accounts
+from loci.embed.base import Embedder
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.mcp.access import TokenCaller
 from loci.mcp.common import settle_here
 from loci.mcp.server import build_server
 from loci.mcp.stdio import local_server
 from loci.service import Loci
+from tests import fixtures
+from tests.conftest import make_service
 from tests.scripted_llm import Reply, ScriptedLLM
 
 T = TypeVar("T")
@@ -82,6 +87,9 @@ def test_tools_are_described_bounded_and_annotated(server: MCPServer) -> None:
             assert "brain" in tool.input_schema["properties"], tool.name
     assert by_name["brain_rewrite"].annotations.destructive_hint is True  # type: ignore[union-attr]
     assert by_name["create_file"].annotations.destructive_hint is False  # type: ignore[union-attr]
+    for name in ("add_url", "create_file"):
+        assert by_name[name].input_schema["properties"]["dry_run"]["type"] == "boolean"
+        assert "dry_run" in (by_name[name].description or ""), name
     templates = session(server, lambda c: c.list_resource_templates()).resource_templates
     assert [t.uri_template for t in templates] == ["loci://{brain}/docs/{doc_id}"]
     prompts = session(server, lambda c: c.list_prompts()).prompts
@@ -315,6 +323,8 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
     async def steps(c: Client) -> tuple[set[str], CallToolResult]:
         names = {t.name for t in (await c.list_tools()).tools}
         refused = await c.call_tool("create_file", {"name": "a.md", "content": "hello"})
+        dry = {"name": "a.md", "content": "hello", "dry_run": True}
+        assert "read-only" in text_of(await c.call_tool("create_file", dry))
         return names, refused
 
     names, refused = session(server, steps)
@@ -324,3 +334,125 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
     }  # fmt: skip
     assert refused.is_error and "read-only" in text_of(refused)
     assert loci.documents(loci.brain()) == []
+
+
+LONG = "\n\n".join(f"## Part {i}\n\n" + fixtures.prose(180, seed=i) for i in range(6))
+
+
+def test_a_dry_run_of_create_file_predicts_its_chunks_and_writes_nothing(
+    server: MCPServer, loci: Loci
+) -> None:
+    async def steps(c: Client) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        args = {"name": "long.md", "content": LONG, "tags": ["kelp"]}
+        dry = ok(await c.call_tool("create_file", {**args, "dry_run": True}))
+        found = ok(await c.call_tool("search", {"query": "Part 3", "mode": "text"}))
+        assert found["hits"] == []
+        assert loci.documents(loci.brain()) == [] and loci.blobs.disk_usage() == 0
+        real = ok(await c.call_tool("create_file", args))
+        return dry, found, real
+
+    dry, _, real = session(server, steps)
+    assert dry["dry_run"] is True and dry["document"] is None and dry["searchable"] is False
+    flight = dry["preflight"]
+    assert (flight["status"], flight["errors"], flight["existing_rows"]) == ("ok", [], 0)
+    item = flight["item"]
+    assert item["outcome"] == "add" and item["kind"] == "file" and item["parser"] == "markdown"
+    assert item["name"] == "long.md" and item["size_bytes"] == len(LONG.encode())
+    assert item["duplicate_of"] is None and item["over_limit"] is None and item["ocr"] is False
+    assert item["chunks"] >= 3 and item["chunks_exact"] is True and item["seconds"] > 0
+    # the prediction is what the real add then does
+    assert real["dry_run"] is False and real["preflight"] is None
+    stored = loci.document(loci.brain(), real["document"]["id"])
+    assert stored.status == "ready" and stored.chunk_count == item["chunks"]
+
+
+def test_a_dry_run_names_the_document_it_duplicates(server: MCPServer, loci: Loci) -> None:
+    async def steps(c: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        first = ok(await c.call_tool("create_file", {"name": "zebra.md", "content": PLAN}))
+        again = {"name": "zebra-copy.md", "content": PLAN, "dry_run": True}
+        return first, ok(await c.call_tool("create_file", again))
+
+    first, dry = session(server, steps)
+    doc_id = first["document"]["id"]
+    flight = dry["preflight"]
+    assert flight["status"] == "warning" and flight["existing_rows"] == 1
+    assert flight["item"]["outcome"] == "duplicate" and flight["item"]["chunks"] == 0
+    assert flight["item"]["duplicate_of"] == {"id": doc_id, "name": "zebra.md", "status": "ready"}
+    assert f"#{doc_id} zebra.md" in flight["warnings"][0]
+    assert dry["deduped"] is True and dry["document"] is None
+    assert [d.id for d in loci.documents(loci.brain())] == [doc_id]
+
+
+class _CountingServer(ThreadingHTTPServer):
+    """A web page on 127.0.0.1 that counts who connects to it."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Page)
+        self.connections = 0
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        self.connections += 1
+        return True
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/article"
+
+
+class _Page(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+        body = fixtures.html_page().encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def page_server() -> Iterator[_CountingServer]:
+    web = _CountingServer()
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    yield web
+    web.shutdown()
+    web.server_close()
+
+
+def test_a_dry_run_add_url_refuses_a_loopback_address_without_connecting(
+    server: MCPServer, loci: Loci, page_server: _CountingServer
+) -> None:
+    dry = session(
+        server, lambda c: c.call_tool("add_url", {"url": page_server.url, "dry_run": True})
+    )
+    flight = ok(dry)["preflight"]
+    assert flight["status"] == "error" and flight["item"]["outcome"] == "refuse"
+    assert "loopback address" in flight["item"]["error"] and flight["errors"]
+    assert page_server.connections == 0
+    assert loci.documents(loci.brain()) == []
+
+
+def test_a_dry_run_add_url_fetches_an_allowed_page_and_predicts_the_add(
+    tmp_path: Path, embedder: Embedder, page_server: _CountingServer
+) -> None:
+    loci = make_service(tmp_path / "home", embedder, fetch_allowed_networks=["127.0.0.1/32"])
+    try:
+
+        async def steps(c: Client) -> tuple[dict[str, Any], list[int], dict[str, Any]]:
+            dry = ok(await c.call_tool("add_url", {"url": page_server.url, "dry_run": True}))
+            ids = [d.id for d in loci.documents(loci.brain())]
+            return dry, ids, ok(await c.call_tool("add_url", {"url": page_server.url}))
+
+        dry, ids_after_dry_run, real = session(local_server(loci), steps)
+        stored = loci.document(loci.brain(), real["document"]["id"])
+    finally:
+        loci.store.close()
+    item = dry["preflight"]["item"]
+    assert dry["preflight"]["status"] == "ok" and ids_after_dry_run == []
+    assert item["kind"] == "web" and item["parser"] == "html" and item["address"] == "127.0.0.1"
+    assert item["media_type"] == "text/html" and item["chunks"] >= 1
+    assert stored.status == "ready" and stored.chunk_count == item["chunks"]

@@ -592,18 +592,12 @@ class Loci(Answering):
 
     def status(self, brain: Brain) -> Status:
         brain = self.store.get_brain_by_id(brain.id)  # the embedder identity may be new
-        db_bytes = 0
-        if self.database_path is not None:
-            for suffix in ("", "-wal", "-shm"):
-                candidate = Path(str(self.database_path) + suffix)
-                if candidate.exists():
-                    db_bytes += candidate.stat().st_size
         return Status(
             brain=brain,
             stats=self.store.stats(brain.id),
             embedder_model=brain.embedder_model,
             embedder_dims=brain.embedder_dims or 0,
             language=self.store.brain_language(brain.id),
-            database_bytes=db_bytes,
+            database_bytes=self.store.database_bytes(),
             blob_bytes=self.blobs.disk_usage(),
         )

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from loci.ingest.preflight import Preflight
+from loci.mcp.preflight_outputs import DryRun
 from loci.models import Brain, Document, Hit
 
 
@@ -148,9 +150,30 @@ class ReadResult(BaseModel):
 
 class Added(BaseModel):
     brain: str
-    document: FileInfo
+    document: FileInfo | None = Field(description="the stored document; null in a dry run")
     deduped: bool = Field(description="true: these exact bytes were already in the brain")
     searchable: bool = Field(description="true: indexed, search finds it now")
+    dry_run: bool = Field(
+        default=False,
+        description="true: nothing was written; `preflight` says what adding would do",
+    )
+    preflight: DryRun | None = Field(
+        default=None,
+        description="dry run only: status, warnings, errors, existing_rows and the item "
+        "(type, parser, size, duplicate, limit, OCR, chunks, estimated seconds)",
+    )
+
+    @classmethod
+    def dry(cls, brain: Brain, flight: Preflight) -> Added:
+        planned = DryRun.of(flight)
+        return cls(
+            brain=brain.name,
+            document=None,
+            deduped=planned.item.outcome == "duplicate",
+            searchable=False,
+            dry_run=True,
+            preflight=planned,
+        )
 
 
 class BrainInfo(BaseModel):

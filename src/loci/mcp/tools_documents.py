@@ -2,7 +2,7 @@
 
 Descriptions are written for a model choosing a tool: what it does, when to use it, what comes
 back. Adding tools return once the document is indexed (or say it is not yet), so a search
-right after finds it.
+right after finds it; with `dry_run` they write nothing and return the preflight instead.
 """
 
 from __future__ import annotations
@@ -38,11 +38,16 @@ from loci.mcp.outputs import (
 )
 from loci.models import Brain, Document, SearchFilters
 from loci.search.engine import SearchRequest
+from loci.service import Upload
 
 # Formats whose bytes are a container, not text: create_file takes text only.
 BINARY_SUFFIXES = frozenset({".pdf", ".docx", ".pptx", ".xlsx", ".xlsm", ".epub", ".odt", ".zip"})
 MAX_TEXT = 1_000_000
 
+DryRunArg = Annotated[
+    bool,
+    Field(description="true: write nothing, only report what adding would do (in `preflight`)."),
+]
 Tags = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=64)]],
     Field(max_length=20, description="Tags to file it under (optional)."),
@@ -220,11 +225,17 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         ctx: Context,
         brain: BrainArg = None,
         tags: Tags = [],  # noqa: B006 - pydantic copies defaults
+        dry_run: DryRunArg = False,
     ) -> Added:
         """Save a web page (or an online PDF) into the brain: it is fetched now, its main text
         kept and indexed, so search finds it. The same page twice is kept once (`deduped`).
-        Private and local network addresses are refused."""
+        Private and local network addresses are refused. With `dry_run` nothing is saved: the
+        address is checked (and the page fetched if allowed), and `preflight` says what saving
+        it would do (type, parser, size, duplicate of which document, limits, OCR, chunks,
+        estimated seconds)."""
         target = kit.caller(ctx).brain(brain, "write")
+        if dry_run:
+            return Added.dry(target, loci.preflight(target, urls=[url]))
         result = loci.add_url(target, url, tags)
         return added(target, result.document, result.deduped)
 
@@ -251,19 +262,24 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         ctx: Context,
         brain: BrainArg = None,
         tags: Tags = [],  # noqa: B006 - pydantic copies defaults
+        dry_run: DryRunArg = False,
     ) -> Added:
         """Create a text file in the brain from a name and its content, e.g. a summary, a
         decision record or a meeting write-up you produced. It is indexed before this returns,
         so search finds it. The same content twice is kept once (`deduped`). For a quick note
-        whose home the brain should decide, use `save` instead."""
+        whose home the brain should decide, use `save` instead. With `dry_run` nothing is
+        written: `preflight` says what creating it would do (parser, size, whether the brain
+        already holds this content and as which document, chunks, estimated seconds)."""
         suffix = PurePath(name).suffix.lower()
         if suffix in BINARY_SUFFIXES:
             raise InvalidInput(f"create_file takes text; {suffix} is a binary format (use .md)")
         target = kit.caller(ctx).brain(brain, "write")
-        result = loci.add_bytes(
-            target, name, content.encode("utf-8"), tags=tags,
-            mime_type="text/markdown" if suffix in (".md", ".markdown", "") else None,
-        )  # fmt: skip
+        data = content.encode("utf-8")
+        mime_type = "text/markdown" if suffix in (".md", ".markdown", "") else None
+        if dry_run:
+            upload = Upload(name, data, len(data), mime_type)
+            return Added.dry(target, loci.preflight(target, uploads=[upload]))
+        result = loci.add_bytes(target, name, data, tags=tags, mime_type=mime_type)
         return added(target, result.document, result.deduped)
 
     @tool_errors

@@ -533,6 +533,11 @@ class PostgresStore:
         assert chunk_row is not None and size_row is not None
         return BrainStats(by_status, by_kind, int(chunk_row["n"]), jobs, int(size_row["n"]))
 
+    def database_bytes(self) -> int:
+        # The server's own measure of the database (tables, indexes, TOAST, free space); it spans
+        # every brain, so it runs in the system scope, and needs only CONNECT on the database.
+        return int(self.db.scalar("SELECT pg_database_size(current_database())"))
+
     def close(self) -> None:
         self.jobs.close()
         self.db.close()

@@ -518,6 +518,11 @@ class SqliteStore(SearchLegs, JobQueue):
             ),
         )
 
+    def database_bytes(self) -> int:
+        # The WAL holds committed pages not yet checkpointed into the main file: count it too.
+        files = (Path(f"{self.db.path}{suffix}") for suffix in ("", "-wal", "-shm"))
+        return sum(f.stat().st_size for f in files if f.exists())
+
     def close(self) -> None:
         self.db.close()
 
