@@ -106,7 +106,6 @@ def make_service(
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,
         settings=service_settings(settings),
-        database_path=None if database_url else settings.database_path,
     )
 
 

@@ -51,10 +51,8 @@ class LiveServer:
         self.owner_token = issued.secret
 
     def _home(self) -> Path:
-        """The service's data directory, where the server keeps its key: beside the SQLite
-        database, or (PostgreSQL) the folder holding the blob folder, as `Settings` lays it out."""
-        if self.loci.database_path is not None:
-            return self.loci.database_path.parent
+        """The service's data directory, where the server keeps its key: the folder holding
+        the blob folder, as `Settings` lays it out (beside the SQLite database)."""
         root = getattr(self.loci.blobs, "root", None)
         if root is None:
             raise RuntimeError("a LiveServer needs a service with a data directory")

@@ -137,7 +137,6 @@ def answering_server(
         blobs=base.blobs,
         embedder=lambda: embedder,
         settings=base.settings,
-        database_path=base.database_path,
         chat=lambda: OpenAICompatibleChat(settings),
     )
     live = LiveServer(loci).start()

@@ -186,7 +186,6 @@ def test_ask_uses_the_configured_model_and_leaks_no_key(
         blobs=loci.blobs,
         embedder=lambda: embedder,
         settings=loci.settings,
-        database_path=loci.database_path,
         chat=lambda: OpenAICompatibleChat(settings),
     )
 

@@ -252,7 +252,6 @@ def service_with_chat(tmp_path: Path, embedder: Embedder, llm: ScriptedLLM, visi
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,
         settings=service_settings(settings),
-        database_path=settings.database_path,
         chat=lambda: build_chat(settings),
     )
 

@@ -103,7 +103,6 @@ def build_service(settings: Settings) -> Loci:
         blobs=build_blobs(settings, store),
         embedder=lambda: build_embedder(settings),
         settings=service_settings(settings),
-        database_path=None if settings.database_url else settings.database_path,
         chat=lambda: build_chat(settings),
     )
 

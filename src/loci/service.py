@@ -116,7 +116,6 @@ class Loci(Answering):
         blobs: BlobStore,
         embedder: Callable[[], Embedder],
         settings: ServiceSettings,
-        database_path: Path | None = None,
         chat: Callable[[], Chat | None] | None = None,
     ) -> None:
         self.store = store
@@ -124,7 +123,6 @@ class Loci(Answering):
         self.blobs = blobs
         self._embedder_factory = embedder
         self.settings = settings
-        self.database_path = database_path
         self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
         self.linked = LinkedSearch(store)
 
