@@ -31,7 +31,8 @@ MIN_CHARS_PER_MEGAPIXEL = 20
 # RapidOCR cannot be stopped mid-image: it is not started with less time than this left.
 _RAPID_MIN_SECONDS = 5.0
 
-FALLBACK_HINT = "install loci[ocr-photos] to read hard photos (RapidOCR)"
+_HINT = "install loci[ocr-photos] to read hard photos"
+_OFF = "the OCR fallback for hard photos is turned off"
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,13 @@ class Reading:
 def fallback_ready(enabled: bool) -> bool:
     """Whether a weak Tesseract reading will be retried with RapidOCR."""
     return enabled and rapid_available()
+
+
+def fallback_note(enabled: bool) -> str:
+    """What a "no text found" warning adds: how hard photos could be read, if they are not."""
+    if fallback_ready(enabled):
+        return ""
+    return f" ({_OFF})" if rapid_available() else f" ({_HINT})"
 
 
 def read_image(image: Image.Image, *, timeout_s: float = 60.0, fallback: bool = True) -> Reading:

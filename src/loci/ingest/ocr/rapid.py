@@ -75,7 +75,7 @@ def _get_engine() -> Any:
         log.info("loading RapidOCR (the models in its wheel)")
         # No line-angle classifier: on a blurred, tilted snap it turned an upright line upside
         # down (its reading to nonsense) and lost another, where without it all were read.
-        params = {"Global.log_level": "warning", "Global.max_side_len": _MAX_SIDE}
+        params = {"Global.log_level": "error", "Global.max_side_len": _MAX_SIDE}
         _engine = RapidOCR(params={**params, "Global.use_cls": False})
     return _engine
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from loci.ingest.ocr import ocr_available, ocr_blocks, open_image, sniff_image
-from loci.ingest.ocr.choice import FALLBACK_HINT, fallback_ready, read_image
+from loci.ingest.ocr.choice import fallback_note, read_image
 from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.models import ParsedDocument
@@ -39,8 +39,7 @@ def parse_image(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     metadata["ocr"] = {"engine": reading.engine, "blocks": len(blocks), "low_confidence": uncertain}
     warnings = []
     if not blocks:
-        hint = "" if fallback_ready(fallback) else f" ({FALLBACK_HINT})"
-        warnings.append(f"no text found in this image{hint}")
+        warnings.append(f"no text found in this image{fallback_note(fallback)}")
     if uncertain:
         warnings.append(
             f"{uncertain} of {len(blocks)} passages read with low OCR confidence"

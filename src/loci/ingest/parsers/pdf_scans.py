@@ -156,7 +156,7 @@ class ScannedPages:
         return [block for page in sorted(self._found) for block in self._found[page]]
 
     def warnings(self) -> list[str]:
-        from loci.ingest.ocr.choice import FALLBACK_HINT, fallback_ready
+        from loci.ingest.ocr.choice import fallback_note
         from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 
         found = list(self._failed)
@@ -171,8 +171,9 @@ class ScannedPages:
                 " OCR budget were not read"
             )
         empty = [page for page, blocks in self._found.items() if not blocks]
-        if empty and not fallback_ready(self.budgets.ocr_fallback):
-            found.append(f"OCR found no text on {len(empty)} scanned page(s) ({FALLBACK_HINT})")
+        note = fallback_note(self.budgets.ocr_fallback)
+        if empty and note:
+            found.append(f"OCR found no text on {len(empty)} scanned page(s){note}")
         uncertain = low_confidence(self.blocks)
         if uncertain:
             found.append(
