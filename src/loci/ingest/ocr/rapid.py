@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ENGINE_NAME = "rapidocr"
-_MAX_SIDE = 2000  # the detector's input is at most this many pixels on its longer side
+_MAX_SIDE = 2000  # a larger image is shrunk to this many pixels on its longer side first
+_DETECT_SIDE = 1280  # … and the text detector reads it at most this large
 
 _lock = threading.Lock()
 _engine: Any = None
@@ -75,8 +76,12 @@ def _get_engine() -> Any:
         log.info("loading RapidOCR (the models in its wheel)")
         # No line-angle classifier: on a blurred, tilted snap it turned an upright line upside
         # down (its reading to nonsense) and lost another, where without it all were read.
+        # The detector reads the image at most _DETECT_SIDE on its longer side (RapidOCR's default
+        # scales the *shorter* side up to 736): on the bench's photos the same accuracy at half
+        # the CPU, and a bounded peak however large the photo (docs/benchmarks.md).
         params = {"Global.log_level": "error", "Global.max_side_len": _MAX_SIDE}
-        _engine = RapidOCR(params={**params, "Global.use_cls": False})
+        detect = {"Det.limit_type": "max", "Det.limit_side_len": _DETECT_SIDE}
+        _engine = RapidOCR(params={**params, **detect, "Global.use_cls": False})
     return _engine
 
 
