@@ -1,6 +1,6 @@
 """OCR engines compared on the same rendered text images: character accuracy and seconds per image.
 
-    .venv/bin/python bench/ocr_accuracy.py [--engines tesseract,rapidocr] [--samples 8]
+    .venv/bin/python bench/ocr_accuracy.py [--engines tesseract,rapidocr,fallback] [--samples 8]
 
 Fixture set, made here with Pillow (its bundled scalable font, so every machine renders the same):
 `--samples` paragraphs of prose with names, numbers and punctuation, each rendered three ways:
@@ -19,7 +19,10 @@ whatever the machine is doing: run it when the neighbours are quiet. CPU seconds
 
 Engines: "tesseract" (the `tesseract` command, Debian package tesseract-ocr, TSV output as
 Loci reads it) and "rapidocr" (the `rapidocr` 3.x wheel with its bundled PP-OCR models, or
-`rapidocr_onnxruntime` 1.x). An engine that is not installed is reported and skipped.
+`rapidocr_onnxruntime` 1.x, default settings), and "fallback": what Loci itself does
+(`loci.ingest.ocr.choice`, needs `loci[ocr-photos]`): Tesseract first, RapidOCR (without its
+line-angle classifier) only where Tesseract's reading is weak, the more confident one kept.
+An engine that is not installed is reported and skipped.
 """
 
 from __future__ import annotations
@@ -165,12 +168,36 @@ def rapidocr_engine() -> Callable[[Image.Image], str] | None:
     return run
 
 
-ENGINES = {"tesseract": tesseract_engine, "rapidocr": rapidocr_engine}
+def fallback_engine() -> Callable[[Image.Image], str] | None:
+    """Loci's own reading (`loci.ingest.ocr.choice`): Tesseract, and RapidOCR only where
+    Tesseract's reading is weak, keeping the more confident one."""
+    try:
+        from loci.ingest.ocr.choice import fallback_ready, read_image
+    except ImportError:
+        return None
+    if shutil.which("tesseract") is None or not fallback_ready(True):
+        return None
+
+    def run(image: Image.Image) -> str:
+        words = read_image(image, fallback=True).recognized.words
+        lines: dict[tuple[int, int, int], list[str]] = {}
+        for word in words:
+            lines.setdefault((word.block, word.paragraph, word.line), []).append(word.text)
+        return "\n".join(" ".join(texts) for texts in lines.values())
+
+    return run
+
+
+ENGINES = {
+    "tesseract": tesseract_engine,
+    "rapidocr": rapidocr_engine,
+    "fallback": fallback_engine,
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--engines", default="tesseract,rapidocr")
+    parser.add_argument("--engines", default="tesseract,rapidocr,fallback")
     parser.add_argument("--samples", type=int, default=8)
     args = parser.parse_args()
     texts = sample_texts(args.samples)

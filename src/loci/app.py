@@ -15,6 +15,7 @@ from loci.errors import InvalidInput
 from loci.ingest.fetch import FetchPolicy
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.indexer import IndexerSettings
+from loci.ingest.parsers import ParseBudgets
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.integrations import Integrations
 from loci.integrations.slack_api import SlackWebApi
@@ -75,6 +76,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             overlap_tokens=settings.chunk_overlap_tokens,
             max_chunks=settings.max_chunks_per_file,
             caption_images=settings.llm_vision,
+            budgets=ParseBudgets(ocr_fallback=settings.ocr_fallback),
         ),
         worker=WorkerSettings(
             lease_s=settings.job_lease_s,

@@ -63,6 +63,10 @@ class Settings(BaseSettings):
     browser_render: bool = True
     browser_path: str | None = None  # the Chromium executable; default: the first on PATH
     browser_timeout_s: float = Field(default=30.0, gt=0)
+    # Images and scanned pages Tesseract reads little or nothing of are read again by RapidOCR
+    # when `loci[ocr-photos]` is installed; `ocr_fallback = false` (LOCI_OCR_FALLBACK=off)
+    # keeps Tesseract's reading only.
+    ocr_fallback: bool = True
 
     llm_base_url: str | None = None
     llm_api_key: str | None = None

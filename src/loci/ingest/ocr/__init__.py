@@ -2,6 +2,8 @@
 
     images.open_image      untrusted bytes → a decoded first frame, under a pixel budget
     engine.recognize       an image → words with boxes and confidences (Tesseract)
+    rapid.recognize_rapid  … the same from RapidOCR (optional extra `loci[ocr-photos]`)
+    choice.read_image      Tesseract, then RapidOCR where Tesseract's reading is weak
     layout.ocr_blocks      words → paragraph blocks with lines, region and confidence
     needs.needs_ocr        will adding this file run OCR? (for previews and the dry run)
     needs.ocr_targets      … and on what: [1] for an image, the scanned pages of a PDF

@@ -49,6 +49,8 @@ class ParseBudgets:
     ocr_seconds_per_page: float = 30.0
     ocr_processes: int = 2  # scanned pages read at once (one single-threaded Tesseract each)
     max_ocr_pages: int = 1000
+    # Where Tesseract reads little or nothing, RapidOCR reads the image too, if installed.
+    ocr_fallback: bool = True
 
 
 class Deadline:

@@ -10,14 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from loci.ingest.ocr import (
-    ENGINE_NAME,
-    ocr_available,
-    ocr_blocks,
-    open_image,
-    recognize,
-    sniff_image,
-)
+from loci.ingest.ocr import ocr_available, ocr_blocks, open_image, sniff_image
+from loci.ingest.ocr.choice import fallback_note, read_image
 from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.models import ParsedDocument
@@ -38,13 +32,14 @@ def parse_image(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
             metadata=metadata,
             warnings=("no OCR engine is installed, so the text in this image was not read",),
         )
-    recognized = recognize(image, timeout_s=deadline.remaining())
-    blocks = ocr_blocks(recognized)
+    fallback = budgets.ocr_fallback
+    reading = read_image(image, timeout_s=deadline.remaining(), fallback=fallback)
+    blocks = ocr_blocks(reading.recognized)
     uncertain = low_confidence(blocks)
-    metadata["ocr"] = {"engine": ENGINE_NAME, "blocks": len(blocks), "low_confidence": uncertain}
+    metadata["ocr"] = {"engine": reading.engine, "blocks": len(blocks), "low_confidence": uncertain}
     warnings = []
     if not blocks:
-        warnings.append("no text found in this image")
+        warnings.append(f"no text found in this image{fallback_note(fallback)}")
     if uncertain:
         warnings.append(
             f"{uncertain} of {len(blocks)} passages read with low OCR confidence"

@@ -22,7 +22,7 @@ from loci.models import Block
 if TYPE_CHECKING:
     from PIL import Image
 
-    from loci.ingest.ocr.engine import Recognized
+    from loci.ingest.ocr.choice import Reading
 
 # Scanned pages: below this many characters per square point a page is read by OCR (a letter
 # page of body text has ~3000 characters, 0.006 per pt²; 0.0002 is ~100 characters).
@@ -100,8 +100,9 @@ class ScannedPages:
         self.pages: list[int] = []
         self.skipped: list[int] = []  # scanned pages left unread (no engine, over the budget)
         self._pool: ThreadPoolExecutor | None = None
-        self._running: deque[tuple[int, Future[Recognized]]] = deque()
+        self._running: deque[tuple[int, Future[Reading]]] = deque()
         self._found: dict[int, list[Block]] = {}
+        self._engines: dict[int, str] = {}  # which engine's reading was kept, per page
         self._failed: list[str] = []
 
     def can_read(self) -> bool:
@@ -109,7 +110,7 @@ class ScannedPages:
         return self.available and len(self.pages) < self.budgets.max_ocr_pages
 
     def read(self, page_number: int, image: Image.Image | bool) -> None:
-        from loci.ingest.ocr import recognize
+        from loci.ingest.ocr.choice import read_image
 
         if isinstance(image, bool):
             self.skipped.append(page_number)
@@ -120,7 +121,9 @@ class ScannedPages:
             self._collect_one()
         self.deadline.extend(self.budgets.ocr_seconds_per_page)
         timeout = self.deadline.remaining()
-        self._running.append((page_number, self._pool.submit(recognize, image, timeout_s=timeout)))
+        fallback = self.budgets.ocr_fallback
+        reading = self._pool.submit(read_image, image, timeout_s=timeout, fallback=fallback)
+        self._running.append((page_number, reading))
         self.pages.append(page_number)
 
     def finish(self) -> None:
@@ -139,19 +142,21 @@ class ScannedPages:
 
         page_number, future = self._running.popleft()
         try:
-            recognized = future.result()
+            reading = future.result()
         except BudgetExceeded:
             raise  # a page past its time limit: the rest would likely be too
         except ParseError as error:  # the engine failed on this page only: keep the others
             self._failed.append(f"page {page_number} could not be read by OCR ({error.message})")
             return
-        self._found[page_number] = ocr_blocks(recognized, page=page_number)
+        self._found[page_number] = ocr_blocks(reading.recognized, page=page_number)
+        self._engines[page_number] = reading.engine
 
     @property
     def blocks(self) -> list[Block]:
         return [block for page in sorted(self._found) for block in self._found[page]]
 
     def warnings(self) -> list[str]:
+        from loci.ingest.ocr.choice import fallback_note
         from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 
         found = list(self._failed)
@@ -165,6 +170,10 @@ class ScannedPages:
                 f"{len(self.skipped)} scanned page(s) past the {self.budgets.max_ocr_pages}-page"
                 " OCR budget were not read"
             )
+        empty = [page for page, blocks in self._found.items() if not blocks]
+        note = fallback_note(self.budgets.ocr_fallback)
+        if empty and note:
+            found.append(f"OCR found no text on {len(empty)} scanned page(s){note}")
         uncertain = low_confidence(self.blocks)
         if uncertain:
             found.append(
@@ -177,8 +186,9 @@ class ScannedPages:
         from loci.ingest.ocr import ENGINE_NAME
         from loci.ingest.ocr.layout import low_confidence
 
+        engines = sorted(set(self._engines.values())) or [ENGINE_NAME]
         return {
-            "engine": ENGINE_NAME,
+            "engine": "+".join(engines),
             "pages": self.pages,
             "blocks": len(self.blocks),
             "low_confidence": low_confidence(self.blocks),
