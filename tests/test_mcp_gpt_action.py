@@ -71,3 +71,12 @@ def test_answer_is_one_json_reply_with_citations(server: LiveServer) -> None:
         unknown = api.post("/brains/home/answer", json={"question": "x", "conversation_id": 999})
         assert unknown.status_code == 404
         assert api.post("/brains/home/answer", json={"question": " "}).status_code == 422
+
+
+def test_printing_the_api_document_leaves_the_data_directory_alone(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = run_cli("openapi", home=home)
+    assert result.returncode == 0, result.stderr
+    committed = json.loads((Path(__file__).resolve().parent.parent / "openapi.json").read_text())
+    assert json.loads(result.stdout) == committed
+    assert not home.exists()  # no database, key or owner token made just to print a schema

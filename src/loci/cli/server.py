@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from loci.api.gpt_action import gpt_action
-from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, owner_token_path
+from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, build_service, owner_token_path
 from loci.auth.accounts import Accounts
 from loci.cli.context import service, settings_or_error
 from loci.cli.errors import exits_cleanly
@@ -90,8 +92,17 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Print the API's OpenAPI 3.1 document (the committed openapi.json is this output)."""
-        api = build_api(settings_or_error(), service(), run_worker=False)
-        spec = api.openapi()
+        # The document depends on the settings, never on what a data directory holds: build the
+        # app over a scratch one, so printing it touches no brain, database or key of yours.
+        with tempfile.TemporaryDirectory(prefix="loci-openapi-") as scratch:
+            settings = settings_or_error().model_copy(
+                update={"home": Path(scratch), "database_url": None, "blobs": "files"}
+            )
+            loci = build_service(settings)
+            try:
+                spec = build_api(settings, loci, run_worker=False).openapi()
+            finally:
+                loci.store.close()
         if gpt:
             if not server_url:
                 raise InvalidInput("--gpt needs --server-url: the address the GPT reaches Loci at")
