@@ -28,6 +28,7 @@ from loci.models import (
     GraphVersion,
     NewDocument,
 )
+from loci.store.graph_rows import graph_document, graph_version, stale, timeline_entry
 from loci.store.postgres.connection import Cursor, Database, Row
 
 GRAPH_LOCK = 7_300_003  # pg_advisory_xact_lock(GRAPH_LOCK, brain id): one graph writer a brain
@@ -42,26 +43,7 @@ _COLUMNS = (
 
 
 def _document(row: Row) -> GraphDocument:
-    return GraphDocument(
-        row["brain_id"], row["id"], row["kind"], row["type"], row["folder"], row["status"],
-        row["title"], tuple(row["aliases"]), row["merged_into"], row["created"],
-        row["updated"], row["content"], row["content_hash"], row["document_id"],
-    )  # fmt: skip
-
-
-def _version(row: Row) -> GraphVersion:
-    return GraphVersion(
-        row["id"], row["doc_id"], row["action"], row["actor"], row["content"],
-        row["content_hash"], row["created_at"],
-    )  # fmt: skip
-
-
-def _entry(row: Row) -> GraphTimelineEntry:
-    return GraphTimelineEntry(row["doc_id"], row["entry_id"], row["at"], row["text"], row["source"])
-
-
-def _stale(doc_id: str) -> Conflict:
-    return Conflict(f"{doc_id} changed since you read it; reload it and apply your edit again")
+    return graph_document(row, row["aliases"])
 
 
 class PostgresGraph:
@@ -166,7 +148,7 @@ class PostgresGraph:
             params.append(until)
         sql += " ORDER BY at DESC, doc_id, entry_id LIMIT %s"
         params.append(limit)
-        return [_entry(r) for r in self.db.rows(sql, tuple(params), brain_id)]
+        return [timeline_entry(r) for r in self.db.rows(sql, tuple(params), brain_id)]
 
     def versions(self, brain_id: int, doc_id: str) -> list[GraphVersion]:
         rows = self.db.rows(
@@ -175,7 +157,7 @@ class PostgresGraph:
             (brain_id, doc_id),
             brain_id,
         )
-        return [_version(r) for r in rows]
+        return [graph_version(r) for r in rows]
 
     def folders(self, brain_id: int) -> dict[str, int]:
         rows = self.db.rows(
@@ -232,7 +214,7 @@ class PostgresGraph:
         elif current is None:
             raise NotFound(f"no brain document {key!r}")
         elif current["content_hash"] != put.expected_hash:
-            raise _stale(key)
+            raise stale(key)
         if key != put.id and self._current(conn, brain_id, put.id) is not None:
             raise Conflict(f"a brain document {put.id!r} already exists")
         replaced: list[str] = []
@@ -292,7 +274,7 @@ class PostgresGraph:
         if current is None:
             raise NotFound(f"no brain document {delete.id!r}")
         if current["content_hash"] != delete.expected_hash:
-            raise _stale(delete.id)
+            raise stale(delete.id)
         self._keep_version(conn, brain_id, delete.id, delete.action, actor, current)
         conn.execute(
             "DELETE FROM graph_documents WHERE brain_id = %s AND id = %s", (brain_id, delete.id)

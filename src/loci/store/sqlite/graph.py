@@ -26,6 +26,7 @@ from loci.models import (
     GraphVersion,
     NewDocument,
 )
+from loci.store.graph_rows import graph_document, graph_version, stale, timeline_entry
 from loci.store.sqlite.connection import Database, Row
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -36,26 +37,7 @@ QueueJob = Callable[[Any, int, int, str], None]  # (conn, brain_id, document_id,
 
 
 def _document(row: Row) -> GraphDocument:
-    return GraphDocument(
-        row["brain_id"], row["id"], row["kind"], row["type"], row["folder"], row["status"],
-        row["title"], tuple(json.loads(row["aliases"])), row["merged_into"], row["created"],
-        row["updated"], row["content"], row["content_hash"], row["document_id"],
-    )  # fmt: skip
-
-
-def _version(row: Row) -> GraphVersion:
-    return GraphVersion(
-        row["id"], row["doc_id"], row["action"], row["actor"], row["content"],
-        row["content_hash"], row["created_at"],
-    )  # fmt: skip
-
-
-def _entry(row: Row) -> GraphTimelineEntry:
-    return GraphTimelineEntry(row["doc_id"], row["entry_id"], row["at"], row["text"], row["source"])
-
-
-def _stale(doc_id: str) -> Conflict:
-    return Conflict(f"{doc_id} changed since you read it; reload it and apply your edit again")
+    return graph_document(row, json.loads(row["aliases"]))
 
 
 class SqliteGraph:
@@ -156,14 +138,14 @@ class SqliteGraph:
             params.append(until)
         sql += " ORDER BY at DESC, doc_id, entry_id LIMIT ?"
         params.append(limit)
-        return [_entry(r) for r in self.db.rows(sql, tuple(params))]
+        return [timeline_entry(r) for r in self.db.rows(sql, tuple(params))]
 
     def versions(self, brain_id: int, doc_id: str) -> list[GraphVersion]:
         rows = self.db.rows(
             "SELECT * FROM graph_versions WHERE brain_id = ? AND doc_id = ? ORDER BY id DESC",
             (brain_id, doc_id),
         )
-        return [_version(r) for r in rows]
+        return [graph_version(r) for r in rows]
 
     def folders(self, brain_id: int) -> dict[str, int]:
         rows = self.db.conn.execute(
@@ -220,7 +202,7 @@ class SqliteGraph:
         elif current is None:
             raise NotFound(f"no brain document {key!r}")
         elif current["content_hash"] != put.expected_hash:
-            raise _stale(key)
+            raise stale(key)
         if key != put.id and self._current(conn, brain_id, put.id) is not None:
             raise Conflict(f"a brain document {put.id!r} already exists")
         replaced: list[str] = []
@@ -278,7 +260,7 @@ class SqliteGraph:
         if current is None:
             raise NotFound(f"no brain document {delete.id!r}")
         if current["content_hash"] != delete.expected_hash:
-            raise _stale(delete.id)
+            raise stale(delete.id)
         self._keep_version(conn, brain_id, delete.id, delete.action, actor, current)
         conn.execute(
             "DELETE FROM graph_documents WHERE brain_id = ? AND id = ?", (brain_id, delete.id)
