@@ -26,7 +26,7 @@ from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
 from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
-from loci.api.schemas import errors
+from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations

@@ -15,7 +15,7 @@ from fastapi import Depends, Path, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBearer
 
-from loci.api.schemas import MAX_ID
+from loci.api.schemas.common import MAX_ID
 from loci.auth.access import Need, Principal
 from loci.auth.accounts import Accounts
 from loci.auth.secrets import same

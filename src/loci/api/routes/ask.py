@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, RowId, UserModelsDep
-from loci.api.schemas import (
+from loci.api.schemas.ask import (
     AnswerOut,
     AskIn,
     ConversationDetailOut,
@@ -20,8 +20,8 @@ from loci.api.schemas import (
     MessageOut,
     QuizQuestionOut,
     StudyIn,
-    errors,
 )
+from loci.api.schemas.common import errors
 from loci.auth.access import Principal
 from loci.auth.user_models import UserModels
 from loci.errors import LociError

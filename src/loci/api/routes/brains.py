@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 
 from loci.api.deps import AccountsDep, LociDep, ManagedBrain, PrincipalDep, ReadableBrain
-from loci.api.schemas import (
+from loci.api.schemas.brains import (
     BrainIn,
     BrainOut,
     BrainPatch,
@@ -13,8 +13,8 @@ from loci.api.schemas import (
     MemberIn,
     MemberOut,
     StatusOut,
-    errors,
 )
+from loci.api.schemas.common import errors
 
 router = APIRouter(tags=["brains"])
 

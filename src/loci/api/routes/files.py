@@ -16,18 +16,17 @@ from fastapi.responses import JSONResponse
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
 from loci.api.middleware import size_text
-from loci.api.schemas import (
+from loci.api.schemas.common import ErrorOut, errors
+from loci.api.schemas.documents import (
     AddedOut,
     ChunkOut,
     DocumentOut,
-    ErrorOut,
     TextOut,
     UploadOut,
     UploadResultOut,
     UrlIn,
-    errors,
 )
-from loci.api.schemas_preflight import PreflightOut, UrlsPreflightIn
+from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import FileTooLarge, LociError
 from loci.models import DocumentKind, DocumentStatus
 from loci.service import Upload

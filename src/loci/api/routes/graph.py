@@ -26,9 +26,9 @@ from loci.api.deps import (
     current_principal,
     session_cookie,
 )
-from loci.api.schemas import (
+from loci.api.schemas.common import NOT_BLANK, errors
+from loci.api.schemas.graph import (
     ISO_DAY,
-    NOT_BLANK,
     CapturedOut,
     CaptureIn,
     GraphAliasIn,
@@ -53,7 +53,6 @@ from loci.api.schemas import (
     GraphType,
     GraphVersionOut,
     GraphWrittenOut,
-    errors,
 )
 from loci.integrations.webhooks import SIGNATURE_HEADER
 from loci.models import Brain

@@ -13,7 +13,7 @@ from fastapi import APIRouter, BackgroundTasks, Header
 from pydantic import BaseModel, Field
 
 from loci.api.deps import IntegrationsDep, RawBody
-from loci.api.schemas import errors
+from loci.api.schemas.common import errors
 from loci.errors import NotFound
 
 router = APIRouter(prefix="/integrations", tags=["integrations"])

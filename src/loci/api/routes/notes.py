@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, Response
 
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
-from loci.api.schemas import AddedOut, DocumentOut, NoteIn, NoteOut, NoteUpdate, errors
+from loci.api.schemas.common import errors
+from loci.api.schemas.documents import AddedOut, DocumentOut
+from loci.api.schemas.notes import NoteIn, NoteOut, NoteUpdate
 from loci.render import markdown_to_safe_html
 
 router = APIRouter(prefix="/brains/{brain}", tags=["notes"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
-from loci.api.schemas import HitOut, SearchIn, SearchOut, errors
+from loci.api.schemas.common import errors
+from loci.api.schemas.search import HitOut, SearchIn, SearchOut
 from loci.models import SearchFilters
 from loci.search.engine import SearchRequest
 

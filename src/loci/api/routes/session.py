@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from loci.api.deps import SESSION_COOKIE, AccountsDep, PrincipalDep, UserModelsDep
-from loci.api.schemas import MeOut, ModelIn, ModelOut, SessionIn, TokenOut, UserOut, errors
+from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, SessionIn, TokenOut, UserOut
+from loci.api.schemas.common import errors
 from loci.errors import Forbidden, NotFound
 
 router = APIRouter(tags=["session"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from loci.api.deps import AccountsDep, PrincipalDep, RowId
-from loci.api.schemas import IssuedTokenOut, TokenIn, TokenOut, errors
+from loci.api.schemas.accounts import IssuedTokenOut, TokenIn, TokenOut
+from loci.api.schemas.common import errors
 from loci.errors import Forbidden
 
 router = APIRouter(tags=["tokens"])

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from loci.api.deps import AccountsDep, PrincipalDep
-from loci.api.schemas import IssuedTokenOut, NewUserOut, UserIn, UserOut, errors
+from loci.api.schemas.accounts import IssuedTokenOut, NewUserOut, UserIn, UserOut
+from loci.api.schemas.common import errors
 from loci.errors import Forbidden
 
 router = APIRouter(tags=["users"])

@@ -1,0 +1,115 @@
+"""Users, sessions and API tokens, and a user's own chat model."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, Field
+
+from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, Mirror
+from loci.auth.accounts import IssuedToken
+from loci.models import ApiToken, TokenScope
+
+
+def _timestamp(value: float | None) -> str | None:
+    if value is None:
+        return None
+    return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class UserOut(Mirror):
+    id: int
+    name: str
+    is_admin: bool
+    created_at: str
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    prefix: str = Field(description="the first characters of the secret, to tell tokens apart")
+    scope: TokenScope
+    brain_ids: list[int] | None = Field(description="null: every brain the user can reach")
+    expires_at: str | None
+    created_at: str
+    last_used_at: str | None
+    revoked: bool
+
+    @classmethod
+    def of(cls, token: ApiToken) -> TokenOut:
+        return cls(
+            id=token.id,
+            name=token.name,
+            prefix=token.prefix,
+            scope=token.scope,
+            brain_ids=list(token.brain_ids) if token.brain_ids is not None else None,
+            expires_at=_timestamp(token.expires_at),
+            created_at=token.created_at,
+            last_used_at=_timestamp(token.last_used_at),
+            revoked=token.revoked_at is not None,
+        )
+
+
+class IssuedTokenOut(TokenOut):
+    secret: str = Field(description="shown once; store it now — only its hash is kept")
+
+    @classmethod
+    def issued(cls, issued: IssuedToken) -> IssuedTokenOut:
+        return cls(**TokenOut.of(issued.token).model_dump(), secret=issued.secret)
+
+
+class MeOut(BaseModel):
+    user: UserOut
+    token: TokenOut
+    csrf_token: str | None = Field(
+        default=None, description="send as X-CSRF-Token on writes made with the session cookie"
+    )
+
+
+class SessionIn(BaseModel):
+    token: str = Field(min_length=1, max_length=200)
+
+
+class TokenIn(BaseModel):
+    name: str = Field(min_length=1, max_length=100, pattern=NOT_BLANK)
+    scope: TokenScope = "write"
+    brains: list[str] | None = Field(default=None, description="limit to these brains")
+    expires_in_days: float | None = Field(
+        default=None, ge=1 / 1440, le=3650, strict=True, description="at least one minute"
+    )
+
+
+class UserIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
+    is_admin: bool = Field(default=False, strict=True)  # 0, "yes" and "on" are not booleans
+
+
+class NewUserOut(BaseModel):
+    user: UserOut
+    token: IssuedTokenOut
+
+
+class ModelIn(BaseModel):
+    base_url: str = Field(
+        min_length=1,
+        max_length=500,
+        pattern=r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9\[]",
+        examples=["https://openrouter.ai/api/v1"],
+    )
+    model: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
+    api_key: str | None = Field(
+        default=None, max_length=500, description="kept encrypted; never returned"
+    )
+    keep_api_key: bool = Field(
+        default=True,
+        strict=True,
+        description="with no api_key: keep the stored one (false: remove it)",
+    )
+    fallback_models: list[str] = Field(default_factory=list, max_length=5)
+
+
+class ModelOut(Mirror):
+    base_url: str
+    model: str
+    fallback_models: list[str]
+    has_api_key: bool

@@ -1,0 +1,96 @@
+"""Brains, their members, status and jobs."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from loci.api.schemas.common import BRAIN_NAME, Mirror
+from loci.models import Brain, Member, Role, Visibility
+from loci.service import Status
+
+
+class BrainIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
+    visibility: Visibility = "restricted"
+
+
+class BrainPatch(BaseModel):
+    name: str | None = Field(default=None, min_length=1, max_length=64, pattern=BRAIN_NAME)
+    visibility: Visibility | None = None
+    language: str | None = Field(
+        default=None,
+        min_length=2,
+        max_length=40,
+        pattern=r"^[A-Za-z_]+$",
+        description="the text search's stemming language (PostgreSQL: any text-search "
+        "configuration the server has, e.g. german; SQLite: english only)",
+    )
+
+
+class BrainOut(BaseModel):
+    id: int
+    name: str
+    visibility: Visibility
+    role: Role = Field(description="the caller's role in this brain")
+    embedder_model: str | None
+    embedder_dims: int | None
+    created_at: str
+
+    @classmethod
+    def of(cls, brain: Brain, role: Role) -> BrainOut:
+        return cls(
+            id=brain.id,
+            name=brain.name,
+            visibility=brain.visibility,
+            role=role,
+            embedder_model=brain.embedder_model,
+            embedder_dims=brain.embedder_dims,
+            created_at=brain.created_at,
+        )
+
+
+class MemberIn(BaseModel):
+    role: Role
+
+
+class MemberOut(BaseModel):
+    user: str
+    role: Role
+
+    @classmethod
+    def of(cls, member: Member) -> MemberOut:
+        return cls(user=member.user.name, role=member.role)
+
+
+class StatusOut(BaseModel):
+    brain: str
+    documents_by_status: dict[str, int]
+    documents_by_kind: dict[str, int]
+    chunks: int
+    jobs_by_status: dict[str, int]
+    bytes_stored: int
+    embedder_model: str | None
+    language: str = Field(description="the language the text search stems this brain's words in")
+
+    @classmethod
+    def of(cls, status: Status) -> StatusOut:
+        stats = status.stats
+        return cls(
+            brain=status.brain.name,
+            documents_by_status=stats.documents_by_status,
+            documents_by_kind=stats.documents_by_kind,
+            chunks=stats.chunks,
+            jobs_by_status=stats.jobs_by_status,
+            bytes_stored=stats.bytes_stored,
+            embedder_model=status.embedder_model,
+            language=status.language,
+        )
+
+
+class JobOut(Mirror):
+    id: int
+    document_id: int
+    kind: str
+    status: str
+    attempts: int
+    last_error: str | None

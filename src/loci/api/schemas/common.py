@@ -1,0 +1,56 @@
+"""What the schema modules share: the base of mirrored responses, the error body, and the
+patterns and bounds several resources' fields use."""
+
+from __future__ import annotations
+
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.auth.accounts.check_name`
+# Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
+# `\s` does not match) is refused by the schema already.
+NOT_BLANK = r"[^\s\x1c-\x1f]"
+# The largest id the API takes: ids are sequential, and above 2**53 a JSON number loses digits
+# in many clients (and FastAPI writes the schema's bounds as floats).
+MAX_ID = 2**53 - 1
+
+
+def _json_integer(cls: type, value: object) -> object:
+    """A field validator: JSON Schema's integer is a number with no fraction (3 or 3.0), never a
+    string or a boolean, which pydantic's lax mode would take."""
+    if isinstance(value, bool | str):
+        raise ValueError("an integer is a JSON number")
+    return value
+
+
+def json_integers(*fields: str) -> Any:
+    return field_validator(*fields, mode="before")(classmethod(_json_integer))
+
+
+REGION_HELP = (
+    "for text read by OCR: where it sits on the page or image, as left,top,right,bottom"
+    " fractions of its width and height (origin top left)"
+)
+CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
+
+
+class Mirror(BaseModel):
+    """A response whose fields are, name for name, those of the domain object it shows: `of`
+    copies them (tuples become lists). Models that choose or reshape fields write their own."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    @classmethod
+    def of(cls, value: Any) -> Self:
+        return cls.model_validate(value)
+
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="stable machine-readable code, e.g. not_found")
+    message: str = Field(description="one line a person can read")
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` for the error statuses a route can answer with."""
+    return {status: {"model": ErrorOut} for status in statuses}

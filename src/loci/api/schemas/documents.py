@@ -1,0 +1,108 @@
+"""Documents: files and web pages added, their text and chunks."""
+
+from __future__ import annotations
+
+from typing import Self
+
+from pydantic import BaseModel, Field, model_validator
+
+from loci.api.schemas.common import CONFIDENCE_HELP, REGION_HELP, ErrorOut, Mirror
+from loci.models import Brain, Document, DocumentKind, DocumentStatus
+
+
+class DocumentOut(BaseModel):
+    id: int
+    brain: str
+    kind: DocumentKind
+    name: str
+    title: str | None
+    source_url: str | None
+    mime_type: str | None
+    size_bytes: int
+    content_hash: str
+    status: DocumentStatus
+    status_reason: str | None
+    chunk_count: int
+    tags: list[str]
+    color: str | None
+    created_at: str
+    updated_at: str
+
+    @classmethod
+    def of(cls, document: Document, brain: Brain) -> DocumentOut:
+        color = document.metadata.get("color")
+        return cls(
+            id=document.id,
+            brain=brain.name,
+            kind=document.kind,
+            name=document.name,
+            title=document.title,
+            source_url=document.source_url,
+            mime_type=document.mime_type,
+            size_bytes=document.size_bytes,
+            content_hash=document.content_hash,
+            status=document.status,
+            status_reason=document.status_reason,
+            chunk_count=document.chunk_count,
+            tags=list(document.tags),
+            color=color if isinstance(color, str) else None,
+            created_at=document.created_at,
+            updated_at=document.updated_at,
+        )
+
+
+class AddedOut(BaseModel):
+    document: DocumentOut
+    deduped: bool = Field(description="true: these exact bytes were already in the brain")
+
+
+class UploadResultOut(BaseModel):
+    name: str
+    document: DocumentOut | None = None
+    deduped: bool = False
+    error: ErrorOut | None = None
+
+
+class UploadOut(BaseModel):
+    results: list[UploadResultOut]
+
+
+class UrlIn(BaseModel):
+    url: str = Field(min_length=1, max_length=4096)
+    tags: list[str] = Field(default_factory=list, max_length=50)
+    markdown: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=20_000_000,
+        description="the page as the browser shows it, in Markdown (a browser extension's "
+        "extraction): kept as is and cited to `url`, which is then not fetched",
+    )
+    title: str | None = Field(
+        default=None, max_length=300, description="the page's title, with `markdown`"
+    )
+
+    @model_validator(mode="after")
+    def _title_needs_markdown(self) -> Self:
+        # A fetched page takes its title from its own HTML; one sent here would be dropped.
+        if self.title is not None and self.markdown is None:
+            raise ValueError("`title` is only taken with `markdown`")
+        return self
+
+
+class TextOut(BaseModel):
+    document_id: int
+    text: str
+    truncated: bool
+
+
+class ChunkOut(Mirror):
+    id: int
+    index: int
+    text: str
+    heading_path: list[str]
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    token_count: int
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)

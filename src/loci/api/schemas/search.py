@@ -1,0 +1,92 @@
+"""Search: the query, its filters and the hits with their citations."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from pydantic import BaseModel, Field, field_validator
+
+from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, json_integers
+from loci.models import Brain, DocumentKind, Hit, SearchMode
+
+
+class FiltersIn(BaseModel):
+    name: str | None = Field(default=None, max_length=300, description="file name; * and ? glob")
+    kinds: list[DocumentKind] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, max_length=20)
+    created_after: dt.date | None = None
+    created_before: dt.date | None = None
+
+    @field_validator("created_after", "created_before", mode="before")
+    @classmethod
+    def _iso_date(cls, value: object) -> object:
+        # Pydantic would read a number as a Unix time; the schema promises a YYYY-MM-DD string.
+        if value is not None and not isinstance(value, str | dt.date):
+            raise ValueError("a date is a string, YYYY-MM-DD")
+        return value
+
+
+class SearchIn(BaseModel):
+    query: str = Field(min_length=1, max_length=2000, pattern=NOT_BLANK)
+    limit: int = Field(default=10, ge=1, le=30)
+    mode: SearchMode = "hybrid"
+    filters: FiltersIn = Field(default_factory=FiltersIn)
+    min_similarity: float | None = Field(default=None, ge=-1, le=1, strict=True)
+    include_archived: bool = Field(
+        default=False,
+        strict=True,
+        description="hybrid search leaves merged and archived brain pages out unless this is set",
+    )
+
+    _integers = json_integers("limit")
+
+
+class HitOut(BaseModel):
+    brain: str
+    chunk_id: int
+    document_id: int
+    name: str
+    title: str | None
+    chunk_index: int
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    heading_path: list[str]
+    source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    text: str
+    score: float
+    text_rank: int | None
+    vector_rank: int | None
+    matched_by: str = Field(
+        description="text, vector or both legs of the search; +graph when a link from a better "
+        "hit lifted it; graph when only a link brought it in"
+    )
+    graph_path: list[str] = Field(
+        description="for a hit a link lifted or brought in: the page ids from the search hit "
+        "to this one"
+    )
+
+    @classmethod
+    def of(cls, hit: Hit, brain: Brain) -> HitOut:
+        return cls(
+            brain=brain.name,
+            chunk_id=hit.chunk_id,
+            **dataclasses.asdict(hit.citation),
+            snippet=hit.snippet,
+            text=hit.text,
+            score=hit.score,
+            text_rank=hit.text_rank,
+            vector_rank=hit.vector_rank,
+            matched_by=hit.matched_by,
+            graph_path=list(hit.graph_path),
+        )
+
+
+class SearchOut(BaseModel):
+    query: str
+    mode: SearchMode
+    hits: list[HitOut]
