@@ -1,48 +1,27 @@
-"""The facade every surface calls (CLI today; HTTP, MCP later): add, search, list, remove, …
+"""The `Loci` facade itself: brains, notes (read, edit), reading and search, changes, jobs, status.
 
 It owns the order of canonical writes (blob, then row + job in one transaction) and hands derived
-work to the job queue. Surfaces never reach past it into the store or the indexer.
+work to the job queue. Surfaces never reach past it into the store or the indexer. Adding lives in
+`loci.service.adding`, asking in `loci.answer.facade`: `Loci` inherits both, so surfaces still
+call one object.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
-from typing import Any
 
 from loci.answer.facade import Answering
-from loci.curate.agent import AgentLimits
-from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
+from loci.curate.pipeline import CURATE_JOB, Curation
 from loci.embed.base import Embedder
-from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
+from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
-from loci.ingest.fetch import FetchPolicy, check_url_address
-from loci.ingest.fetch_browser import BrowserSettings
-from loci.ingest.fetch_page import WebPage, fetch_page
-from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
-from loci.ingest.preflight import (
-    LOCAL_EMBED_CHUNKS_PER_S,
-    Preflight,
-    Preflighter,
-    PreflightItem,
-    PreflightSettings,
-    summarize,
-)
-from loci.ingest.sources import (
-    PathProblem,
-    clean_name,
-    is_url,
-    note_body,
-    note_markdown,
-    note_name,
-    page_name,
-    web_markdown,
-)
-from loci.jobs.worker import Worker, WorkerSettings, by_kind
+from loci.ingest.indexer import Indexer, Prepared
+from loci.ingest.sources import note_body, note_markdown, note_name
+from loci.jobs.worker import Worker, by_kind
 from loci.llm.client import Chat
 from loci.models import (
     Brain,
@@ -56,44 +35,13 @@ from loci.models import (
     NewDocument,
     SearchMode,
 )
-from loci.search.engine import RankingParams, SearchEngine, SearchRequest
+from loci.search.engine import SearchEngine, SearchRequest
+from loci.service.adding import INDEX_JOB, Adding
+from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex
 
 log = logging.getLogger(__name__)
-
-INDEX_JOB = "index"
-WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
-
-
-@dataclass(frozen=True)
-class ServiceSettings:
-    default_brain: str = "default"
-    max_file_bytes: int = 50 * 1024 * 1024
-    indexer: IndexerSettings = field(default_factory=IndexerSettings)
-    worker: WorkerSettings = field(default_factory=WorkerSettings)
-    fetch: FetchPolicy = field(default_factory=FetchPolicy)
-    browser: BrowserSettings = field(default_factory=BrowserSettings)
-    # The embedder's throughput for preflight estimates; the local model's measured figure.
-    ingest_chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
-    ranking: RankingParams = field(default_factory=RankingParams)
-    curation: AgentLimits = field(default_factory=AgentLimits)
-
-
-@dataclass(frozen=True)
-class AddResult:
-    document: Document
-    deduped: bool
-
-
-@dataclass(frozen=True)
-class Upload:
-    """A file sent over HTTP for a preflight: `data` may stop past the cap, `size` is whole."""
-
-    name: str
-    data: bytes
-    size: int
-    mime_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,8 +55,9 @@ class Status:
     blob_bytes: int
 
 
-class Loci(Answering):
-    """The facade; asking, studying and conversations live in `loci.answer.facade`."""
+class Loci(Adding, Answering):
+    """The facade; adding lives in `loci.service.adding`, asking, studying and conversations
+    in `loci.answer.facade`."""
 
     def __init__(
         self,
@@ -170,202 +119,7 @@ class Loci(Answering):
         for content_hash in self.store.delete_brain(brain.id):
             self.blobs.delete(content_hash)
 
-    # adding -------------------------------------------------------------------------------
-    def add_bytes(
-        self,
-        brain: Brain,
-        name: str,
-        data: bytes,
-        *,
-        kind: DocumentKind = "file",
-        tags: Sequence[str] = (),
-        title: str | None = None,
-        mime_type: str | None = None,
-        source_url: str | None = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> AddResult:
-        name = clean_name(name)
-        if len(data) > self.settings.max_file_bytes:
-            raise FileTooLarge(
-                f"{name} is {len(data) / 1048576:.1f} MB; the limit is "
-                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
-            )
-        if not data:
-            raise InvalidInput(f"{name} is empty")
-        digest = sha256_hex(data)
-        existing = self.store.find_by_hash(brain.id, digest)
-        if existing is not None:
-            return AddResult(existing, deduped=True)
-        self.blobs.put(data)  # canonical bytes first: the row never points at a missing blob
-        new = NewDocument(
-            kind=kind,
-            name=name,
-            title=title,
-            source_url=source_url,
-            mime_type=mime_type,
-            size_bytes=len(data),
-            content_hash=digest,
-            tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
-            metadata=dict(metadata or {}),
-        )
-        return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
-
-    def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
-        size = path.stat().st_size
-        if size > self.settings.max_file_bytes:  # refuse before reading a huge file into memory
-            raise FileTooLarge(
-                f"{path.name} is {size / 1048576:.1f} MB; the limit is "
-                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
-            )
-        return self.add_bytes(brain, path.name, path.read_bytes(), tags=tags)
-
-    def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
-        # Fetched here, not in the worker, so a blocked address or a challenge page is refused
-        # with its reason at once and nothing junk is ever stored.
-        web = self.fetch_page(url)
-        page = web.page
-        rendered: dict[str, Any] | None = None
-        if web.rendered:
-            rendered = {"rendered": {"engine": "chromium", "why": web.why_rendered}}
-            if web.blocked:
-                rendered["rendered"]["blocked_requests"] = list(web.blocked[:20])
-        return self.add_bytes(
-            brain,
-            page_name(page.url, page.content_type),
-            page.body,
-            kind="web",
-            tags=tags,
-            mime_type=page.content_type,
-            source_url=page.url,
-            metadata=rendered,
-        )
-
-    def fetch_page(self, url: str) -> WebPage:
-        """A page as `add_url` would keep it (rendered in Chromium if it needs JavaScript)."""
-        return fetch_page(url, self.settings.fetch, self.settings.browser, accept=WEB_TYPES)
-
-    def add_page_text(
-        self,
-        brain: Brain,
-        url: str,
-        markdown: str,
-        *,
-        title: str | None = None,
-        tags: Sequence[str] = (),
-    ) -> AddResult:
-        """Keep a web page as a browser extracted it (Markdown), cited to its URL.
-
-        Nothing is fetched: the URL is only where the text came from, so no address check
-        applies. It is indexed like any document, by the worker, moments later.
-        """
-        if not is_url(url):
-            raise InvalidInput("the page's url must start with http:// or https://")
-        if not markdown.strip():
-            raise InvalidInput("the page has no text to keep")
-        return self.add_bytes(
-            brain,
-            page_name(url, "text/markdown"),
-            web_markdown(url, markdown, title),
-            kind="web",
-            tags=tags,
-            title=title,
-            mime_type="text/markdown",
-            source_url=url,
-        )
-
-    def add_note(
-        self,
-        brain: Brain,
-        text: str,
-        *,
-        title: str | None = None,
-        tags: Sequence[str] = (),
-        color: str | None = None,
-    ) -> AddResult:
-        if not text.strip():
-            raise InvalidInput("the note is empty")
-        return self.add_bytes(
-            brain,
-            note_name(text, title),
-            note_markdown(text, title, tags),
-            kind="note",
-            tags=tags,
-            title=title,
-            mime_type="text/markdown",
-            metadata={"color": color} if color else None,
-        )
-
-    # preflight: what an add would do, without writing ---------------------------------------
-    def preflight(
-        self,
-        brain: Brain | None,
-        *,
-        paths: Sequence[Path] = (),
-        urls: Sequence[str] = (),
-        uploads: Sequence[Upload] = (),
-        problems: Sequence[PathProblem] = (),
-    ) -> Preflight:
-        """Report, item by item, what adding these would do (`loci.ingest.preflight`): reads
-        files and fetches allowed URLs, writes nothing. Items come in the order `add` takes.
-        `brain` None: a brain that does not exist yet, so nothing in it can be a duplicate."""
-        indexer = self.settings.indexer
-        flight = Preflighter(
-            PreflightSettings(
-                max_file_bytes=self.settings.max_file_bytes,
-                max_chunks=indexer.max_chunks,
-                overlap_tokens=indexer.overlap_tokens,
-                budgets=indexer.budgets,
-                chunks_per_s=self.settings.ingest_chunks_per_s,
-            ),
-            lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
-            self.embedder.count_tokens,
-            self.embedder.max_tokens,
-        )
-        items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
-        items.extend(self._preflight_url(flight, url) for url in urls)
-        items.extend(flight.file(path) for path in paths)
-        for upload in uploads:
-            if upload.size > self.settings.max_file_bytes:
-                items.append(flight.too_large(upload.name, upload.name, upload.size))
-            else:
-                items.append(
-                    flight.data(upload.name, upload.name, upload.data, media_type=upload.mime_type)
-                )
-        return summarize(items)
-
-    def _preflight_url(self, flight: Preflighter, url: str) -> PreflightItem:
-        try:
-            # Resolved and checked without connecting: a refused address is never contacted.
-            address = check_url_address(url, self.settings.fetch)
-        except LociError as error:
-            return PreflightItem(url, "refuse", kind="web", error=error.message)
-        try:
-            page = self.fetch_page(url)
-        except LociError as error:
-            return PreflightItem(url, "refuse", kind="web", address=address, error=error.message)
-        return flight.web(url, page, address)
-
-    # capture first, curate later ----------------------------------------------------------
-    def save(
-        self,
-        brain: Brain,
-        text: str,
-        *,
-        title: str | None = None,
-        source: str | None = None,
-        actor: str = "capture",
-    ) -> Captured:
-        """Keep `text` at once as a draft note in inbox/ (sourced to `source`, provider:id)
-        and queue a `curate` job to find its home; the same text twice is one draft."""
-        return self.curation.save(brain, text, title=title, source=source, actor=actor)
-
-    def ingest_item(
-        self, brain: Brain, provider: str, item: dict[str, Any], *, actor: str = "ingest"
-    ) -> Ingested:
-        """Keep a provider's normalized item (e.g. a meeting transcript with attendees),
-        snapshot it into evidence/ and queue its curation; idempotent on content hash."""
-        return self.curation.ingest_item(brain, provider, item, actor=actor)
-
+    # notes --------------------------------------------------------------------------------
     def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
         """A note and the text it was written with (without its frontmatter)."""
         document = self.store.get_document(brain.id, document_id)
@@ -521,34 +275,6 @@ class Loci(Answering):
             except Exception:  # the message itself is indexed; reprocessing retries these
                 log.exception("could not add the attachments of document %s", item.document.id)
         return outcomes
-
-    def _add_attachments(self, item: Prepared) -> None:
-        """Files carried inside a document (an e-mail's attachments) become documents of their
-        own, canonical first like any other, and are linked both ways: `attached_to` on each,
-        `attachments` on the parent. Each is parsed by its own job, so a bad one fails alone;
-        one refused outright (too big) is listed on the parent with its reason."""
-        if not item.parsed.attachments:
-            return
-        parent = item.document
-        links: list[dict[str, Any]] = []
-        for attachment in item.parsed.attachments:
-            try:
-                added = self.add_bytes(
-                    item.brain,
-                    attachment.name,
-                    attachment.data,
-                    tags=parent.tags,
-                    mime_type=attachment.mime_type,
-                    metadata={"attached_to": parent.id},
-                )
-            except LociError as error:
-                links.append({"name": attachment.name, "error": error.message})
-                continue
-            child = added.document
-            if added.deduped and child.id != parent.id and "attached_to" not in child.metadata:
-                self.store.merge_document_metadata(child.id, {"attached_to": parent.id})
-            links.append({"id": child.id, "name": child.name})
-        self.store.merge_document_metadata(parent.id, {"attachments": links})
 
     def wait_for(
         self,

@@ -1,0 +1,27 @@
+"""How the `Loci` facade is configured: limits, and the settings of the parts it assembles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from loci.curate.agent import AgentLimits
+from loci.ingest.fetch import FetchPolicy
+from loci.ingest.fetch_browser import BrowserSettings
+from loci.ingest.indexer import IndexerSettings
+from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
+from loci.jobs.worker import WorkerSettings
+from loci.search.engine import RankingParams
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    default_brain: str = "default"
+    max_file_bytes: int = 50 * 1024 * 1024
+    indexer: IndexerSettings = field(default_factory=IndexerSettings)
+    worker: WorkerSettings = field(default_factory=WorkerSettings)
+    fetch: FetchPolicy = field(default_factory=FetchPolicy)
+    browser: BrowserSettings = field(default_factory=BrowserSettings)
+    # The embedder's throughput for preflight estimates; the local model's measured figure.
+    ingest_chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
+    ranking: RankingParams = field(default_factory=RankingParams)
+    curation: AgentLimits = field(default_factory=AgentLimits)
