@@ -22,8 +22,8 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, open_graph, settle
 from loci.cli.graph_files import register_files
 from loci.cli.output import emit_json, err, out
-from loci.graph.results import Summary
-from loci.models import GraphEdge
+from loci.graph.results import Summary, Written
+from loci.models import Brain, GraphEdge
 
 ExpectedHash = Annotated[
     str | None,
@@ -51,6 +51,15 @@ def _written(verb: str, document: Summary, json_: bool, changed: bool = True) ->
         f"{verb} {escape(document.path)} [dim]({document.status} · "
         f"hash {document.content_hash[:12]})[/dim]"
     )
+
+
+def _settled(verb: str, done: Summary | Written, target: Brain, no_wait: bool, json_: bool) -> None:
+    """After a one-page write: let search catch up (unless --no-wait), then report it."""
+    settle(target, no_wait)
+    if isinstance(done, Written):
+        _written(verb, done.document, json_, done.changed)
+    else:
+        _written(verb, done, json_)
 
 
 def _edges(label: str, edges: tuple[GraphEdge, ...], incoming: bool) -> None:
@@ -226,12 +235,11 @@ def _register_writes(app: typer.Typer) -> None:
     ) -> None:
         """Create a document (validated; refused with every problem listed)."""
         graph, target = open_graph(brain)
-        made = graph.create(
+        done = graph.create(
             target, actor=ACTOR, doc_type=doc_type, title=title, folder=folder,
             doc_id=doc_id, status=status, text=_text(text) if text == "-" else text or "",
         )  # fmt: skip
-        settle(target, no_wait)
-        _written("created", made, json_)
+        _settled("created", done, target, no_wait, json_)
 
     @app.command("rewrite")
     @exits_cleanly
@@ -246,8 +254,7 @@ def _register_writes(app: typer.Typer) -> None:
         """Replace the compiled truth; frontmatter and timeline stay."""
         graph, target = open_graph(brain)
         done = graph.rewrite(target, doc_id, _text(text), actor=ACTOR, expected_hash=expected_hash)
-        settle(target, no_wait)
-        _written("rewrote", done, json_)
+        _settled("rewrote", done, target, no_wait, json_)
 
     @app.command("set")
     @exits_cleanly
@@ -269,8 +276,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.set_fields(
             target, doc_id, assignments, actor=ACTOR, expected_hash=expected_hash
         )
-        settle(target, no_wait)
-        _written("updated", done, json_)
+        _settled("updated", done, target, no_wait, json_)
 
     @app.command("append-timeline")
     @exits_cleanly
@@ -289,8 +295,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.append_timeline(
             target, doc_id, text, actor=ACTOR, at=at, source=source, expected_hash=expected_hash
         )
-        settle(target, no_wait)
-        _written("appended to", done.document, json_, done.changed)
+        _settled("appended to", done, target, no_wait, json_)
 
     @app.command("append-evidence")
     @exits_cleanly
@@ -327,8 +332,7 @@ def _register_writes(app: typer.Typer) -> None:
         """Add an alias (refused if it already names another document)."""
         graph, target = open_graph(brain)
         done = graph.alias(target, doc_id, name, actor=ACTOR)
-        settle(target, no_wait)
-        _written("aliased", done.document, json_, done.changed)
+        _settled("aliased", done, target, no_wait, json_)
 
     @app.command("link")
     @exits_cleanly
@@ -343,8 +347,7 @@ def _register_writes(app: typer.Typer) -> None:
         """Add a typed relation to another document."""
         graph, target = open_graph(brain)
         done = graph.link(target, doc_id, relation, to, actor=ACTOR)
-        settle(target, no_wait)
-        _written("linked", done.document, json_, done.changed)
+        _settled("linked", done, target, no_wait, json_)
 
     @app.command("merge")
     @exits_cleanly
@@ -360,8 +363,7 @@ def _register_writes(app: typer.Typer) -> None:
         """Fold one document into another: aliases and timeline move, a tombstone stays."""
         graph, target = open_graph(brain)
         done = graph.merge(target, source, into, actor=ACTOR)
-        settle(target, no_wait)
-        _written(f"merged {escape(source)} into", done, json_)
+        _settled(f"merged {escape(source)} into", done, target, no_wait, json_)
 
     @app.command("move")
     @exits_cleanly
@@ -381,8 +383,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.move(
             target, doc_id, actor=ACTOR, folder=folder, new_id=new_id, expected_hash=expected_hash
         )
-        settle(target, no_wait)
-        _written("moved to", done, json_)
+        _settled("moved to", done, target, no_wait, json_)
 
     @app.command("delete")
     @exits_cleanly
