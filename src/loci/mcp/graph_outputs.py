@@ -9,10 +9,11 @@ from pydantic import BaseModel, Field
 
 from loci.curate.pipeline import Captured
 from loci.graph.results import Page, QueryHit, Summary, Written
-from loci.models import Brain, Document, GraphTimelineEntry
+from loci.mirror import Mirror
+from loci.models import Brain, Document
 
 
-class GraphSummary(BaseModel):
+class GraphSummary(Mirror):
     id: str = Field(description="the page's id; brain_get takes it")
     title: str
     type: str
@@ -24,22 +25,6 @@ class GraphSummary(BaseModel):
     updated: str
     content_hash: str = Field(description="pass back as expected_hash to edit this version")
     document_id: int | None = Field(description="the indexed document search cites")
-
-    @classmethod
-    def of(cls, s: Summary) -> GraphSummary:
-        return cls(
-            id=s.id,
-            title=s.title,
-            type=s.type,
-            kind=s.kind,
-            path=s.path,
-            status=s.status,
-            aliases=list(s.aliases),
-            merged_into=s.merged_into,
-            updated=s.updated,
-            content_hash=s.content_hash,
-            document_id=s.document_id,
-        )
 
 
 class Saved(BaseModel):
@@ -72,15 +57,11 @@ class Edge(BaseModel):
     type: str = Field(description="a relation type, wiki_link or cites")
 
 
-class TimelineEntry(BaseModel):
+class TimelineEntry(Mirror):
     doc_id: str
     at: str
     text: str
     source: str | None
-
-    @classmethod
-    def of(cls, e: GraphTimelineEntry) -> TimelineEntry:
-        return cls(doc_id=e.doc_id, at=e.at, text=e.text, source=e.source)
 
 
 class GraphHit(BaseModel):

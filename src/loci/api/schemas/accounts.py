@@ -6,8 +6,9 @@ import datetime as dt
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, Mirror
+from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK
 from loci.auth.accounts import IssuedToken
+from loci.mirror import Mirror
 from loci.models import ApiToken, TokenScope
 
 

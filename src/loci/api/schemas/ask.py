@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import MAX_ID, NOT_BLANK, Mirror, json_integers
+from loci.api.schemas.common import MAX_ID, NOT_BLANK, json_integers
+from loci.mirror import Mirror
 
 
 class AskIn(BaseModel):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import BRAIN_NAME, Mirror
+from loci.api.schemas.common import BRAIN_NAME
+from loci.mirror import Mirror
 from loci.models import Brain, Member, Role, Visibility
 from loci.service import Status
 

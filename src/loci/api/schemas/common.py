@@ -1,11 +1,11 @@
-"""What the schema modules share: the base of mirrored responses, the error body, and the
-patterns and bounds several resources' fields use."""
+"""What the schema modules share: the error body, and the patterns and bounds several
+resources' fields use. (Mirrored responses derive from `loci.mirror.Mirror`.)"""
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.auth.accounts.check_name`
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
@@ -33,17 +33,6 @@ REGION_HELP = (
     " fractions of its width and height (origin top left)"
 )
 CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
-
-
-class Mirror(BaseModel):
-    """A response whose fields are, name for name, those of the domain object it shows: `of`
-    copies them (tuples become lists). Models that choose or reshape fields write their own."""
-
-    model_config = ConfigDict(from_attributes=True)
-
-    @classmethod
-    def of(cls, value: Any) -> Self:
-        return cls.model_validate(value)
 
 
 class ErrorOut(BaseModel):

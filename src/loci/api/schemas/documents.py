@@ -6,7 +6,8 @@ from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
 
-from loci.api.schemas.common import CONFIDENCE_HELP, REGION_HELP, ErrorOut, Mirror
+from loci.api.schemas.common import CONFIDENCE_HELP, REGION_HELP, ErrorOut
+from loci.mirror import Mirror
 from loci.models import Brain, Document, DocumentKind, DocumentStatus
 
 

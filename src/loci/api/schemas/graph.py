@@ -8,10 +8,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, Mirror, json_integers
+from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, json_integers
 from loci.api.schemas.documents import DocumentOut
 from loci.curate.pipeline import Captured, Ingested
 from loci.graph.results import DeletePlan, Page, QueryHit, Written
+from loci.mirror import Mirror
 from loci.models import Brain
 
 EXPECTED_HASH = Field(

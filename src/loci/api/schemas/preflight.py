@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import Mirror
+from loci.mirror import Mirror
 
 
 class ExistingRefOut(Mirror):
