@@ -26,7 +26,9 @@ from loci.service import Loci
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
+from tests import fixtures
 from tests.live_server import LiveServer
+from tests.loopback import Loopback, QuietHandler
 from tests.pg import EmbeddedPostgres
 
 BACKENDS = ("sqlite", "postgres")
@@ -114,6 +116,19 @@ def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterat
     service = make_service(tmp_path / "home", embedder, database_url, job_retry_base_s=0.01)
     yield service
     service.store.close()
+
+
+class _Article(QuietHandler):
+    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+        self.send(200, fixtures.html_page())
+
+
+@pytest.fixture
+def page_server() -> Iterator[Loopback]:
+    """A web page (tests/fixtures.py's article, at any path) on 127.0.0.1 that counts who
+    connects to it: `page_server.url("/article")`, `page_server.connections`."""
+    with Loopback(_Article) as web:
+        yield web
 
 
 @pytest.fixture
