@@ -22,6 +22,8 @@ from loci.app import service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
+from loci.graph.service import BrainGraph
+from loci.models import Brain
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -116,6 +118,17 @@ def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterat
     service = make_service(tmp_path / "home", embedder, database_url, job_retry_base_s=0.01)
     yield service
     service.store.close()
+
+
+@pytest.fixture
+def brain(loci: Loci) -> Brain:
+    """The `loci` service's default brain, empty (a module wanting a filled one defines its own)."""
+    return loci.brain("default")
+
+
+@pytest.fixture
+def graph(loci: Loci) -> BrainGraph:
+    return loci.graph
 
 
 class _Article(QuietHandler):

@@ -28,6 +28,7 @@ from loci.service import Loci
 from tests import fixtures
 from tests.conftest import make_service
 from tests.loopback import Loopback
+from tests.mcp_results import ok, text_of
 from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 
 T = TypeVar("T")
@@ -48,16 +49,6 @@ def session(server: MCPServer, steps: Callable[[Client], Awaitable[T]]) -> T:
             return await steps(client)
 
     return anyio.run(run)
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
-def ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 @pytest.fixture
