@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import Loopback, QuietHandler
+from tests.loopback import ApiHandler, Loopback
 
 
 @dataclass
@@ -30,10 +30,7 @@ class FakeSlack:
     def start(self) -> FakeSlack:
         owner = self
 
-        class Handler(QuietHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
+        class Handler(ApiHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)

@@ -56,6 +56,15 @@ class QuietHandler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
 
+class ApiHandler(QuietHandler):
+    """A handler for an API stand-in: HTTP/1.1 keep-alive, as the real services speak."""
+
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes; without this, Nagle's algorithm and the
+    # client's delayed ACK add ~40 ms to every reply, as no real server does.
+    disable_nagle_algorithm = True
+
+
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # a handler still sleeping must not hold up the test's teardown

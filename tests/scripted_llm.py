@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import Loopback, QuietHandler
+from tests.loopback import ApiHandler, Loopback
 
 
 @dataclass
@@ -59,12 +59,7 @@ class ScriptedLLM:
     def start(self) -> ScriptedLLM:
         owner = self
 
-        class Handler(QuietHandler):
-            protocol_version = "HTTP/1.1"
-            # Headers and body go out in separate writes; without this, Nagle's algorithm and
-            # the client's delayed ACK add ~40 ms to every reply, as no real server does.
-            disable_nagle_algorithm = True
-
+        class Handler(ApiHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
