@@ -28,17 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from search_latency import QUERIES, build  # noqa: E402
+from search_latency import QUERIES, service, synthetic_brain  # noqa: E402
 from tests.scripted_llm import Reply, ScriptedLLM  # noqa: E402
 
-from loci.app import service_settings  # noqa: E402
-from loci.config import Settings  # noqa: E402
 from loci.embed.local import LocalEmbedder  # noqa: E402
 from loci.eval.metrics import percentile  # noqa: E402
 from loci.llm.client import ChatSettings, OpenAICompatibleChat  # noqa: E402
-from loci.service import Loci  # noqa: E402
-from loci.store.blobs import BlobStore  # noqa: E402
-from loci.store.sqlite import SqliteStore  # noqa: E402
 
 STEPS = ("route", "expand", "search", "grade", "answer")
 
@@ -67,20 +62,8 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="reuse/keep the synthetic data directory here")
     args = parser.parse_args()
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-ask-bench-"))
-    settings = Settings(home=home)
-    home.mkdir(parents=True, exist_ok=True)
-    embedder = LocalEmbedder()
-    loci = Loci(
-        SqliteStore(settings.database_path),
-        BlobStore(settings.blob_dir),
-        lambda: embedder,
-        service_settings(settings),
-    )
-    brain = loci.brain("bench")
-    have = loci.store.stats(brain.id).chunks
-    if have < args.chunks:
-        build(loci, args.chunks - have)
-    brain = loci.brain("bench")
+    loci = service(home, LocalEmbedder())
+    brain = synthetic_brain(loci, args.chunks)
     list(loci.ask(brain, QUERIES[0]))  # warm caches and the model
 
     totals, decisions = [], {}

@@ -37,16 +37,12 @@ from pathlib import Path
 
 import httpx
 
-from loci.app import OWNER_TOKEN_FILE, service_settings
-from loci.config import Settings
+from loci.app import OWNER_TOKEN_FILE
 from loci.embed.local import LocalEmbedder
 from loci.eval.metrics import percentile
-from loci.service import Loci
-from loci.store.blobs import BlobStore
-from loci.store.sqlite import SqliteStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_latency import QUERIES, build  # noqa: E402  (a sibling script, not a package)
+from search_latency import QUERIES, service, synthetic_brain  # noqa: E402  (a sibling script, not a package)
 
 BRAIN = "bench"
 LOCKED = "database is locked"
@@ -75,20 +71,8 @@ def free_port() -> int:
 
 
 def build_brain(home: Path, n_chunks: int) -> None:
-    settings = Settings(home=home)
-    home.mkdir(parents=True, exist_ok=True)
-    embedder = LocalEmbedder()
-    loci = Loci(
-        SqliteStore(settings.database_path),
-        BlobStore(settings.blob_dir),
-        lambda: embedder,
-        service_settings(settings),
-    )
-    have = loci.store.stats(loci.brain(BRAIN).id).chunks
-    if have < n_chunks:
-        start = time.perf_counter()
-        build(loci, n_chunks - have)
-        print(f"built {n_chunks} chunks in {time.perf_counter() - start:.0f} s", flush=True)
+    loci = service(home, LocalEmbedder())
+    synthetic_brain(loci, n_chunks)
     loci.store.close()
 
 

@@ -13,13 +13,18 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from loci.ingest.fetch import FetchPolicy, fetch_web_page
-from loci.ingest.fetch_browser import BrowserSettings, render_page
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.loopback import Loopback, QuietHandler  # noqa: E402
+
+from loci.ingest.fetch import FetchPolicy, fetch_web_page  # noqa: E402
+from loci.ingest.fetch_browser import BrowserSettings, render_page  # noqa: E402
 
 SHELL = b"""<!doctype html><html><head><title>Reader</title><script defer src="/app.js"></script>
 </head><body><noscript>You need to enable JavaScript to run this app.</noscript>
@@ -32,17 +37,10 @@ for (let i = 0; i < 40; i++) {
 }"""
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Handler(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
         body, kind = (APP, "text/javascript") if self.path == "/app.js" else (SHELL, "text/html")
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.send(200, body, kind)
 
 
 def chromium_pss_kb() -> int:
@@ -68,9 +66,8 @@ def main() -> None:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    site = Loopback(Handler).start()
+    url = site.url("/")
     policy = FetchPolicy(allowed_networks=("127.0.0.1/32",))
     browser = BrowserSettings(executable=args.chromium)
 
@@ -106,7 +103,7 @@ def main() -> None:
     print(line("plain fetch", plain))
     print(line("browser render (Chromium start included)", rendered))
     print(f"peak Chromium memory (PSS) during a render: {peak / 1024:.0f} MB")
-    server.shutdown()
+    site.stop()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from loci.app import service_settings
 from loci.config import Settings
 from loci.embed.local import LocalEmbedder
 from loci.eval.metrics import percentile
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import Brain, ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.search.lexical import query_terms
 from loci.service import Loci
@@ -86,8 +86,11 @@ def build(loci: Loci, n_chunks: int, seed: int = 7) -> None:
     store.db.execute("DELETE FROM jobs")
 
 
-def service(home: Path, embedder: LocalEmbedder, plain: bool) -> Loci:
+def service(home: Path, embedder: LocalEmbedder, plain: bool = False) -> Loci:
+    """A service over the SQLite data directory `home`; `plain` turns the large-brain paths
+    (in-memory BM25 index, int8 pre-scan) off."""
     settings = Settings(home=home)
+    home.mkdir(parents=True, exist_ok=True)
     store = (
         SqliteStore(
             settings.database_path, lexical_index_min_chunks=None, vector_int8_min_chunks=None
@@ -96,6 +99,17 @@ def service(home: Path, embedder: LocalEmbedder, plain: bool) -> Loci:
         else SqliteStore(settings.database_path)
     )
     return Loci(store, BlobStore(settings.blob_dir), lambda: embedder, service_settings(settings))
+
+
+def synthetic_brain(loci: Loci, n_chunks: int) -> Brain:
+    """The "bench" brain, topped up to `n_chunks` synthetic chunks (a kept data directory that
+    has them already is used as it is)."""
+    have = loci.store.stats(loci.brain("bench").id).chunks
+    if have < n_chunks:
+        start = time.perf_counter()
+        build(loci, n_chunks - have)
+        print(f"built {n_chunks} chunks in {time.perf_counter() - start:.0f} s", flush=True)
+    return loci.brain("bench")
 
 
 def overlap(a: list[tuple[int, float]], b: list[tuple[int, float]]) -> float:
@@ -110,16 +124,9 @@ def main() -> None:
     parser.add_argument("--fast-only", action="store_true", help="skip the plain paths")
     args = parser.parse_args()
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-bench-"))
-    home.mkdir(parents=True, exist_ok=True)
     embedder = LocalEmbedder()
-    fast = service(home, embedder, plain=False)
-    brain = fast.brain("bench")
-    have = fast.store.stats(brain.id).chunks
-    if have < args.chunks:
-        start = time.perf_counter()
-        build(fast, args.chunks - have)
-        print(f"built {args.chunks} chunks in {time.perf_counter() - start:.0f} s")
-    brain = fast.brain("bench")
+    fast = service(home, embedder)
+    brain = synthetic_brain(fast, args.chunks)
     embedder.embed(["warm up"])
     paths = {"fast": fast}
     if not args.fast_only:

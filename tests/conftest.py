@@ -22,11 +22,15 @@ from loci.app import service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
+from loci.graph.service import BrainGraph
+from loci.models import Brain
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
+from tests import fixtures
 from tests.live_server import LiveServer
+from tests.loopback import Loopback, QuietHandler
 from tests.pg import EmbeddedPostgres
 
 BACKENDS = ("sqlite", "postgres")
@@ -114,6 +118,30 @@ def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterat
     service = make_service(tmp_path / "home", embedder, database_url, job_retry_base_s=0.01)
     yield service
     service.store.close()
+
+
+@pytest.fixture
+def brain(loci: Loci) -> Brain:
+    """The `loci` service's default brain, empty (a module wanting a filled one defines its own)."""
+    return loci.brain("default")
+
+
+@pytest.fixture
+def graph(loci: Loci) -> BrainGraph:
+    return loci.graph
+
+
+class _Article(QuietHandler):
+    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+        self.send(200, fixtures.html_page())
+
+
+@pytest.fixture
+def page_server() -> Iterator[Loopback]:
+    """A web page (tests/fixtures.py's article, at any path) on 127.0.0.1 that counts who
+    connects to it: `page_server.url("/article")`, `page_server.connections`."""
+    with Loopback(_Article) as web:
+        yield web
 
 
 @pytest.fixture

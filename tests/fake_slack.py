@@ -8,11 +8,11 @@ with HTTP 200. Every accepted message is recorded for assertions.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.loopback import ApiHandler, Loopback
 
 
 @dataclass
@@ -20,23 +20,17 @@ class FakeSlack:
     bot_token: str
     posted: list[dict[str, Any]] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
+    _web: Loopback | None = None
 
     @property
     def api_base(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/api"
+        assert self._web is not None
+        return self._web.url("/api")
 
     def start(self) -> FakeSlack:
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(ApiHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
@@ -60,21 +54,14 @@ class FakeSlack:
                 self._reply({"ok": True, "channel": body["channel"], "ts": f"{time.time():.6f}"})
 
             def _reply(self, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.send(200, json.dumps(payload), "application/json; charset=utf-8")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._web = Loopback(Handler).start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        if self._web is not None:
+            self._web.stop()
 
     def wait_for_posts(self, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
         deadline = time.monotonic() + timeout

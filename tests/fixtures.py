@@ -296,16 +296,7 @@ def docx_with_structure() -> bytes:
 
 def zip_bomb_docx(inflated_bytes: int = 64 * 1024 * 1024) -> bytes:
     """A real DOCX plus one member of zeros that inflates about a thousand times."""
-    source = zipfile.ZipFile(io.BytesIO(docx_with_structure()))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
-        for info in source.infolist():
-            out.writestr(info, source.read(info))
-        with out.open("word/media/padding.bin", "w") as member:
-            zeros = bytes(1024 * 1024)
-            for _ in range(inflated_bytes // len(zeros)):
-                member.write(zeros)
-    return buf.getvalue()
+    return _with_zeros(docx_with_structure(), "word/media/padding.bin", inflated_bytes)
 
 
 def docx_with_doctype() -> bytes:
@@ -683,14 +674,19 @@ def xlsx_workbook(
 
 def xlsx_bomb(inflated_bytes: int = 64 * 1024 * 1024) -> bytes:
     """A workbook with a sheet-sized member of zeros that inflates about a thousand times."""
+    return _with_zeros(xlsx_workbook(), "xl/worksheets/padding.xml", inflated_bytes)
+
+
+def _with_zeros(archive: bytes, name: str, inflated_bytes: int) -> bytes:
+    """`archive` (a ZIP) with one more member, `name`: that many zero bytes, deflated."""
     buf = io.BytesIO()
     with (
-        zipfile.ZipFile(io.BytesIO(xlsx_workbook())) as source,
+        zipfile.ZipFile(io.BytesIO(archive)) as source,
         zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out,
     ):
         for info in source.infolist():
             out.writestr(info, source.read(info))
-        with out.open("xl/worksheets/padding.xml", "w") as member:
+        with out.open(name, "w") as member:
             zeros = bytes(1024 * 1024)
             for _ in range(inflated_bytes // len(zeros)):
                 member.write(zeros)

@@ -11,12 +11,13 @@ already a string (so a test can send arguments that are not JSON).
 from __future__ import annotations
 
 import json
-import threading
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.loopback import ApiHandler, Loopback
 
 
 @dataclass
@@ -48,25 +49,17 @@ class ScriptedLLM:
     script: list[Reply] = field(default_factory=list)
     responder: Callable[[dict[str, Any]], Reply] | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
-    _server: ThreadingHTTPServer | None = None
+    _web: Loopback | None = None
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        assert self._web is not None
+        return self._web.url("/v1")
 
     def start(self) -> ScriptedLLM:
         owner = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # Headers and body go out in separate writes; without this, Nagle's algorithm and
-            # the client's delayed ACK add ~40 ms to every reply, as no real server does.
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args: object) -> None:
-                pass
-
+        class Handler(ApiHandler):
             def do_POST(self) -> None:  # noqa: N802
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -83,21 +76,12 @@ class ScriptedLLM:
                 elif body.get("stream"):
                     self._stream(reply, body["model"])
                 elif reply.malformed:
-                    self._raw(200, b'{"choices": [ {"oops": ')
+                    self.send(200, b'{"choices": [ {"oops": ', "application/json")
                 else:
                     self._json(200, _completion(reply, body["model"], len(owner.requests)))
 
             def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
-                self._raw(status, json.dumps(value).encode(), headers)
-
-            def _raw(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
+                self.send(status, json.dumps(value), "application/json", headers)
 
             def _stream(self, reply: Reply, model: str) -> None:
                 self.send_response(200)
@@ -127,15 +111,12 @@ class ScriptedLLM:
                     pass
                 self.close_connection = True
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        self._web = Loopback(Handler).start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        if self._web is not None:
+            self._web.stop()
 
     def _next(self, body: dict[str, Any]) -> Reply:
         if self.script:
@@ -143,6 +124,36 @@ class ScriptedLLM:
         if self.responder is not None:
             return self.responder(body)
         return Reply(status=500, error_message="the script ran out")
+
+
+@dataclass
+class AnswerSteps:
+    """A responder for an answer's pipeline: each step's reply, told apart by the step's system
+    prompt. Routing says "simple lookup", every passage shown is graded relevant, and the
+    answer is `answer` (a test may swap it between questions); any other step is refused."""
+
+    answer: Reply
+    rewritten: str
+    queries: list[str]
+
+    def __call__(self, request: dict[str, Any]) -> Reply:
+        system = request["messages"][0]["content"]
+        user = request["messages"][-1]["content"]
+        if "You classify a question" in system:
+            return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
+        if "Rewrite the user's latest question" in system:
+            return Reply(json.dumps({"rewritten": self.rewritten}))
+        if "different search queries" in system:
+            return Reply(json.dumps({"queries": self.queries}))
+        if "You judge whether passages" in system:
+            grades = [
+                {"source": int(n), "reasoning": "states it", "relevance": "relevant", "score": 0.9}
+                for n in re.findall(r'number="(\d+)"', user)
+            ]
+            return Reply(json.dumps({"grades": grades}))
+        if "You answer the user's question" in system:
+            return self.answer
+        return Reply(status=400, error_message="not scripted")
 
 
 def _completion(reply: Reply, model: str, number: int) -> dict[str, Any]:

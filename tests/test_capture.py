@@ -37,11 +37,6 @@ pytestmark = pytest.mark.both_backends
 
 
 @pytest.fixture
-def brain(loci: Loci) -> Brain:
-    return loci.brain("default")
-
-
-@pytest.fixture
 def llm() -> Iterator[ScriptedLLM]:
     server = ScriptedLLM().start()
     yield server

@@ -6,16 +6,19 @@ import hashlib
 import re
 import time
 from collections.abc import Callable
-from importlib import resources
+from typing import TYPE_CHECKING
 
 import pytest
-from tokenizers import Tokenizer
 
 from loci.errors import InvalidInput
 from loci.ingest.chunking import ChunkingResult, chunk_document
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.models import Block, ParsedDocument
 from tests import fixtures
+from tests.reference_tokenizer import plain_count, shipped_tokenizer
+
+if TYPE_CHECKING:
+    from loci.embed.local import LocalEmbedder
 
 
 def words(text: str) -> int:
@@ -277,13 +280,20 @@ def test_empty_document_has_no_chunks() -> None:
     assert result.chunks == () and not result.truncated
 
 
-def test_real_tokenizer_limit_holds() -> None:
+def local_embedder() -> LocalEmbedder:
+    """The local embedder, for its real token counts (skipped where the bundled model files
+    are not built in this checkout)."""
     local = pytest.importorskip("loci.embed.local")
-    embedder = local.LocalEmbedder()
+    embedder: LocalEmbedder = local.LocalEmbedder()
     try:
         embedder.count_tokens("probe")
-    except Exception as exc:  # the bundled model files may not be built in this checkout
+    except Exception as exc:
         pytest.skip(f"local tokenizer unavailable: {exc}")
+    return embedder
+
+
+def test_real_tokenizer_limit_holds() -> None:
+    embedder = local_embedder()
     max_tokens = embedder.max_tokens - 48
     docs = [
         parse(fixtures.text_pdf(12), "report.pdf", ParseBudgets()),
@@ -315,18 +325,11 @@ def test_chunks_fit_the_model_by_a_plain_tokenization() -> None:
     shipped tokenizer run plainly on the chunk's whole text, on a report, multilingual notes
     with logs, lists and tables, and a page of HTML, at the indexer's limit and at tight ones
     that force sentence, word and character cuts with overlaps."""
-    local = pytest.importorskip("loci.embed.local")
-    embedder = local.LocalEmbedder()
-    try:
-        embedder.count_tokens("probe")
-    except Exception as exc:  # the bundled model files may not be built in this checkout
-        pytest.skip(f"local tokenizer unavailable: {exc}")
-    raw = (resources.files("loci.embed") / "model" / "tokenizer.json").read_text(encoding="utf-8")
-    plain = Tokenizer.from_str(raw)
-    plain.no_truncation()
+    embedder = local_embedder()
+    plain = shipped_tokenizer()
 
     def count(text: str) -> int:
-        return len(plain.encode(text, add_special_tokens=False).ids)
+        return plain_count(plain, text)
 
     docs = [
         parse(fixtures.text_pdf(6), "report.pdf", ParseBudgets()),

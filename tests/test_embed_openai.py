@@ -11,7 +11,6 @@ import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
@@ -19,6 +18,7 @@ import pytest
 
 from loci.embed import OpenAICompatibleEmbedder
 from loci.errors import EmbedderMismatch, EmbeddingError
+from tests.loopback import Loopback, QuietHandler
 
 DIMS = 8
 
@@ -44,33 +44,27 @@ class FakeEmbeddingsServer:
         self.script: list[Scripted] = []
         self.requests: list[Received] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        # A short poll interval so shutdown() returns at once instead of after 0.5 s per test.
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
+        self._web = Loopback(self._handler())
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return self._web.url("/v1")
 
     def start(self) -> None:
-        self._thread.start()
+        self._web.start()
 
     def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        self._web.stop()
 
     def _next(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> Scripted:
         with self._lock:
             self.requests.append(Received(path, headers, body))
             return self.script.pop(0) if self.script else Scripted()
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length))
@@ -88,17 +82,7 @@ class FakeEmbeddingsServer:
                     }
                 else:
                     payload = {"error": {"message": f"scripted failure {reply.status}"}}
-                raw = json.dumps(payload).encode()
-                self.send_response(reply.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                for name, value in reply.headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass  # keep pytest output clean
+                self.send(reply.status, json.dumps(payload), "application/json", reply.headers)
 
         return Handler
 

@@ -15,24 +15,22 @@ Chromium comes from `make browser` (apt); when it is missing these tests fail, n
 from __future__ import annotations
 
 import functools
-import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 
 from loci.embed.base import Embedder
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.service import Loci
+from tests.browser import ARTIFACTS, chromium_with_extension
 from tests.conftest import make_service
 from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_web_app import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from tests.loopback import Loopback, QuietHandler
+from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = ROOT / "extension"
@@ -95,32 +93,14 @@ def test_a_page_saved_as_markdown_is_kept_with_its_url_and_becomes_searchable(
 
 
 # ---- the extension in Chromium -----------------------------------------------------------------
-class ScriptedSteps:
-    """The scripted model's reply to each step of an answer, told apart by its system prompt."""
-
-    def __call__(self, request: dict[str, Any]) -> Reply:
-        system = request["messages"][0]["content"]
-        user = request["messages"][-1]["content"]
-        if "You classify a question" in system:
-            return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
-        if "Rewrite the user's latest question" in system:
-            return Reply(json.dumps({"rewritten": "How far is a radiator bleed valve opened?"}))
-        if "different search queries" in system:
-            return Reply(json.dumps({"queries": ["open the bleed valve a quarter turn"]}))
-        if "You judge whether passages" in system:
-            grades = [
-                {"source": int(n), "reasoning": "it says", "relevance": "relevant", "score": 0.9}
-                for n in re.findall(r'number="(\d+)"', user)
-            ]
-            return Reply(json.dumps({"grades": grades}))
-        if "You answer the user's question" in system:
-            return Reply(ANSWER)
-        return Reply(status=400, error_message="not scripted")
-
-
 @pytest.fixture
 def model() -> Iterator[ScriptedLLM]:
-    llm = ScriptedLLM(responder=ScriptedSteps()).start()
+    steps = AnswerSteps(
+        Reply(ANSWER),
+        rewritten="How far is a radiator bleed valve opened?",
+        queries=["open the bleed valve a quarter turn"],
+    )
+    llm = ScriptedLLM(responder=steps).start()
     yield llm
     llm.stop()
 
@@ -145,41 +125,22 @@ def answering_server(
     loci.store.close()
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass
+class QuietFiles(QuietHandler, SimpleHTTPRequestHandler):
+    """A folder's files, served without a log line a request."""
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
     """The extractor's fixture pages, served over HTTP on 127.0.0.1."""
-    handler = functools.partial(QuietHandler, directory=str(FIXTURES))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Loopback(functools.partial(QuietFiles, directory=str(FIXTURES))) as web:
+        yield web.url()
 
 
 @pytest.fixture
 def browser(tmp_path: Path) -> Iterator[BrowserContext]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `make browser` (apt's chromium)")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=[
-                *CHROMIUM_ARGS,
-                f"--disable-extensions-except={EXTENSION}",
-                f"--load-extension={EXTENSION}",
-            ],
-        )
+    with chromium_with_extension(EXTENSION, tmp_path / "profile") as context:
         context.set_default_timeout(15_000)
         yield context
-        context.close()
 
 
 def extension_id(context: BrowserContext) -> str:

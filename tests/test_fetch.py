@@ -18,9 +18,8 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -33,6 +32,7 @@ from loci.ingest.fetch import (
     fetch,
     fetch_web_page,
 )
+from tests.loopback import Loopback, QuietHandler
 
 LOOPBACK = FetchPolicy(allowed_networks=("127.0.0.1/32",))
 
@@ -72,74 +72,62 @@ class Seen:
 
 @dataclass
 class Server:
-    port: int
-    connections: int = 0
+    """What the fixture site saw, and the means to reach it."""
+
+    web: Loopback = field(init=False)
     requests: list[Seen] = field(default_factory=list)
     server_names: list[str | None] = field(default_factory=list)  # TLS SNI, as received
+    release: threading.Event = field(default_factory=threading.Event)  # wakes slow handlers
+
+    @property
+    def port(self) -> int:
+        return self.web.port
+
+    @property
+    def connections(self) -> int:
+        """TCP connections accepted, not just requests."""
+        return len(self.web.connections)
 
     def url(self, path: str = "/article", host: str = "127.0.0.1", scheme: str = "http") -> str:
         return f"{scheme}://{host}:{self.port}{path}"
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.release = threading.Event()  # wakes slow handlers at teardown
-        self.lock = threading.Lock()
-        self.record = Server(port=self.server_address[1])
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        # Called once per accepted TCP connection: counts connections, not just requests.
-        with self.lock:
-            self.record.connections += 1
-        return True
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib's name
-        pass
+class _Handler(QuietHandler):
+    site: ClassVar[Server]
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
-        with self.server.lock:
-            self.server.record.requests.append(Seen(self.path, dict(self.headers.items())))
+        self.site.requests.append(Seen(self.path, dict(self.headers.items())))
         route = ROUTES.get(self.path.split("?", 1)[0])
         if route is None:
-            self._send(404, b"<html><body>not here</body></html>")
+            self.send(404, b"<html><body>not here</body></html>")
             return
         # The fetcher hangs up after a timeout or a size cut, as it should.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             route(self)
 
-    def _send(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str | None = "text/html; charset=utf-8",
-        headers: dict[str, str] | None = None,
-        length: bool = True,
-    ) -> None:
-        self.send_response(status)
-        if content_type is not None:
-            self.send_header("Content-Type", content_type)
-        if length:
-            self.send_header("Content-Length", str(len(body)))
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
     def _redirect(self, location: str, status: int = 302) -> None:
-        self._send(status, b"", headers={"Location": location})
+        self.send(status, b"", headers={"Location": location})
+
+
+@contextlib.contextmanager
+def _serve(tls: ssl.SSLContext | None = None) -> Iterator[Server]:
+    site = Server()
+
+    class Handler(_Handler):
+        pass
+
+    Handler.site = site
+    with Loopback(Handler, tls=tls) as web:
+        site.web = web
+        try:
+            yield site
+        finally:
+            site.release.set()
 
 
 def _slow(handler: _Handler) -> None:
-    handler.server.release.wait(10)
-    handler._send(200, ARTICLE)
+    handler.site.release.wait(10)
+    handler.send(200, ARTICLE)
 
 
 def _drip(handler: _Handler) -> None:
@@ -148,7 +136,7 @@ def _drip(handler: _Handler) -> None:
     handler.send_header("Content-Length", "100000")
     handler.end_headers()
     for _ in range(100000):
-        if handler.server.release.wait(0.05):
+        if handler.site.release.wait(0.05):
             return
         handler.wfile.write(b"x")
         handler.wfile.flush()
@@ -166,32 +154,32 @@ def _big_chunked(handler: _Handler) -> None:
 GZIP_BOMB = gzip.compress(b"\0" * 50 * 1024 * 1024)  # ~50 KB on the wire, 50 MB inflated
 
 ROUTES: dict[str, Callable[[_Handler], None]] = {
-    "/article": lambda h: h._send(200, ARTICLE, headers={"ETag": '"v1"', "X-Other": "no"}),
-    "/text": lambda h: h._send(200, "café".encode("latin-1"), "text/plain; charset=ISO-8859-1"),
-    "/markdown": lambda h: h._send(200, b"# Title\n", "text/markdown"),
-    "/pdf": lambda h: h._send(200, b"%PDF-1.4\n%%EOF\n", "application/pdf"),
-    "/binary": lambda h: h._send(200, b"\x00\x01\x02", "application/octet-stream"),
-    "/json": lambda h: h._send(200, b"{}", "application/json"),
-    "/untyped": lambda h: h._send(200, b"what am I", None),
-    "/cloudflare": lambda h: h._send(503, CLOUDFLARE_CHALLENGE, headers={"Server": "cloudflare"}),
-    "/js-shell": lambda h: h._send(200, JS_SHELL),
-    "/denied": lambda h: h._send(403, ACCESS_DENIED, headers={"Server": "AkamaiGHost"}),
-    "/forbidden": lambda h: h._send(403, NGINX_FORBIDDEN),
-    "/broken": lambda h: h._send(500, b"<html><body>oops</body></html>"),
-    "/gzip": lambda h: h._send(200, gzip.compress(ARTICLE), headers={"Content-Encoding": "gzip"}),
-    "/gzip-bomb": lambda h: h._send(200, GZIP_BOMB, "text/plain", {"Content-Encoding": "gzip"}),
-    "/brotli": lambda h: h._send(200, b"\x0b\x02\x80hi\x03", headers={"Content-Encoding": "br"}),
-    "/big": lambda h: h._send(200, b"z" * (2 * 1024 * 1024), "text/plain"),
+    "/article": lambda h: h.send(200, ARTICLE, headers={"ETag": '"v1"', "X-Other": "no"}),
+    "/text": lambda h: h.send(200, "café".encode("latin-1"), "text/plain; charset=ISO-8859-1"),
+    "/markdown": lambda h: h.send(200, b"# Title\n", "text/markdown"),
+    "/pdf": lambda h: h.send(200, b"%PDF-1.4\n%%EOF\n", "application/pdf"),
+    "/binary": lambda h: h.send(200, b"\x00\x01\x02", "application/octet-stream"),
+    "/json": lambda h: h.send(200, b"{}", "application/json"),
+    "/untyped": lambda h: h.send(200, b"what am I", None),
+    "/cloudflare": lambda h: h.send(503, CLOUDFLARE_CHALLENGE, headers={"Server": "cloudflare"}),
+    "/js-shell": lambda h: h.send(200, JS_SHELL),
+    "/denied": lambda h: h.send(403, ACCESS_DENIED, headers={"Server": "AkamaiGHost"}),
+    "/forbidden": lambda h: h.send(403, NGINX_FORBIDDEN),
+    "/broken": lambda h: h.send(500, b"<html><body>oops</body></html>"),
+    "/gzip": lambda h: h.send(200, gzip.compress(ARTICLE), headers={"Content-Encoding": "gzip"}),
+    "/gzip-bomb": lambda h: h.send(200, GZIP_BOMB, "text/plain", {"Content-Encoding": "gzip"}),
+    "/brotli": lambda h: h.send(200, b"\x0b\x02\x80hi\x03", headers={"Content-Encoding": "br"}),
+    "/big": lambda h: h.send(200, b"z" * (2 * 1024 * 1024), "text/plain"),
     "/big-chunked": _big_chunked,
     "/slow": _slow,
     "/drip": _drip,
     "/redirect/3": lambda h: h._redirect("/redirect/2", 301),
-    "/redirect/2": lambda h: h._redirect(h.server.record.url("/redirect/1"), 307),
+    "/redirect/2": lambda h: h._redirect(h.site.url("/redirect/1"), 307),
     "/redirect/1": lambda h: h._redirect("article", 303),
-    "/redirect/article": lambda h: h._send(200, ARTICLE),
+    "/redirect/article": lambda h: h.send(200, ARTICLE),
     "/loop": lambda h: h._redirect("/loop"),
-    "/no-location": lambda h: h._send(302, b""),
-    "/to-other-loopback": lambda h: h._redirect(f"http://127.0.0.2:{h.server.record.port}/article"),
+    "/no-location": lambda h: h.send(302, b""),
+    "/to-other-loopback": lambda h: h._redirect(f"http://127.0.0.2:{h.site.port}/article"),
     "/to-file": lambda h: h._redirect("file:///etc/passwd"),
     "/to-ftp": lambda h: h._redirect("ftp://127.0.0.1/pub"),
 }
@@ -199,16 +187,8 @@ ROUTES: dict[str, Callable[[_Handler], None]] = {
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    httpd = _HTTPServer()
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield httpd.record
-    finally:
-        httpd.release.set()
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+    with _serve() as site:
+        yield site
 
 
 @pytest.fixture(scope="module")
@@ -232,25 +212,19 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture
 def tls_server(certificate: tuple[Path, Path]) -> Iterator[Server]:
     cert, key = certificate
-    httpd = _HTTPServer()
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
+    names: list[str | None] = []
 
     def remember_name(_sock: ssl.SSLObject, name: str | None, _ctx: ssl.SSLContext) -> None:
-        httpd.record.server_names.append(name)
+        names.append(name)
 
     context.sni_callback = remember_name
     # The handshake runs in accept(); a client that rejects the certificate only costs an
     # OSError there, which socketserver ignores.
-    httpd.socket = context.wrap_socket(httpd.socket, server_side=True)
-    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    try:
-        yield httpd.record
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+    with _serve(tls=context) as site:
+        site.server_names = names
+        yield site
 
 
 def _is_loopback(host: str) -> bool:

@@ -7,25 +7,20 @@ stands for an intranet address, and counts every connection it gets: there must 
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from loci.embed.base import Embedder
 from loci.errors import BlockedAddress, ChallengePage, FetchError
 from loci.service import Loci
+from tests.browser import CHROMIUM, require_chromium
 from tests.conftest import make_service, run_cli
-
-CHROMIUM = os.environ.get("LOCI_CHROMIUM", "/usr/bin/chromium")
+from tests.loopback import Loopback, QuietHandler
 
 ARTICLE_JS = """
 const root = document.getElementById("root");
@@ -88,19 +83,7 @@ class Site:
     intranet_connections: list[str]
 
 
-class _Counting(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: str, handler: type[BaseHTTPRequestHandler]) -> None:
-        super().__init__((address, 0), handler)
-        self.connections: list[str] = []
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        self.connections.append(str(client_address))
-        return True
-
-
-def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
+def _handler(intranet_port: int) -> type[QuietHandler]:
     scripts = {
         "/article.js": ARTICLE_JS,
         "/peek.js": PEEK_JS.replace("{port}", str(intranet_port)),
@@ -110,10 +93,7 @@ def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
         "/huge.js": HUGE_JS,
     }
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def do_GET(self) -> None:  # noqa: N802 - stdlib's name
             path = self.path.split("?", 1)[0]
             if path in scripts:
@@ -136,36 +116,25 @@ def _handler(intranet_port: int) -> type[BaseHTTPRequestHandler]:
                 self._send(404, "text/plain", "not found")
 
         def _send(self, status: int, content_type: str, body: str) -> None:
-            data = body.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(data)
+            self.send(status, body, content_type)
 
     return Handler
 
 
 @pytest.fixture
 def site() -> Iterator[Site]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `make browser`")
-    intranet = _Counting("127.0.0.2", _handler(0))
-    port = intranet.server_address[1]
-    public = _Counting("127.0.0.1", _handler(port))
-    for server in (intranet, public):
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield Site(f"http://127.0.0.1:{public.server_address[1]}", port, intranet.connections)
-    for server in (intranet, public):
-        server.shutdown()
-        server.server_close()
+    require_chromium()
+    with (
+        Loopback(_handler(0), host="127.0.0.2") as intranet,
+        Loopback(_handler(intranet.port)) as public,
+    ):
+        yield Site(public.url(), intranet.port, intranet.connections)
 
 
 def _service(tmp_path: Path, embedder: Embedder, **overrides: object) -> Loci:
     settings: dict[str, object] = {
         "fetch_allowed_networks": ["127.0.0.1/32"],
-        "browser_path": CHROMIUM,
+        "browser_path": str(CHROMIUM),
         "browser_timeout_s": 20.0,
         "job_retry_base_s": 0.01,
     }
@@ -174,7 +143,7 @@ def _service(tmp_path: Path, embedder: Embedder, **overrides: object) -> Loci:
 
 def test_a_javascript_built_article_is_added_and_found(site: Site, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32", "LOCI_BROWSER_PATH": CHROMIUM}
+    env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32", "LOCI_BROWSER_PATH": str(CHROMIUM)}
     added = run_cli("add", f"{site.url}/shell-article", "--json", home=home, env=env)
     assert added.returncode == 0, added.stderr + added.stdout
     [outcome] = json.loads(added.stdout)

@@ -40,16 +40,6 @@ Ana leads [[page:garden-project|the garden project]] since March.
 pytestmark = pytest.mark.both_backends
 
 
-@pytest.fixture
-def graph(loci: Loci) -> BrainGraph:
-    return loci.graph
-
-
-@pytest.fixture
-def brain(loci: Loci) -> Brain:
-    return loci.brain("default")
-
-
 def index_all(loci: Loci, brain: Brain) -> None:
     waiting = [d.id for d in loci.documents(brain, status="processing")]
     loci.wait_for(brain, waiting)
@@ -397,9 +387,9 @@ def test_the_cli(tmp_path: Path) -> None:
     assert "garden links to it" in human.stdout
 
 
-def test_query_follows_links_to_the_page_that_answers(
-    loci: Loci, graph: BrainGraph, brain: Brain
-) -> None:
+def compost_drive_pages(graph: BrainGraph, brain: Brain) -> None:
+    """A project page linking to its lead, Ana (whose page never says "compost"), and to a
+    former lead whose page is archived."""
     graph.create(
         brain, actor="t", doc_type="project", title="Compost drive",
         text="The compost drive collects kitchen scraps for the allotment bins every Saturday. "
@@ -411,6 +401,12 @@ def test_query_follows_links_to_the_page_that_answers(
     )  # fmt: skip
     graph.create(brain, actor="t", doc_type="person", title="Old lead", text="Sam moved away.")
     graph.set_fields(brain, "old-lead", ["status=archived"], actor="t")
+
+
+def test_query_follows_links_to_the_page_that_answers(
+    loci: Loci, graph: BrainGraph, brain: Brain
+) -> None:
+    compost_drive_pages(graph, brain)
     graph.create(
         brain, actor="t", doc_type="concept", title="Sourdough",
         text="A starter of flour and water ferments for days before the bread is baked.",
@@ -430,17 +426,7 @@ def test_query_follows_links_to_the_page_that_answers(
 def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     loci: Loci, graph: BrainGraph, brain: Brain, tmp_path: Path, database_url: str | None
 ) -> None:
-    graph.create(
-        brain, actor="t", doc_type="project", title="Compost drive",
-        text="The compost drive collects kitchen scraps for the allotment bins every Saturday. "
-             "It is led by [[page:ana-lopez|Ana]]; before her, [[page:old-lead|Sam]].",
-    )  # fmt: skip
-    graph.create(
-        brain, actor="t", doc_type="person", title="Ana Lopez",
-        text="Ana coordinates the volunteers and keeps the shed keys.",
-    )  # fmt: skip
-    graph.create(brain, actor="t", doc_type="person", title="Old lead", text="Sam moved away.")
-    graph.set_fields(brain, "old-lead", ["status=archived"], actor="t")
+    compost_drive_pages(graph, brain)
     loci.add_note(brain, "Bread needs a starter of flour and water.", title="Baking")
     loci.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
     index_all(loci, brain)

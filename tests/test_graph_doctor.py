@@ -25,16 +25,6 @@ WARNINGS = {"orphan", "weak-provenance", "nonstandard-source"}
 
 
 @pytest.fixture
-def graph(loci: Loci) -> BrainGraph:
-    return loci.graph
-
-
-@pytest.fixture
-def brain(loci: Loci) -> Brain:
-    return loci.brain("default")
-
-
-@pytest.fixture
 def doctor(loci: Loci, graph: BrainGraph) -> Doctor:
     def settle(target: Brain) -> None:
         loci.wait_for(target, [d.id for d in loci.documents(target, status="processing")])

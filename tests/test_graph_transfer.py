@@ -13,7 +13,6 @@ from loci.graph.document import parse
 from loci.graph.service import BrainGraph
 from loci.graph.transfer import MANIFEST, GraphTransfer, TransferReport
 from loci.models import Brain
-from loci.service import Loci
 from tests.conftest import run_cli
 
 ANA = """---
@@ -73,16 +72,6 @@ aliases: [Swap]
 ---
 Swap seeds each **spring**.
 """
-
-
-@pytest.fixture
-def graph(loci: Loci) -> BrainGraph:
-    return loci.graph
-
-
-@pytest.fixture
-def brain(loci: Loci) -> Brain:
-    return loci.brain("default")
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:

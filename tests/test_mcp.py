@@ -7,9 +7,7 @@ SQLite data directory with the real local embedding model.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Awaitable, Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,7 +27,9 @@ from loci.mcp.stdio import local_server
 from loci.service import Loci
 from tests import fixtures
 from tests.conftest import make_service
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.loopback import Loopback
+from tests.mcp_results import ok, text_of
+from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 
 T = TypeVar("T")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -49,16 +49,6 @@ def session(server: MCPServer, steps: Callable[[Client], Awaitable[T]]) -> T:
             return await steps(client)
 
     return anyio.run(run)
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
-def ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 @pytest.fixture
@@ -161,25 +151,18 @@ def llm() -> Iterator[ScriptedLLM]:
     scripted.stop()
 
 
-def _model_reply(request: dict[str, Any]) -> Reply:
-    system = request["messages"][0]["content"]
-    if "You classify a question" in system:
-        return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
-    if "different search queries" in system:
-        return Reply(json.dumps({"queries": ["zebra storage decision"]}))
-    if "You judge whether passages" in system:
-        grades = [{"source": 1, "reasoning": "states it", "relevance": "relevant", "score": 0.9}]
-        return Reply(json.dumps({"grades": grades}))
-    if "You answer the user's question" in system:
-        return Reply("The platform team chose SQLite on 12 March [1].")
-    return Reply(json.dumps({"rewritten": "zebra storage decision"}))
+_MODEL_STEPS = AnswerSteps(
+    Reply("The platform team chose SQLite on 12 March [1]."),
+    rewritten="zebra storage decision",
+    queries=["zebra storage decision"],
+)
 
 
 def test_ask_uses_the_configured_model_and_leaks_no_key(
     loci: Loci, llm: ScriptedLLM, embedder: Any
 ) -> None:
     key = "sk-scripted-SECRET-9f3a"
-    llm.responder = _model_reply
+    llm.responder = _MODEL_STEPS
     settings = ChatSettings(base_url=llm.base_url, api_key=key, model="scripted", timeout_s=5.0)
     with_model = Loci(
         store=loci.store,
@@ -382,69 +365,29 @@ def test_a_dry_run_names_the_document_it_duplicates(server: MCPServer, loci: Loc
     assert [d.id for d in loci.documents(loci.brain())] == [doc_id]
 
 
-class _CountingServer(ThreadingHTTPServer):
-    """A web page on 127.0.0.1 that counts who connects to it."""
-
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Page)
-        self.connections = 0
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        self.connections += 1
-        return True
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/article"
-
-
-class _Page(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
-        body = fixtures.html_page().encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-@pytest.fixture
-def page_server() -> Iterator[_CountingServer]:
-    web = _CountingServer()
-    threading.Thread(target=web.serve_forever, daemon=True).start()
-    yield web
-    web.shutdown()
-    web.server_close()
-
-
 def test_a_dry_run_add_url_refuses_a_loopback_address_without_connecting(
-    server: MCPServer, loci: Loci, page_server: _CountingServer
+    server: MCPServer, loci: Loci, page_server: Loopback
 ) -> None:
-    dry = session(
-        server, lambda c: c.call_tool("add_url", {"url": page_server.url, "dry_run": True})
-    )
+    url = page_server.url("/article")
+    dry = session(server, lambda c: c.call_tool("add_url", {"url": url, "dry_run": True}))
     flight = ok(dry)["preflight"]
     assert flight["status"] == "error" and flight["item"]["outcome"] == "refuse"
     assert "loopback address" in flight["item"]["error"] and flight["errors"]
-    assert page_server.connections == 0
+    assert page_server.connections == []
     assert loci.documents(loci.brain()) == []
 
 
 def test_a_dry_run_add_url_fetches_an_allowed_page_and_predicts_the_add(
-    tmp_path: Path, embedder: Embedder, page_server: _CountingServer
+    tmp_path: Path, embedder: Embedder, page_server: Loopback
 ) -> None:
     loci = make_service(tmp_path / "home", embedder, fetch_allowed_networks=["127.0.0.1/32"])
+    url = page_server.url("/article")
     try:
 
         async def steps(c: Client) -> tuple[dict[str, Any], list[int], dict[str, Any]]:
-            dry = ok(await c.call_tool("add_url", {"url": page_server.url, "dry_run": True}))
+            dry = ok(await c.call_tool("add_url", {"url": url, "dry_run": True}))
             ids = [d.id for d in loci.documents(loci.brain())]
-            return dry, ids, ok(await c.call_tool("add_url", {"url": page_server.url}))
+            return dry, ids, ok(await c.call_tool("add_url", {"url": url}))
 
         dry, ids_after_dry_run, real = session(local_server(loci), steps)
         stored = loci.document(loci.brain(), real["document"]["id"])

@@ -16,13 +16,13 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult, TextContent
 
 from loci.auth.secrets import hash_secret
 from loci.embed.base import Embedder
 from loci.service import Loci
 from tests.conftest import make_service
 from tests.live_server import LiveServer
+from tests.mcp_results import ok, text_of
 from tests.scripted_llm import Reply, ScriptedLLM
 
 T = TypeVar("T")
@@ -54,16 +54,6 @@ def over_http(
             return await steps(c)
 
     return anyio.run(run)
-
-
-def text_of(result: CallToolResult) -> str:
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
-
-
-def ok(result: CallToolResult) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
-    return result.structured_content
 
 
 def test_every_request_needs_a_valid_token(server: LiveServer) -> None:

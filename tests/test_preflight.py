@@ -9,13 +9,9 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PIL import Image, ImageDraw
 
 from loci.embed.base import Embedder
@@ -24,6 +20,7 @@ from loci.service import Loci
 from tests import fixtures
 from tests.conftest import make_service, run_cli
 from tests.live_server import LiveServer
+from tests.loopback import Loopback
 
 KELP = """# Kelp forests
 
@@ -200,69 +197,31 @@ def test_the_api_preflight_returns_the_same_object(tmp_path: Path, embedder: Emb
     assert refused["outcome"] == "refuse" and "private address" in refused["error"]
 
 
-class _Counting(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), _Page)
-        self.connections = 0
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        self.connections += 1
-        return True
-
-
-class _Page(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_GET(self) -> None:  # noqa: N802 - stdlib's name
-        body = fixtures.html_page().encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-@pytest.fixture
-def page_server() -> Iterator[_Counting]:
-    server = _Counting()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def _url(server: _Counting) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/article"
-
-
 def test_a_url_dry_run_checks_the_address_without_connecting(
-    page_server: _Counting, loci: Loci
+    page_server: Loopback, loci: Loci
 ) -> None:
-    flight = loci.preflight(loci.brain(), urls=[_url(page_server), "file:///etc/passwd"])
+    flight = loci.preflight(loci.brain(), urls=[page_server.url("/article"), "file:///etc/passwd"])
     loopback, file_url = flight.items
     assert loopback.outcome == "refuse" and "loopback address" in (loopback.error or "")
     assert loopback.address is None
     assert file_url.outcome == "refuse" and "only http and https" in (file_url.error or "")
-    assert page_server.connections == 0
+    assert page_server.connections == []
     assert flight.status == "error" and len(flight.errors) == 2
 
 
-def test_an_allowed_url_is_fetched_and_reported(page_server: _Counting, tmp_path: Path) -> None:
+def test_an_allowed_url_is_fetched_and_reported(page_server: Loopback, tmp_path: Path) -> None:
     home = tmp_path / "home"
     env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32"}
     run_cli("status", home=home, env=env)  # creates the data directory
     before = _snapshot(home)
-    dry = run_cli("add", "--dry-run", _url(page_server), "--json", home=home, env=env)
+    dry = run_cli("add", "--dry-run", page_server.url("/article"), "--json", home=home, env=env)
     assert dry.returncode == 0, dry.stderr
     assert _snapshot(home) == before
     [item] = json.loads(dry.stdout)["items"]
     assert item["outcome"] == "add" and item["kind"] == "web" and item["parser"] == "html"
     assert item["address"] == "127.0.0.1" and item["media_type"] == "text/html"
     assert item["chunks"] >= 1 and item["rendered"] is False
-    real = run_cli("add", _url(page_server), "--json", home=home, env=env)
+    real = run_cli("add", page_server.url("/article"), "--json", home=home, env=env)
     [outcome] = json.loads(real.stdout)
     assert outcome["document"]["chunk_count"] == item["chunks"]
 

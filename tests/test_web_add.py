@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import run_cli
+from tests.loopback import Loopback, QuietHandler
 
 ARTICLE = """<!doctype html><html><head><title>How kelp forests grow</title></head><body>
 <nav>Home | Science | Subscribe</nav>
@@ -28,41 +27,26 @@ CHALLENGE = """<!DOCTYPE html><html><head><title>Just a moment...</title></head>
 <noscript>Enable JavaScript and cookies to continue</noscript></body></html>"""
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Handler(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802
         if self.path == "/kelp":
-            self._send(200, ARTICLE)
+            self.send(200, ARTICLE)
         elif self.path == "/challenge":
-            self._send(503, CHALLENGE)
+            self.send(503, CHALLENGE)
         elif self.path == "/to-private":
-            self.send_response(302)
-            self.send_header("Location", f"http://127.0.0.2:{self.server.server_address[1]}/kelp")
-            self.end_headers()
+            port = self.server.server_address[1]
+            self.send(302, "", headers={"Location": f"http://127.0.0.2:{port}/kelp"})
         elif self.path == "/slow":
             time.sleep(4)
-            self._send(200, ARTICLE)
+            self.send(200, ARTICLE)
         else:
-            self._send(404, "not found")
-
-    def _send(self, status: int, body: str) -> None:
-        data = body.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+            self.send(404, "not found")
 
 
 @pytest.fixture
 def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    with Loopback(Handler) as web:
+        yield web.url()
 
 
 def test_pages_are_indexed_and_junk_refused(site: str, tmp_path: Path) -> None:

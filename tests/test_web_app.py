@@ -16,8 +16,6 @@ Chromium comes from `make browser` (apt); when it is missing these tests fail, n
 from __future__ import annotations
 
 import base64
-import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -34,27 +32,15 @@ from playwright.sync_api import (
     Request,
     Response,
     expect,
-    sync_playwright,
 )
 
 from loci.embed.base import Embedder
 from tests import fixtures
+from tests.browser import ARTIFACTS, chromium
 from tests.conftest import make_service
 from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = Path(os.environ.get("LOCI_CHROMIUM", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-ARTIFACTS = Path(os.environ.get("LOCI_TEST_ARTIFACTS") or ROOT / "test-artifacts")
 INDEXING_TIMEOUT_MS = 120_000
 # Chromium logs every 4xx/5xx answer as a console error; those are checked as responses instead.
 NETWORK_ERROR = re.compile(r"^Failed to load resource: the server responded with a status of \d+")
@@ -97,12 +83,8 @@ TRACE_ANSWER = """
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"Chromium is not installed at {CHROMIUM}: run `make browser` (apt's chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @dataclass
@@ -398,36 +380,14 @@ MODEL_ANSWER = (
 LONG_ANSWER = "The ferry timetable is long, and this answer takes its time to arrive " * 3
 
 
-class ScriptedSteps:
-    """The scripted model's reply to each step of an answer, told apart by the step's system
-    prompt; the answer itself streams word by word, slowly enough to be seen arriving."""
-
-    def __init__(self) -> None:
-        self.answer = Reply(MODEL_ANSWER, token_delay_s=0.06)
-
-    def __call__(self, request: dict[str, Any]) -> Reply:
-        system = request["messages"][0]["content"]
-        user = request["messages"][-1]["content"]
-        if "You classify a question" in system:
-            return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
-        if "Rewrite the user's latest question" in system:
-            return Reply(json.dumps({"rewritten": "What is the ferry locker combination?"}))
-        if "different search queries" in system:
-            return Reply(json.dumps({"queries": ["ferry terminal locker combination"]}))
-        if "You judge whether passages" in system:
-            grades = [
-                {"source": int(n), "reasoning": "states it", "relevance": "relevant", "score": 0.9}
-                for n in re.findall(r'number="(\d+)"', user)
-            ]
-            return Reply(json.dumps({"grades": grades}))
-        if "You answer the user's question" in system:
-            return self.answer
-        return Reply(status=400, error_message="not scripted")
-
-
 @pytest.fixture
-def model_server() -> Iterator[tuple[ScriptedLLM, ScriptedSteps]]:
-    steps = ScriptedSteps()
+def model_server() -> Iterator[tuple[ScriptedLLM, AnswerSteps]]:
+    # The answer streams word by word, slowly enough to be seen arriving.
+    steps = AnswerSteps(
+        Reply(MODEL_ANSWER, token_delay_s=0.06),
+        rewritten="What is the ferry locker combination?",
+        queries=["ferry terminal locker combination"],
+    )
     llm = ScriptedLLM(responder=steps).start()
     yield llm, steps
     llm.stop()
@@ -437,7 +397,7 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
     browser: Browser,
     tmp_path: Path,
     embedder: Embedder,
-    model_server: tuple[ScriptedLLM, ScriptedSteps],
+    model_server: tuple[ScriptedLLM, AnswerSteps],
 ) -> None:
     llm, steps = model_server
     # The person's model runs on 127.0.0.1, which the server's fetcher refuses unless allowed.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from importlib import resources
 
 import pytest
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
@@ -11,18 +10,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from loci.embed import word_counts
 from loci.embed.word_counts import WordTokenCounter
 from tests import fixtures
-
-
-def shipped_tokenizer() -> Tokenizer:
-    raw = (resources.files("loci.embed") / "model" / "tokenizer.json").read_text(encoding="utf-8")
-    tokenizer = Tokenizer.from_str(raw)
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    return tokenizer
-
-
-def plain_count(tokenizer: Tokenizer, text: str) -> int:
-    return len(tokenizer.encode(text, add_special_tokens=False).ids)
+from tests.reference_tokenizer import plain_count, shipped_tokenizer
 
 
 def test_every_character_python_splits_at_is_probed() -> None:
