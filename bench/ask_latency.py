@@ -66,7 +66,8 @@ def main() -> None:
     brain = synthetic_brain(loci, args.chunks)
     list(loci.ask(brain, QUERIES[0]))  # warm caches and the model
 
-    totals, decisions = [], {}
+    totals: list[float] = []
+    decisions: dict[str, int] = {}
     for i in range(args.questions):
         question = QUERIES[i % len(QUERIES)] + f" {i}"
         start = time.perf_counter()

@@ -144,7 +144,7 @@ def tesseract_engine() -> Callable[[Image.Image], str] | None:
 def rapidocr_engine() -> Callable[[Image.Image], str] | None:
     engine: Any
     try:
-        from rapidocr import RapidOCR  # type: ignore[import-not-found]
+        from rapidocr import RapidOCR
 
         engine = RapidOCR(params={"Global.log_level": "warning"})
     except ImportError:

@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.ocr_accuracy import WORDS  # noqa: E402
+from ocr_accuracy import WORDS  # noqa: E402  (a sibling script: its folder is on sys.path)
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
 from tests import fixtures  # noqa: E402
 

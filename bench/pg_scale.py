@@ -74,7 +74,7 @@ class Embeddings:
     def embed(self, latent: np.ndarray) -> np.ndarray:
         v = latent @ self.map
         v += 0.03 * self.rng.standard_normal(v.shape).astype(np.float32)
-        return (v / np.linalg.norm(v, axis=-1, keepdims=True)).astype(np.float32)
+        return np.asarray(v / np.linalg.norm(v, axis=-1, keepdims=True), dtype=np.float32)
 
     def sample(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         picks = self.rng.integers(0, CENTRES, n)
@@ -168,8 +168,8 @@ def load(
                 with cur.copy(
                     "COPY chunk_terms (brain_id, term, chunk_id, tf, doc_len, impact) FROM STDIN"
                 ) as copy:
-                    for row in posting_rows:
-                        copy.write_row(row)
+                    for posting in posting_rows:
+                        copy.write_row(posting)
             done = start + n
             rate = done / (time.perf_counter() - started)
             print(f"loaded {done:,} chunks ({rate:,.0f}/s)", flush=True)

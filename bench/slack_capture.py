@@ -106,7 +106,7 @@ def main() -> None:
     answers, replies, searchable = [], [], []
     for n in range(args.messages):
         word = f"zorbex{n:04d}"
-        payload = {
+        payload: dict[str, object] = {
             "type": "event_callback",
             "team_id": "T0BENCH",
             "event_id": f"Ev{n:06d}",

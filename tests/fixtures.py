@@ -582,7 +582,7 @@ def xlsx_workbook(
     import datetime
 
     if sheets is None:
-        staff = [["Name", "Role", "City", "Started"]]
+        staff: list[list[object]] = [["Name", "Role", "City", "Started"]]
         for i in range(1, 61):
             staff.append(
                 [f"Keeper {i:02d}", "keeper", "Aberdeen", datetime.date(2020, 1, i % 28 + 1)]

@@ -15,5 +15,5 @@ def text_of(result: CallToolResult) -> str:
 def ok(result: CallToolResult) -> dict[str, Any]:
     """The structured result of a call that must have succeeded (else its error fails the test)."""
     assert not result.is_error, text_of(result)
-    assert result.structured_content is not None
+    assert isinstance(result.structured_content, dict)  # a JSON object, as the MCP spec says
     return result.structured_content

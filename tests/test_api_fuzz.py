@@ -117,7 +117,7 @@ def target(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iter
         loci.store.close()
 
 
-def load_schema() -> Any:
+def load_schema() -> schemathesis.BaseSchema:
     """The committed schema (test_api keeps it equal to the app's), with the paths' brain
     pinned; the server's address and token are given per call."""
     raw = json.loads((ROOT / "openapi.json").read_text())
@@ -138,7 +138,7 @@ schema = load_schema()
 @schema.parametrize()
 @settings(deadline=None, suppress_health_check=list(HealthCheck), database=None)
 def test_the_api_answers_every_generated_request_as_its_schema_says(
-    case: schemathesis.Case, target: Target
+    case: schemathesis.Case[Any], target: Target
 ) -> None:
     operation_id = case.operation.definition.raw.get("operationId")
     if operation_id == "revoke_token":

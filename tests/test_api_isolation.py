@@ -467,7 +467,7 @@ def test_a_viewer_reads_but_cannot_write(world: World) -> None:
         )
         hits = carol.post(f"{brain}/search", json={"query": "soup"}).json()["hits"]
         assert hits and hits[0]["document_id"] == menu["id"]
-        writes = [
+        writes: list[tuple[str, str, dict[str, Any]]] = [
             ("POST", f"{brain}/files", {"files": {"files": ("v.md", b"# v\n")}}),
             ("POST", f"{brain}/notes", {"json": NOTE_BODY}),
             ("DELETE", f"{brain}/files/{menu['id']}", {}),
@@ -495,12 +495,13 @@ def test_a_workspace_brain_is_readable_by_everyone_but_writable_by_members(world
         assert bob.get(f"{brain}/files/{zoo['id']}/download").status_code == 200
         hits = bob.post(f"{brain}/search", json={"query": SHARED_WORD}).json()["hits"]
         assert [h["document_id"] for h in hits] == [zoo["id"]]
-        for method, path, kwargs in (
+        writes: list[tuple[str, str, dict[str, Any]]] = [
             ("POST", f"{brain}/notes", {"json": NOTE_BODY}),
             ("DELETE", f"{brain}/files/{zoo['id']}", {}),
             ("PUT", f"{brain}/members/bob", {"json": {"role": "editor"}}),
             ("PATCH", brain, {"json": {"visibility": "restricted"}}),
-        ):
+        ]
+        for method, path, kwargs in writes:
             response = bob.request(method, path, **kwargs)
             assert response.status_code == 403, f"{method} {path}: {response.text}"
     with world.client(world.alice) as alice:

@@ -65,7 +65,7 @@ def blob_files(loci: Loci) -> set[Path]:
 
 def stored_nothing(api: httpx.Client, where: str) -> bool:
     status = api.get(f"{where}/status").json()
-    return api.get(f"{where}/files").json() == [] and status["bytes_stored"] == 0
+    return bool(api.get(f"{where}/files").json() == [] and status["bytes_stored"] == 0)
 
 
 def multipart_stream(name: str, size: int, chunk: int = 64 * 1024) -> Iterator[bytes]:

@@ -138,7 +138,7 @@ def _service(tmp_path: Path, embedder: Embedder, **overrides: object) -> Loci:
         "browser_timeout_s": 20.0,
         "job_retry_base_s": 0.01,
     }
-    return make_service(tmp_path / "home", embedder, **(settings | overrides))
+    return make_service(tmp_path / "home", embedder, None, **(settings | overrides))
 
 
 def test_a_javascript_built_article_is_added_and_found(site: Site, tmp_path: Path) -> None:

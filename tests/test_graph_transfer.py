@@ -4,6 +4,7 @@ materialize/sync with a conflicting edit."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -74,7 +75,7 @@ Swap seeds each **spring**.
 """
 
 
-def write(root: Path, files: dict[str, str | bytes]) -> None:
+def write(root: Path, files: Mapping[str, str | bytes]) -> None:
     for rel, content in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -56,7 +56,7 @@ def _document(store: SqliteStore, brain_id: int, number: int, rng: random.Random
         headings = ("Part " + rng.choice(WORDS),) if index % 2 else ()
         draft = ChunkDraft(index, text, headings, None, 1, 1, 0, len(text), len(words), text)
         chunks.append(IndexedChunk(draft, f"{number}-{index}"))
-    vectors = {c.embed_hash: np.ones(4, np.float32) / 2 for c in chunks}
+    vectors = {c.embed_hash: np.full(4, 0.5, np.float32) for c in chunks}
     store.replace_index(doc.id, chunks, vectors, "m", "", None, None)
     return doc.id
 

@@ -259,7 +259,7 @@ def service_with_chat(tmp_path: Path, embedder: Embedder, llm: ScriptedLLM, visi
 
 def sent_images(request: dict[str, Any]) -> list[Image.Image]:
     """The images a chat request carried, decoded from their data: URLs."""
-    images = []
+    images: list[Image.Image] = []
     for message in request["messages"]:
         if isinstance(message["content"], list):
             for part in message["content"]:
@@ -302,6 +302,7 @@ def test_pictures_get_captions_indexed_beside_their_text(
         assert len(vision_llm.requests) == len(images) == 3
         assert images[0].size == (640, 480)
         sky, ball = images[0].getpixel((10, 10)), images[0].getpixel((320, 270))
+        assert isinstance(sky, tuple) and isinstance(ball, tuple)  # RGB pixels
         assert sky[2] > 180 and ball[0] > 180 and ball[2] < 90  # blue sky, red disc
         assert images[1].height > images[1].width * 0.2  # a rendered page, not a thumbnail
 
@@ -469,8 +470,8 @@ def test_a_page_the_engine_fails_on_is_skipped_with_its_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import loci.ingest.ocr.choice as ocr
+    from loci.ingest.ocr.engine import recognize as real  # the engine choice.py calls
 
-    real = ocr.recognize
     calls = 0
 
     def crashing_on_the_second_page(image: Image.Image, **kwargs: Any) -> Any:

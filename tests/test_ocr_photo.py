@@ -111,7 +111,7 @@ def test_a_clean_image_takes_the_tesseract_path_only() -> None:
         png(clean_image(["Invoice 4471 for the greenhouse glass"])), "a.png", ParseBudgets()
     )
     assert "greenhouse glass" in doc.text
-    assert doc.metadata["ocr"]["engine"] == "tesseract"  # type: ignore[index]
+    assert doc.metadata["ocr"]["engine"] == "tesseract"
     assert rapid.calls == before
 
 
@@ -124,7 +124,7 @@ def test_a_scanned_photo_page_is_read_by_the_fallback_and_cites_its_page() -> No
     assert rapid.calls == before + 1  # the clean page took Tesseract's reading
     assert [b.page for b in doc.blocks if "allotment" in b.text] == [1]
     assert [b.page for b in doc.blocks if "quokka" in b.text.lower()] == [2]
-    assert doc.metadata["ocr"]["engine"] == "rapidocr+tesseract"  # type: ignore[index]
+    assert doc.metadata["ocr"]["engine"] == "rapidocr+tesseract"
 
 
 def test_without_the_extra_the_no_text_warning_says_how_to_read_photos(

@@ -30,7 +30,7 @@ def llm() -> Iterator[ScriptedLLM]:
 
 
 def serve(tmp_path: Path, embedder: Embedder, **settings: object) -> LiveServer:
-    return LiveServer(make_service(tmp_path / "home", embedder, **settings)).start()
+    return LiveServer(make_service(tmp_path / "home", embedder, None, **settings)).start()
 
 
 def test_a_users_own_model_answers_their_questions_with_their_key(

@@ -46,7 +46,8 @@ def chunks_of(texts: list[str], tag: str, heading: tuple[str, ...] = ()) -> list
 
 def unit(rows: int, dims: int, rng: np.random.Generator) -> np.ndarray:
     m = rng.standard_normal((rows, dims)).astype(np.float32)
-    return m / np.linalg.norm(m, axis=1, keepdims=True)
+    m /= np.linalg.norm(m, axis=1, keepdims=True)
+    return m
 
 
 def test_a_brain_with_one_percent_of_the_chunks_gets_its_k_nearest_through_hnsw(

@@ -15,6 +15,7 @@ from loci.search.engine import SearchRequest
 from loci.store.blobs import sha256_hex
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.blobs import PostgresBlobStore
+from loci.store.sqlite import SqliteStore
 from tests.conftest import make_service, run_cli
 from tests.pg import EmbeddedPostgres
 
@@ -51,6 +52,7 @@ def test_migrate_copies_everything_and_ranks_the_same(
     integrations.finish_delivery("slack", "Ev1", 1001.0)
     # What OCR leaves on a chunk of a scan (tests/test_ocr.py makes it from real images).
     scanned = loci.store.list_chunks(brain.id, ids[0])[0]
+    assert isinstance(loci.store, SqliteStore)  # the data directory starts on SQLite
     with loci.store.db.write() as conn:
         conn.execute(
             "UPDATE chunks SET region = '0.1,0.2,0.9,0.4', ocr_confidence = 0.87 WHERE id = ?",

@@ -64,7 +64,7 @@ def test_documents_are_scoped_to_their_brain(store: Store) -> None:
 @both
 def test_search_legs_never_return_another_brains_chunks(store: Store) -> None:
     a, b = store.ensure_brain("a"), store.ensure_brain("b")
-    vec = np.ones(4, np.float32) / 2
+    vec = np.full(4, 0.5, np.float32)
     for brain, digest in ((a, "a" * 64), (b, "b" * 64)):
         doc = store.create_document(brain.id, new_doc(f"{brain.name}.txt", digest), "index")
         store.replace_index(
@@ -87,7 +87,7 @@ def test_search_legs_never_return_another_brains_chunks(store: Store) -> None:
 def test_replace_index_swaps_chunks_without_duplicates(store: Store) -> None:
     brain = store.ensure_brain("a")
     doc = store.create_document(brain.id, new_doc("x.txt", "c" * 64), "index")
-    vec = np.ones(4, np.float32) / 2
+    vec = np.full(4, 0.5, np.float32)
     for _ in range(3):
         store.replace_index(
             doc.id,
@@ -153,13 +153,13 @@ def test_an_edit_queued_while_a_job_runs_keeps_the_document_processing(store: St
     doc = store.create_document(brain.id, new_doc("x.txt", "f" * 64), "index")
     [running] = store.claim_jobs("w", 30)
     store.requeue_document(brain.id, doc.id, "index")  # an edit lands while v1 is indexed
-    vec = {"e-old text": np.ones(4, np.float32) / 2}
+    vec = {"e-old text": np.full(4, 0.5, np.float32)}
     store.replace_index(doc.id, [draft(0, "old text")], vec, "m", "t", None, None)
     # v1's chunks serve searches, but the document waits for the queued job: not ready yet
     assert store.get_document(brain.id, doc.id).status == "processing"
     assert store.finish_job(running, "w")
     [queued] = store.claim_jobs("w", 30)
-    vec = {"e-new text": np.ones(4, np.float32) / 2}
+    vec = {"e-new text": np.full(4, 0.5, np.float32)}
     store.replace_index(doc.id, [draft(0, "new text")], vec, "m", "t", None, None)
     assert store.get_document(brain.id, doc.id).status == "ready"
     assert store.finish_job(queued, "w")
@@ -178,7 +178,7 @@ def test_failed_job_marks_document_failed_with_reason(store: Store) -> None:
 @both
 def test_filters_restrict_both_legs(store: Store) -> None:
     brain = store.ensure_brain("a")
-    vec = np.ones(4, np.float32) / 2
+    vec = np.full(4, 0.5, np.float32)
     ids = {}
     for name, tags in (("red.txt", ("colour", "warm")), ("blue.md", ("colour",))):
         doc = store.create_document(brain.id, new_doc(name, name.ljust(64, "0"), tags), "index")

@@ -34,7 +34,9 @@ class Handler(QuietHandler):
         elif self.path == "/challenge":
             self.send(503, CHALLENGE)
         elif self.path == "/to-private":
-            port = self.server.server_address[1]
+            address = self.server.server_address
+            assert isinstance(address, tuple)  # an IP server's (host, port)
+            port = address[1]
             self.send(302, "", headers={"Location": f"http://127.0.0.2:{port}/kelp"})
         elif self.path == "/slow":
             time.sleep(4)
