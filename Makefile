@@ -26,6 +26,7 @@ demo: install
 
 lint: install-dev
 	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff format --check src tests bench scripts
 	$(BIN)/mypy
 
 # The browser tests drive Debian's Chromium through Playwright (`playwright install` cannot
