@@ -22,6 +22,7 @@ from loci.models import Chunk, Document, SearchFilters
 from loci.store import lexical_files
 from loci.store.lexical_files import IndexIdentity, index_path
 from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
+from loci.store.sqlite import chunk_log
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import (
     FTS_WEIGHTS,
@@ -53,6 +54,10 @@ VECTOR_INT8_MIN_CHUNKS = 50_000
 MATRIX_TAIL_ROWS = 5_000
 # Segments added by catching up are small; merge them once this many pile up.
 MAX_SMALL_SEGMENTS = 8
+# When an index is saved, the brain's change log is pruned up to it but keeps at least this many
+# entries (or a tenth of the brain's chunks): a process that lags by less catches up from the log
+# instead of reloading, and a matrix rebuilt after MATRIX_TAIL_ROWS changes stays usable.
+LOG_RETAIN = 10_000
 
 
 class SearchLegs:
@@ -65,11 +70,14 @@ class SearchLegs:
         vector_int8_min_chunks: int | None,
         bm25: tuple[float, float],
     ) -> None:
-        self._matrices: dict[tuple[int, str], VectorMatrix] = {}
+        # (brain id, brain creation time, model) -> matrix: a brain deleted and created again
+        # under the same id (by another process) does not inherit the old one's.
+        self._matrices: dict[tuple[int, str, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
         self.lexical_index_min_chunks = lexical_index_min_chunks
         self.vector_int8_min_chunks = vector_int8_min_chunks
         self._lexical: dict[int, LexicalIndex] = {}
+        self._lexical_identity: dict[int, IndexIdentity] = {}  # what each index was built for
         # The short lock guards the two collections; a brain's own lock is held while its
         # index is built or caught up, so a build never blocks another brain's searches.
         self._lexical_lock = threading.Lock()
@@ -87,6 +95,7 @@ class SearchLegs:
                 del self._matrices[key]
         with self._lexical_lock:
             self._lexical.pop(brain_id, None)
+            self._lexical_identity.pop(brain_id, None)
         index_path(self._index_dir, brain_id).unlink(missing_ok=True)
 
     def text_search(
@@ -190,18 +199,26 @@ class SearchLegs:
             index = self._lexical.get(brain_id)
             conn = self.db.conn
             with conn:  # one read snapshot: the log position and the rows agree
-                seq = self._log_position(brain_id)
+                seq = chunk_log.position(self.db, brain_id)
+                floor = chunk_log.floor(self.db, brain_id)
                 identity = self._index_identity(brain_id)
                 path = index_path(self._index_dir, brain_id)
                 save = False
+                # Older than the pruned floor, the log no longer says what changed since.
+                if index is not None and (
+                    index.seq < floor or self._lexical_identity.get(brain_id) != identity
+                ):
+                    index = None
                 if index is None:
                     index = lexical_files.load(path, identity, self.db.tokenize, seq)
+                    if index is not None and index.seq < floor:
+                        index = None
                 if index is None:
                     index = LexicalIndex(self.db.tokenize, identity.weights, 0, *self.bm25)
                     index.add(self._index_rows(brain_id, None))
                     save = True
                 elif seq > index.seq:
-                    changed = self._changed_chunks(brain_id, index.seq, seq)
+                    changed = chunk_log.changed(self.db, brain_id, index.seq, seq)
                     self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
                     due = max(SAVE_AFTER_CHANGES, index.size // 20)
                     save = self._unsaved[brain_id] >= due
@@ -215,6 +232,7 @@ class SearchLegs:
                         index.add(self._index_rows(brain_id, merged))
                 index.seq = seq
                 self._lexical[brain_id] = index
+                self._lexical_identity[brain_id] = identity
             if save:
                 self._save_index(path, self._lexical[brain_id], identity)
             return self._lexical[brain_id]
@@ -229,6 +247,16 @@ class SearchLegs:
             self._unsaved[identity.brain_id] = 0
         except OSError:  # a read-only or full disk: the index in memory still serves
             log.warning("could not save the BM25 index to %s", path, exc_info=True)
+            return
+        self._prune_log(identity.brain_id, index.seq)
+
+    def _prune_log(self, brain_id: int, saved: int) -> None:
+        """Drop the brain's log entries up to `saved`, the position of a file just written,
+        so a process that finds itself behind the floor reloads that file and catches up."""
+        chunks = int(self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,)))
+        dropped = chunk_log.prune(self.db, brain_id, saved, max(LOG_RETAIN, chunks // 10))
+        if dropped:
+            log.debug("pruned %d change-log entries of brain %s", dropped, brain_id)
 
     def _allowed_chunks(
         self, brain_id: int, filters: SearchFilters
@@ -251,13 +279,19 @@ class SearchLegs:
 
     def _matrix(self, brain_id: int, model: str) -> VectorMatrix:
         """The brain's vectors of `model`, brought up to date from chunk_log."""
-        key = (brain_id, model)
         with self._matrix_lock:
             with self.db.conn:  # one read snapshot: the log position and the rows agree
-                seq = self._log_position(brain_id)
+                seq = chunk_log.position(self.db, brain_id)
+                floor = chunk_log.floor(self.db, brain_id)
+                created = str(
+                    self.db.scalar("SELECT created_at FROM brains WHERE id = ?", (brain_id,))
+                )
+                key = (brain_id, created, model)
                 cached = self._matrices.get(key)
+                if cached is not None and cached.seq < floor:
+                    cached = None  # the log no longer says what changed since: rebuild
                 if cached is not None and cached.seq < seq:
-                    changed = self._changed_chunks(brain_id, cached.seq, seq)
+                    changed = chunk_log.changed(self.db, brain_id, cached.seq, seq)
                     ids, blobs = self._vectors_of(brain_id, model, changed)
                     cached.update(seq, changed, ids, blobs)
                     # Fold the tail and masked rows in once they are a noticeable share.
@@ -266,27 +300,12 @@ class SearchLegs:
                 if cached is None or cached.seq != seq:
                     ids, blobs = self._vectors_of(brain_id, model, None)
                     dims = len(blobs[0]) // 4 if blobs else 1
+                    for old in [k for k in self._matrices if k[0] == brain_id and k[2] == model]:
+                        del self._matrices[old]  # a previous brain under this id
                     self._matrices[key] = VectorMatrix.build(
                         seq, ids, blobs, dims, self.vector_int8_min_chunks
                     )
             return self._matrices[key]
-
-    def _log_position(self, brain_id: int) -> int:
-        return int(
-            self.db.scalar(
-                "SELECT coalesce(max(seq), 0) FROM chunk_log WHERE brain_id = ?", (brain_id,)
-            )
-        )
-
-    def _changed_chunks(self, brain_id: int, after: int, upto: int) -> list[int]:
-        return [
-            int(r[0])
-            for r in self.db.conn.execute(
-                "SELECT DISTINCT chunk_id FROM chunk_log WHERE brain_id = ? AND seq > ?"
-                " AND seq <= ?",
-                (brain_id, after, upto),
-            )
-        ]
 
     def _vectors_of(
         self, brain_id: int, model: str, chunk_ids: list[int] | None
