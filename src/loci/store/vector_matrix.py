@@ -65,11 +65,21 @@ class VectorMatrix:
     ) -> VectorMatrix:
         if not ids:
             return cls(seq, np.zeros(0, np.int64), np.zeros((0, dims), np.float32))
-        matrix = _stack(blobs, dims)
+        return cls.of(seq, np.asarray(ids, dtype=np.int64), _stack(blobs, dims), int8_min_rows)
+
+    @classmethod
+    def of(
+        cls,
+        seq: int,
+        ids: npt.NDArray[np.int64],
+        matrix: Vectors,
+        int8_min_rows: int | None = None,
+    ) -> VectorMatrix:
+        """A matrix over these rows (a memory-mapped file's, say), with its int8 copy if large."""
         int8 = None
         if int8_min_rows is not None and len(ids) >= int8_min_rows:
             int8 = Int8Scan.build(matrix)
-        return cls(seq, np.asarray(ids, dtype=np.int64), matrix, int8)
+        return cls(seq, ids, matrix, int8)
 
     @property
     def dims(self) -> int:

@@ -273,6 +273,38 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chunks ADD COLUMN region TEXT;
     ALTER TABLE chunks ADD COLUMN ocr_confidence REAL;
     """,
+    # 9: the chunk log is pruned (chunk_log.py). Its seq becomes AUTOINCREMENT so a number is
+    # never reused once the entries at the top are gone; each brain keeps the floor it was
+    # pruned to, so a reader further behind knows to rebuild; and a deleted brain's entries go
+    # with it (the AFTER trigger runs once the cascade has deleted, and logged, its chunks).
+    """
+    DROP TRIGGER chunks_logged_insert;
+    DROP TRIGGER chunks_logged_delete;
+    CREATE TABLE chunk_log_new (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        brain_id INTEGER NOT NULL,
+        chunk_id INTEGER NOT NULL
+    );
+    INSERT INTO chunk_log_new(seq, brain_id, chunk_id)
+        SELECT seq, brain_id, chunk_id FROM chunk_log ORDER BY seq;
+    DELETE FROM chunk_log_new WHERE brain_id NOT IN (SELECT id FROM brains);
+    DROP TABLE chunk_log;
+    ALTER TABLE chunk_log_new RENAME TO chunk_log;
+    CREATE INDEX chunk_log_brain ON chunk_log(brain_id, seq);
+    CREATE TRIGGER chunks_logged_insert AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (new.brain_id, new.id);
+    END;
+    CREATE TRIGGER chunks_logged_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunk_log(brain_id, chunk_id) VALUES (old.brain_id, old.id);
+    END;
+    CREATE TABLE chunk_log_floor (
+        brain_id INTEGER PRIMARY KEY REFERENCES brains(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL
+    );
+    CREATE TRIGGER brains_log_forget AFTER DELETE ON brains BEGIN
+        DELETE FROM chunk_log WHERE brain_id = old.id;
+    END;
+    """,
 ]
 
 

@@ -1,5 +1,6 @@
 """The SQLite store's search legs: BM25 (the in-process index, saved beside the database, with
-FTS5 as the fallback) and the vector scan (an in-memory matrix, int8 pre-scan for large brains).
+FTS5 as the fallback) and, through `VectorLeg` (vector_leg.py), the vector scan (a matrix saved
+beside the database too, int8 pre-scan for large brains).
 
 A mixin of `SqliteStore`: the state it keeps (indexes, matrices, their locks) is set up by
 `_init_search_legs`, and `_forget_brain` drops a deleted brain's.
@@ -17,11 +18,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from loci.embed.base import Vectors
 from loci.models import Chunk, Document, SearchFilters
 from loci.store import lexical_files
 from loci.store.lexical_files import IndexIdentity, index_path
 from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
+from loci.store.sqlite import chunk_log
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import (
     FTS_WEIGHTS,
@@ -31,7 +32,9 @@ from loci.store.sqlite.rows import (
     fts_phrase,
     index_weights,
 )
-from loci.store.vector_matrix import VectorMatrix
+from loci.store.sqlite.vector_leg import VECTOR_INT8_MIN_CHUNKS, VectorLeg
+
+__all__ = ["LEXICAL_INDEX_MIN_CHUNKS", "VECTOR_INT8_MIN_CHUNKS", "SearchLegs"]
 
 log = logging.getLogger(__name__)
 
@@ -45,17 +48,15 @@ SYNC_BUILD_MAX_CHUNKS = 50_000
 # A caught-up index is saved again once this many chunks (or a twentieth of it) changed since
 # the file was written: catching up from the log is cheap, writing a big index is not.
 SAVE_AFTER_CHANGES = 1_000
-# From this many vectors a brain's vector scan goes through an int8 copy first (see
-# vector_matrix.py): 4x fewer bytes to read, then exact float32 scores for the best candidates.
-VECTOR_INT8_MIN_CHUNKS = 50_000
-# Vectors that changed since the matrix was built are scanned exactly in a tail; it is folded
-# into a rebuild once it holds more than this many rows or a twentieth of the matrix.
-MATRIX_TAIL_ROWS = 5_000
 # Segments added by catching up are small; merge them once this many pile up.
 MAX_SMALL_SEGMENTS = 8
+# When an index is saved, the brain's change log is pruned up to it but keeps at least this many
+# entries (or a tenth of the brain's chunks): a process that lags by less catches up from the log
+# instead of reloading, and a matrix rebuilt after MATRIX_TAIL_ROWS changes stays usable.
+LOG_RETAIN = 10_000
 
 
-class SearchLegs:
+class SearchLegs(VectorLeg):
     db: Database
 
     def _init_search_legs(
@@ -65,11 +66,11 @@ class SearchLegs:
         vector_int8_min_chunks: int | None,
         bm25: tuple[float, float],
     ) -> None:
-        self._matrices: dict[tuple[int, str], VectorMatrix] = {}
-        self._matrix_lock = threading.Lock()
+        self._index_dir = path.parent / "index"  # saved BM25 indexes and vector matrices
+        self._init_vector_leg(vector_int8_min_chunks)
         self.lexical_index_min_chunks = lexical_index_min_chunks
-        self.vector_int8_min_chunks = vector_int8_min_chunks
         self._lexical: dict[int, LexicalIndex] = {}
+        self._lexical_identity: dict[int, IndexIdentity] = {}  # what each index was built for
         # The short lock guards the two collections; a brain's own lock is held while its
         # index is built or caught up, so a build never blocks another brain's searches.
         self._lexical_lock = threading.Lock()
@@ -77,16 +78,14 @@ class SearchLegs:
         self._building: set[int] = set()  # brains whose BM25 index a background thread builds
         self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
         self.bm25 = bm25
-        self._index_dir = path.parent / "index"  # saved BM25 indexes (lexical_files.py)
         self._unsaved: dict[int, int] = {}  # brain -> chunks changed since its index was saved
 
     def _forget_brain(self, brain_id: int) -> None:
-        """Drop a deleted brain's matrices, index and saved index (derived: nothing lost)."""
-        with self._matrix_lock:
-            for key in [k for k in self._matrices if k[0] == brain_id]:
-                del self._matrices[key]
+        """Drop a deleted brain's matrices, index and saved files (derived: nothing lost)."""
+        self._forget_matrices(brain_id)
         with self._lexical_lock:
             self._lexical.pop(brain_id, None)
+            self._lexical_identity.pop(brain_id, None)
         index_path(self._index_dir, brain_id).unlink(missing_ok=True)
 
     def text_search(
@@ -190,18 +189,26 @@ class SearchLegs:
             index = self._lexical.get(brain_id)
             conn = self.db.conn
             with conn:  # one read snapshot: the log position and the rows agree
-                seq = self._log_position(brain_id)
+                seq = chunk_log.position(self.db, brain_id)
+                floor = chunk_log.floor(self.db, brain_id)
                 identity = self._index_identity(brain_id)
                 path = index_path(self._index_dir, brain_id)
                 save = False
+                # Older than the pruned floor, the log no longer says what changed since.
+                if index is not None and (
+                    index.seq < floor or self._lexical_identity.get(brain_id) != identity
+                ):
+                    index = None
                 if index is None:
                     index = lexical_files.load(path, identity, self.db.tokenize, seq)
+                    if index is not None and index.seq < floor:
+                        index = None
                 if index is None:
                     index = LexicalIndex(self.db.tokenize, identity.weights, 0, *self.bm25)
                     index.add(self._index_rows(brain_id, None))
                     save = True
                 elif seq > index.seq:
-                    changed = self._changed_chunks(brain_id, index.seq, seq)
+                    changed = chunk_log.changed(self.db, brain_id, index.seq, seq)
                     self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
                     due = max(SAVE_AFTER_CHANGES, index.size // 20)
                     save = self._unsaved[brain_id] >= due
@@ -215,6 +222,7 @@ class SearchLegs:
                         index.add(self._index_rows(brain_id, merged))
                 index.seq = seq
                 self._lexical[brain_id] = index
+                self._lexical_identity[brain_id] = identity
             if save:
                 self._save_index(path, self._lexical[brain_id], identity)
             return self._lexical[brain_id]
@@ -229,6 +237,16 @@ class SearchLegs:
             self._unsaved[identity.brain_id] = 0
         except OSError:  # a read-only or full disk: the index in memory still serves
             log.warning("could not save the BM25 index to %s", path, exc_info=True)
+            return
+        self._prune_log(identity.brain_id, index.seq)
+
+    def _prune_log(self, brain_id: int, saved: int) -> None:
+        """Drop the brain's log entries up to `saved`, the position of a file just written,
+        so a process that finds itself behind the floor reloads that file and catches up."""
+        chunks = int(self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,)))
+        dropped = chunk_log.prune(self.db, brain_id, saved, max(LOG_RETAIN, chunks // 10))
+        if dropped:
+            log.debug("pruned %d change-log entries of brain %s", dropped, brain_id)
 
     def _allowed_chunks(
         self, brain_id: int, filters: SearchFilters
@@ -248,81 +266,6 @@ class SearchLegs:
             ),
             np.int64,
         )
-
-    def _matrix(self, brain_id: int, model: str) -> VectorMatrix:
-        """The brain's vectors of `model`, brought up to date from chunk_log."""
-        key = (brain_id, model)
-        with self._matrix_lock:
-            with self.db.conn:  # one read snapshot: the log position and the rows agree
-                seq = self._log_position(brain_id)
-                cached = self._matrices.get(key)
-                if cached is not None and cached.seq < seq:
-                    changed = self._changed_chunks(brain_id, cached.seq, seq)
-                    ids, blobs = self._vectors_of(brain_id, model, changed)
-                    cached.update(seq, changed, ids, blobs)
-                    # Fold the tail and masked rows in once they are a noticeable share.
-                    if cached.stale_rows > max(MATRIX_TAIL_ROWS, len(cached.ids) // 20):
-                        cached = None
-                if cached is None or cached.seq != seq:
-                    ids, blobs = self._vectors_of(brain_id, model, None)
-                    dims = len(blobs[0]) // 4 if blobs else 1
-                    self._matrices[key] = VectorMatrix.build(
-                        seq, ids, blobs, dims, self.vector_int8_min_chunks
-                    )
-            return self._matrices[key]
-
-    def _log_position(self, brain_id: int) -> int:
-        return int(
-            self.db.scalar(
-                "SELECT coalesce(max(seq), 0) FROM chunk_log WHERE brain_id = ?", (brain_id,)
-            )
-        )
-
-    def _changed_chunks(self, brain_id: int, after: int, upto: int) -> list[int]:
-        return [
-            int(r[0])
-            for r in self.db.conn.execute(
-                "SELECT DISTINCT chunk_id FROM chunk_log WHERE brain_id = ? AND seq > ?"
-                " AND seq <= ?",
-                (brain_id, after, upto),
-            )
-        ]
-
-    def _vectors_of(
-        self, brain_id: int, model: str, chunk_ids: list[int] | None
-    ) -> tuple[list[int], list[bytes]]:
-        """(chunk ids, vector blobs) of the brain's chunks, or of the `chunk_ids` that exist."""
-        sql = (
-            "SELECT c.id, v.vector FROM chunks c JOIN vectors v"
-            " ON v.model = ? AND v.hash = c.embed_hash WHERE c.brain_id = ?"
-        )
-        params: tuple[Any, ...] = (model, brain_id)
-        if chunk_ids is not None:
-            sql += " AND c.id IN (SELECT value FROM json_each(?))"
-            params += (json.dumps(chunk_ids),)
-        ids: list[int] = []
-        blobs: list[bytes] = []
-        for chunk_id, blob in self.db.conn.execute(sql + " ORDER BY c.id", params):
-            ids.append(chunk_id)
-            blobs.append(blob)
-        return ids, blobs
-
-    def vector_search(
-        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
-    ) -> list[tuple[int, float]]:
-        matrix = self._matrix(brain_id, model)
-        allowed: set[int] | None = None
-        if not filters.empty:
-            where, params = filter_sql(filters)
-            allowed = {
-                int(r[0])
-                for r in self.db.conn.execute(
-                    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
-                    f" WHERE c.brain_id = ? {where}",
-                    (brain_id, *params),
-                )
-            }
-        return matrix.top(query, limit, allowed)
 
     def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
         found: dict[int, tuple[Chunk, Document]] = {}
