@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from loci.app import service_settings
+from loci.app import build_reranker, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
@@ -110,6 +110,7 @@ def make_service(
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,
         settings=service_settings(settings),
+        reranker=build_reranker(settings),
     )
 
 

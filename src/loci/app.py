@@ -23,6 +23,8 @@ from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
+from loci.search.engine import RankingParams
+from loci.search.rerank import HttpReranker, Reranker
 from loci.service import Loci, ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -67,6 +69,20 @@ def build_chat(settings: Settings) -> Chat | None:
     )
 
 
+def build_reranker(settings: Settings) -> Reranker | None:
+    """The configured reranker, or None: hybrid search then keeps the fused order."""
+    if not settings.rerank_base_url:
+        return None
+    if not settings.rerank_model:
+        raise InvalidInput("LOCI_RERANK_MODEL must name a model when LOCI_RERANK_BASE_URL is set")
+    return HttpReranker(
+        settings.rerank_base_url,
+        settings.rerank_model,
+        api_key=settings.rerank_api_key,
+        timeout_s=settings.rerank_timeout_s,
+    )
+
+
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
@@ -94,6 +110,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             executable=settings.browser_path,
             timeout_s=settings.browser_timeout_s,
         ),
+        ranking=RankingParams(rerank_depth=settings.rerank_depth),
     )
 
 
@@ -106,6 +123,7 @@ def build_service(settings: Settings) -> Loci:
         embedder=lambda: build_embedder(settings),
         settings=service_settings(settings),
         chat=lambda: build_chat(settings),
+        reranker=build_reranker(settings),
     )
 
 

@@ -76,6 +76,14 @@ class Settings(BaseSettings):
     # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
     llm_vision: bool = False
 
+    # An optional reranker (a cross-encoder behind POST {base_url}/rerank: Jina, Cohere, vLLM,
+    # llama.cpp, Infinity, text-embeddings-inference) reorders hybrid search's best passages.
+    rerank_base_url: str | None = None
+    rerank_api_key: str | None = None
+    rerank_model: str | None = None
+    rerank_depth: int = Field(default=30, ge=1, le=100)
+    rerank_timeout_s: float = Field(default=5.0, gt=0)
+
     # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
     # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).
     lexical_index_min_chunks: int = Field(default=1, ge=0)

@@ -20,6 +20,7 @@
     ├── LLMError                   the chat model failed, after retries and fallback models
     │   ├── LLMTimeout             no answer (or no next token) within the step's time budget
     │   └── LLMMalformed           an answer that is not what the step asked for (bad JSON, …)
+    ├── RerankError                the reranker failed or answered nonsense (search falls back)
     └── StoreError                 the database refused or is inconsistent
 
 Each carries a one-line human message: the CLI prints it as is, the API puts it in `message`.
@@ -110,6 +111,10 @@ class LLMTimeout(LLMError):
 
 class LLMMalformed(LLMError):
     code = "llm_malformed"
+
+
+class RerankError(LociError):
+    code = "rerank_failed"
 
 
 class StoreError(LociError):

@@ -191,6 +191,8 @@ class Hit:
     # Graph expansion: the page ids from a search hit to this one, when a link brought it in
     # or lifted it (see `loci.graph.linked_search`).
     graph_path: tuple[str, ...] = ()
+    # True when a reranker ordered the hits: `score` is then its relevance, not the fusion's.
+    reranked: bool = False
 
     @property
     def matched_by(self) -> str:

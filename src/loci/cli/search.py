@@ -123,7 +123,8 @@ def register(app: typer.Typer) -> None:
         for number, hit in enumerate(hits, start=1):
             out.print(
                 f"[bold]{number}. {escape(location(hit))}[/bold]  "
-                f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}[/dim]"
+                f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}"
+                f"{' · reranked' if hit.reranked else ''}[/dim]"
             )
             if hit.graph_path:
                 out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")

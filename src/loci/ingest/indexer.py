@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from loci.context_line import context_line
 from loci.embed.base import Embedder, Vectors
 from loci.embed.identity import check_identity
 from loci.ingest.caption import Captioner, with_captions
@@ -60,12 +61,6 @@ def parse_stored(document: Document, data: bytes, budgets: ParseBudgets) -> Pars
     if document.kind == "web" and mime.startswith(("text/html", "application/xhtml")):
         return parse_html(decode_text(data), url=document.source_url)
     return parse(data, document.name, budgets)
-
-
-def context_line(title: str | None, heading_path: tuple[str, ...]) -> str:
-    """What is embedded before a chunk's text so a passage keeps the meaning of where it sits."""
-    parts = [p for p in (title, " / ".join(h for h in heading_path if h != title)) if p]
-    return " — ".join(parts)
 
 
 class Indexer:

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from loci.context_line import context_line
 from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
-from loci.errors import InvalidInput
+from loci.errors import InvalidInput, RerankError
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.lexical import query_terms
+from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
 from loci.store.base import Store
+
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 30
 
@@ -32,6 +37,8 @@ class RankingParams:
     share_document_evidence: bool = True
     # Seed 004's short-chunk penalty: a chunk of fewer tokens than this loses score in proportion.
     short_chunk_tokens: int = 12
+    # With a reranker: how many of the best fused passages it reads and reorders.
+    rerank_depth: int = 30
 
 
 @dataclass(frozen=True)
@@ -61,10 +68,12 @@ class SearchEngine:
         store: Store,
         embedder: Callable[[], Embedder],
         params: RankingParams | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.store = store
         self._embedder = embedder
         self.params = params or RankingParams()
+        self.reranker = reranker  # hybrid search only: text and vector are one-leg views
         # One helper thread runs the BM25 leg while this thread embeds the query and scans
         # vectors: SQLite and NumPy's matmul release the GIL, so the legs overlap.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loci-text-leg")
@@ -121,12 +130,22 @@ class SearchEngine:
     ) -> list[tuple[int, float]]:
         """Documents by their best chunk, for evaluation against document-level judgments."""
         fused = self.fused(brain, query, mode)
-        chunk_docs = self.store.chunk_documents([f.item_id for f in fused])
+        scored = [(f.score, f) for f in fused]
+        if mode == "hybrid" and self.reranker is not None:
+            head = fused[: self.params.rerank_depth]
+            rows = self.store.chunks_with_documents([f.item_id for f in head])
+            reranked = self._reranked(query, [f for f in head if f.item_id in rows], rows)
+            if reranked is not None:
+                # The reranked head first, then the rest in fused order.
+                low = min((score for score, _ in reranked), default=0.0)
+                rest = fused[len(head) :]
+                scored = reranked + [(low - 1.0 - i, f) for i, f in enumerate(rest)]
+        chunk_docs = self.store.chunk_documents([f.item_id for _, f in scored])
         seen: dict[int, float] = {}
-        for f in fused:
+        for score, f in scored:
             doc_id = chunk_docs.get(f.item_id)
             if doc_id is not None and doc_id not in seen:
-                seen[doc_id] = f.score
+                seen[doc_id] = score
                 if len(seen) >= depth:
                     break
         return list(seen.items())
@@ -141,21 +160,46 @@ class SearchEngine:
             request.min_similarity,
             request.text_weight,
         )
+        reranking = request.mode == "hybrid" and self.reranker is not None
         # The short-chunk factor can only lower a score, so a few spare candidates suffice.
-        window = fused[: request.limit * 3]
+        depth = max(request.limit * 3, self.params.rerank_depth if reranking else 0)
+        window = fused[:depth]
         rows = self.store.chunks_with_documents([f.item_id for f in window])
-        ranked = sorted(
-            (
-                (f.score * self._length_factor(rows[f.item_id][0]), f)
-                for f in window
-                if f.item_id in rows
-            ),
-            key=lambda pair: -pair[0],
-        )
+        window = [f for f in window if f.item_id in rows]
+        reranked = self._reranked(request.query, window, rows) if reranking else None
+        if reranked is None:
+            ranked = sorted(
+                ((f.score * self._length_factor(rows[f.item_id][0]), f) for f in window),
+                key=lambda pair: -pair[0],
+            )
+        else:
+            ranked = reranked
         return [
-            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores)
+            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
             for score, f in ranked[: request.limit]
         ]
+
+    def _reranked(
+        self,
+        query: str,
+        window: Sequence[Fused],
+        rows: dict[int, tuple[Chunk, Document]],
+    ) -> list[tuple[float, Fused]] | None:
+        """`window` ordered by the reranker's scores, or None when it failed (the fused order
+        stands: a reranker refines search, it is never needed for an answer)."""
+        assert self.reranker is not None
+        passages = []
+        for f in window:
+            chunk, document = rows[f.item_id]
+            context = context_line(document.title or document.name, chunk.heading_path)
+            passages.append(f"{context}\n\n{chunk.text}" if context else chunk.text)
+        try:
+            scores = self.reranker.scores(query, passages)
+        except RerankError as error:
+            log.warning("reranking skipped, fused order kept: %s", error)
+            return None
+        ranked = sorted(zip(scores, window, strict=True), key=lambda pair: -pair[0])
+        return list(ranked)
 
     def _length_factor(self, chunk: Chunk) -> float:
         short = self.params.short_chunk_tokens
@@ -171,6 +215,7 @@ class SearchEngine:
         score: float,
         ranks: tuple[int | None, ...],
         scores: tuple[float | None, ...],
+        reranked: bool = False,
     ) -> Hit:
         citation = Citation(
             document_id=document.id,
@@ -195,6 +240,7 @@ class SearchEngine:
             vector_rank=ranks[1],
             text_score=scores[0],
             vector_score=scores[1],
+            reranked=reranked,
         )
 
 

@@ -36,6 +36,7 @@ from loci.models import (
     SearchMode,
 )
 from loci.search.engine import SearchEngine, SearchRequest
+from loci.search.rerank import Reranker
 from loci.service.adding import INDEX_JOB, Adding
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
@@ -66,13 +67,14 @@ class Loci(Adding, Answering):
         embedder: Callable[[], Embedder],
         settings: ServiceSettings,
         chat: Callable[[], Chat | None] | None = None,
+        reranker: Reranker | None = None,
     ) -> None:
         self.store = store
         self._chat_factory = chat or (lambda: None)
         self.blobs = blobs
         self._embedder_factory = embedder
         self.settings = settings
-        self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking)
+        self.engine = SearchEngine(store, lambda: self.embedder, settings.ranking, reranker)
         self.linked = LinkedSearch(store)
 
     @cached_property
@@ -202,7 +204,8 @@ class Loci(Adding, Answering):
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
     ) -> list[tuple[int, float]]:
         """Documents best first, as `search` ranks them, for evaluation against judgments."""
-        ranked = self.engine.ranked_documents(brain, query, mode, depth)
+        # Re-read, as search does: the brain learns its embedder when its first vectors land.
+        ranked = self.engine.ranked_documents(self.store.get_brain(brain.name), query, mode, depth)
         if mode != "hybrid":
             return ranked
         return [(e.document_id, e.score) for e in self.linked.expand_ranking(brain, ranked)]

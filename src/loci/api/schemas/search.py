@@ -69,6 +69,10 @@ class HitOut(BaseModel):
         description="for a hit a link lifted or brought in: the page ids from the search hit "
         "to this one"
     )
+    reranked: bool = Field(
+        description="true when the configured reranker ordered the hits; score is then its "
+        "relevance rather than the fused score"
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -83,6 +87,7 @@ class HitOut(BaseModel):
             vector_rank=hit.vector_rank,
             matched_by=hit.matched_by,
             graph_path=list(hit.graph_path),
+            reranked=hit.reranked,
         )
 
 
