@@ -1,18 +1,27 @@
 """Brains and their documents as both backends read and update them: the portable part of a
 store (see `loci.store.portable`).
 
-What differs stays in each store: how documents are created, replaced and deleted with their
+What differs stays in each store: how documents are replaced and deleted with their
 derived index and jobs (FTS5 rows or lexical postings, locks), and statistics. A store mixes
 this in and says how JSON tags are matched and which error a duplicate raises.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
-from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus, Visibility
+from loci.models import (
+    Brain,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    NewDocument,
+    Visibility,
+)
 from loci.store.model_rows import ModelRows
 from loci.store.portable import PortableDatabase
 
@@ -42,6 +51,10 @@ class BrainTables(ABC):
     @abstractmethod
     def _has_tag(self, tag: str) -> tuple[str, Any]:
         """A condition that documents `d` carry `tag`, with its one parameter."""
+
+    @abstractmethod
+    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+        """A fresh job for the document, inside the caller's transaction."""
 
     # brains -------------------------------------------------------------------------------
     def get_brain(self, name: str) -> Brain:
@@ -138,6 +151,36 @@ class BrainTables(ABC):
             params.append(param)
         rows = self.portable.query(sql + " ORDER BY d.id", params, brain_id)
         return [self.model_rows.document(r) for r in rows]
+
+    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            rows = db.run(
+                conn,
+                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
+                " size_bytes, content_hash, status, tags, metadata)"
+                f" VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?) RETURNING {DOCUMENT_COLUMNS}",
+                (
+                    brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
+                    new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
+                    json.dumps(new.metadata, default=str),
+                ),
+            )  # fmt: skip
+            self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+        return self.model_rows.document(rows[0])
+
+    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
+        self.get_document(brain_id, document_id)
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            db.run(
+                conn,
+                "UPDATE documents SET status = 'processing', status_reason = NULL,"
+                f" updated_at = {self.now} WHERE id = ?",
+                (document_id,),
+            )
+            self._queue_job(conn, brain_id, document_id, job_kind)
+        return self.get_document(brain_id, document_id)
 
     def document_ids(self, brain_id: int | None = None) -> list[int]:
         if brain_id is None:

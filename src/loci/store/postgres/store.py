@@ -23,7 +23,7 @@ from loci.models import (
     IndexedChunk,
     NewDocument,
 )
-from loci.store.brain_tables import BRAIN_COLUMNS, DOCUMENT_COLUMNS, BrainTables
+from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.analyzer import text_languages
@@ -80,6 +80,9 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
 
     def _has_tag(self, tag: str) -> tuple[str, Any]:
         return "d.tags @> ?::jsonb", json.dumps([tag])
+
+    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+        queue_job(conn, brain_id, document_id, job_kind)
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
@@ -151,31 +154,6 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
             reanalyze(cur, brain_id, language)
 
     # documents ----------------------------------------------------------------------------
-    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
-        with self.db.tx(brain_id) as cur:
-            cur.execute(
-                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                " size_bytes, content_hash, status, tags, metadata)"
-                " VALUES (%s,%s,%s,%s,%s,%s,%s,%s, 'processing', %s, %s)"
-                f" RETURNING {DOCUMENT_COLUMNS}",
-                (
-                    brain_id,
-                    new.kind,
-                    new.name,
-                    new.title,
-                    new.source_url,
-                    new.mime_type,
-                    new.size_bytes,
-                    new.content_hash,
-                    json.dumps(list(new.tags)),
-                    json.dumps(new.metadata, default=str),
-                ),
-            )
-            row = cur.fetchone()
-            assert row is not None
-            queue_job(cur, brain_id, int(row["id"]), job_kind)
-        return ROWS.document(row)
-
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         doc = self.get_document(brain_id, document_id)
         with self.db.tx(brain_id) as cur:
@@ -192,17 +170,6 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
         cur.execute("DELETE FROM jobs WHERE document_id = %s", (document_id,))
         cur.execute("DELETE FROM documents WHERE id = %s", (document_id,))  # cascades
         cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
-
-    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
-        self.get_document(brain_id, document_id)
-        with self.db.tx(brain_id) as cur:
-            cur.execute(
-                "UPDATE documents SET status = 'processing', status_reason = NULL,"
-                " updated_at = loci_now() WHERE id = %s",
-                (document_id,),
-            )
-            queue_job(cur, brain_id, document_id, job_kind)
-        return self.get_document(brain_id, document_id)
 
     def replace_content(
         self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str

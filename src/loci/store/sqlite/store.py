@@ -136,32 +136,6 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             )
 
     # documents ----------------------------------------------------------------------------
-    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
-        with self.db.write() as conn:
-            conn.execute(
-                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                " size_bytes, content_hash, status, tags, metadata)"
-                " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?)",
-                (
-                    brain_id,
-                    new.kind,
-                    new.name,
-                    new.title,
-                    new.source_url,
-                    new.mime_type,
-                    new.size_bytes,
-                    new.content_hash,
-                    json.dumps(list(new.tags)),
-                    json.dumps(new.metadata, default=str),
-                ),
-            )
-            document_id = conn.last_insert_rowid()
-            conn.execute(
-                "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
-                (brain_id, document_id, job_kind),
-            )
-        return self.get_document(brain_id, document_id)
-
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         doc = self.get_document(brain_id, document_id)
         with self.db.write() as conn:
@@ -191,19 +165,7 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
         conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
-        self.get_document(brain_id, document_id)
-        with self.db.write() as conn:
-            conn.execute(
-                f"UPDATE documents SET status = 'processing', status_reason = NULL,"
-                f" updated_at = {NOW} WHERE id = ?",
-                (document_id,),
-            )
-            self._queue_job(conn, brain_id, document_id, job_kind)
-        return self.get_document(brain_id, document_id)
-
-    @staticmethod
-    def _queue_job(conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
         """A fresh job for the document; finished or idle ones go (a running one finishes)."""
         conn.execute(
             "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
