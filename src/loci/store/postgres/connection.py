@@ -13,14 +13,16 @@ listing brains).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
+
+from loci.store.portable import pyformat
 
 Row = dict[str, Any]
 Cursor = psycopg.Cursor[Row]
@@ -65,5 +67,35 @@ class Database:
         found = self.row(sql, params, brain)
         return next(iter(found.values())) if found else None
 
+    # portable SQL (`loci.store.portable`): qmark placeholders, None for the system scope.
+    def query(self, sql: str, params: Sequence[Any] = (), brain: int | None = None) -> list[Row]:
+        return self.rows(pyformat(sql), tuple(params), _scope(brain))
+
+    def change(self, sql: str, params: Sequence[Any] = (), brain: int | None = None) -> int:
+        with self.tx(_scope(brain)) as cur:
+            cur.execute(pyformat(sql), tuple(params))
+            return cur.rowcount
+
+    def returning(
+        self, sql: str, params: Sequence[Any] = (), brain: int | None = None
+    ) -> list[Row]:
+        return self.query(sql, params, brain)
+
+    def transaction(self, brain: int | None = None) -> AbstractContextManager[Cursor]:
+        return self.tx(_scope(brain))
+
+    @staticmethod
+    def run(conn: Cursor, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        conn.execute(pyformat(sql), tuple(params))
+        return conn.fetchall() if conn.description else []
+
+    @staticmethod
+    def run_many(conn: Cursor, sql: str, params: Sequence[Sequence[Any]]) -> None:
+        conn.executemany(pyformat(sql), params)
+
     def close(self) -> None:
         self.pool.close()
+
+
+def _scope(brain: int | None) -> int | str:
+    return ALL_BRAINS if brain is None else brain

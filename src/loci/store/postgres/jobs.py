@@ -196,3 +196,40 @@ class PostgresJobs:
     def close(self) -> None:
         with self._listen_lock:
             self._close_listener()
+
+
+class JobQueue:
+    """The store's job calls, answered by its `PostgresJobs`. A mixin of `PostgresStore`."""
+
+    jobs: PostgresJobs
+
+    def claim_jobs(
+        self,
+        owner: str,
+        lease_s: float,
+        limit: int = 1,
+        only_documents: Sequence[int] | None = None,
+    ) -> list[Job]:
+        return self.jobs.claim(owner, lease_s, limit, only_documents)
+
+    def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
+        return self.jobs.heartbeat(job, owner, lease_s)
+
+    def finish_job(self, job: Job, owner: str) -> bool:
+        return self.jobs.finish(job, owner)
+
+    def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
+        return self.jobs.retry(job, owner, error, delay_s)
+
+    def fail_job(self, job: Job, owner: str, error: str) -> bool:
+        return self.jobs.fail(job, owner, error)
+
+    def pending_jobs(self, brain_id: int | None = None) -> int:
+        return self.jobs.pending(brain_id)
+
+    def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
+        return self.jobs.list(brain_id, limit)
+
+    def wait_for_jobs(self, timeout_s: float) -> bool:
+        """Sleep until a job is enqueued anywhere or `timeout_s` passes (LISTEN/NOTIFY)."""
+        return self.jobs.wait(timeout_s)

@@ -9,8 +9,8 @@ cannot). WAL lets readers run beside the one writer; every write transaction sta
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,17 @@ BUSY_TIMEOUT_MS = 30_000
 FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
 
 Row = dict[str, Any]
+Params = tuple[Any, ...] | dict[str, Any]
+
+
+def rows_of(conn: apsw.Connection, sql: str, params: Params = ()) -> list[Row]:
+    """The rows of one statement as dicts (none for a statement that returns none)."""
+    cursor = conn.execute(sql, params)
+    try:
+        names = [d[0] for d in cursor.get_description()]
+    except apsw.ExecutionCompleteError:
+        return []
+    return [dict(zip(names, row, strict=True)) for row in cursor]
 
 
 def open_connection(path: Path) -> apsw.Connection:
@@ -68,24 +79,19 @@ class Database:
         # Without offsets or colocated tokens the result is a plain list of strings.
         return [str(t) for t in tokens]
 
-    def rows(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Row]:
-        cursor = self.conn.execute(sql, params)
-        try:
-            names = [d[0] for d in cursor.get_description()]
-        except apsw.ExecutionCompleteError:
-            return []
-        return [dict(zip(names, row, strict=True)) for row in cursor]
+    def rows(self, sql: str, params: Params = ()) -> list[Row]:
+        return rows_of(self.conn, sql, params)
 
-    def row(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Row | None:
+    def row(self, sql: str, params: Params = ()) -> Row | None:
         found = self.rows(sql, params)
         return found[0] if found else None
 
-    def scalar(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+    def scalar(self, sql: str, params: Params = ()) -> Any:
         for row in self.conn.execute(sql, params):
             return row[0]
         return None
 
-    def execute(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> None:
+    def execute(self, sql: str, params: Params = ()) -> None:
         self.conn.execute(sql, params)
 
     @contextmanager
@@ -99,6 +105,33 @@ class Database:
             conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
+
+    # portable SQL (`loci.store.portable`): SQLite is one file with no row-level security, so
+    # the brain a statement works in changes nothing here.
+    def query(self, sql: str, params: Sequence[Any] = (), brain: int | None = None) -> list[Row]:
+        return rows_of(self.conn, sql, tuple(params))
+
+    def change(self, sql: str, params: Sequence[Any] = (), brain: int | None = None) -> int:
+        with self.write() as conn:
+            conn.execute(sql, tuple(params))
+            return int(conn.changes())
+
+    def returning(
+        self, sql: str, params: Sequence[Any] = (), brain: int | None = None
+    ) -> list[Row]:
+        with self.write() as conn:
+            return rows_of(conn, sql, tuple(params))
+
+    def transaction(self, brain: int | None = None) -> AbstractContextManager[apsw.Connection]:
+        return self.write()
+
+    @staticmethod
+    def run(conn: apsw.Connection, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return rows_of(conn, sql, tuple(params))
+
+    @staticmethod
+    def run_many(conn: apsw.Connection, sql: str, params: Sequence[Sequence[Any]]) -> None:
+        conn.executemany(sql, params)
 
     def close(self) -> None:
         with self._lock:

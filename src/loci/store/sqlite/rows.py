@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import json
-from dataclasses import fields
-from typing import Any, TypeVar
+from typing import Any
 
-from loci.models import Brain, Chunk, Document, Job, SearchFilters
-from loci.store.sqlite.connection import Row
+from loci.models import SearchFilters
+from loci.store.model_rows import ModelRows
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 # bm25() weights per FTS column: brain token, title, heading path, body.
@@ -20,48 +18,11 @@ def fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-T = TypeVar("T")
-JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
-TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
-RENAMED = {"idx": "index"}
-
-
-@functools.cache
-def _field_names(cls: type) -> frozenset[str]:  # model classes are hashable
-    return frozenset(f.name for f in fields(cls))
-
-
-def _from_row(cls: type[T], row: Row) -> T:
-    """Build a model dataclass from a row: JSON columns decoded, lists as tuples, extra columns
-    (such as `brain_id` on chunks) dropped."""
-    names = _field_names(cls)  # type: ignore[arg-type]
-    values: dict[str, Any] = {}
-    for column, value in row.items():
-        name = RENAMED.get(column, column)
-        if name not in names:
-            continue
-        if column in JSON_COLUMNS:
-            value = json.loads(value)
-            if column in TUPLE_COLUMNS:
-                value = tuple(value)
-        values[name] = value
-    return cls(**values)
-
-
-def brain_of(row: Row) -> Brain:
-    return _from_row(Brain, row)
-
-
-def document_of(row: Row) -> Document:
-    return _from_row(Document, row)
-
-
-def chunk_of(row: Row) -> Chunk:
-    return _from_row(Chunk, row)
-
-
-def job_of(row: Row) -> Job:
-    return _from_row(Job, row)
+ROWS = ModelRows(json.loads)  # JSON columns are TEXT here
+brain_of = ROWS.brain
+document_of = ROWS.document
+chunk_of = ROWS.chunk
+job_of = ROWS.job
 
 
 def index_weights() -> tuple[int, int, int]:

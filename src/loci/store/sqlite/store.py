@@ -1,8 +1,9 @@
 """The embedded default store: one SQLite file (WAL, FTS5) plus in-memory search indexes.
 
-Brains, documents and the derived index are here; the search legs are in `search.py`, the job
-queue in `jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and
-integrations are stores of their own beside it.
+Brains, documents and the derived index are here, with the reads and plain updates both backends
+share in `loci.store.brain_tables`; the search legs are in `search.py`, the job queue in
+`jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and integrations are
+stores of their own beside it.
 """
 
 from __future__ import annotations
@@ -21,15 +22,12 @@ from loci.errors import Conflict, InvalidInput, NotFound, StoreError
 from loci.models import (
     Brain,
     BrainStats,
-    Chunk,
     Document,
-    DocumentKind,
-    DocumentStatus,
     IndexedChunk,
     Job,
     NewDocument,
-    Visibility,
 )
+from loci.store.brain_tables import BrainTables
 from loci.store.lexical_index import K1, B
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database
@@ -38,13 +36,7 @@ from loci.store.sqlite.graph import SqliteGraph
 from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
-from loci.store.sqlite.rows import (
-    NOW,
-    brain_of,
-    chunk_of,
-    document_of,
-    job_of,
-)
+from loci.store.sqlite.rows import NOW, ROWS, brain_of, job_of
 from loci.store.sqlite.search import (
     LEXICAL_INDEX_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
@@ -54,7 +46,11 @@ from loci.store.sqlite.search import (
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(SearchLegs, JobQueue):
+class SqliteStore(SearchLegs, JobQueue, BrainTables):
+    now = NOW
+    unique_error = apsw.ConstraintError
+    model_rows = ROWS
+
     def __init__(
         self,
         path: Path,
@@ -74,6 +70,13 @@ class SqliteStore(SearchLegs, JobQueue):
         self.integrations = SqliteIntegrations(self.db)
         self._init_search_legs(path, lexical_index_min_chunks, vector_int8_min_chunks, bm25)
 
+    @property
+    def portable(self) -> Database:
+        return self.db
+
+    def _has_tag(self, tag: str) -> tuple[str, Any]:
+        return "EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)", tag
+
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:
         row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
@@ -83,51 +86,6 @@ class SqliteStore(SearchLegs, JobQueue):
             row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
         assert row is not None
         return brain_of(row)
-
-    def get_brain(self, name: str) -> Brain:
-        row = self.db.row("SELECT * FROM brains WHERE name = ?", (name,))
-        if row is None:
-            raise NotFound(f"no brain named {name!r}")
-        return brain_of(row)
-
-    def get_brain_by_id(self, brain_id: int) -> Brain:
-        row = self.db.row("SELECT * FROM brains WHERE id = ?", (brain_id,))
-        if row is None:
-            raise NotFound(f"no brain with id {brain_id}")
-        return brain_of(row)
-
-    def list_brains(self) -> list[Brain]:
-        return [brain_of(r) for r in self.db.rows("SELECT * FROM brains ORDER BY name")]
-
-    def create_brain(self, name: str, visibility: Visibility, owner_id: int | None) -> Brain:
-        try:
-            with self.db.write() as conn:
-                conn.execute(
-                    "INSERT INTO brains(name, visibility) VALUES (?, ?)", (name, visibility)
-                )
-                if owner_id is not None:
-                    conn.execute(
-                        "INSERT INTO brain_members(brain_id, user_id, role) VALUES (?,?,'owner')",
-                        (conn.last_insert_rowid(), owner_id),
-                    )
-        except apsw.ConstraintError:
-            raise Conflict(f"a brain named {name!r} already exists") from None
-        return self.get_brain(name)
-
-    def update_brain(
-        self, brain_id: int, *, name: str | None = None, visibility: Visibility | None = None
-    ) -> Brain:
-        try:
-            with self.db.write() as conn:
-                if name is not None:
-                    conn.execute("UPDATE brains SET name = ? WHERE id = ?", (name, brain_id))
-                if visibility is not None:
-                    conn.execute(
-                        "UPDATE brains SET visibility = ? WHERE id = ?", (visibility, brain_id)
-                    )
-        except apsw.ConstraintError:
-            raise Conflict(f"a brain named {name!r} already exists") from None
-        return self.get_brain_by_id(brain_id)
 
     def delete_brain(self, brain_id: int) -> list[str]:
         """Delete a brain and everything in it; returns the content hashes no document uses
@@ -178,69 +136,6 @@ class SqliteStore(SearchLegs, JobQueue):
             )
 
     # documents ----------------------------------------------------------------------------
-    def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None:
-        row = self.db.row(
-            "SELECT * FROM documents WHERE brain_id = ? AND content_hash = ?",
-            (brain_id, content_hash),
-        )
-        return document_of(row) if row else None
-
-    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
-        with self.db.write() as conn:
-            conn.execute(
-                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                " size_bytes, content_hash, status, tags, metadata)"
-                " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?)",
-                (
-                    brain_id,
-                    new.kind,
-                    new.name,
-                    new.title,
-                    new.source_url,
-                    new.mime_type,
-                    new.size_bytes,
-                    new.content_hash,
-                    json.dumps(list(new.tags)),
-                    json.dumps(new.metadata, default=str),
-                ),
-            )
-            document_id = conn.last_insert_rowid()
-            conn.execute(
-                "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
-                (brain_id, document_id, job_kind),
-            )
-        return self.get_document(brain_id, document_id)
-
-    def get_document(self, brain_id: int, document_id: int) -> Document:
-        row = self.db.row(
-            "SELECT * FROM documents WHERE id = ? AND brain_id = ?", (document_id, brain_id)
-        )
-        if row is None:
-            raise NotFound(f"no document {document_id} in this brain")
-        return document_of(row)
-
-    def list_documents(
-        self,
-        brain_id: int,
-        *,
-        status: DocumentStatus | None = None,
-        kind: DocumentKind | None = None,
-        tag: str | None = None,
-    ) -> list[Document]:
-        sql = "SELECT * FROM documents d WHERE d.brain_id = ?"
-        params: list[Any] = [brain_id]
-        if status:
-            sql += " AND d.status = ?"
-            params.append(status)
-        if kind:
-            sql += " AND d.kind = ?"
-            params.append(kind)
-        if tag:
-            sql += " AND EXISTS (SELECT 1 FROM json_each(d.tags) WHERE value = ?)"
-            params.append(tag)
-        sql += " ORDER BY d.id"
-        return [document_of(r) for r in self.db.rows(sql, tuple(params))]
-
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         doc = self.get_document(brain_id, document_id)
         with self.db.write() as conn:
@@ -270,19 +165,7 @@ class SqliteStore(SearchLegs, JobQueue):
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
         conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
-        self.get_document(brain_id, document_id)
-        with self.db.write() as conn:
-            conn.execute(
-                f"UPDATE documents SET status = 'processing', status_reason = NULL,"
-                f" updated_at = {NOW} WHERE id = ?",
-                (document_id,),
-            )
-            self._queue_job(conn, brain_id, document_id, job_kind)
-        return self.get_document(brain_id, document_id)
-
-    @staticmethod
-    def _queue_job(conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
         """A fresh job for the document; finished or idle ones go (a running one finishes)."""
         conn.execute(
             "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
@@ -337,16 +220,6 @@ class SqliteStore(SearchLegs, JobQueue):
             "SELECT * FROM jobs WHERE brain_id = ? ORDER BY id DESC LIMIT ?", (brain_id, limit)
         )
         return [job_of(r) for r in rows]
-
-    def document_ids(self, brain_id: int | None = None) -> list[int]:
-        if brain_id is None:
-            return [r["id"] for r in self.db.rows("SELECT id FROM documents ORDER BY id")]
-        return [
-            r["id"]
-            for r in self.db.rows(
-                "SELECT id FROM documents WHERE brain_id = ? ORDER BY id", (brain_id,)
-            )
-        ]
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
@@ -446,14 +319,6 @@ class SqliteStore(SearchLegs, JobQueue):
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def fail_document(self, document_id: int, reason: str) -> None:
-        with self.db.write() as conn:
-            conn.execute(
-                f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
-                " WHERE id = ?",
-                (reason, document_id),
-            )
-
     def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
         with self.db.write() as conn:
             rows = conn.execute(
@@ -467,22 +332,6 @@ class SqliteStore(SearchLegs, JobQueue):
                 "UPDATE documents SET metadata = ? WHERE id = ?",
                 (json.dumps(metadata, default=str), document_id),
             )
-
-    def document_text(self, brain_id: int, document_id: int) -> str | None:
-        self.get_document(brain_id, document_id)
-        value = self.db.scalar(
-            "SELECT text FROM document_texts WHERE document_id = ?", (document_id,)
-        )
-        return str(value) if value is not None else None
-
-    def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]:
-        self.get_document(brain_id, document_id)
-        return [
-            chunk_of(r)
-            for r in self.db.rows(
-                "SELECT * FROM chunks WHERE document_id = ? ORDER BY idx", (document_id,)
-            )
-        ]
 
     def clear_brain_index(self, brain_id: int) -> None:
         with self.db.write() as conn:

@@ -1,0 +1,231 @@
+"""Users, brain members, API tokens, users' own chat models and web sessions, the same on every
+backend.
+
+Secrets never reach this layer in the clear: tokens and sessions are looked up by the SHA-256 of
+their secret, computed by `loci.auth`. A brain's members live here too, beside the users they
+name; the brains themselves belong to the store. User names are unique and matched without
+regard to case. The SQL is portable (`loci.store.portable`); a backend's subclass says how it
+matches and orders names that way, how JSON columns read back, and which error a duplicate
+raises.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from loci.errors import Conflict, NotFound
+from loci.models import ApiToken, Member, Role, TokenScope, User, UserModel, WebSession
+from loci.store.portable import PortableDatabase, Row
+
+_USER = "id, name, is_admin, created_at"
+_TOKEN = (
+    "id, user_id, name, prefix, scope, brain_ids, expires_at, created_at, last_used_at, revoked_at"
+)
+
+
+def _user(row: Row) -> User:
+    return User(int(row["id"]), row["name"], bool(row["is_admin"]), row["created_at"])
+
+
+class AccountTables(ABC):
+    # The SQL of the current time; a condition matching users `u` by name without regard to
+    # case (one parameter); the ORDER BY of users `u` by name that way.
+    now: ClassVar[str]
+    name_is: ClassVar[str]
+    by_name: ClassVar[str]
+    # What the backend raises when a write breaks a unique constraint.
+    unique_error: ClassVar[type[Exception]]
+
+    def __init__(self, db: PortableDatabase) -> None:
+        self.db = db
+
+    @abstractmethod
+    def _json(self, value: Any) -> Any:
+        """A JSON column's value as read back, decoded."""
+
+    def _token(self, row: Row) -> ApiToken:
+        brains = row["brain_ids"]
+        decoded = tuple(self._json(brains)) if brains is not None else None
+        return ApiToken(**{**row, "brain_ids": decoded})
+
+    # users --------------------------------------------------------------------------------
+    def create_user(self, name: str, *, is_admin: bool = False) -> User:
+        try:
+            rows = self.db.returning(
+                f"INSERT INTO users(name, is_admin) VALUES (?, ?) RETURNING {_USER}",
+                (name, is_admin),
+            )
+        except self.unique_error:
+            raise Conflict(f"a user named {name!r} already exists") from None
+        return _user(rows[0])
+
+    def find_user(self, name: str) -> User:
+        rows = self.db.query(f"SELECT {_USER} FROM users u WHERE {self.name_is}", (name,))
+        if not rows:
+            raise NotFound(f"no user named {name!r}")
+        return _user(rows[0])
+
+    def get_user(self, user_id: int) -> User:
+        rows = self.db.query(f"SELECT {_USER} FROM users WHERE id = ?", (user_id,))
+        if not rows:
+            raise NotFound(f"no user with id {user_id}")
+        return _user(rows[0])
+
+    def list_users(self) -> list[User]:
+        return [_user(r) for r in self.db.query(f"SELECT {_USER} FROM users ORDER BY id")]
+
+    # members ------------------------------------------------------------------------------
+    def members(self, brain_id: int) -> list[Member]:
+        rows = self.db.query(
+            "SELECT u.id, u.name, u.is_admin, u.created_at, m.role FROM brain_members m"
+            f" JOIN users u ON u.id = m.user_id WHERE m.brain_id = ? ORDER BY {self.by_name}",
+            (brain_id,),
+            brain_id,
+        )
+        return [Member(_user(r), r["role"]) for r in rows]
+
+    def roles(self, user_id: int) -> dict[int, Role]:
+        """brain id -> the user's role there, for every brain they are a member of."""
+        rows = self.db.query(
+            "SELECT brain_id, role FROM brain_members WHERE user_id = ?", (user_id,)
+        )
+        return {int(r["brain_id"]): r["role"] for r in rows}
+
+    def brains_with_members(self) -> set[int]:
+        rows = self.db.query("SELECT DISTINCT brain_id FROM brain_members")
+        return {int(r["brain_id"]) for r in rows}
+
+    def set_member(self, brain_id: int, user_id: int, role: Role) -> None:
+        self.db.change(
+            "INSERT INTO brain_members(brain_id, user_id, role) VALUES (?, ?, ?)"
+            " ON CONFLICT (brain_id, user_id) DO UPDATE SET role = excluded.role",
+            (brain_id, user_id, role),
+            brain_id,
+        )
+
+    def remove_member(self, brain_id: int, user_id: int) -> bool:
+        return (
+            self.db.change(
+                "DELETE FROM brain_members WHERE brain_id = ? AND user_id = ?",
+                (brain_id, user_id),
+                brain_id,
+            )
+            > 0
+        )
+
+    # tokens -------------------------------------------------------------------------------
+    def create_token(
+        self,
+        user_id: int,
+        *,
+        name: str,
+        prefix: str,
+        secret_hash: str,
+        scope: TokenScope,
+        brain_ids: Sequence[int] | None,
+        expires_at: float | None,
+    ) -> ApiToken:
+        brains = json.dumps(sorted(set(brain_ids))) if brain_ids is not None else None
+        rows = self.db.returning(
+            "INSERT INTO api_tokens(user_id, name, prefix, secret_hash, scope, brain_ids,"
+            f" expires_at) VALUES (?,?,?,?,?,?,?) RETURNING {_TOKEN}",
+            (user_id, name, prefix, secret_hash, scope, brains, expires_at),
+        )
+        return self._token(rows[0])
+
+    def get_token(self, token_id: int) -> ApiToken:
+        rows = self.db.query(f"SELECT {_TOKEN} FROM api_tokens WHERE id = ?", (token_id,))
+        if not rows:
+            raise NotFound(f"no token with id {token_id}")
+        return self._token(rows[0])
+
+    def token_by_hash(self, secret_hash: str) -> ApiToken | None:
+        rows = self.db.query(
+            f"SELECT {_TOKEN} FROM api_tokens WHERE secret_hash = ?", (secret_hash,)
+        )
+        return self._token(rows[0]) if rows else None
+
+    def list_tokens(self, user_id: int) -> list[ApiToken]:
+        rows = self.db.query(
+            f"SELECT {_TOKEN} FROM api_tokens WHERE user_id = ? ORDER BY id", (user_id,)
+        )
+        return [self._token(r) for r in rows]
+
+    def revoke_token(self, user_id: int, token_id: int, now: float) -> bool:
+        with self.db.transaction() as conn:
+            revoked = self.db.run(
+                conn,
+                "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ?"
+                " AND revoked_at IS NULL RETURNING id",
+                (now, token_id, user_id),
+            )
+            self.db.run(conn, "DELETE FROM web_sessions WHERE token_id = ?", (token_id,))
+        return bool(revoked)
+
+    def touch_token(self, token_id: int, now: float) -> None:
+        self.db.change("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
+
+    # a user's own chat model --------------------------------------------------------------
+    def user_model(self, user_id: int) -> UserModel | None:
+        rows = self.db.query(
+            "SELECT base_url, model, fallback_models, sealed_api_key FROM user_llm"
+            " WHERE user_id = ?",
+            (user_id,),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return UserModel(
+            row["base_url"],
+            row["model"],
+            tuple(self._json(row["fallback_models"])),
+            row["sealed_api_key"],
+        )
+
+    def set_user_model(self, user_id: int, model: UserModel) -> None:
+        self.db.change(
+            "INSERT INTO user_llm(user_id, base_url, model, fallback_models, sealed_api_key)"
+            " VALUES (?,?,?,?,?) ON CONFLICT (user_id) DO UPDATE SET"
+            " base_url = excluded.base_url, model = excluded.model,"
+            " fallback_models = excluded.fallback_models,"
+            f" sealed_api_key = excluded.sealed_api_key, updated_at = {self.now}",
+            (
+                user_id,
+                model.base_url,
+                model.model,
+                json.dumps(list(model.fallback_models)),
+                model.sealed_api_key,
+            ),
+        )
+
+    def delete_user_model(self, user_id: int) -> bool:
+        return self.db.change("DELETE FROM user_llm WHERE user_id = ?", (user_id,)) > 0
+
+    # web sessions -------------------------------------------------------------------------
+    def create_session(
+        self, secret_hash: str, user_id: int, token_id: int, csrf: str, expires_at: float
+    ) -> None:
+        self.db.change(
+            "INSERT INTO web_sessions(secret_hash, user_id, token_id, csrf, expires_at)"
+            " VALUES (?,?,?,?,?)",
+            (secret_hash, user_id, token_id, csrf, expires_at),
+        )
+
+    def session_by_hash(self, secret_hash: str) -> WebSession | None:
+        rows = self.db.query(
+            "SELECT user_id, token_id, csrf, expires_at FROM web_sessions WHERE secret_hash = ?",
+            (secret_hash,),
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        return WebSession(int(row["user_id"]), int(row["token_id"]), row["csrf"], row["expires_at"])
+
+    def delete_session(self, secret_hash: str) -> None:
+        self.db.change("DELETE FROM web_sessions WHERE secret_hash = ?", (secret_hash,))
+
+    def purge_sessions(self, now: float) -> None:
+        self.db.change("DELETE FROM web_sessions WHERE expires_at < ?", (now,))

@@ -1,0 +1,216 @@
+"""Brains and their documents as both backends read and update them: the portable part of a
+store (see `loci.store.portable`).
+
+What differs stays in each store: how documents are replaced and deleted with their
+derived index and jobs (FTS5 rows or lexical postings, locks), and statistics. A store mixes
+this in and says how JSON tags are matched and which error a duplicate raises.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from loci.errors import Conflict, NotFound
+from loci.models import (
+    Brain,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    NewDocument,
+    Visibility,
+)
+from loci.store.model_rows import ModelRows
+from loci.store.portable import PortableDatabase
+
+BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
+DOCUMENT_COLUMNS = (
+    "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
+    " status_reason, chunk_count, tags, metadata, created_at, updated_at"
+)
+CHUNK_COLUMNS = (
+    "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
+    " char_end, token_count, content_hash, region, ocr_confidence"
+)
+
+
+class BrainTables(ABC):
+    # The SQL of the current time; what the backend raises when a write breaks a unique
+    # constraint; rows to models with the backend's JSON decoding.
+    now: ClassVar[str]
+    unique_error: ClassVar[type[Exception]]
+    model_rows: ClassVar[ModelRows]
+
+    @property
+    @abstractmethod
+    def portable(self) -> PortableDatabase:
+        """The store's database, for portable SQL."""
+
+    @abstractmethod
+    def _has_tag(self, tag: str) -> tuple[str, Any]:
+        """A condition that documents `d` carry `tag`, with its one parameter."""
+
+    @abstractmethod
+    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
+        """A fresh job for the document, inside the caller's transaction."""
+
+    # brains -------------------------------------------------------------------------------
+    def get_brain(self, name: str) -> Brain:
+        rows = self.portable.query(f"SELECT {BRAIN_COLUMNS} FROM brains WHERE name = ?", (name,))
+        if not rows:
+            raise NotFound(f"no brain named {name!r}")
+        return self.model_rows.brain(rows[0])
+
+    def get_brain_by_id(self, brain_id: int) -> Brain:
+        rows = self.portable.query(f"SELECT {BRAIN_COLUMNS} FROM brains WHERE id = ?", (brain_id,))
+        if not rows:
+            raise NotFound(f"no brain with id {brain_id}")
+        return self.model_rows.brain(rows[0])
+
+    def list_brains(self) -> list[Brain]:
+        rows = self.portable.query(f"SELECT {BRAIN_COLUMNS} FROM brains ORDER BY name")
+        return [self.model_rows.brain(r) for r in rows]
+
+    def create_brain(self, name: str, visibility: Visibility, owner_id: int | None) -> Brain:
+        db = self.portable
+        try:
+            with db.transaction() as conn:
+                created = db.run(
+                    conn,
+                    "INSERT INTO brains(name, visibility) VALUES (?, ?) RETURNING id",
+                    (name, visibility),
+                )
+                if owner_id is not None:
+                    db.run(
+                        conn,
+                        "INSERT INTO brain_members(brain_id, user_id, role) VALUES (?, ?, 'owner')",
+                        (created[0]["id"], owner_id),
+                    )
+        except self.unique_error:
+            raise Conflict(f"a brain named {name!r} already exists") from None
+        return self.get_brain(name)
+
+    def update_brain(
+        self, brain_id: int, *, name: str | None = None, visibility: Visibility | None = None
+    ) -> Brain:
+        db = self.portable
+        try:
+            with db.transaction(brain_id) as conn:
+                if name is not None:
+                    db.run(conn, "UPDATE brains SET name = ? WHERE id = ?", (name, brain_id))
+                if visibility is not None:
+                    db.run(
+                        conn,
+                        "UPDATE brains SET visibility = ? WHERE id = ?",
+                        (visibility, brain_id),
+                    )
+        except self.unique_error:
+            raise Conflict(f"a brain named {name!r} already exists") from None
+        return self.get_brain_by_id(brain_id)
+
+    # documents ----------------------------------------------------------------------------
+    def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND content_hash = ?",
+            (brain_id, content_hash),
+            brain_id,
+        )
+        return self.model_rows.document(rows[0]) if rows else None
+
+    def get_document(self, brain_id: int, document_id: int) -> Document:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ? AND brain_id = ?",
+            (document_id, brain_id),
+            brain_id,
+        )
+        if not rows:
+            raise NotFound(f"no document {document_id} in this brain")
+        return self.model_rows.document(rows[0])
+
+    def list_documents(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[Document]:
+        sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.brain_id = ?"
+        params: list[Any] = [brain_id]
+        if status:
+            sql += " AND d.status = ?"
+            params.append(status)
+        if kind:
+            sql += " AND d.kind = ?"
+            params.append(kind)
+        if tag:
+            condition, param = self._has_tag(tag)
+            sql += f" AND {condition}"
+            params.append(param)
+        rows = self.portable.query(sql + " ORDER BY d.id", params, brain_id)
+        return [self.model_rows.document(r) for r in rows]
+
+    def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            rows = db.run(
+                conn,
+                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
+                " size_bytes, content_hash, status, tags, metadata)"
+                f" VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?) RETURNING {DOCUMENT_COLUMNS}",
+                (
+                    brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
+                    new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
+                    json.dumps(new.metadata, default=str),
+                ),
+            )  # fmt: skip
+            self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+        return self.model_rows.document(rows[0])
+
+    def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
+        self.get_document(brain_id, document_id)
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            db.run(
+                conn,
+                "UPDATE documents SET status = 'processing', status_reason = NULL,"
+                f" updated_at = {self.now} WHERE id = ?",
+                (document_id,),
+            )
+            self._queue_job(conn, brain_id, document_id, job_kind)
+        return self.get_document(brain_id, document_id)
+
+    def document_ids(self, brain_id: int | None = None) -> list[int]:
+        if brain_id is None:
+            rows = self.portable.query("SELECT id FROM documents ORDER BY id")
+        else:
+            rows = self.portable.query(
+                "SELECT id FROM documents WHERE brain_id = ? ORDER BY id", (brain_id,), brain_id
+            )
+        return [int(r["id"]) for r in rows]
+
+    def fail_document(self, document_id: int, reason: str) -> None:
+        self.portable.change(
+            f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {self.now}"
+            " WHERE id = ?",
+            (reason, document_id),
+        )
+
+    def document_text(self, brain_id: int, document_id: int) -> str | None:
+        self.get_document(brain_id, document_id)
+        rows = self.portable.query(
+            "SELECT text FROM document_texts WHERE document_id = ?", (document_id,), brain_id
+        )
+        return str(rows[0]["text"]) if rows and rows[0]["text"] is not None else None
+
+    def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]:
+        self.get_document(brain_id, document_id)
+        rows = self.portable.query(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE document_id = ? AND brain_id = ?"
+            " ORDER BY idx",
+            (document_id, brain_id),
+            brain_id,
+        )
+        return [self.model_rows.chunk(r) for r in rows]

@@ -1,0 +1,57 @@
+"""Rows to the store's models (Brain, Document, Chunk, Job), the same on every backend.
+
+Columns are matched to the model's fields by name (`idx` is `index`); columns the model does not
+have (`generation` on brains, `brain_id` on chunks) are dropped. JSON columns arrive as the
+backend stores them — text in SQLite, decoded values from PostgreSQL — so each backend passes
+its decoder; lists become tuples.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from loci.models import Brain, Chunk, Document, Job
+
+T = TypeVar("T")
+JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
+TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
+RENAMED = {"idx": "index"}
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:  # model classes are hashable
+    return frozenset(f.name for f in fields(cls))
+
+
+class ModelRows:
+    def __init__(self, decode_json: Callable[[Any], Any]) -> None:
+        self._decode_json = decode_json
+
+    def model(self, cls: type[T], row: Mapping[str, Any]) -> T:
+        names = _field_names(cls)  # type: ignore[arg-type]
+        values: dict[str, Any] = {}
+        for column, value in row.items():
+            name = RENAMED.get(column, column)
+            if name not in names:
+                continue
+            if column in JSON_COLUMNS:
+                value = self._decode_json(value)
+                if column in TUPLE_COLUMNS:
+                    value = tuple(value)
+            values[name] = value
+        return cls(**values)
+
+    def brain(self, row: Mapping[str, Any]) -> Brain:
+        return self.model(Brain, row)
+
+    def document(self, row: Mapping[str, Any]) -> Document:
+        return self.model(Document, row)
+
+    def chunk(self, row: Mapping[str, Any]) -> Chunk:
+        return self.model(Chunk, row)
+
+    def job(self, row: Mapping[str, Any]) -> Job:
+        return self.model(Job, row)
