@@ -43,6 +43,7 @@ async function saveTab(tabId) {
     length: page.length,
     document: added.document,
     deduped: added.deduped,
+    refreshed: Boolean(added.refreshed),
   };
 }
 

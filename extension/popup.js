@@ -151,10 +151,12 @@ async function onSave() {
       setStatus(status, `Already in ${saved.brain}: “${name}”.`, "done");
       return;
     }
-    setStatus(status, `Saved “${name}” to ${saved.brain}; indexing…`, "indexing");
+    // A page kept before that has changed is refreshed in place: the same document, new text.
+    const verb = saved.refreshed ? `Updated “${name}” in` : `Saved “${name}” to`;
+    setStatus(status, `${verb} ${saved.brain}; indexing…`, "indexing");
     const doc = await waitUntilSearchable(saved.brain, saved.document.id);
     if (doc.status === "ready") {
-      setStatus(status, `Saved “${name}” to ${saved.brain}. It is searchable now.`, "done");
+      setStatus(status, `${verb} ${saved.brain}. It is searchable now.`, "done");
     } else if (doc.status === "failed") {
       setStatus(status, `Saved, but indexing failed: ${doc.status_reason || "unknown reason"}.`, "failed");
     } else {

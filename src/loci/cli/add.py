@@ -24,6 +24,7 @@ class Outcome:
     document: Document | None = None
     deduped: bool = False
     error: str | None = None
+    refreshed: bool = False
 
     def as_json(self) -> dict[str, object]:
         doc = self.document
@@ -31,6 +32,7 @@ class Outcome:
             "source": self.source,
             "ok": self.error is None and (doc is None or doc.status != "failed"),
             "deduped": self.deduped,
+            "refreshed": self.refreshed,
             "error": self.error or (doc.status_reason if doc and doc.status == "failed" else None),
             "document": doc,
         }
@@ -62,6 +64,7 @@ def _report(outcomes: list[Outcome], as_json: bool) -> None:
                 )
             elif d is not None:
                 note = " (already in this brain)" if o.deduped else ""
+                note = " (kept before; refreshed with the changed page)" if o.refreshed else note
                 state = f"{d.chunk_count} chunks" if d.status == "ready" else d.status
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
                 out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
@@ -175,7 +178,9 @@ def register(app: typer.Typer) -> None:
         for url in urls:
             try:
                 result = loci.add_url(target, url, tag)
-                outcomes.append(Outcome(url, result.document, result.deduped))
+                outcomes.append(
+                    Outcome(url, result.document, result.deduped, refreshed=result.refreshed)
+                )
             except LociError as error:
                 outcomes.append(Outcome(url, error=error.message))
         for path in paths:

@@ -152,6 +152,11 @@ class Added(BaseModel):
     brain: str
     document: FileInfo | None = Field(description="the stored document; null in a dry run")
     deduped: bool = Field(description="true: these exact bytes were already in the brain")
+    refreshed: bool = Field(
+        default=False,
+        description="true: this page was kept before and had changed; the same document now "
+        "holds the new text",
+    )
     searchable: bool = Field(description="true: indexed, search finds it now")
     dry_run: bool = Field(
         default=False,

@@ -36,9 +36,9 @@ from loci.mcp.outputs import (
     ReadResult,
     SearchResult,
 )
-from loci.models import Brain, Document, SearchFilters
+from loci.models import Brain, SearchFilters
 from loci.search.engine import SearchRequest
-from loci.service import Upload
+from loci.service import AddResult, Upload
 
 # Formats whose bytes are a container, not text: create_file takes text only.
 BINARY_SUFFIXES = frozenset({".pdf", ".docx", ".pptx", ".xlsx", ".xlsm", ".epub", ".odt", ".zip"})
@@ -57,12 +57,13 @@ Tags = Annotated[
 def register(server: MCPServer, kit: Toolkit) -> None:
     loci = kit.loci
 
-    def added(brain: Brain, document: Document, deduped: bool) -> Added:
-        (now,) = kit.settle(loci, brain, [document.id])
+    def added(brain: Brain, result: AddResult) -> Added:
+        (now,) = kit.settle(loci, brain, [result.document.id])
         return Added(
             brain=brain.name,
             document=FileInfo.of(now, brain),
-            deduped=deduped,
+            deduped=result.deduped,
+            refreshed=result.refreshed,
             searchable=now.status == "ready",
         )
 
@@ -237,7 +238,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         if dry_run:
             return Added.dry(target, loci.preflight(target, urls=[url]))
         result = loci.add_url(target, url, tags)
-        return added(target, result.document, result.deduped)
+        return added(target, result)
 
     @tool_errors
     def create_file(
@@ -280,7 +281,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             upload = Upload(name, data, len(data), mime_type)
             return Added.dry(target, loci.preflight(target, uploads=[upload]))
         result = loci.add_bytes(target, name, data, tags=tags, mime_type=mime_type)
-        return added(target, result.document, result.deduped)
+        return added(target, result)
 
     @tool_errors
     def save(

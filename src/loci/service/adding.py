@@ -10,13 +10,13 @@ derived index to the worker.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from loci.curate.pipeline import Captured, Curation, Ingested
 from loci.embed.base import Embedder
-from loci.errors import FileTooLarge, InvalidInput, LociError
+from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError
 from loci.ingest.fetch import check_url_address
 from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Prepared
@@ -48,7 +48,8 @@ WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown"
 @dataclass(frozen=True)
 class AddResult:
     document: Document
-    deduped: bool
+    deduped: bool  # these exact bytes were already in the brain: nothing changed
+    refreshed: bool = False  # a web page kept before, saved again changed: it was replaced
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,32 @@ class Adding:
             tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
             metadata=dict(metadata or {}),
         )
+        if kind == "web" and source_url is not None:
+            refreshed = self._refresh_page(brain, new)
+            if refreshed is not None:
+                return refreshed
         return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
+
+    def _refresh_page(self, brain: Brain, new: NewDocument) -> AddResult | None:
+        """A page kept before from the same address now holds `new` (changed bytes): one
+        document per page, so its id, and every link and citation to it, stay valid. Its tags
+        are kept with the new ones. None when the page was never kept here."""
+        assert new.source_url is not None
+        for _attempt in range(3):
+            old = self.store.find_by_source(brain.id, "web", new.source_url)
+            if old is None:
+                return None
+            tags = tuple(dict.fromkeys((*old.tags, *new.tags)))
+            try:
+                document, old_unused = self.store.replace_content(
+                    brain.id, old.id, old.content_hash, replace(new, tags=tags), INDEX_JOB
+                )
+            except Conflict:  # saved again this very moment by another request: read again
+                continue
+            if old_unused:
+                self.blobs.delete(old.content_hash)
+            return AddResult(document, deduped=False, refreshed=True)
+        raise Conflict(f"{new.source_url} keeps changing while it is saved; try again")
 
     def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
         size = path.stat().st_size

@@ -231,6 +231,10 @@ class Store(Protocol):
 
     # documents (canonical) ----------------------------------------------------------------
     def find_by_hash(self, brain_id: int, content_hash: str) -> Document | None: ...
+    def find_by_source(self, brain_id: int, kind: DocumentKind, source_url: str) -> Document | None:
+        """The newest document of `kind` kept from `source_url` (a web page's address)."""
+        ...
+
     def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
         """Insert the row in status `processing` and enqueue its job, in one transaction."""
         ...

@@ -119,6 +119,15 @@ class BrainTables(ABC):
         )
         return self.model_rows.document(rows[0]) if rows else None
 
+    def find_by_source(self, brain_id: int, kind: DocumentKind, source_url: str) -> Document | None:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND kind = ?"
+            " AND source_url = ? ORDER BY id DESC LIMIT 1",
+            (brain_id, kind, source_url),
+            brain_id,
+        )
+        return self.model_rows.document(rows[0]) if rows else None
+
     def get_document(self, brain_id: int, document_id: int) -> Document:
         rows = self.portable.query(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ? AND brain_id = ?",

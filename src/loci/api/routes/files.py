@@ -104,7 +104,11 @@ def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
         added = loci.add_page_text(brain, body.url, body.markdown, title=body.title, tags=body.tags)
     else:
         added = loci.add_url(brain, body.url, tags=body.tags)
-    return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
+    return AddedOut(
+        document=DocumentOut.of(added.document, brain),
+        deduped=added.deduped,
+        refreshed=added.refreshed,
+    )
 
 
 @router.post("/preflight/files", response_model=PreflightOut, responses=errors(400, 404, 403, 413))

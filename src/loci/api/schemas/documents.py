@@ -55,6 +55,11 @@ class DocumentOut(BaseModel):
 class AddedOut(BaseModel):
     document: DocumentOut
     deduped: bool = Field(description="true: these exact bytes were already in the brain")
+    refreshed: bool = Field(
+        default=False,
+        description="true: a web page kept before from this address had changed; the same "
+        "document (same id) now holds the new text",
+    )
 
 
 class UploadResultOut(BaseModel):

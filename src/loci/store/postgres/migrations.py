@@ -369,6 +369,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chunks ADD COLUMN region text;
     ALTER TABLE chunks ADD COLUMN ocr_confidence double precision;
     """,
+    # 10: as SQLite's 10: a web page saved again is found by its address.
+    """
+    CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
+    """,
 ]
 
 

@@ -186,12 +186,13 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
                         "the document changed since you read it; reload it and apply your edit"
                     )
                 cur.execute(
-                    "UPDATE documents SET name = %s, title = %s, size_bytes = %s,"
+                    "UPDATE documents SET name = %s, title = %s, mime_type = %s, size_bytes = %s,"
                     " content_hash = %s, tags = %s, metadata = %s, status = 'processing',"
                     " status_reason = NULL, updated_at = loci_now() WHERE id = %s",
                     (
                         new.name,
                         new.title,
+                        new.mime_type,
                         new.size_bytes,
                         new.content_hash,
                         json.dumps(list(new.tags)),

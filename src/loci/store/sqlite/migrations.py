@@ -305,6 +305,10 @@ MIGRATIONS: list[str] = [
         DELETE FROM chunk_log WHERE brain_id = old.id;
     END;
     """,
+    # 10: a web page saved again is found by its address (and refreshed, not kept twice).
+    """
+    CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
+    """,
 ]
 
 

@@ -192,12 +192,13 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
                         "the document changed since you read it; reload it and apply your edit"
                     )
                 conn.execute(
-                    f"UPDATE documents SET name = ?, title = ?, size_bytes = ?, content_hash = ?,"
-                    f" tags = ?, metadata = ?, status = 'processing', status_reason = NULL,"
-                    f" updated_at = {NOW} WHERE id = ?",
+                    f"UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
+                    f" content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
+                    f" status_reason = NULL, updated_at = {NOW} WHERE id = ?",
                     (
                         new.name,
                         new.title,
+                        new.mime_type,
                         new.size_bytes,
                         new.content_hash,
                         json.dumps(list(new.tags)),
