@@ -45,6 +45,9 @@ MAX_EXAMPLES = int(os.environ.get("LOCI_FUZZ_EXAMPLES", "6"))
 # folder's zone, an id that is taken, a relation's target, frontmatter), or on the backend (a
 # brain's text-search language must be one the database has): no schema can say it
 SEMANTIC = {
+    "ask",  # filters: `created_after` must come before `created_before`, tags not blank
+    "answer",
+    "save_answer",  # the message must be an answer, not a question
     "update_brain",
     "upload_files",
     "create_graph_document",

@@ -29,7 +29,10 @@ from tests.live_server import LiveServer
 from tests.pg import EmbeddedPostgres
 
 ROOT = Path(__file__).resolve().parent.parent
-ID_PARAMS = {"brain", "document_id", "conversation_id", "user", "token_id", "doc_id", "provider"}
+ID_PARAMS = {
+    "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
+    "provider",
+}  # fmt: skip
 SECRET_WORD = "zephyrine"  # only in Alice's private brain
 SHARED_WORD = "quokka"  # in Bob's two brains and Alice's workspace brain
 NEVER = 987654  # an id nothing has
@@ -48,6 +51,7 @@ class World:
     file_id: int
     note_id: int
     conversation_id: int
+    message_id: int  # Alice's answer in that conversation
     file_bytes: bytes
     bob_brain_ids: dict[str, int]
 
@@ -147,6 +151,8 @@ def world(
 
         with server.client(alice.secret) as api:
             conversation_id = _ask(api, "vault", f"When is the {SECRET_WORD} launch?")
+            messages = api.get(f"/brains/vault/conversations/{conversation_id}").json()
+            message_id = messages["messages"][-1]["id"]
 
         yield World(
             server=server,
@@ -159,6 +165,7 @@ def world(
             file_id=pending[0][1],
             note_id=pending[1][1],
             conversation_id=conversation_id,
+            message_id=message_id,
             file_bytes=file_bytes,
             bob_brain_ids=bob_brain_ids,
         )
@@ -255,6 +262,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "get_conversation": Attempt("read"),
     "rename_conversation": Attempt("read", lambda ids: {"json": {"title": "bob was here"}}),
     "delete_conversation": Attempt("read"),
+    "save_answer": Attempt("write"),  # keeping her answer would copy it into a brain
     "list_graph_documents": Attempt("read"),
     "get_graph_document": Attempt("read"),
     "graph_document_history": Attempt("read"),
@@ -343,6 +351,7 @@ def _targets(
         "brain": "vault",
         "document_id": doc,
         "conversation_id": world.conversation_id,
+        "message_id": world.message_id,
         "user": "alice",
         "token_id": world.alice_token_id,
         "note_hash": note_hash,
@@ -355,6 +364,7 @@ def _targets(
         "brain": "no-such-brain",
         "document_id": NEVER,
         "conversation_id": NEVER,
+        "message_id": NEVER,
         "token_id": NEVER,
         "doc_id": "no-such-page",
     }
@@ -366,7 +376,7 @@ def _targets(
             ("Alice's brain, himself", {**theirs, "user": "bob"}, {**made_up, "user": "bob"})
         )
     if (
-        op.params & {"document_id", "conversation_id", "doc_id"}
+        op.params & {"document_id", "conversation_id", "message_id", "doc_id"}
         or ATTEMPTS[op.operation_id].body_id
     ):
         # Alice's ids inside a brain Bob may use
@@ -442,6 +452,31 @@ def test_search_never_returns_a_strangers_passages(world: World) -> None:
         hits = alice.post("/search", json={"query": SECRET_WORD}).json()["hits"]
         found = [h["brain"] for h in hits if SECRET_WORD in h["text"]]
         assert found == ["vault", "vault"]
+
+
+def test_asking_across_brains_reaches_only_readable_ones(world: World) -> None:
+    """`brains` in an ask body names brains too: Alice's is refused exactly as a made-up one,
+    before anything is searched or kept, and a token limited to one brain reaches no other."""
+    question = {"question": f"When is the {SECRET_WORD} launch?"}
+    for token in (world.bob, world.bob_read, world.bob_limited):
+        with world.client(token) as bob:
+            for route in ("ask", "answer"):
+                path = f"/brains/bobs/{route}"
+                got = bob.post(path, json={**question, "brains": ["vault"]})
+                control = bob.post(path, json={**question, "brains": ["no-such-brain"]})
+                assert got.status_code == control.status_code == 404, got.text
+                assert got.json()["error"] == control.json()["error"]
+                assert SECRET_WORD not in got.text.replace(question["question"], "")
+    with world.client(world.bob_limited) as limited:
+        other = {**question, "brains": ["bobs-other"]}
+        assert limited.post("/brains/bobs/answer", json=other).status_code == 404
+    with world.client(world.bob) as bob:  # the control: his own two brains together
+        both = bob.post("/brains/bobs/answer", json={**question, "brains": ["bobs-other"]})
+        assert both.status_code == 200, both.text
+        assert {c["brain"] for c in both.json()["citations"]} <= {"bobs", "bobs-other"}
+    with world.client(world.alice) as alice:  # and Alice finds it across her brains
+        hers = alice.post("/brains/shared/answer", json={**question, "brains": ["vault"]})
+        assert {c["brain"] for c in hers.json()["citations"]} == {"vault"}
 
 
 def test_deleting_identical_bytes_in_his_brain_keeps_hers(world: World) -> None:

@@ -144,6 +144,29 @@ def test_ask_answers_with_citations_without_a_model(server: MCPServer) -> None:
     assert answer["from_model"] is False
 
 
+def test_ask_takes_filters_and_other_brains(server: MCPServer, loci: Loci) -> None:
+    loci.brain("work")
+
+    async def steps(c: Client) -> list[dict[str, Any]]:
+        ok(await c.call_tool("create_file", {"name": "zebra.md", "content": PLAN}))
+        other = "# Yak\n\nThe yak project chose SQLite too, for its embedded tests."
+        ok(await c.call_tool("create_file", {"name": "yak.md", "content": other, "brain": "work"}))
+        question = "Why did the projects choose SQLite?"
+        both = ok(await c.call_tool("ask", {"question": question, "also_brains": ["work"]}))
+        notes = ok(await c.call_tool("ask", {"question": question, "kinds": ["note"]}))
+        refused = await c.call_tool("ask", {"question": question, "also_brains": ["nowhere"]})
+        bad_date = await c.call_tool("ask", {"question": question, "after": "2025-13-40"})
+        assert refused.is_error and "no brain named 'nowhere'" in text_of(refused)
+        assert bad_date.is_error and "not a date" in text_of(bad_date)
+        return [both, notes]
+
+    both, notes = session(server, steps)
+    assert {(c["brain"], c["name"]) for c in both["citations"]} == {
+        ("default", "zebra.md"), ("work", "yak.md")
+    }  # fmt: skip
+    assert notes["citations"] == [] and "I found nothing" in notes["answer"]
+
+
 @pytest.fixture
 def llm() -> Iterator[ScriptedLLM]:
     scripted = ScriptedLLM().start()

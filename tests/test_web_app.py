@@ -447,6 +447,15 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
+        # Save answer: kept as an analysis page in research/, and the chat says where.
+        first.get_by_role("button", name="Save answer").click()
+        expect(first.locator(".msg-saved")).to_contain_text("Saved as research/answer-")
+        with server.client() as api:
+            kept = api.get("/brains/trips/graph/documents", params={"folder": "research"}).json()
+            assert [(d["type"], d["title"]) for d in kept] == [
+                ("analysis", "What is the locker combination at the ferry terminal")
+            ]
+
         # The conversation is listed; a follow-up continues it.
         conversation = page.locator(".conversation")
         expect(conversation).to_have_count(1)

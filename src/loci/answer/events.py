@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 EventType = Literal[
-    "status", "route", "rewrite", "queries", "grading", "sources", "token", "done", "error"
+    "status", "route", "scope", "rewrite", "queries", "grading", "sources", "token", "done", "error"
 ]
 
 

@@ -8,24 +8,52 @@ search, its configured chat model.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from loci.answer.events import AskEvent
+from loci.answer import keep
+from loci.answer.events import AskEvent, token
+from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Retrieval, Turn
+from loci.answer.scope import admits, scope_for
 from loci.answer.sources import Source
 from loci.answer.sources import number as number_sources
 from loci.answer.study import Flashcard, QuizQuestion
 from loci.answer.study import flashcards as make_flashcards
 from loci.answer.study import quiz as make_quiz
-from loci.errors import InvalidInput
+from loci.errors import Conflict, InvalidInput, NotFound
+from loci.graph.results import Summary
+from loci.graph.service import BrainGraph
 from loci.llm.client import Chat
-from loci.models import Brain, ChatMessage, Conversation, Hit
+from loci.models import Brain, ChatMessage, Conversation, Document, Hit, SearchFilters
 from loci.search.engine import SearchRequest, passage_hit
 from loci.store.base import Store
+
+
+@dataclass(frozen=True)
+class SavedAnswer:
+    page: Summary  # the analysis page in research/
+    created: bool  # False: this answer was saved before, and that page is returned
 
 
 class Answering:
     # What `Loci` provides; declared here for the type checker, defined there.
     store: Store
+
+    @property
+    def graph(self) -> BrainGraph:
+        raise NotImplementedError  # Loci: the brain graph's operations
+
+    def save(
+        self,
+        brain: Brain,
+        text: str,
+        *,
+        title: str | None = None,
+        source: str | None = None,
+        actor: str = "capture",
+    ) -> Any:
+        raise NotImplementedError  # Loci: capture first, curate later
 
     @property
     def chat(self) -> Chat | None:
@@ -40,24 +68,63 @@ class Answering:
         question: str,
         history: Sequence[Turn] = (),
         chat: Chat | None = None,
+        *,
+        filters: SearchFilters | None = None,
+        brains: Sequence[Brain] = (),
     ) -> Iterator[AskEvent]:
         """Answer from the brain's documents, as events (see `loci.answer.pipeline`). `chat`
-        overrides the configured model (a user's own key on the server)."""
+        overrides the configured model (a user's own key on the server). `filters` narrow every
+        search the answer makes (without dates, a time phrase in the question sets them);
+        `brains` are searched too, each citation naming its brain. The caller checks that
+        every brain may be read."""
         if not question.strip():
             raise InvalidInput("the question is empty")
+        scope = scope_for(question, filters)
+        targets = list({b.id: b for b in (brain, *brains)}.values())
+        owners: dict[int, str] = {}  # chunk id → brain name (chunk ids are unique across brains)
 
         def search(query: str, limit: int, text_weight: float) -> list[Hit]:
-            return self.search(brain, SearchRequest(query, limit=limit, text_weight=text_weight))
+            request = SearchRequest(
+                query, limit=limit, text_weight=text_weight, filters=scope.filters
+            )
+            found: list[Hit] = []
+            for target in targets:
+                hits = self.search(target, request)
+                owners.update((h.chunk_id, target.name) for h in hits)
+                found += hits
+            if len(targets) == 1:
+                return found
+            return sorted(found, key=lambda h: -h.score)[:limit]
+
+        def documents() -> list[Document]:
+            return [
+                d
+                for target in targets
+                for d in self.store.list_documents(target.id)
+                if admits(d, scope.filters)
+            ]
 
         def passages(document_id: int) -> list[Hit]:
-            document = self.store.get_document(brain.id, document_id)
-            return [passage_hit(c, document) for c in self.store.list_chunks(brain.id, document_id)]
+            for target in targets:
+                try:
+                    document = self.store.get_document(target.id, document_id)
+                except NotFound:
+                    continue
+                chunks = self.store.list_chunks(target.id, document_id)
+                owners.update((c.id, target.name) for c in chunks)
+                return [passage_hit(c, document) for c in chunks]
+            return []
 
+        narrowed = not scope.filters.empty
+        widened = len(targets) > 1
         retrieval = Retrieval(
             brain=brain.name,
             search=search,
-            documents=lambda: self.store.list_documents(brain.id),
+            documents=documents,
             passages=passages,
+            brain_of=(lambda hit: owners.get(hit.chunk_id, brain.name)) if widened else None,
+            scope=scope.event([t.name for t in targets]) if narrowed or widened else None,
+            limits=scope.describe() if narrowed else None,
         )
         return Asker(retrieval, chat if chat is not None else self.chat).ask(question, history)
 
@@ -103,9 +170,15 @@ class Answering:
         conversation_id: int | None = None,
         continue_latest: bool = False,
         chat: Chat | None = None,
+        filters: SearchFilters | None = None,
+        brains: Sequence[Brain] = (),
+        may_save: bool = False,
+        actor: str = "ask",
     ) -> Iterator[AskEvent]:
         """`ask` inside a conversation: its history resolves follow-ups, and the question and
-        the answer (with citations) are kept. The `done` event names the conversation."""
+        the answer (with citations) are kept. The `done` event names the conversation and the
+        answer's message. "Save this" / "remember that …" save instead of answering, when
+        `may_save` (the caller may write to the brain)."""
         conversations = self.store.conversations
         conversation = None
         if conversation_id is not None:
@@ -115,20 +188,108 @@ class Answering:
         if conversation is None:
             title = " ".join(question.split())[:80] or "Conversation"
             conversation = conversations.create(brain.id, user_id, title)
-        history = [Turn(m.role, m.content) for m in conversations.messages(conversation.id)]
-        events = self.ask(brain, question, history, chat)  # validates before anything is kept
+        kept = conversations.messages(conversation.id)
+        history = [Turn(m.role, m.content) for m in kept]
+        wanted = save_request(question)
+        if wanted is not None:
+            events = self._save_from_chat(brain, question, wanted, kept, may_save, actor)
+        else:
+            # `ask` validates the question and filters before anything is kept.
+            events = self.ask(brain, question, history, chat, filters=filters, brains=brains)
         conversations.add_message(conversation.id, "user", question)
         for event in events:
             if event.type == "done":
-                conversations.add_message(
+                message = conversations.add_message(
                     conversation.id,
                     "assistant",
                     event.data["answer"],
                     event.data["citations"],
                     event.data["intent"],
                 )
-                event = AskEvent("done", {**event.data, "conversation_id": conversation.id})
+                event = AskEvent(
+                    "done",
+                    {**event.data, "conversation_id": conversation.id, "message_id": message.id},
+                )
             yield event
+
+    def _save_from_chat(
+        self,
+        brain: Brain,
+        question: str,
+        wanted: str,
+        kept: Sequence[ChatMessage],
+        may_save: bool,
+        actor: str,
+    ) -> Iterator[AskEvent]:
+        """The `save` intent: "remember that …" keeps its text, "save this" the previous
+        answer, through the capture path (a draft in inbox/, curated later) — no answer."""
+        yield AskEvent("route", {"intent": "save", "confidence": 0.9, "by": "rules",
+                                 "target": None})  # fmt: skip
+        text = wanted or next((m.content for m in reversed(kept) if m.role == "assistant"), "")
+        if not may_save:
+            reply = "You can read this brain but not save to it; nothing was saved."
+        elif not text.strip():
+            reply = "There is nothing to save yet: say what to remember, or ask something first."
+        else:
+            captured = self.save(brain, text, source=None, actor=actor)
+            draft = captured.draft
+            again = " (it was already there)" if captured.deduped else ""
+            reply = f"Saved to {draft.path} as a draft{again}; it will be filed where it belongs."
+        yield token(reply)
+        yield AskEvent(
+            "done",
+            {"answer": reply, "citations": [], "intent": "save", "decision": "sufficient",
+             "model": None, "fallbacks": [], "timings": {}, "scope": None},
+        )  # fmt: skip
+
+    def save_answer(
+        self,
+        brain: Brain,
+        conversation_id: int,
+        message_id: int,
+        user_id: int | None = None,
+        *,
+        actor: str = "ask",
+    ) -> SavedAnswer:
+        """Keep an answer of a conversation as an `analysis` page in research/, its citations
+        linked (see `loci.answer.keep`); the same answer twice is the first page."""
+        conversation = self.store.conversations.get(brain.id, user_id, conversation_id)
+        messages = self.store.conversations.messages(conversation.id)
+        at = next((i for i, m in enumerate(messages) if m.id == message_id), None)
+        if at is None:
+            raise NotFound(f"no message {message_id} in conversation {conversation_id}")
+        answer = messages[at]
+        if answer.role != "assistant":
+            raise InvalidInput(f"message {message_id} is a question; save an answer")
+        question = next(
+            (m.content for m in reversed(messages[:at]) if m.role == "user"), conversation.title
+        )
+        doc_id = keep.page_id(brain.id, message_id, question)
+        try:
+            return SavedAnswer(self.graph.get(brain, doc_id).summary, created=False)
+        except NotFound:
+            pass
+        ids = keep.cited_ids(answer.citations, brain.name)
+        documents = {}
+        for document_id in ids:
+            try:
+                documents[document_id] = self.store.get_document(brain.id, document_id)
+            except NotFound:  # deleted since: the pointer stays, unresolved
+                continue
+        page = keep.answer_page(
+            doc_id=doc_id,
+            question=question,
+            answer=answer,
+            brain_name=brain.name,
+            conversation_id=conversation.id,
+            graph_docs=self.store.graph.by_document_ids(brain.id, ids),
+            documents=documents,
+        )
+        try:
+            created = self.graph.create(brain, actor=actor, text=page.render())
+        except Conflict:  # saved by a concurrent request a moment ago
+            return SavedAnswer(self.graph.get(brain, doc_id).summary, created=False)
+        return SavedAnswer(created, created=True)
 
     def conversations(self, brain: Brain, user_id: int | None = None) -> list[Conversation]:
         return self.store.conversations.recent(brain.id, user_id)

@@ -110,3 +110,28 @@ def strip_greeting(question: str) -> str:
         ).strip()
         or question
     )
+
+
+# Saving is not a question: the chat keeps what the user asks it to keep (seed 002's
+# save_to_brain), by rules only — anchored at the start, never a question, so "do you remember
+# that trip?" or "what did I save about taxes?" are still asked.
+SAVE_THIS = re.compile(
+    r"^\s*(?:please\s+)?(?:save|keep|remember|store)\s+(?:this|that|it)(?:\s+answer)?"
+    r"(?:\s+(?:to|in)\s+(?:my\s+|the\s+)?brain)?(?:\s+please)?[\s.!]*$",
+    re.IGNORECASE,
+)
+REMEMBER = re.compile(
+    r"^\s*(?:please\s+)?(?:remember|note|save)(?:\s+that\b|\s*:)\s*(?P<text>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def save_request(message: str) -> str | None:
+    """What a chat message asks to save: its own text ("remember that the gate code is 4471"),
+    "" for the previous answer ("save this"), or None when it asks no such thing."""
+    if SAVE_THIS.match(message):
+        return ""
+    found = REMEMBER.match(message)
+    if found is None or message.rstrip().endswith("?"):
+        return None
+    return found.group("text").strip()

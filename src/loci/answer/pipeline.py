@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from loci.answer import prompts
 from loci.answer.events import AskEvent, status, token
@@ -56,12 +56,38 @@ class Turn:
 
 @dataclass(frozen=True)
 class Retrieval:
-    """What the pipeline may read from one brain — nothing else, and nothing it can write."""
+    """What the pipeline may read from its brains — nothing else, and nothing it can write.
+    Every function already applies the ask's filters."""
 
-    brain: str
+    brain: str  # the brain asked; a passage from another names its own (`brain_of`)
     search: Callable[[str, int, float], list[Hit]]  # query, limit, text weight
     documents: Callable[[], list[Document]]
     passages: Callable[[int], list[Hit]]  # a document's chunks, in order
+    brain_of: Callable[[Hit], str] | None = None
+    scope: dict[str, Any] | None = None  # brains and filters, when the caller narrowed or widened
+    limits: str | None = None  # the filters in words, for "nothing found" replies
+
+    def number(self, hits: list[Hit]) -> list[Source]:
+        if self.brain_of is None:
+            return number(hits, self.brain)
+        return [Source(s.number, s.hit, self.brain_of(s.hit)) for s in number(hits, self.brain)]
+
+    def nothing_found(self) -> str:
+        """No answer, and where that was looked for: an empty filtered search says so rather
+        than answering from nothing."""
+        if self.limits is None and self.where() == "this brain":
+            return NO_ANSWER
+        if self.limits is None:
+            return f"I couldn't find anything in {self.where()} that answers that." + NO_ANSWER[
+                NO_ANSWER.index(" Try") :]  # fmt: skip
+        return (
+            f"I found nothing in {self.where()} among {self.limits} that answers that. Widen or "
+            "drop the filters, or ask another way."
+        )
+
+    def where(self) -> str:
+        brains = (self.scope or {}).get("brains") or [self.brain]
+        return f"the brains {', '.join(brains)}" if len(brains) > 1 else "this brain"
 
 
 @dataclass
@@ -96,6 +122,8 @@ class Asker:
             {"intent": route.intent, "confidence": route.confidence, "by": route.by,
              "target": route.target},
         )  # fmt: skip
+        if self.retrieval.scope is not None:
+            yield AskEvent("scope", self.retrieval.scope)
 
         if route.intent == "no_retrieval":
             greeting = yield from self._greet(run)
@@ -138,14 +166,14 @@ class Asker:
 
         yield status("Grading the passages…")
         started = time.perf_counter()
-        sources = number(hits, self.retrieval.brain)
+        sources = self.retrieval.number(hits)
         grades = self._grade(run, effective, sources)
         decision = decide(grades, expanded=False)
         if decision == "needs_expansion":
             yield status("Borderline passages: searching more broadly…")
             broader = [*queries, *self._expand(run, effective, params.expansion_queries + 2)]
             hits = self._search(list(dict.fromkeys(broader)), params.chunks * 2, params.text_weight)
-            sources = number(hits, self.retrieval.brain)
+            sources = self.retrieval.number(hits)
             grades = self._grade(run, effective, sources)
             decision = decide(grades, expanded=True)
         run.timed("grade", started)
@@ -162,15 +190,16 @@ class Asker:
             },
         )
         if decision == "no_relevant_sources":
-            yield token(NO_ANSWER)
-            yield self._done(run, route, NO_ANSWER, [], decision, began)
+            refusal = self.retrieval.nothing_found()
+            yield token(refusal)
+            yield self._done(run, route, refusal, [], decision, began)
             return
 
         # Only what was graded useful reaches the answer, renumbered 1..n in rank order.
         keep = {g.source for g in useful}
         kept = [s for s in sources if s.number in keep]
         kept_grades = {s.number: g for s, g in zip(sources, grades, strict=True)}
-        answer_sources = number([s.hit for s in kept], self.retrieval.brain)
+        answer_sources = self.retrieval.number([s.hit for s in kept])
         answer_grades = [
             Grade(new.number, g.relevance, g.score, g.reasoning)
             for new, g in zip(answer_sources, (kept_grades[s.number] for s in kept), strict=True)
@@ -343,15 +372,16 @@ class Asker:
         started = time.perf_counter()
         hits = self.retrieval.search(topic, 30, RETRIEVAL["list_documents"].text_weight)
         run.timed("search", started)
-        grades = grade_by_scores(topic, number(hits, self.retrieval.brain))
+        grades = grade_by_scores(topic, self.retrieval.number(hits))
         first_hit: dict[int, Hit] = {}
         for hit, grade in zip(hits, grades, strict=True):
             if grade.relevance != "irrelevant":
                 first_hit.setdefault(hit.citation.document_id, hit)
-        sources = number(list(first_hit.values()), self.retrieval.brain)
+        sources = self.retrieval.number(list(first_hit.values()))
         yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
         if not sources:
-            text = f"I found no documents about {topic} in this brain."
+            among = f" among {self.retrieval.limits}" if self.retrieval.limits else ""
+            text = f"I found no documents about {topic} in {self.retrieval.where()}{among}."
         else:
             lines = [
                 f"{s.number}. {s.hit.citation.name}"
@@ -389,7 +419,7 @@ class Asker:
         if len(passages) > limit:  # evenly spread over the whole document
             step = len(passages) / limit
             passages = [passages[int(i * step)] for i in range(limit)]
-        sources = number(passages, self.retrieval.brain)
+        sources = self.retrieval.number(passages)
         run.timed("search", started)
         yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
         yield status(f"Summarizing {document.name}…")
@@ -441,6 +471,7 @@ class Asker:
                 "model": self.chat.model if self.chat is not None else None,
                 "fallbacks": run.fallbacks,
                 "timings": run.timings,
+                "scope": self.retrieval.scope,
             },
         )
 

@@ -10,11 +10,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from loci.answer.events import AskEvent
 from loci.cli.context import BrainOption, JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
+from loci.cli.search import Kind
+from loci.errors import NotFound
+from loci.models import SearchFilters
 
-STEP_NOTES = {"route", "rewrite", "queries", "grading"}
+STEP_NOTES = {"route", "scope", "rewrite", "queries", "grading"}
 
 
 def _where(citation: dict[str, Any]) -> str:
@@ -32,6 +36,8 @@ def _where(citation: dict[str, Any]) -> str:
 def _note(kind: str, data: dict[str, Any]) -> str:
     if kind == "route":
         return f"intent {data['intent']} ({data['by']})"
+    if kind == "scope":
+        return f"searching {', '.join(data['brains'])}: {data['description']}"
     if kind == "rewrite":
         return f"searching for: {data['rewritten']}"
     if kind == "queries":
@@ -53,19 +59,76 @@ def register(app: typer.Typer) -> None:
         quiet: Annotated[
             bool, typer.Option("--quiet", "-q", help="No progress notes on stderr.")
         ] = False,
-        brain: BrainOption = None,
+        kind: Annotated[
+            list[Kind], typer.Option("--kind", help="Only documents of these kinds.")
+        ] = [],  # noqa: B006
+        tag: Annotated[
+            list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")
+        ] = [],  # noqa: B006
+        name: Annotated[
+            str | None, typer.Option("--file", help="Only this file name or title (globs ok).")
+        ] = None,
+        after: Annotated[
+            str | None,
+            typer.Option(
+                "--after",
+                help="Only documents added on or after this date (YYYY-MM-DD). Without "
+                "--after/--before, a phrase like 'last month' in the question sets the dates.",
+            ),
+        ] = None,
+        before: Annotated[
+            str | None, typer.Option("--before", help="Only documents added before this date.")
+        ] = None,
+        brains: Annotated[
+            list[str],
+            typer.Option(
+                "--brain",
+                "-b",
+                help="Brain to ask (default: the default brain); repeat it to ask several — "
+                "the conversation is kept in the first, citations name their brain.",
+            ),
+        ] = [],  # noqa: B006
+        save: Annotated[
+            bool,
+            typer.Option(
+                "--save", help="Keep the answer as an analysis page in the brain's research/."
+            ),
+        ] = False,
         json_: JsonOption = False,
     ) -> None:
         """Answer from the brain with numbered citations (an LLM if LOCI_LLM_* is set; without
         one, the best sentences of the best passages)."""
         loci = service()
+        home = loci.brain(brains[0] if brains else None)
+        others = []
+        for other in dict.fromkeys(brains[1:]):
+            found = loci.find_brain(other)
+            if found is None:
+                raise NotFound(f"no brain named {other!r}")
+            others.append(found)
+        filters = SearchFilters(
+            name=name,
+            kinds=tuple(k.value for k in kind),
+            tags=tuple(tag),
+            created_after=after,
+            created_before=before,
+        )
         events = loci.converse(
-            loci.brain(brain),
+            home,
             question,
             conversation_id=conversation,
             continue_latest=continue_,
+            filters=filters,
+            brains=others,
+            may_save=True,  # the local owner: "remember that …" saves
+            actor="cli",
         )
         for event in events:
+            if event.type == "done" and save and event.data["intent"] != "save":
+                saved = loci.save_answer(
+                    home, event.data["conversation_id"], event.data["message_id"], actor="cli"
+                )
+                event = AskEvent("done", {**event.data, "saved": saved.page.path})
             if json_:
                 if event.type == "done":
                     emit_json(event.data)
@@ -82,6 +145,8 @@ def register(app: typer.Typer) -> None:
                     out.print("\n[bold]Sources[/bold]")
                     for c in citations:
                         out.print(f"  [{c['number']}] {escape(_where(c))}")
+                if "saved" in event.data:
+                    out.print(f"\nsaved as {escape(event.data['saved'])}")
                 if not quiet:
                     err.print(
                         f"[dim]conversation {event.data['conversation_id']} · "

@@ -64,6 +64,7 @@ class SearchResult(BaseModel):
 
 class Citation(BaseModel):
     number: int = Field(description="the [n] the answer cites")
+    brain: str | None = Field(default=None, description="the brain the passage is in")
     document_id: int
     name: str
     where: str = Field(description="file, page and section, as a person reads it")
@@ -77,6 +78,7 @@ class Citation(BaseModel):
     def of(cls, citation: dict[str, Any]) -> Citation:
         return cls(
             number=citation["number"],
+            brain=citation.get("brain"),
             document_id=citation["document_id"],
             name=citation["name"],
             where=citation["where"],

@@ -6,7 +6,7 @@ answers quote the best passages and study items are cloze questions — still ci
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
@@ -21,6 +21,10 @@ from loci.mcp.outputs import (
     Quiz,
     QuizQuestion,
 )
+from loci.models import SearchFilters
+
+BrainName = Annotated[str, Field(max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 
 Topic = Annotated[
     str | None,
@@ -44,16 +48,52 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         ],
         ctx: Context,
         brain: BrainArg = None,
+        kinds: Annotated[
+            list[Literal["file", "web", "note", "page", "evidence", "item"]],
+            Field(max_length=6, description="Only documents of these kinds."),
+        ] = [],  # noqa: B006 - pydantic copies defaults
+        tags: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=64)]],
+            Field(max_length=20, description="Only documents with all these tags."),
+        ] = [],  # noqa: B006
+        file: Annotated[
+            str | None,
+            Field(
+                min_length=1,
+                max_length=300,
+                description="Only this file (its name or title; * and ? match any text).",
+            ),
+        ] = None,
+        after: Day = None,
+        before: Day = None,
+        also_brains: Annotated[
+            list[BrainName],
+            Field(
+                max_length=10,
+                description="Search these brains too (list_brains names the ones you can "
+                "read); each citation names its brain.",
+            ),
+        ] = [],  # noqa: B006
     ) -> AnswerResult:
         """Answer a question from the user's brain only, with numbered citations [1], [2] to
         the exact file, page and passage. Slower than `search` (it searches, grades and writes);
         prefer `search` when you will write the answer yourself. If the brain does not hold the
-        answer, it says so rather than guessing."""
+        answer, it says so rather than guessing. Narrow it with kinds, tags, file and the dates
+        documents were added (after inclusive, before exclusive); without dates, a phrase like
+        "last month" in the question sets them."""
         caller = kit.caller(ctx)
         target = caller.brain(brain, "read")
+        others = [caller.brain(name, "read") for name in dict.fromkeys(also_brains)]
+        filters = SearchFilters(
+            name=file,
+            kinds=tuple(kinds),
+            tags=tuple(tags),
+            created_after=after,
+            created_before=before,
+        )
         with chat_for(caller) as chat:
             done = None
-            for event in loci.ask(target, question, chat=chat):
+            for event in loci.ask(target, question, chat=chat, filters=filters, brains=others):
                 if event.type == "done":
                     done = event.data
         if done is None:  # the pipeline always ends with `done`; a crash raises instead

@@ -196,9 +196,15 @@ class Loci(Adding, Answering):
         hits = self._passages(brain, request)
         if request.mode != "hybrid":  # a single leg is a diagnostic view: no links followed
             return hits
-        return self.linked.expand_hits(
+        expanded = self.linked.expand_hits(
             brain, hits, request.limit, include_retired=request.include_retired
         )
+        if request.filters.empty:
+            return expanded
+        # A page a link brought in was never checked against the filters: only links between
+        # documents the filters admitted may re-rank them.
+        admitted = {h.citation.document_id for h in hits}
+        return [h for h in expanded if h.citation.document_id in admitted]
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from loci.api.deps import LociDep, PrincipalDep, ReadableBrain, RowId, UserModelsDep
+from loci.answer.events import AskEvent
+from loci.answer.scope import check_filters
+from loci.api.deps import (
+    AccountsDep,
+    LociDep,
+    PrincipalDep,
+    ReadableBrain,
+    RowId,
+    UserModelsDep,
+    WritableBrain,
+)
 from loci.api.schemas.ask import (
     AnswerOut,
     AskIn,
@@ -19,44 +30,69 @@ from loci.api.schemas.ask import (
     FlashcardOut,
     MessageOut,
     QuizQuestionOut,
+    SavedAnswerOut,
     StudyIn,
 )
 from loci.api.schemas.common import errors
+from loci.api.schemas.graph import GraphSummaryOut
 from loci.auth.access import Principal
 from loci.auth.user_models import UserModels
-from loci.errors import LociError
+from loci.errors import Forbidden, LociError, NotFound
 from loci.llm.client import Chat, OpenAICompatibleChat
+from loci.models import Brain, SearchFilters
+from loci.service import Loci
 
 router = APIRouter(prefix="/brains/{brain}", tags=["ask"])
 
 
-def _checked(body: AskIn, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep) -> AskIn:
-    """Refuse an unknown conversation with a 404 before the stream starts."""
+@dataclass(frozen=True)
+class _Asking:
+    body: AskIn
+    filters: SearchFilters
+    brains: list[Brain]  # besides the path's
+    may_save: bool  # "remember that …" saves only for a caller who may write here
+
+
+def _checked(
+    body: AskIn,
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    accounts: AccountsDep,
+    loci: LociDep,
+) -> _Asking:
+    """Refuse bad filters (400), an unknown conversation and a brain the caller cannot read
+    (404) before the stream starts."""
+    filters = body.filters.to_filters()
+    check_filters(filters)
     if body.conversation_id is not None:
         loci.conversation(brain, body.conversation_id, principal.user.id)
-    return body
+    others = [accounts.brain(principal, name, "read")[0] for name in dict.fromkeys(body.brains)]
+    try:
+        accounts.brain(principal, brain.name, "write")
+        may_save = True
+    except (Forbidden, NotFound):
+        may_save = False
+    return _Asking(body, filters, [b for b in others if b.id != brain.id], may_save)
+
+
+Asking = Annotated[_Asking, Depends(_checked)]
 
 
 @router.post("/ask", response_class=EventSourceResponse, responses=errors(400, 404))
 def ask(
-    body: Annotated[AskIn, Depends(_checked)],
+    asking: Asking,
     brain: ReadableBrain,
     principal: PrincipalDep,
     loci: LociDep,
     models: UserModelsDep,
 ) -> Iterator[ServerSentEvent]:
-    """Answer from the brain's documents, as a stream of events: `status`, `route`, `rewrite`,
-    `queries`, `grading`, `sources`, then `token`s as the answer is written, and `done` with the
-    answer, its numbered citations, the intent and each step's time (or `error`). The question
-    and answer are kept in a conversation (`conversation_id`, or a new one) — readers may ask."""
+    """Answer from the brain's documents, as a stream of events: `status`, `route`, `scope`
+    (when filters or other brains apply), `rewrite`, `queries`, `grading`, `sources`, then
+    `token`s as the answer is written, and `done` with the answer, its numbered citations, the
+    intent and each step's time (or `error`). The question and answer are kept in a conversation
+    (`conversation_id`, or a new one) — readers may ask."""
     with _own_model(models, principal) as chat:
-        events = loci.converse(
-            brain,
-            body.question,
-            user_id=principal.user.id,
-            conversation_id=body.conversation_id,
-            chat=chat,
-        )
+        events = _converse(loci, asking, brain, principal, chat)
         try:
             for event in events:
                 yield ServerSentEvent(event=event.type, data=event.data)
@@ -67,7 +103,7 @@ def ask(
 
 @router.post("/answer", response_model=AnswerOut, responses=errors(400, 404))
 def answer(
-    body: Annotated[AskIn, Depends(_checked)],
+    asking: Asking,
     brain: ReadableBrain,
     principal: PrincipalDep,
     loci: LociDep,
@@ -75,18 +111,34 @@ def answer(
 ) -> AnswerOut:
     """Answer a question from the user's documents only, in one JSON reply (for clients that
     cannot read a stream, such as a Custom GPT): the answer cites sources as [1], [2], and
-    `citations` says which file, page and passage each number is."""
+    `citations` says which brain, file, page and passage each number is."""
     with _own_model(models, principal) as chat:
-        events = loci.converse(
-            brain, body.question, user_id=principal.user.id,
-            conversation_id=body.conversation_id, chat=chat,
-        )  # fmt: skip
+        events = _converse(loci, asking, brain, principal, chat)
         done = [e.data for e in events if e.type == "done"][-1]  # the pipeline ends with it
     return AnswerOut(
         answer=done["answer"],
         citations=done["citations"],
         intent=done["intent"],
         conversation_id=done["conversation_id"],
+        message_id=done["message_id"],
+        decision=done["decision"],
+        scope=done["scope"],
+    )
+
+
+def _converse(
+    loci: Loci, asking: _Asking, brain: Brain, principal: Principal, chat: Chat | None
+) -> Iterator[AskEvent]:
+    return loci.converse(
+        brain,
+        asking.body.question,
+        user_id=principal.user.id,
+        conversation_id=asking.body.conversation_id,
+        chat=chat,
+        filters=asking.filters,
+        brains=asking.brains,
+        may_save=asking.may_save,
+        actor=principal.user.name,
     )
 
 
@@ -132,6 +184,28 @@ def delete_conversation(
 ) -> Response:
     loci.delete_conversation(brain, conversation_id, principal.user.id)
     return Response(status_code=204)
+
+
+@router.post(
+    "/conversations/{conversation_id}/messages/{message_id}/save",
+    response_model=SavedAnswerOut,
+    responses=errors(400, 403, 404),
+)
+def save_answer(
+    conversation_id: RowId,
+    message_id: RowId,
+    brain: WritableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+) -> SavedAnswerOut:
+    """Keep an answer of your conversation as an `analysis` page in the brain graph's research/
+    folder: the question, the answer, its citations as page links, evidence citations or
+    source pointers (`file:12`), and a timeline entry "answered …". Saving the same answer
+    again returns the first page (`created: false`). Needs write access to the brain."""
+    saved = loci.save_answer(
+        brain, conversation_id, message_id, principal.user.id, actor=principal.user.name
+    )
+    return SavedAnswerOut(document=GraphSummaryOut.of(saved.page), created=saved.created)
 
 
 @router.post("/quiz", response_model=list[QuizQuestionOut], responses=errors(400, 404))

@@ -7,25 +7,17 @@ from fastapi import APIRouter
 from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
 from loci.api.schemas.common import errors
 from loci.api.schemas.search import HitOut, SearchIn, SearchOut
-from loci.models import SearchFilters
 from loci.search.engine import SearchRequest
 
 router = APIRouter(tags=["search"])
 
 
 def _request(body: SearchIn) -> SearchRequest:
-    f = body.filters
     return SearchRequest(
         query=body.query,
         mode=body.mode,
         limit=body.limit,
-        filters=SearchFilters(
-            name=f.name,
-            kinds=tuple(f.kinds),
-            tags=tuple(f.tags),
-            created_after=f.created_after.isoformat() if f.created_after else None,
-            created_before=f.created_before.isoformat() if f.created_before else None,
-        ),
+        filters=body.filters.to_filters(),
         min_similarity=body.min_similarity,
         include_retired=body.include_archived,
     )

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import MAX_ID, NOT_BLANK, json_integers
+from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, json_integers
+from loci.api.schemas.graph import GraphSummaryOut
+from loci.api.schemas.search import FiltersIn
 from loci.mirror import Mirror
+
+BrainName = Annotated[str, Field(min_length=1, max_length=64, pattern=BRAIN_NAME)]
 
 
 class AskIn(BaseModel):
@@ -17,6 +21,18 @@ class AskIn(BaseModel):
         ge=1,
         le=MAX_ID,
         description="continue this conversation (its history resolves follow-ups)",
+    )
+    filters: FiltersIn = Field(
+        default_factory=FiltersIn,
+        description="narrow every search the answer makes (file name, kinds, tags, dates the "
+        'documents were added); without dates, a time phrase in the question ("last month", '
+        '"in 2025") sets them',
+    )
+    brains: list[BrainName] = Field(
+        default_factory=list,
+        max_length=20,
+        description="search these brains too (each one you can read; an unknown one is a 404); "
+        "each citation names its brain. The conversation stays in the brain of the path",
     )
 
     _integers = json_integers("conversation_id")
@@ -29,6 +45,18 @@ class AnswerOut(BaseModel):
     )
     intent: str
     conversation_id: int = Field(description="send it back to ask a follow-up")
+    message_id: int = Field(description="the answer's message: save it with …/save")
+    decision: str = Field(description="sufficient, needs_expansion or no_relevant_sources")
+    scope: dict[str, Any] | None = Field(
+        default=None,
+        description="the brains and filters searched, when the request or the question's time "
+        "phrase narrowed or widened them (`from_question` names the phrase)",
+    )
+
+
+class SavedAnswerOut(BaseModel):
+    document: GraphSummaryOut = Field(description="the analysis page in research/")
+    created: bool = Field(description="false: the answer was saved before; this is that page")
 
 
 class ConversationIn(BaseModel):
@@ -44,6 +72,7 @@ class ConversationOut(Mirror):
 
 class MessageOut(Mirror):
     id: int
+    conversation_id: int
     role: Literal["user", "assistant"]
     content: str
     citations: list[dict[str, Any]]

@@ -8,7 +8,7 @@ import datetime as dt
 from pydantic import BaseModel, Field, field_validator
 
 from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, json_integers
-from loci.models import Brain, DocumentKind, Hit, SearchMode
+from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
 
 
 class FiltersIn(BaseModel):
@@ -25,6 +25,15 @@ class FiltersIn(BaseModel):
         if value is not None and not isinstance(value, str | dt.date):
             raise ValueError("a date is a string, YYYY-MM-DD")
         return value
+
+    def to_filters(self) -> SearchFilters:
+        return SearchFilters(
+            name=self.name,
+            kinds=tuple(self.kinds),
+            tags=tuple(self.tags),
+            created_after=self.created_after.isoformat() if self.created_after else None,
+            created_before=self.created_before.isoformat() if self.created_before else None,
+        )
 
 
 class SearchIn(BaseModel):

@@ -222,6 +222,9 @@ class AnswerView {
     this.error = el("p", { class: "error", role: "alert", hidden: true });
     this.model = el("p", { class: "msg-model muted small", hidden: true });
     this.sources = el("div", { class: "msg-sources", hidden: true });
+    this.saveButton = el("button", { type: "button", class: "small", text: "Save answer" });
+    this.saved = el("span", { class: "msg-saved muted small", "aria-live": "polite" });
+    this.actions = el("p", { class: "msg-actions", hidden: true }, this.saveButton, this.saved);
     this.node = el(
       "li",
       { class: "msg msg-assistant", dataset: { state: "streaming" }, "aria-busy": "true" },
@@ -230,8 +233,30 @@ class AnswerView {
       this.error,
       this.model,
       this.sources,
+      this.actions,
     );
     log.append(this.node);
+  }
+
+  // "Save answer": keep it as an analysis page in the brain graph's research/ folder.
+  offerSave(conversationId, messageId, intent) {
+    if (!conversationId || !messageId || intent === "save") return;
+    this.actions.hidden = false;
+    this.saveButton.onclick = async () => {
+      this.saveButton.disabled = true;
+      try {
+        const saved = await api.post(
+          `/brains/${path(brain.name)}/conversations/${path(conversationId)}` +
+            `/messages/${path(messageId)}/save`,
+        );
+        const where = saved.document.path;
+        this.saved.textContent = saved.created ? `Saved as ${where}` : `Already saved as ${where}`;
+        this.saveButton.hidden = true;
+      } catch (error) {
+        this.saveButton.disabled = false;
+        toast(error.message || "The answer could not be saved.", "error");
+      }
+    };
   }
 
   cite = (number) => this.citations.get(number);
@@ -331,6 +356,7 @@ class AnswerView {
     }
     this.model.hidden = false;
     this.settle("done");
+    this.offerSave(done.conversation_id, done.message_id, done.intent);
   }
 
   finishFromHistory(message) {
@@ -340,6 +366,7 @@ class AnswerView {
     this.listSources(message.citations);
     this.progress.hidden = true;
     this.settle("done");
+    this.offerSave(message.conversation_id, message.id, message.intent);
   }
 
   fail(error) {
