@@ -78,7 +78,8 @@ def test_a_dated_ask_cites_only_documents_in_range(
         recent = answer(api, "home", {"question": "What did I note recently about the garage?"})
         assert recent["scope"]["from_question"] == "recently"
         assert ("home", garage["old"]) not in cited(recent) and cited(recent)
-        empty = answer(api, "home", {"question": "What was the garage door code in 2019?"})
+        before = {"created_after": "2019-01-01", "created_before": "2020-01-01"}
+        empty = answer(api, "home", {"question": QUESTION, "filters": before})
     assert empty["citations"] == [] and empty["decision"] == "no_relevant_sources"
     assert "I found nothing in this brain" in empty["answer"]
 

@@ -15,7 +15,7 @@ from loci.answer import keep
 from loci.answer.events import AskEvent, token
 from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Retrieval, Turn
-from loci.answer.scope import admits, scope_for
+from loci.answer.scope import Scope, admits, scope_for
 from loci.answer.sources import Source
 from loci.answer.sources import number as number_sources
 from loci.answer.study import Flashcard, QuizQuestion
@@ -74,13 +74,19 @@ class Answering:
     ) -> Iterator[AskEvent]:
         """Answer from the brain's documents, as events (see `loci.answer.pipeline`). `chat`
         overrides the configured model (a user's own key on the server). `filters` narrow every
-        search the answer makes (without dates, a time phrase in the question sets them);
-        `brains` are searched too, each citation naming its brain. The caller checks that
-        every brain may be read."""
+        search the answer makes (without dates, a time phrase in the question sets them, if
+        anything was added then); `brains` are searched too, each citation naming its brain.
+        The caller checks that every brain may be read."""
         if not question.strip():
             raise InvalidInput("the question is empty")
         scope = scope_for(question, filters)
         targets = list({b.id: b for b in (brain, *brains)}.values())
+        if scope.from_question is not None:
+            # Dates read from the question's words are a guess at what was meant: when nothing
+            # added then matches, they step aside rather than turn the answer into "nothing".
+            probe = SearchRequest(question, limit=1, filters=scope.filters)
+            if not any(self.search(t, probe) for t in targets):
+                scope = Scope(filters or SearchFilters())
         owners: dict[int, str] = {}  # chunk id → brain name (chunk ids are unique across brains)
 
         def search(query: str, limit: int, text_weight: float) -> list[Hit]:

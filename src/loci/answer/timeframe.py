@@ -1,8 +1,13 @@
-"""Plain time phrases in a question ("this week", "last month", "in 2025") as a date range.
+"""Plain time phrases in a question ("this week", "last month", "recently") as a date range.
 
 Rules only, so the same question always gets the same range. The range applies to when a
 document was added to the brain (the only date every document has), as `[after, before)` in
 ISO dates. Used only when the caller gave no explicit dates.
+
+Only phrases relative to now are read: in a second brain "what did I save this week" is about
+the person's own recent adding. A named year or month ("what happened in 2023", "the March 2024
+decision") is almost always about when the content happened, not when it was kept, so it is
+left to the search terms; a caller who means the date added says so with explicit dates.
 """
 
 from __future__ import annotations
@@ -11,13 +16,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-MONTHS = (
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-)  # fmt: skip
 RECENT_DAYS = 30
 
-# Most specific first: "last month" must not be read as "month", "in March 2025" not as "2025".
+# Most specific first: "last 3 months" must not be read as "last month".
 TODAY = re.compile(r"\btoday\b", re.I)
 YESTERDAY = re.compile(r"\byesterday\b", re.I)
 THIS = re.compile(r"\bthis (week|month|year)\b", re.I)
@@ -26,10 +27,6 @@ LAST_N = re.compile(r"\b(?:last|past) (\d{1,3}) (days?|weeks?|months?)\b", re.I)
 RECENTLY = re.compile(
     r"\b(recently|lately|recent (?:notes?|documents?|files?|pages?|uploads?))\b", re.I
 )
-MONTH_YEAR = re.compile(
-    r"\b(?:in|during|from|since) (" + "|".join(MONTHS) + r")(?: of)? ((?:19|20)\d\d)\b", re.I
-)
-YEAR = re.compile(r"\b(?:in|during|from|throughout) ((?:19|20)\d\d)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,12 +54,6 @@ def time_range(question: str, today: dt.date | None = None) -> TimeRange | None:
         unit = m.group(1).lower()
         end = _start_of(unit, day)
         return _range(_start_of(unit, end - dt.timedelta(days=1)), end, m)
-    if m := MONTH_YEAR.search(question):
-        start = dt.date(int(m.group(2)), MONTHS.index(m.group(1).lower()) + 1, 1)
-        return _range(start, _next("month", start), m)
-    if m := YEAR.search(question):
-        start = dt.date(int(m.group(1)), 1, 1)
-        return _range(start, dt.date(start.year + 1, 1, 1), m)
     if m := RECENTLY.search(question):
         return TimeRange((day - dt.timedelta(days=RECENT_DAYS)).isoformat(), None, m.group(0))
     return None

@@ -26,7 +26,7 @@ class AskIn(BaseModel):
         default_factory=FiltersIn,
         description="narrow every search the answer makes (file name, kinds, tags, dates the "
         'documents were added); without dates, a time phrase in the question ("last month", '
-        '"in 2025") sets them',
+        '"recently") sets them when anything added then matches',
     )
     brains: list[BrainName] = Field(
         default_factory=list,
