@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Locator, Request, expect
 
 from tests.browser import chromium
 from tests.live_server import LiveServer
-from tests.test_web_app import open_session, sign_in
+from tests.test_web_app import HORIZONTAL_OVERFLOW, open_session, sign_in
 
 BRAIN = "orchard"
 DOCS = f"/brains/{BRAIN}/graph/documents"
@@ -273,6 +273,15 @@ def test_a_person_browses_follows_links_edits_and_a_viewer_only_reads(
         expect(truth.locator("a.graph-page")).to_have_text("<img src=x onerror=window.lociPwned=3>")
         truth.locator("a.graph-page").hover()
         assert page.evaluate("window.lociPwned") is None
+
+        # On a phone the page, with every control, fits the screen's width.
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.evaluate("location.hash = '#brain/orchard-project'")
+        expect(page.locator("#graph-title")).to_have_text("Orchard Project")
+        page.click("#graph-edit-button")
+        assert page.evaluate(HORIZONTAL_OVERFLOW) <= 0, "the page scrolls sideways on a phone"
+        session.shot("06-phone")
+        page.click("#graph-done-button")
 
         watch.assert_clean(
             ("GET", "/api/v1/me", 401),  # the first visit, before signing in
