@@ -14,6 +14,7 @@ from loci.curate.pipeline import Captured, Ingested
 from loci.graph.results import DeletePlan, Page, QueryHit, Written
 from loci.mirror import Mirror
 from loci.models import Brain
+from loci.render import graph_markdown_to_safe_html
 
 EXPECTED_HASH = Field(
     default=None,
@@ -62,6 +63,11 @@ class GraphPageOut(BaseModel):
     document: GraphSummaryOut
     content: str = Field(description="the exact Markdown, frontmatter first")
     truth: str = Field(description="the compiled truth")
+    html: str = Field(
+        description="the compiled truth rendered from Markdown and sanitized; typed links as "
+        '<a class="graph-link graph-page|graph-evidence" href="#brain/ID" data-graph-id="ID">, '
+        'source pointers as <span class="graph-source" title="provider:id">'
+    )
     relations: list[GraphEdgeOut] = Field(description="typed relations in the frontmatter")
     sources: list[str]
     timeline: list[GraphTimelineEntryOut]
@@ -75,6 +81,7 @@ class GraphPageOut(BaseModel):
             document=GraphSummaryOut.of(page.summary),
             content=page.content,
             truth=doc.truth,
+            html=graph_markdown_to_safe_html(doc.truth),
             relations=[
                 GraphEdgeOut(source=doc.id, target=r.target, type=r.type) for r in doc.relations
             ],

@@ -8,14 +8,16 @@ import { resetAsk, showAsk } from "./ask.js";
 import { openNewBrain, openShare, setupBrains } from "./brains.js";
 import { $, busy, clear, el, showError } from "./dom.js";
 import { hideFiles, showFiles } from "./files.js";
+import { hideGraph, showGraph } from "./graph.js";
 import { openModelSettings } from "./model.js";
 import { showNotes } from "./notes.js";
 import { showSearch } from "./search.js";
 
-const PANELS = ["files", "notes", "search", "ask"];
+const PANELS = ["files", "notes", "brain", "search", "ask"];
 const LAST_BRAIN = "loci.brain";
 
-const state = { user: null, brains: [], brain: null, panel: "files" };
+// `page`: the brain page the address names (#brain/<id>), if any.
+const state = { user: null, brains: [], brain: null, panel: "files", page: null };
 
 function showScreen(which) {
   $("#booting").hidden = true;
@@ -124,6 +126,9 @@ function selectBrain(brain) {
 }
 
 $("#brain-select").addEventListener("change", (event) => {
+  // A page id names a page of one brain only.
+  state.page = null;
+  if (location.hash.startsWith("#brain/")) history.replaceState(null, "", "#brain");
   selectBrain(state.brains.find((b) => b.name === event.target.value) || null);
 });
 $("#new-brain-button").addEventListener("click", openNewBrain);
@@ -149,15 +154,37 @@ function showPanel(panel) {
     $(`#panel-${name}`).hidden = name !== state.panel || (needsBrain && !state.brain);
   }
   if (state.panel !== "files") hideFiles();
+  if (state.panel !== "brain") hideGraph();
   if (!state.brain) return;
   if (state.panel === "files") showFiles(state.brain);
   if (state.panel === "notes") showNotes(state.brain);
+  if (state.panel === "brain") showGraph(state.brain, state.page);
   if (state.panel === "search") showSearch(state.brain);
   if (state.panel === "ask") showAsk(state.brain);
 }
 
+// "#ask", "#brain", "#brain/<page id>": the section (and brain page) the address names.
+function fromAddress() {
+  const [panel, ...rest] = location.hash.slice(1).split("/");
+  let page = null;
+  try {
+    page = panel === "brain" && rest.length ? decodeURIComponent(rest.join("/")) : null;
+  } catch {
+    // A malformed address opens the list instead.
+  }
+  state.page = page;
+  return PANELS.includes(panel) ? panel : "files";
+}
+
+// A link to a brain page (or Back) changes the address; the app follows it.
+window.addEventListener("hashchange", () => {
+  const panel = fromAddress();
+  if (state.user) showPanel(panel);
+});
+
 for (const tab of document.querySelectorAll(".tab")) {
   tab.addEventListener("click", () => {
+    state.page = null;
     showPanel(tab.dataset.panel);
     if (location.hash !== `#${tab.dataset.panel}`) history.replaceState(null, "", `#${tab.dataset.panel}`);
   });
@@ -175,5 +202,5 @@ window.addEventListener("unhandledrejection", (event) => {
   if (box) showError(box, new Error(message));
 });
 
-state.panel = PANELS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "files";
+state.panel = fromAddress();
 start();

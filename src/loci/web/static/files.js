@@ -50,7 +50,7 @@ async function refresh() {
   try {
     const documents = await api.get(`/brains/${path(brain.name)}/files`);
     if (mine !== generation) return;
-    // Notes have their own tab; graph pages, evidence and captured items belong to the brain graph.
+    // Notes have their own tab; graph pages, evidence and captured items have the Brain tab.
     render(documents.filter((d) => d.kind === "file" || d.kind === "web"));
     showError(errorBox, null);
     if (active && documents.some((d) => d.status === "processing")) {
