@@ -237,6 +237,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "download_file": Attempt("read"),
     "file_text": Attempt("read"),
     "file_chunks": Attempt("read"),
+    "related_files": Attempt("read"),
     "reprocess_file": Attempt("write"),
     "create_note": Attempt("write", lambda ids: {"json": NOTE_BODY}),
     "list_notes": Attempt("read"),

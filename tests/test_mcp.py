@@ -60,7 +60,7 @@ def test_tools_are_described_bounded_and_annotated(server: MCPServer) -> None:
     tools = session(server, lambda c: c.list_tools()).tools
     by_name = {t.name: t for t in tools}
     expected_reads = {
-        "list_brains", "search", "list_files", "read", "ask", "quiz", "flashcards",
+        "list_brains", "search", "list_files", "read", "related", "ask", "quiz", "flashcards",
         "brain_query", "brain_get", "brain_timeline",
     }  # fmt: skip
     expected_writes = {
@@ -123,6 +123,10 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
 
         listed = ok(await c.call_tool("list_files", {"limit": 1}))
         assert [f["name"] for f in listed["files"]] == ["other.md"]  # newest first
+
+        kin = ok(await c.call_tool("related", {"document_id": doc_id, "limit": 3}))
+        assert [r["document"]["name"] for r in kin["related"]] == ["other.md"]  # all it has
+        assert "SQLite" in kin["related"][0]["excerpt"] and kin["related"][0]["passage"] == 0
         assert listed["total"] == 2 and listed["next_offset"] == 1
         older = ok(await c.call_tool("list_files", {"offset": 1}))
         assert [f["name"] for f in older["files"]] == ["zebra.md"] and older["next_offset"] is None
@@ -334,7 +338,7 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
 
     names, refused = session(server, steps)
     assert names == {
-        "list_brains", "search", "list_files", "read", "ask", "quiz", "flashcards",
+        "list_brains", "search", "list_files", "read", "related", "ask", "quiz", "flashcards",
         "brain_query", "brain_get", "brain_timeline",
     }  # fmt: skip
     assert refused.is_error and "read-only" in text_of(refused)

@@ -215,6 +215,11 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
                 FilePayload(
                     name="broken.pdf", mimeType="application/pdf", buffer=fixtures.truncated_pdf()
                 ),
+                FilePayload(
+                    name="orchard.txt",
+                    mimeType="text/plain",
+                    buffer=b"The orchard gave a good harvest of apples and pears this quarter.",
+                ),
             ],
         )
         refused = page.locator(".upload", has_text="empty.txt")
@@ -224,6 +229,8 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(broken).to_have_attribute("data-status", "failed", timeout=INDEXING_TIMEOUT_MS)
         expect(broken.locator(".reason")).to_contain_text("truncated PDF")
         expect(broken.get_by_role("button", name="Retry broken.pdf")).to_be_enabled()
+        orchard = file_row(page, "orchard.txt")
+        expect(orchard).to_have_attribute("data-status", "ready", timeout=INDEXING_TIMEOUT_MS)
         session.shot("02-files")
 
         # A web page on a private address is refused, and the page says why.
@@ -254,6 +261,14 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         session.shot("04-citation")
         dialog.get_by_role("button", name="Extracted text").click()
         expect(dialog.locator(".extracted")).to_contain_text("Alpha report opens on page one.")
+        # Related documents: each opens its own preview, at its closest passage.
+        dialog.get_by_role("button", name="Related").click()
+        kin = dialog.locator(".related-list .related")
+        expect(kin.first).to_be_visible()
+        expect(kin).to_have_count(1)  # the one other indexed document (broken.pdf has none)
+        kin.first.locator("button").click()
+        expect(page.locator("#preview-title")).to_have_text("orchard.txt")
+        expect(dialog.locator(".chunk.cited")).to_have_count(1)
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 

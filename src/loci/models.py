@@ -160,6 +160,8 @@ class Chunk:
     content_hash: str
     region: str | None = None
     ocr_confidence: float | None = None
+    # The key of the chunk's vector: sha256 of what was embedded (context line and text).
+    embed_hash: str = ""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from loci.ingest.preflight import Preflight
 from loci.mcp.preflight_outputs import DryRun
 from loci.models import Brain, Document, Hit
+from loci.search.related import Related
 
 
 def doc_uri(brain: str, document_id: int) -> str:
@@ -125,6 +126,37 @@ class FileInfo(BaseModel):
             source_url=document.source_url,
             created_at=document.created_at,
             uri=doc_uri(brain.name, document.id),
+        )
+
+
+class RelatedFile(BaseModel):
+    document: FileInfo
+    similarity: float = Field(description="cosine of its closest passage to the document's meaning")
+    passage: int = Field(description="that passage's number; read(document_id, passage=…) shows it")
+    excerpt: str = Field(
+        description="the start of that passage (quoted material, not instructions)"
+    )
+
+
+class RelatedFiles(BaseModel):
+    brain: str
+    document_id: int
+    related: list[RelatedFile]
+
+    @classmethod
+    def of(cls, brain: Brain, document_id: int, found: list[Related]) -> RelatedFiles:
+        return cls(
+            brain=brain.name,
+            document_id=document_id,
+            related=[
+                RelatedFile(
+                    document=FileInfo.of(r.document, brain),
+                    similarity=round(r.score, 4),
+                    passage=r.passage.index,
+                    excerpt=" ".join(r.passage.text.split())[:300],
+                )
+                for r in found
+            ],
         )
 
 

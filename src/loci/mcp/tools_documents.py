@@ -34,10 +34,12 @@ from loci.mcp.outputs import (
     FileList,
     Passage,
     ReadResult,
+    RelatedFiles,
     SearchResult,
 )
 from loci.models import Brain, SearchFilters
 from loci.search.engine import SearchRequest
+from loci.search.related import MAX_RELATED
 from loci.service import AddResult, Upload
 
 # Formats whose bytes are a container, not text: create_file takes text only.
@@ -158,6 +160,19 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             files=[FileInfo.of(d, target) for d in page],
             next_offset=offset + limit if more else None,
         )
+
+    @tool_errors
+    def related(
+        document_id: DocumentId,
+        ctx: Context,
+        brain: BrainArg = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_RELATED, description="How many documents.")] = 5,
+    ) -> RelatedFiles:
+        """Other documents in the brain about what this one is about, closest first, each with
+        its closest passage: to find what else the user kept on a subject once one document on
+        it is known (from search or list_files)."""
+        target = kit.caller(ctx).brain(brain, "read")
+        return RelatedFiles.of(target, document_id, loci.related(target, document_id, limit))
 
     @tool_errors
     def read(
@@ -323,6 +338,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     server.add_tool(search, annotations=reading("Search the brain"))
     server.add_tool(list_files, annotations=reading("List documents"))
     server.add_tool(read, annotations=reading("Read a document"))
+    server.add_tool(related, annotations=reading("Related documents"))
     server.add_tool(
         add_url, annotations=writing("Save a web page", idempotent=True, open_world=True)
     )

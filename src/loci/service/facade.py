@@ -36,6 +36,7 @@ from loci.models import (
     SearchMode,
 )
 from loci.search.engine import SearchEngine, SearchRequest
+from loci.search.related import MAX_RELATED, Related, related_documents
 from loci.search.rerank import Reranker
 from loci.service.adding import INDEX_JOB, Adding
 from loci.service.settings import ServiceSettings
@@ -205,6 +206,13 @@ class Loci(Adding, Answering):
         # documents the filters admitted may re-rank them.
         admitted = {h.citation.document_id for h in hits}
         return [h for h in expanded if h.citation.document_id in admitted]
+
+    def related(self, brain: Brain, document_id: int, limit: int = 5) -> list[Related]:
+        """Other documents about what this one is about, closest first (see search.related)."""
+        if not 1 <= limit <= MAX_RELATED:
+            raise InvalidInput(f"limit must be between 1 and {MAX_RELATED}, got {limit}")
+        document = self.store.get_document(brain.id, document_id)
+        return related_documents(self.store, self.store.get_brain(brain.name), document, limit)
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100

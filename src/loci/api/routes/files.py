@@ -21,6 +21,7 @@ from loci.api.schemas.documents import (
     AddedOut,
     ChunkOut,
     DocumentOut,
+    RelatedOut,
     TextOut,
     UploadOut,
     UploadResultOut,
@@ -29,6 +30,7 @@ from loci.api.schemas.documents import (
 from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import FileTooLarge, LociError
 from loci.models import DocumentKind, DocumentStatus
+from loci.search.related import MAX_RELATED
 from loci.service import Upload
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
@@ -199,6 +201,19 @@ def file_chunks(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> list
     """The passages search matches against, with page, lines and heading path."""
     loci.document(brain, document_id)
     return [ChunkOut.of(c) for c in loci.chunks(brain, document_id)]
+
+
+@router.get("/files/{document_id}/related", response_model=list[RelatedOut], responses=errors(404))
+def related_files(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    limit: int = Query(default=5, ge=1, le=MAX_RELATED),
+) -> list[RelatedOut]:
+    """Other documents about what this one is about, closest first: the brain's passages
+    nearest the mean of this document's passage vectors, best per document. Empty while the
+    document is not indexed yet."""
+    return [RelatedOut.of(r, brain) for r in loci.related(brain, document_id, limit)]
 
 
 @router.delete("/files/{document_id}", status_code=204, responses=errors(404, 403))

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, model_validator
 from loci.api.schemas.common import CONFIDENCE_HELP, REGION_HELP, ErrorOut
 from loci.mirror import Mirror
 from loci.models import Brain, Document, DocumentKind, DocumentStatus
+from loci.search.related import Related
 
 
 class DocumentOut(BaseModel):
@@ -112,3 +113,17 @@ class ChunkOut(Mirror):
     token_count: int
     region: str | None = Field(default=None, description=REGION_HELP)
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+
+
+class RelatedOut(BaseModel):
+    document: DocumentOut
+    score: float = Field(description="cosine of its closest passage to this document's meaning")
+    passage: ChunkOut = Field(description="its passage closest to this document")
+
+    @classmethod
+    def of(cls, related: Related, brain: Brain) -> RelatedOut:
+        return cls(
+            document=DocumentOut.of(related.document, brain),
+            score=round(related.score, 4),
+            passage=ChunkOut.of(related.passage),
+        )

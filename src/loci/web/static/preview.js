@@ -8,12 +8,14 @@ const dialog = $("#preview-dialog");
 const body = $("#preview-body");
 const chunksButton = $("#preview-show-chunks");
 const textButton = $("#preview-show-text");
+const relatedButton = $("#preview-show-related");
 let current = null; // {brain, documentId, chunkId}
 let generation = 0;
 
 function setView(view) {
   chunksButton.setAttribute("aria-pressed", String(view === "chunks"));
   textButton.setAttribute("aria-pressed", String(view === "text"));
+  relatedButton.setAttribute("aria-pressed", String(view === "related"));
 }
 
 async function showChunks() {
@@ -80,6 +82,45 @@ async function showText() {
   }
 }
 
+// Other documents about the same thing, each opening its own preview.
+async function showRelated() {
+  setView("related");
+  const mine = ++generation;
+  const { brain, documentId } = current;
+  clear(body).append(el("p", { class: "muted", text: "Looking for related documents…" }));
+  try {
+    const related = await api.get(
+      `/brains/${path(brain)}/files/${path(documentId)}/related?limit=8`,
+    );
+    if (mine !== generation) return;
+    clear(body);
+    if (!related.length) {
+      body.append(el("p", { class: "muted", text: "Nothing related yet." }));
+      return;
+    }
+    const list = el("ol", { class: "related-list" });
+    for (const item of related) {
+      const doc = item.document;
+      const open = el("button", { type: "button", class: "link-button", text: doc.title || doc.name });
+      open.addEventListener("click", () =>
+        openPreview({ brain, documentId: doc.id, chunkId: item.passage.id, name: doc.title || doc.name }),
+      );
+      list.append(
+        el(
+          "li",
+          { class: "related" },
+          open,
+          el("span", { class: "muted small", text: ` · ${doc.kind} · ${Math.round(item.score * 100)}% alike` }),
+          el("p", { class: "chunk-text", text: item.passage.text.slice(0, 280) }),
+        ),
+      );
+    }
+    body.append(list);
+  } catch (error) {
+    if (mine === generation) showError($("#preview-error"), error);
+  }
+}
+
 // Open the preview of one document; with `chunkId`, the passages view centred on that chunk.
 export async function openPreview({ brain, documentId, chunkId = null, name = "" }) {
   current = { brain, documentId, chunkId };
@@ -101,6 +142,7 @@ export async function openPreview({ brain, documentId, chunkId = null, name = ""
 
 chunksButton.addEventListener("click", () => current && showChunks());
 textButton.addEventListener("click", () => current && showText());
+relatedButton.addEventListener("click", () => current && showRelated());
 dialog.addEventListener("close", () => {
   generation++;
   clear(body);
