@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 
@@ -56,11 +56,13 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Answer from the brain with numbered citations (an LLM if LOCI_LLM_* is set; without
-        one, the best sentences of the best passages)."""
+        """Answer from the brain with numbered citations.
+
+        The answer is written by an LLM if LOCI_LLM_* is set; without one, it is the best
+        sentences of the best passages."""
         loci = service()
         events = loci.converse(
-            loci.brain(brain),
+            existing_brain(brain),
             question,
             conversation_id=conversation,
             continue_latest=continue_,
@@ -96,7 +98,7 @@ def register(app: typer.Typer) -> None:
     def list_conversations(brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Conversations of this brain, most recent first."""
         loci = service()
-        found = loci.conversations(loci.brain(brain))
+        found = loci.conversations(existing_brain(brain))
         if json_:
             emit_json(found)
             return
@@ -114,7 +116,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The questions and answers of one conversation."""
         loci = service()
-        found, messages = loci.conversation(loci.brain(brain), conversation_id)
+        found, messages = loci.conversation(existing_brain(brain), conversation_id)
         if json_:
             emit_json({"conversation": found, "messages": messages})
             return
@@ -131,7 +133,7 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
     ) -> None:
         loci = service()
-        loci.rename_conversation(loci.brain(brain), conversation_id, title)
+        loci.rename_conversation(existing_brain(brain), conversation_id, title)
 
     @conversations.command("rm")
     @exits_cleanly
@@ -141,4 +143,4 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Delete a conversation and its messages."""
         loci = service()
-        loci.delete_conversation(loci.brain(brain), conversation_id)
+        loci.delete_conversation(existing_brain(brain), conversation_id)
