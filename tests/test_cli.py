@@ -59,6 +59,7 @@ def test_brains_are_separate(tmp_path: Path) -> None:
         run_cli("search", "wifi password", "--brain", "family", "--json", home=home).stdout
     )
     assert family["hits"]
+    assert run_cli("brains", "create", "work", home=home).returncode == 0
     work = json.loads(
         run_cli("search", "wifi password", "--brain", "work", "--json", home=home).stdout
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loci.errors import NotFound
+from loci.errors import Conflict, NotFound
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
@@ -101,6 +101,21 @@ def test_replace_index_swaps_chunks_without_duplicates(store: Store) -> None:
     assert [c.text for c in store.list_chunks(brain.id, doc.id)] == ["alpha one", "beta two"]
     assert len(store.text_search(brain.id, ["alpha"], 10, SearchFilters())) == 1
     assert store.get_document(brain.id, doc.id).status == "ready"
+
+
+@both
+def test_rename_keeps_the_brain_and_its_documents_and_refuses_a_taken_name(store: Store) -> None:
+    notes, work = store.create_brain("notes", "restricted", None), store.ensure_brain("work")
+    doc = store.create_document(notes.id, new_doc("x.txt", "d" * 64), "index")
+    renamed = store.update_brain(notes.id, name="journal")
+    assert (renamed.id, renamed.name, renamed.created_at) == (notes.id, "journal", notes.created_at)
+    assert store.get_brain("journal").id == notes.id
+    assert store.get_document(renamed.id, doc.id).name == "x.txt"
+    with pytest.raises(NotFound):
+        store.get_brain("notes")
+    with pytest.raises(Conflict):
+        store.update_brain(work.id, name="journal")
+    assert sorted(b.name for b in store.list_brains()) == ["journal", "work"]
 
 
 def _writer(path: str, worker: int, count: int) -> None:

@@ -9,7 +9,6 @@ so no response confirms that someone else's brain is there.
 from __future__ import annotations
 
 import getpass
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,21 +17,12 @@ from loci.auth.access import Need, Principal, allows, role_in, user_role_in
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import ApiToken, Brain, Member, Role, TokenScope, User, Visibility
+from loci.names import NAME_PATTERN, check_name
 from loci.store.base import Store
 
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 SESSION_DAYS = 30
 TOUCH_EVERY_S = 60.0  # last-used times are advisory: one write a minute per token is plenty
 DAY_S = 86400.0
-
-
-def check_name(kind: str, name: str) -> str:
-    if not NAME_PATTERN.fullmatch(name):
-        raise InvalidInput(
-            f"{kind} name {name!r} must be 1–64 letters, digits, '.', '_' or '-',"
-            " starting with a letter or digit"
-        )
-    return name
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
@@ -161,7 +161,7 @@ def register(app: typer.Typer) -> None:
                 "chunks, time); write nothing.",
             ),
         ] = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Add files, folders (recursively) and web pages to a brain, then index them."""
@@ -207,7 +207,7 @@ def register(app: typer.Typer) -> None:
         title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
         tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
         no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Save a Markdown note; it is searched together with files."""

@@ -11,11 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from loci.answer.events import AskEvent
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
-from loci.errors import NotFound
 from loci.models import SearchFilters
 
 STEP_NOTES = {"route", "scope", "rewrite", "queries", "grading"}
@@ -96,16 +95,13 @@ def register(app: typer.Typer) -> None:
         ] = False,
         json_: JsonOption = False,
     ) -> None:
-        """Answer from the brain with numbered citations (an LLM if LOCI_LLM_* is set; without
-        one, the best sentences of the best passages)."""
+        """Answer from the brain with numbered citations.
+
+        The answer is written by an LLM if LOCI_LLM_* is set; without one, it is the best
+        sentences of the best passages."""
         loci = service()
-        home = loci.brain(brains[0] if brains else None)
-        others = []
-        for other in dict.fromkeys(brains[1:]):
-            found = loci.find_brain(other)
-            if found is None:
-                raise NotFound(f"no brain named {other!r}")
-            others.append(found)
+        home = existing_brain(brains[0] if brains else None)
+        others = [existing_brain(other) for other in dict.fromkeys(brains[1:])]
         filters = SearchFilters(
             name=name,
             kinds=tuple(k.value for k in kind),
@@ -161,7 +157,7 @@ def register(app: typer.Typer) -> None:
     def list_conversations(brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Conversations of this brain, most recent first."""
         loci = service()
-        found = loci.conversations(loci.brain(brain))
+        found = loci.conversations(existing_brain(brain))
         if json_:
             emit_json(found)
             return
@@ -179,7 +175,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The questions and answers of one conversation."""
         loci = service()
-        found, messages = loci.conversation(loci.brain(brain), conversation_id)
+        found, messages = loci.conversation(existing_brain(brain), conversation_id)
         if json_:
             emit_json({"conversation": found, "messages": messages})
             return
@@ -196,7 +192,7 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
     ) -> None:
         loci = service()
-        loci.rename_conversation(loci.brain(brain), conversation_id, title)
+        loci.rename_conversation(existing_brain(brain), conversation_id, title)
 
     @conversations.command("rm")
     @exits_cleanly
@@ -206,4 +202,4 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Delete a conversation and its messages."""
         loci = service()
-        loci.delete_conversation(loci.brain(brain), conversation_id)
+        loci.delete_conversation(existing_brain(brain), conversation_id)

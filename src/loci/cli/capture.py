@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, emit_json, out
 from loci.errors import InvalidInput
@@ -83,7 +83,7 @@ def register(app: typer.Typer) -> None:
             typer.Option("--source", help="Where it came from, provider:id (default cli:<time>)."),
         ] = None,
         no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Keep something in the brain now, as an inbox draft; curation finds its home."""
@@ -123,7 +123,7 @@ def _register_ingest(brain_app: typer.Typer) -> None:
             str, typer.Option("--provider", help="Where the item comes from, e.g. jamie.")
         ],
         no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Keep a provider's item (e.g. a meeting transcript with attendees) and curate it."""

@@ -11,11 +11,20 @@ from pydantic_settings import SettingsError
 
 from loci.app import build_service
 from loci.config import Settings, load_settings
-from loci.errors import InvalidInput
+from loci.errors import InvalidInput, NotFound
+from loci.models import Brain
 from loci.service import Loci
 
 BrainOption = Annotated[
-    str | None, typer.Option("--brain", "-b", help="Brain to use (default: the default brain).")
+    str | None,
+    typer.Option("--brain", "-b", help="Brain to use (default: the default brain); it must exist."),
+]
+# For commands that add things: naming a brain that does not exist yet starts it.
+NewBrainOption = Annotated[
+    str | None,
+    typer.Option(
+        "--brain", "-b", help="Brain to add to (default: the default brain); created if new."
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 NoWaitOption = Annotated[
@@ -38,3 +47,20 @@ def settings_or_error() -> Settings:
 @lru_cache(maxsize=1)
 def service() -> Loci:
     return build_service(settings_or_error())
+
+
+def existing_brain(name: str | None) -> Brain:
+    """The brain a reading (or editing) command works in. An unknown name is an error, never a
+    new empty brain: `loci list --brain typo` would otherwise answer "nothing" and keep "typo"."""
+    try:
+        return service().existing_brain(name)
+    except NotFound:
+        raise NotFound(
+            f"no brain {name!r} (create it with `loci brains create {name}`;"
+            " `loci brains` lists them)"
+        ) from None
+
+
+def brain_to_fill(name: str | None) -> Brain:
+    """The brain an adding command writes to, created on first use (its name checked)."""
+    return service().brain(name)

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
 from loci.models import Document
@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the documents of a brain with status, chunk count and size."""
         loci = service()
-        docs = loci.documents(loci.brain(brain), status=status, kind=kind, tag=tag)
+        docs = loci.documents(existing_brain(brain), status=status, kind=kind, tag=tag)
         if json_:
             emit_json(docs)
         elif not docs:
@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Show one document: metadata, status and, on request, its text or chunks."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         doc = loci.document(target, document_id)
         body = loci.document_text(target, document_id) if text else None
         parts = loci.chunks(target, document_id) if chunks else None
@@ -121,7 +121,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Delete documents with their chunks, and their blobs when nothing else uses them."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         removed = [loci.remove(target, i) for i in document_ids]
         if json_:
             emit_json({"removed": [d.id for d in removed]})
@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Re-parse, re-chunk and re-embed documents from their stored originals."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         docs = [loci.reprocess(target, i) for i in document_ids]
         if not no_wait:
             docs = loci.wait_for(target, [d.id for d in docs])
@@ -173,7 +173,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Rebuild a brain's chunks, vectors and text index from the stored originals."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         if language is not None:
             loci.set_language(target, language)
             if json_:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 from typing import Annotated, Literal
@@ -49,7 +50,9 @@ def register(app: typer.Typer) -> None:
             home = Path(scratch.name)
         try:
             loci = build_service(load_settings(home=home))
-            brain = loci.brain(f"eval-{beir.resolve().name}")
+            # A folder may be named anything; a brain name may not (see loci.names).
+            corpus = re.sub(r"[^A-Za-z0-9._-]", "-", beir.resolve().name)
+            brain = loci.brain(f"eval-{corpus}"[:64])
             with Progress(
                 TextColumn("indexing corpus"),
                 BarColumn(),

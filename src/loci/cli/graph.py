@@ -17,7 +17,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption
+from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOption
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, open_graph, settle
 from loci.cli.graph_files import register_files
@@ -77,7 +77,8 @@ def _summaries(found: list[Summary]) -> Table:
 
 def register(app: typer.Typer) -> None:
     brain_app = typer.Typer(
-        help="The brain graph: Markdown pages and evidence with typed links and a timeline.",
+        help="The graph inside one brain: Markdown pages and evidence with typed links and a"
+        " timeline (`loci brains` lists, creates, renames and deletes brains).",
         no_args_is_help=True,
     )
     app.add_typer(brain_app, name="brain")
@@ -230,11 +231,11 @@ def _register_writes(app: typer.Typer) -> None:
             ),
         ] = "",
         no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Create a document (validated; refused with every problem listed)."""
-        graph, target = open_graph(brain)
+        graph, target = open_graph(brain, adding=True)
         done = graph.create(
             target, actor=ACTOR, doc_type=doc_type, title=title, folder=folder,
             doc_id=doc_id, status=status, text=_text(text) if text == "-" else text or "",

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from loci.cli.context import service
+from loci.cli.context import brain_to_fill, existing_brain, service
 from loci.graph.service import BrainGraph
 from loci.models import Brain
 
@@ -18,9 +18,12 @@ DirArg = Annotated[
 ]
 
 
-def open_graph(brain: str | None) -> tuple[BrainGraph, Brain]:
+def open_graph(brain: str | None, *, adding: bool = False) -> tuple[BrainGraph, Brain]:
+    """The graph and the brain to work in: one that must exist, or with `adding` (commands
+    that bring new pages) one created on first use."""
     loci = service()
-    return BrainGraph(loci.store, loci.blobs, loci.search), loci.brain(brain)
+    target = brain_to_fill(brain) if adding else existing_brain(brain)
+    return BrainGraph(loci.store, loci.blobs, loci.search), target
 
 
 def settle(target: Brain, no_wait: bool) -> None:

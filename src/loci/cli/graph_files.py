@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, service
+from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, DirArg, open_graph, settle
 from loci.cli.output import FAILED, PARTIAL, emit_json, out, to_jsonable
@@ -66,12 +66,14 @@ def register_files(app: typer.Typer) -> None:
     def import_(
         folder: DirArg,
         no_wait: NoWaitOption = False,
-        brain: BrainOption = None,
+        brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Read a folder of Markdown: brain documents byte for byte, plain notes (an
-        Obsidian vault) as draft pages with their wikilinks as page links."""
-        graph, target = open_graph(brain)
+        """Read a folder of Markdown into the brain (created if new).
+
+        Brain documents are kept byte for byte; plain notes (an Obsidian vault) become draft
+        pages with their wikilinks as page links."""
+        graph, target = open_graph(brain, adding=True)
         report = GraphTransfer(graph).import_folder(target, folder, actor=ACTOR)
         settle(target, no_wait)
         _transferred(report, json_)
@@ -105,8 +107,9 @@ def register_files(app: typer.Typer) -> None:
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Bring a materialized directory's edits, new files and deletions back; a document
-        that changed in the brain since is a conflict, and nothing is overwritten."""
+        """Bring a materialized directory's edits, new files and deletions back.
+
+        A document that changed in the brain since is a conflict, and nothing is overwritten."""
         graph, target = open_graph(brain)
         report = GraphTransfer(graph).sync(target, folder, actor=ACTOR)
         settle(target, no_wait)
@@ -125,9 +128,11 @@ def register_files(app: typer.Typer) -> None:
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Check the graph: duplicate ids, parse errors, invalid documents, broken links,
-        relations and citations, alias collisions, orphans, weak provenance, nonstandard
-        source refs; then write, index and find a page in a scratch brain."""
+        """Check the graph's health, then round-trip a page through a scratch brain.
+
+        Checks: duplicate ids, parse errors, invalid documents, broken links, relations and
+        citations, alias collisions, orphans, weak provenance, nonstandard source refs; then a
+        page is written, indexed and found in a scratch brain."""
         graph, target = open_graph(brain)
         loci = service()
 

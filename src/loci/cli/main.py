@@ -12,6 +12,7 @@ from loci.cli import (
     accounts,
     add,
     ask,
+    brains,
     capture,
     documents,
     evaluate,
@@ -51,8 +52,8 @@ def main(
 
 
 for module in (
-    add, documents, search, ask, study, status, evaluate, server, accounts, graph, capture, mcp,
-    migrate, slack, webhooks,
+    add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
+    mcp, migrate, slack, webhooks,
 ):  # fmt: skip
     module.register(app)
 

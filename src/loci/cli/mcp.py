@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from loci.auth.accounts import check_name
 from loci.cli.context import BrainOption, service
 from loci.cli.errors import exits_cleanly
+from loci.names import check_name
 
 
 def register(app: typer.Typer) -> None:

@@ -26,8 +26,10 @@ def register(app: typer.Typer) -> None:
         ] = False,
         json_: JsonOption = False,
     ) -> None:
-        """Copy this data directory's SQLite database into PostgreSQL, with ids, vectors (not
-        re-embedded), graph, users and tokens; then verify the row counts."""
+        """Copy this data directory's SQLite database into PostgreSQL and verify the counts.
+
+        Ids, vectors (not re-embedded), the graph, users and tokens are copied; then the row
+        counts of both are compared."""
         from loci.store.postgres import PostgresStore, is_postgres_url
         from loci.store.postgres.transfer import copy_blobs, copy_sqlite_to_postgres
         from loci.store.sqlite import SqliteStore

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
 from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words
@@ -95,10 +95,12 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Find passages with hybrid search (BM25 + vectors), each with its citation. Hybrid
-        search also follows links between brain pages: a page linked from a good hit joins in."""
+        """Find passages with hybrid search (BM25 + vectors), each with its citation.
+
+        Hybrid search also follows links between brain pages: a page linked from a good hit
+        joins in."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         request = SearchRequest(
             query=query,
             mode=mode,
@@ -143,7 +145,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Other documents about what this one is about, closest first."""
         loci = service()
-        target = loci.brain(brain)
+        target = existing_brain(brain)
         found = loci.related(target, document_id, limit)
         if json_:
             emit_json({"document_id": document_id, "brain": target.name, "related": found})

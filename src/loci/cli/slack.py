@@ -46,8 +46,9 @@ def register(app: typer.Typer) -> None:
         brain: Annotated[str, typer.Option("--brain", "-b", help="The brain they go into.")],
         json_: JsonOption = False,
     ) -> None:
-        """Save this Slack user's messages as a Loci user (who must be able to write the
-        brain) into a brain; linking again moves the link."""
+        """Save this Slack user's messages as a Loci user into a brain.
+
+        The Loci user must be able to write the brain; linking again moves the link."""
         identity = _links().link(team, user, as_user, brain)
         if json_:
             emit_json(identity)

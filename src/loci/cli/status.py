@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, human_size, out
 
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
     def status(brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Documents by status, the job queue, the embedder identity and disk use."""
         loci = service()
-        s = loci.status(loci.brain(brain))
+        s = loci.status(existing_brain(brain))
         if json_:
             emit_json(s)
             return

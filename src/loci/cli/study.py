@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from loci.answer.study import QuizQuestion
-from loci.cli.context import BrainOption, JsonOption, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
 
@@ -26,10 +26,11 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Multiple-choice questions from your documents, each with its source; the answers
-        come at the end."""
+        """Multiple-choice questions from your documents, each with its source.
+
+        The answers come at the end."""
         loci = service()
-        questions = loci.quiz(loci.brain(brain), topic, count)
+        questions = loci.quiz(existing_brain(brain), topic, count)
         if json_:
             emit_json([{**_plain(q), "source": q.source.citation()} for q in questions])
             return
@@ -55,7 +56,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Flashcards (front, back, source) from your documents."""
         loci = service()
-        cards = loci.flashcards(loci.brain(brain), topic, count)
+        cards = loci.flashcards(existing_brain(brain), topic, count)
         if json_:
             emit_json(
                 [{"front": c.front, "back": c.back, "source": c.source.citation()} for c in cards]

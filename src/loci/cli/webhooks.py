@@ -45,8 +45,9 @@ def register(app: typer.Typer) -> None:
         ],
         json_: JsonOption = False,
     ) -> None:
-        """Create a signing secret for pushes to /api/v1/brains/BRAIN/sources/PROVIDER;
-        printed once."""
+        """Create a signing secret for pushes to a brain's source route; printed once.
+
+        Pushes go to /api/v1/brains/BRAIN/sources/PROVIDER."""
         issued = _webhooks().create(service().store.get_brain(brain), provider)
         if json_:
             emit_json({"webhook": issued.record, "secret": issued.secret})

@@ -34,7 +34,9 @@ from loci.models import (
     Job,
     NewDocument,
     SearchMode,
+    Visibility,
 )
+from loci.names import check_name
 from loci.search.engine import SearchEngine, SearchRequest
 from loci.search.related import MAX_RELATED, Related, related_documents
 from loci.search.rerank import Reranker
@@ -106,7 +108,21 @@ class Loci(Adding, Answering):
 
     # brains -------------------------------------------------------------------------------
     def brain(self, name: str | None = None) -> Brain:
-        return self.store.ensure_brain(name or self.settings.default_brain)
+        """The brain `name` (None: the default one), created on first use: for writes that
+        add things, where naming a new brain is how a person starts one."""
+        if not name or name == self.settings.default_brain:
+            return self.store.ensure_brain(self.settings.default_brain)
+        try:
+            return self.store.get_brain(name)
+        except NotFound:
+            return self.store.ensure_brain(check_name("brain", name))
+
+    def existing_brain(self, name: str | None = None) -> Brain:
+        """The brain `name`, which must exist (`NotFound`), so a typo never makes a brain; the
+        default brain alone is still created on first use."""
+        if not name or name == self.settings.default_brain:
+            return self.brain()
+        return self.store.get_brain(name)
 
     def find_brain(self, name: str | None = None) -> Brain | None:
         """The brain if it exists; unlike `brain`, never creates it (for dry runs)."""
@@ -117,6 +133,18 @@ class Loci(Adding, Answering):
 
     def brains(self) -> list[Brain]:
         return self.store.list_brains()
+
+    def create_brain(self, name: str, visibility: Visibility = "restricted") -> Brain:
+        """A new brain with no members: the workspace's admins own it (`Conflict` if the name
+        is taken)."""
+        if visibility not in ("restricted", "workspace"):
+            raise InvalidInput(f"visibility must be restricted or workspace, got {visibility!r}")
+        return self.store.create_brain(check_name("brain", name), visibility, None)
+
+    def rename_brain(self, brain: Brain, new_name: str) -> Brain:
+        """The same brain under a new name (`Conflict` if taken). Everything in it — saved
+        index files, tokens, members, links — refers to its id, so nothing else changes."""
+        return self.store.update_brain(brain.id, name=check_name("brain", new_name))
 
     def delete_brain(self, brain: Brain) -> None:
         for content_hash in self.store.delete_brain(brain.id):
@@ -330,6 +358,10 @@ class Loci(Adding, Answering):
     def set_language(self, brain: Brain, language: str) -> None:
         """Stem this brain's words as `language` from now on; its text index is re-counted."""
         self.store.set_brain_language(brain.id, language.strip().lower())
+
+    def brain_stats(self, brain: Brain) -> BrainStats:
+        """Counts alone (documents by status and kind, chunks, jobs): no disk walk."""
+        return self.store.stats(brain.id)
 
     def status(self, brain: Brain) -> Status:
         brain = self.store.get_brain_by_id(brain.id)  # the embedder identity may be new

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.auth.accounts.check_name`
+BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.names.check_name`
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
 # `\s` does not match) is refused by the schema already.
 NOT_BLANK = r"[^\s\x1c-\x1f]"
