@@ -32,7 +32,7 @@ DOCUMENT_COLUMNS = (
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
-    " char_end, token_count, content_hash, region, ocr_confidence"
+    " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end"
 )
 
 
