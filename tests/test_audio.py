@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 import wave
 from collections.abc import Iterator
 from pathlib import Path
@@ -346,3 +347,75 @@ def test_cli_adds_a_voice_memo_and_finds_it_by_when_it_was_said(
     assert "no transcription service configured (set LOCI_STT_BASE_URL)" in (
         unconfigured.stdout + unconfigured.stderr
     )
+
+
+# --- the web app ----------------------------------------------------------------------------
+
+
+def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
+    tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
+) -> None:
+    """Chromium's fake microphone (a beeping tone) stands in for a person talking: Record, wait,
+    Stop, and the memo is uploaded as a WebM/Ogg file that the server transcribes."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.browser import CHROMIUM_ARGS, require_chromium
+    from tests.live_server import LiveServer
+
+    stt.lines = [(0.0, 1.5, "Remember to call the plumber about the boiler.")]
+    loci = service_with(tmp_path, embedder, stt)
+    server = LiveServer(loci).start()
+    fake_microphone = ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(require_chromium()), args=[*CHROMIUM_ARGS, *fake_microphone]
+            )
+            context = browser.new_context()
+            context.set_default_timeout(15_000)
+            page = context.new_page()
+            errors: list[str] = []
+            # (The page's first session check is a 401 before signing in: not an error here.)
+            page.on(
+                "console",
+                lambda m: (
+                    errors.append(m.text)
+                    if m.type == "error" and not m.text.startswith("Failed to load resource")
+                    else None
+                ),
+            )
+            page.goto(server.url + "/")
+            page.fill("#signin-token", server.owner_token)
+            page.click("#signin-form button[type=submit]")
+            page.click("#first-brain-button")
+            page.fill("#brain-name", "memos")
+            page.click("#brain-form button[type=submit]")
+            expect(page.locator("#brain-select")).to_have_value("memos")
+            page.click(".tab[data-panel=notes]")
+            record = page.locator("#record-button")
+            expect(record).to_be_visible()
+            record.click()
+            expect(record).to_have_text("Stop")
+            expect(page.locator("#record-status")).to_have_text("Recording…")
+            page.wait_for_timeout(1500)
+            record.click()
+            expect(page.locator("#toasts")).to_contain_text("voice-memo-")
+            expect(record).to_have_text("Record")
+            browser.close()
+        assert errors == []
+        brain = loci.brain("memos")
+        (memo,) = loci.store.list_documents(brain.id)
+        assert memo.name.startswith("voice-memo-") and memo.name.endswith((".webm", ".ogg"))
+        deadline = time.monotonic() + 30
+        while loci.store.get_document(brain.id, memo.id).status == "processing":
+            assert time.monotonic() < deadline, "the memo was never transcribed"
+            time.sleep(0.2)
+        done = loci.store.get_document(brain.id, memo.id)
+        assert done.status == "ready", done.status_reason
+        (request,) = stt.requests
+        assert request.filename in ("audio.webm", "audio.ogg") and len(request.data) > 1000
+        hits = loci.search(brain, SearchRequest("call the plumber", limit=3))
+        hit = next(h for h in hits if h.citation.name == memo.name)
+        assert (hit.citation.time_start, hit.citation.time_end) == (0.0, 1.5)
+    finally:
+        server.stop()
