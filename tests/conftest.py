@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from loci.app import build_reranker, service_settings
+from loci.app import build_reranker, build_transcriber, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.embed.local import LocalEmbedder
@@ -111,6 +111,7 @@ def make_service(
         embedder=lambda: embedder,
         settings=service_settings(settings),
         reranker=build_reranker(settings),
+        transcriber=lambda: build_transcriber(settings),
     )
 
 

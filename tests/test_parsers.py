@@ -35,7 +35,7 @@ def test_supported_extensions_cover_the_formats() -> None:
 
 def test_unknown_type_has_no_parser() -> None:
     with pytest.raises(NoParser, match="no parser for this type"):
-        parse(b"ID3\x04\x00 not really", "song.mp3", BUDGETS)
+        parse(b"8BPS\x00\x01 a Photoshop file", "drawing.psd", BUDGETS)
 
 
 def test_empty_file_is_refused() -> None:

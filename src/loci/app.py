@@ -23,6 +23,7 @@ from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
+from loci.llm.transcribe import OpenAICompatibleTranscriber, Transcriber, TranscriberSettings
 from loci.search.engine import RankingParams
 from loci.search.rerank import HttpReranker, Reranker
 from loci.service import Loci, ServiceSettings
@@ -65,6 +66,22 @@ def build_chat(settings: Settings) -> Chat | None:
             model=settings.llm_model,
             fallback_models=tuple(settings.llm_fallback_models),
             timeout_s=settings.llm_timeout_s,
+        )
+    )
+
+
+def build_transcriber(settings: Settings) -> Transcriber | None:
+    """The configured speech-to-text service, or None: recordings are kept and marked failed."""
+    if not settings.stt_base_url:
+        return None
+    return OpenAICompatibleTranscriber(
+        TranscriberSettings(
+            base_url=settings.stt_base_url,
+            model=settings.stt_model,
+            api_key=settings.stt_api_key,
+            language=settings.stt_language or None,
+            timeout_s=settings.stt_timeout_s,
+            max_bytes=settings.stt_max_bytes,
         )
     )
 
@@ -124,6 +141,7 @@ def build_service(settings: Settings) -> Loci:
         settings=service_settings(settings),
         chat=lambda: build_chat(settings),
         reranker=build_reranker(settings),
+        transcriber=lambda: build_transcriber(settings),
     )
 
 

@@ -76,6 +76,16 @@ class Settings(BaseSettings):
     # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
     llm_vision: bool = False
 
+    # Speech to text for recordings (voice memos, meetings): any server speaking OpenAI's
+    # POST {base_url}/audio/transcriptions (OpenAI, Groq, faster-whisper-server/speaches,
+    # whisper.cpp server, LocalAI, vLLM). Unset: audio files are kept and marked failed.
+    stt_base_url: str | None = None
+    stt_api_key: str | None = None
+    stt_model: str = "whisper-1"
+    stt_language: str | None = None  # ISO-639-1, e.g. "en"; unset: the service detects it
+    stt_timeout_s: float = Field(default=300.0, gt=0)
+    stt_max_mb: float = Field(default=25.0, gt=0)  # the service's limit a file (OpenAI: 25 MB)
+
     # An optional reranker (a cross-encoder behind POST {base_url}/rerank: Jina, Cohere, vLLM,
     # llama.cpp, Infinity, text-embeddings-inference) reorders hybrid search's best passages.
     rerank_base_url: str | None = None
@@ -118,6 +128,10 @@ class Settings(BaseSettings):
     @property
     def max_file_bytes(self) -> int:
         return int(self.max_file_mb * 1024 * 1024)
+
+    @property
+    def stt_max_bytes(self) -> int:
+        return int(self.stt_max_mb * 1024 * 1024)
 
     @property
     def database_path(self) -> Path:

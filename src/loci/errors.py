@@ -20,6 +20,8 @@
     ├── LLMError                   the chat model failed, after retries and fallback models
     │   ├── LLMTimeout             no answer (or no next token) within the step's time budget
     │   └── LLMMalformed           an answer that is not what the step asked for (bad JSON, …)
+    ├── TranscriptionError         speech to text failed after its retries (the job is retried)
+    │   └── TranscriptionRefused   not configured, over its size limit, or this file refused (4xx)
     ├── RerankError                the reranker failed or answered nonsense (search falls back)
     └── StoreError                 the database refused or is inconsistent
 
@@ -111,6 +113,16 @@ class LLMTimeout(LLMError):
 
 class LLMMalformed(LLMError):
     code = "llm_malformed"
+
+
+class TranscriptionError(LociError):
+    code = "transcription_failed"
+
+
+class TranscriptionRefused(TranscriptionError):
+    """No retry can help: the configuration or the file must change first."""
+
+    code = "transcription_refused"
 
 
 class RerankError(LociError):

@@ -52,6 +52,21 @@ def region_words(region: str) -> str:
     return f"{row} {column}".strip() or "whole page"
 
 
+def time_text(seconds: float) -> str:
+    """A moment of a recording as people write it: "0:07", "12:04", "1:02:09"."""
+    whole = max(0, int(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def time_span_text(start: float, end: float | None) -> str:
+    """Where in a recording a passage is: "12:04–12:37" (or "12:04" when it has no end)."""
+    if end is None or time_text(end) == time_text(start):
+        return time_text(start)
+    return f"{time_text(start)}–{time_text(end)}"
+
+
 @dataclass(frozen=True)
 class Block:
     """One structural unit of a parsed document, in reading order.
@@ -60,7 +75,8 @@ class Block:
     file for text formats, lines of the page's extracted text for PDF, paragraph numbers for DOCX.
     `page` is 1-based for paged formats and None otherwise. A heading block has `level` >= 1.
     Text read by OCR also has its `region` on the page (see `Region`) and the engine's mean
-    `confidence` (0-1) in it.
+    `confidence` (0-1) in it. Text transcribed from a recording has the seconds it was spoken
+    between (`time_start`, `time_end`).
     """
 
     kind: BlockKind
@@ -71,6 +87,8 @@ class Block:
     line_end: int | None = None
     region: Region | None = None
     confidence: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,8 @@ class ChunkDraft:
     content_hash: str
     region: str | None = None  # `region_text` of the OCR text in it, when it came from OCR
     ocr_confidence: float | None = None  # the lowest of its OCR text's confidences (0-1)
+    time_start: float | None = None  # a transcript's: seconds into the recording
+    time_end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +180,8 @@ class Chunk:
     content_hash: str
     region: str | None = None
     ocr_confidence: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None
     # The key of the chunk's vector: sha256 of what was embedded (context line and text).
     embed_hash: str = ""
 
@@ -177,6 +199,8 @@ class Citation:
     source_url: str | None
     region: str | None = None  # where on the page OCR read the passage (see `Region`)
     ocr_confidence: float | None = None
+    time_start: float | None = None  # where in a recording it was said, in seconds
+    time_end: float | None = None
 
 
 @dataclass(frozen=True)

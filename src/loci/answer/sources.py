@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from loci.models import LOW_OCR_CONFIDENCE, Hit, region_words
+from loci.models import LOW_OCR_CONFIDENCE, Hit, region_words, time_span_text
 
 SOURCE_CLOSE = re.compile(r"</\s*source\s*>", re.IGNORECASE)
 
@@ -30,6 +30,8 @@ class Source:
             parts.append(f"page {c.page}")
         if c.region:
             parts.append(region_words(c.region))
+        if c.time_start is not None:
+            parts.append(time_span_text(c.time_start, c.time_end))
         if c.heading_path:
             parts.append("§ " + " › ".join(c.heading_path[-2:]))
         if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
@@ -41,6 +43,8 @@ class Source:
         attributes = f'number="{self.number}" file="{_attr(c.name)}"'
         if c.page is not None:
             attributes += f' page="{c.page}"'
+        if c.time_start is not None:
+            attributes += f' time="{time_span_text(c.time_start, c.time_end)}"'
         if c.heading_path:
             attributes += f' section="{_attr(" > ".join(c.heading_path))}"'
         body = SOURCE_CLOSE.sub("</ source>", self.hit.text)
@@ -64,6 +68,8 @@ class Source:
             "source_url": c.source_url,
             "region": c.region,
             "ocr_confidence": c.ocr_confidence,
+            "time_start": c.time_start,
+            "time_end": c.time_end,
             "snippet": self.hit.snippet,
             "where": self.label(),
         }

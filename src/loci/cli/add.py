@@ -101,6 +101,8 @@ def _item_line(item: PreflightItem) -> str:
     if item.outcome == "add":
         approx = "" if item.chunks_exact else "~"
         ocr = ", OCR" if item.ocr else ""
+        if item.transcription:
+            ocr += f", speech to text by {item.transcription}"
         plural = "" if item.chunks == 1 else "s"
         detail = f"{approx}{item.chunks} chunk{plural}, ~{item.seconds:g} s{ocr}"
     elif item.duplicate_of is not None:

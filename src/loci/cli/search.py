@@ -12,7 +12,7 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words
+from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words, time_span_text
 from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
@@ -42,6 +42,8 @@ def location(hit: Hit) -> str:
         )
     if c.region:
         parts.append(region_words(c.region))
+    if c.time_start is not None:
+        parts.append(time_span_text(c.time_start, c.time_end))
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
     if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:

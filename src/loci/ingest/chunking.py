@@ -72,6 +72,8 @@ class _Piece:
     heading_level: int  # > 0 for (a piece of) a heading block
     region: Region | None = None  # OCR text: where on the page it was read
     confidence: float | None = None  # OCR text: how sure the engine was
+    time_start: float | None = None  # transcribed speech: when it was said, in seconds
+    time_end: float | None = None
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ class _Overlap:
     tokens: int
     line_start: int | None
     spaced: bool  # its sentences are separated by whitespace (CJK ones need not be)
+    time_start: float | None = None  # when the piece it repeats was said (transcripts)
 
 
 class _Counter:
@@ -253,6 +256,7 @@ class _Chunker:
             token_count=tokens,
             content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
             **_ocr_location(pieces),
+            **_time_span(pieces, overlap),
         )
         return draft, pieces, leftovers
 
@@ -283,7 +287,7 @@ class _Chunker:
         line_start = None
         if last.line_start is not None:
             line_start = last.line_start + self.text.count("\n", last.start, start)
-        return _Overlap(start, tokens, line_start, spaced)
+        return _Overlap(start, tokens, line_start, spaced, last.time_start)
 
     # --- pieces ----------------------------------------------------------------------------
 
@@ -320,6 +324,8 @@ class _Chunker:
                         level,
                         block.region,
                         block.confidence,
+                        block.time_start,
+                        block.time_end,
                     )
                     continue
             yield from self._split_block(block, start, end, section, path, level)
@@ -355,6 +361,8 @@ class _Chunker:
                 level,
                 block.region,
                 block.confidence,
+                block.time_start,
+                block.time_end,
             )
 
     def _split(
@@ -483,3 +491,15 @@ def _ocr_location(pieces: list[_Piece]) -> dict[str, Any]:
         "region": region_text(union),
         "ocr_confidence": min(confidences) if confidences else None,
     }
+
+
+def _time_span(pieces: list[_Piece], overlap: _Overlap | None) -> dict[str, Any]:
+    """The seconds of a recording a chunk of transcript covers: from the first words it holds
+    (those it repeats from the chunk before included) to the last."""
+    starts = [p.time_start for p in pieces if p.time_start is not None]
+    ends = [p.time_end for p in pieces if p.time_end is not None]
+    if overlap is not None and overlap.time_start is not None:
+        starts.append(overlap.time_start)
+    if not starts:
+        return {}
+    return {"time_start": min(starts), "time_end": max(ends) if ends else None}

@@ -25,6 +25,7 @@ from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.ingest.parsers.html import parse_html
 from loci.llm.client import Chat
+from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -56,11 +57,16 @@ class Prepared:
     truncated: bool
 
 
-def parse_stored(document: Document, data: bytes, budgets: ParseBudgets) -> ParsedDocument:
+def parse_stored(
+    document: Document,
+    data: bytes,
+    budgets: ParseBudgets,
+    transcriber: Transcriber | None = None,
+) -> ParsedDocument:
     mime = document.mime_type or ""
     if document.kind == "web" and mime.startswith(("text/html", "application/xhtml")):
         return parse_html(decode_text(data), url=document.source_url)
-    return parse(data, document.name, budgets)
+    return parse(data, document.name, budgets, transcriber)
 
 
 class Indexer:
@@ -71,8 +77,10 @@ class Indexer:
         embedder: Embedder,
         settings: IndexerSettings,
         chat: Chat | None = None,
+        transcriber: Transcriber | None = None,
     ) -> None:
         self.store = store
+        self.transcriber = transcriber  # recordings: None fails them, saying what to set
         self.blobs = blobs
         self.embedder = embedder
         self.settings = settings
@@ -86,7 +94,7 @@ class Indexer:
     def prepare(self, brain: Brain, document: Document) -> Prepared:
         check_identity(brain, self.embedder)
         data = self.blobs.get(document.content_hash)
-        parsed = parse_stored(document, data, self.settings.budgets)
+        parsed = parse_stored(document, data, self.settings.budgets, self.transcriber)
         if self.captioner is not None and document.kind in ("file", "web"):
             parsed = with_captions(parsed, data, self.captioner)
         title = parsed.title or document.title

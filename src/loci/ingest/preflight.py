@@ -2,7 +2,8 @@
 
 Before a large import a person (or an agent) wants to know what will happen: which items are new,
 which are already in the brain (and as what), which will be refused or fail and why, whether OCR
-will run, and roughly how many chunks and how long. Seed 004 asks for this as one object with a
+will run, whether a recording will be transcribed (and by which model, or why not), and roughly
+how many chunks and how long. Seed 004 asks for this as one object with a
 `status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
 and the totals.
 
@@ -12,7 +13,9 @@ add would dedupe a file given twice), the parser the bytes choose, then parse an
 embedder's own token counter — so chunk counts are exact for anything that does not need OCR.
 Nothing is embedded; the time is the measured parse time plus the chunks at the embedder's
 measured throughput. URLs get the fetcher's address check first; a refused address is never
-connected to. An allowed URL is fetched (a GET, as `add` would) to see what it holds.
+connected to. An allowed URL is fetched (a GET, as `add` would) to see what it holds. A recording
+is never sent to the transcription service in a dry run: it costs money and minutes, so its
+chunks are estimated from its length (a WAV's header; others by size at 1 MB a minute).
 
 An item's `outcome` predicts what `add` reports for it:
   add        stored and indexed
@@ -38,7 +41,9 @@ from loci.ingest.encoding import decode_text
 from loci.ingest.fetch_page import WebPage
 from loci.ingest.indexer import CONTEXT_TOKENS
 from loci.ingest.parsers import ParseBudgets, _choose, parse
+from loci.ingest.parsers.audio import NOT_CONFIGURED, wav_seconds
 from loci.ingest.sources import clean_name, page_name
+from loci.llm.transcribe import check_size
 from loci.models import Document, ParsedDocument
 from loci.store.blobs import sha256_hex
 
@@ -49,6 +54,7 @@ __all__ = [
     "PreflightSettings",
     "Preflighter",
     "OcrPlan",
+    "TranscriptionPlan",
     "ocr_needed",
     "summarize",
 ]
@@ -67,6 +73,18 @@ OCR_SECONDS_PER_PAGE = 0.8
 # Text on a scanned page, for the chunk estimate: a letter page of ~400 words, as in that bench.
 OCR_CHARS_PER_PAGE = 2400
 CHARS_PER_TOKEN = 4  # for the OCR estimate only; everything else counts real tokens
+# Speech, for a recording's chunk estimate: ~150 words a minute, ~1.3 tokens a word; a length
+# from the size where no header says it: 1 MB a minute (128 kbit/s MP3, a typical memo app's AAC).
+SPOKEN_TOKENS_PER_MINUTE = 200
+AUDIO_BYTES_PER_MINUTE = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class TranscriptionPlan:
+    """The configured speech-to-text service, as far as a dry run needs to know it."""
+
+    model: str
+    max_bytes: int
 
 
 @dataclass(frozen=True)
@@ -76,6 +94,7 @@ class PreflightSettings:
     overlap_tokens: int
     budgets: ParseBudgets
     chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
+    transcription: TranscriptionPlan | None = None  # None: recordings will fail
 
 
 @dataclass(frozen=True)
@@ -98,6 +117,7 @@ class PreflightItem:
     over_limit: str | None = None
     ocr: bool = False
     ocr_reason: str | None = None
+    transcription: str | None = None  # for a recording: the model its words will come from
     chunks: int = 0
     chunks_exact: bool = True  # False: estimated (OCR'd text cannot be counted before OCR)
     seconds: float = 0.0
@@ -287,6 +307,8 @@ class Preflighter:
                 raise ParseError("the file is empty")
         except ParseError as error:
             return replace(stored, error=error.message)
+        if parser == "audio":
+            return self._audio(replace(stored, parser=parser), data)
         plan = OcrPlan(0, None) if web_html else ocr_needed(data)
         stored = replace(stored, parser=parser, ocr=plan.pages > 0, ocr_reason=plan.reason)
         if plan.pages:
@@ -325,6 +347,33 @@ class Preflighter:
 
             return parse_html(decode_text(data), url=url)
         return parse(data, name, self._settings.budgets)
+
+    def _audio(self, item: PreflightItem, data: bytes) -> PreflightItem:
+        plan = self._settings.transcription
+        if plan is None:
+            return replace(item, error=NOT_CONFIGURED)
+        try:
+            check_size(len(data), plan.max_bytes)
+        except LociError as error:
+            return replace(item, error=error.message)
+        seconds = wav_seconds(data)
+        minutes = seconds / 60 if seconds is not None else len(data) / AUDIO_BYTES_PER_MINUTE
+        tokens = minutes * SPOKEN_TOKENS_PER_MINUTE
+        chunks = min(self._settings.max_chunks, max(1, math.ceil(tokens / self._chunk_tokens)))
+        length = f"{seconds / 60:.1f} min" if seconds is not None else "length unknown"
+        warning = (
+            f"a recording ({length}): its words come from the transcription service"
+            f" ({plan.model}); chunks and time are estimates, transcription time not included"
+        )
+        return replace(
+            item,
+            outcome="add",
+            transcription=plan.model,
+            chunks=chunks,
+            chunks_exact=False,
+            seconds=round(chunks / self._settings.chunks_per_s, 2),
+            warnings=(warning,),
+        )
 
     def _ocr_estimate(self, item: PreflightItem, data: bytes, ocr_pages: int) -> PreflightItem:
         # Parsing would run the OCR itself, so nothing is parsed: every PDF page is counted as a

@@ -21,14 +21,29 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from loci.errors import EmbedderMismatch, FetchError, InvalidInput, LociError, NotFound, ParseError
+from loci.errors import (
+    EmbedderMismatch,
+    FetchError,
+    InvalidInput,
+    LociError,
+    NotFound,
+    ParseError,
+    TranscriptionRefused,
+)
 from loci.models import Job
 from loci.store.base import Store
 
 log = logging.getLogger(__name__)
 
 # Errors that no retry can fix: the bytes or the configuration must change first.
-PERMANENT = (ParseError, InvalidInput, EmbedderMismatch, FetchError, NotFound)
+PERMANENT = (
+    ParseError,
+    InvalidInput,
+    EmbedderMismatch,
+    FetchError,
+    NotFound,
+    TranscriptionRefused,
+)
 
 # A batch handler gets the claimed jobs and returns, per job id, None (done) or the error.
 BatchHandler = Callable[[Sequence[Job]], dict[int, BaseException | None]]

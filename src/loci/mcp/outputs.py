@@ -37,6 +37,10 @@ class Passage(BaseModel):
         description="for text read by OCR: where on the page, as left,top,right,bottom fractions"
     )
     ocr_confidence: float | None = Field(description="for text read by OCR: 0–1; below 0.6 unsure")
+    time_start: float | None = Field(
+        description="for a transcribed recording: seconds from its start to the passage"
+    )
+    time_end: float | None = Field(description="for a transcribed recording: where it ends (s)")
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str

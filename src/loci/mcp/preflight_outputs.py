@@ -38,6 +38,9 @@ class PlannedItem(BaseModel):
     over_limit: str | None = Field(description="why it is over the size limit, if it is")
     ocr: bool = Field(description="true: its text comes from OCR")
     ocr_reason: str | None
+    transcription: str | None = Field(
+        default=None, description="for a recording: the speech-to-text model its words come from"
+    )
     chunks: int = Field(description="passages it will be indexed as")
     chunks_exact: bool = Field(description="false: an estimate (text that comes from OCR)")
     seconds: float = Field(description="estimated indexing time")

@@ -229,6 +229,8 @@ class SearchEngine:
             source_url=document.source_url,
             region=chunk.region,
             ocr_confidence=chunk.ocr_confidence,
+            time_start=chunk.time_start,
+            time_end=chunk.time_end,
         )
         return Hit(
             chunk_id=chunk.id,

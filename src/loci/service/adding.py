@@ -25,6 +25,7 @@ from loci.ingest.preflight import (
     Preflighter,
     PreflightItem,
     PreflightSettings,
+    TranscriptionPlan,
     summarize,
 )
 from loci.ingest.sources import (
@@ -36,6 +37,7 @@ from loci.ingest.sources import (
     page_name,
     web_markdown,
 )
+from loci.llm.transcribe import Transcriber
 from loci.models import Brain, Document, DocumentKind, NewDocument
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
@@ -75,6 +77,10 @@ class Adding:
     @property
     def curation(self) -> Curation:
         raise NotImplementedError  # Loci: capture and curation over its store and graph
+
+    @property
+    def transcriber(self) -> Transcriber | None:
+        raise NotImplementedError  # Loci: the configured speech-to-text service, if any
 
     # adding -------------------------------------------------------------------------------
     def add_bytes(
@@ -247,6 +253,11 @@ class Adding:
                 overlap_tokens=indexer.overlap_tokens,
                 budgets=indexer.budgets,
                 chunks_per_s=self.settings.ingest_chunks_per_s,
+                transcription=(
+                    None
+                    if self.transcriber is None
+                    else TranscriptionPlan(self.transcriber.model, self.transcriber.max_bytes)
+                ),
             ),
             lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
             self.embedder.count_tokens,

@@ -23,6 +23,7 @@ from loci.ingest.indexer import Indexer, Prepared
 from loci.ingest.sources import note_body, note_markdown, note_name
 from loci.jobs.worker import Worker, by_kind
 from loci.llm.client import Chat
+from loci.llm.transcribe import Transcriber
 from loci.models import (
     Brain,
     BrainStats,
@@ -71,9 +72,11 @@ class Loci(Adding, Answering):
         settings: ServiceSettings,
         chat: Callable[[], Chat | None] | None = None,
         reranker: Reranker | None = None,
+        transcriber: Callable[[], Transcriber | None] | None = None,
     ) -> None:
         self.store = store
         self._chat_factory = chat or (lambda: None)
+        self._transcriber_factory = transcriber or (lambda: None)
         self.blobs = blobs
         self._embedder_factory = embedder
         self.settings = settings
@@ -89,6 +92,11 @@ class Loci(Adding, Answering):
     def chat(self) -> Chat | None:
         """The configured chat model (None: answers come from the sources alone)."""
         return self._chat_factory()
+
+    @cached_property
+    def transcriber(self) -> Transcriber | None:
+        """The configured speech-to-text service (None: recordings fail, saying so)."""
+        return self._transcriber_factory()
 
     @cached_property
     def graph(self) -> BrainGraph:
@@ -295,7 +303,9 @@ class Loci(Adding, Answering):
         then swap each document's index in. A failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         chat = self.chat if self.settings.indexer.caption_images else None
-        indexer = Indexer(self.store, self.blobs, self.embedder, self.settings.indexer, chat)
+        indexer = Indexer(
+            self.store, self.blobs, self.embedder, self.settings.indexer, chat, self.transcriber
+        )
         outcomes: dict[int, BaseException | None] = {}
         prepared: dict[int, Prepared] = {}
         for job in jobs:

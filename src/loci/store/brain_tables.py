@@ -32,7 +32,8 @@ DOCUMENT_COLUMNS = (
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
-    " char_end, token_count, content_hash, region, ocr_confidence, embed_hash"
+    " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end,"
+    " embed_hash"
 )
 
 

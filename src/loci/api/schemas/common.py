@@ -33,6 +33,8 @@ REGION_HELP = (
     " fractions of its width and height (origin top left)"
 )
 CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
+TIME_START_HELP = "for a transcribed recording: seconds from its start to where the passage begins"
+TIME_END_HELP = "for a transcribed recording: seconds from its start to where the passage ends"
 
 
 class ErrorOut(BaseModel):

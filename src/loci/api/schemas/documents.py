@@ -6,7 +6,13 @@ from typing import Self
 
 from pydantic import BaseModel, Field, model_validator
 
-from loci.api.schemas.common import CONFIDENCE_HELP, REGION_HELP, ErrorOut
+from loci.api.schemas.common import (
+    CONFIDENCE_HELP,
+    REGION_HELP,
+    TIME_END_HELP,
+    TIME_START_HELP,
+    ErrorOut,
+)
 from loci.mirror import Mirror
 from loci.models import Brain, Document, DocumentKind, DocumentStatus
 from loci.search.related import Related
@@ -113,6 +119,8 @@ class ChunkOut(Mirror):
     token_count: int
     region: str | None = Field(default=None, description=REGION_HELP)
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+    time_start: float | None = Field(default=None, description=TIME_START_HELP)
+    time_end: float | None = Field(default=None, description=TIME_END_HELP)
 
 
 class RelatedOut(BaseModel):

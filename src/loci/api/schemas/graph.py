@@ -8,7 +8,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, json_integers
+from loci.api.schemas.common import (
+    CONFIDENCE_HELP,
+    NOT_BLANK,
+    REGION_HELP,
+    TIME_END_HELP,
+    TIME_START_HELP,
+    json_integers,
+)
 from loci.api.schemas.documents import DocumentOut
 from loci.curate.pipeline import Captured, Ingested
 from loci.graph.results import DeletePlan, Page, QueryHit, Written
@@ -162,6 +169,8 @@ class CitationOut(Mirror):
     source_url: str | None
     region: str | None = Field(default=None, description=REGION_HELP)
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+    time_start: float | None = Field(default=None, description=TIME_START_HELP)
+    time_end: float | None = Field(default=None, description=TIME_END_HELP)
 
 
 class GraphHitOut(BaseModel):

@@ -30,6 +30,9 @@ class PreflightItemOut(Mirror):
     over_limit: str | None
     ocr: bool
     ocr_reason: str | None
+    transcription: str | None = Field(
+        default=None, description="for a recording: the speech-to-text model its words come from"
+    )
     chunks: int
     chunks_exact: bool = Field(description="false: estimated (text that comes from OCR)")
     seconds: float = Field(description="estimated indexing time")

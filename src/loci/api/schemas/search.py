@@ -7,7 +7,14 @@ import datetime as dt
 
 from pydantic import BaseModel, Field, field_validator
 
-from loci.api.schemas.common import CONFIDENCE_HELP, NOT_BLANK, REGION_HELP, json_integers
+from loci.api.schemas.common import (
+    CONFIDENCE_HELP,
+    NOT_BLANK,
+    REGION_HELP,
+    TIME_END_HELP,
+    TIME_START_HELP,
+    json_integers,
+)
 from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
 
 
@@ -65,6 +72,8 @@ class HitOut(BaseModel):
     source_url: str | None
     region: str | None = Field(default=None, description=REGION_HELP)
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+    time_start: float | None = Field(default=None, description=TIME_START_HELP)
+    time_end: float | None = Field(default=None, description=TIME_END_HELP)
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str
     score: float

@@ -4,7 +4,9 @@ The file name's extension picks the parser, but magic bytes win when they disagr
 as `notes.txt` is still parsed as a PDF, and a `.pdf` that is really an HTML error page is read as
 HTML. A zip archive is a DOCX, PPTX, XLSX, EPUB or ODT by its members (`[Content_Types].xml` and
 the main part's folder, or the `mimetype` member), whatever its name; any other zip is refused.
-An image is recognised by its header (PNG, JPEG, WebP, TIFF, GIF, BMP, HEIC) and read by OCR.
+An image is recognised by its header (PNG, JPEG, WebP, TIFF, GIF, BMP, HEIC) and read by OCR; a
+recording by its header too (WAV, MP3, M4A/MP4, Ogg/Opus, WebM, FLAC) and read by the configured
+speech-to-text service (`transcriber`), which is the only parser that leaves the machine.
 
 Parsers run under `ParseBudgets` because files come from users and the web: a zip bomb, a
 100,000-page PDF or a pathological layout must fail with a clear message, not take the worker down.
@@ -18,10 +20,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
 from loci.ingest.ocr.images import IMAGE_EXTENSIONS, sniff_image
+from loci.ingest.parsers.audio import AUDIO_EXTENSIONS, MP3_EXTENSIONS, mp3_frame, sniff_audio
 from loci.models import ParsedDocument
+
+if TYPE_CHECKING:
+    from loci.llm.transcribe import Transcriber
 
 __all__ = [
     "Deadline",
@@ -88,6 +95,7 @@ _MBOX = frozenset({".mbox", ".mbx"})
 # Zip-based formats by extension; which one a zip really is comes from its members.
 _PACKAGES = frozenset({".docx", ".pptx", ".xlsx", ".xlsm", ".epub", ".odt"})
 _IMAGES = IMAGE_EXTENSIONS
+_AUDIO = AUDIO_EXTENSIONS
 
 _OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Office files and encrypted OOXML
 _HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
@@ -96,16 +104,23 @@ _HTML_PREFIXES = (b"<!doctype html", b"<html", b"<head", b"<body")
 def supported_extensions() -> tuple[str, ...]:
     from loci.ingest.parsers.code import LANGUAGES
 
-    plain = _TEXT | _MARKDOWN | _HTML | _PDF | _CSV | _RTF | _EML | _MBOX | _IMAGES
+    plain = _TEXT | _MARKDOWN | _HTML | _PDF | _CSV | _RTF | _EML | _MBOX | _IMAGES | _AUDIO
     return tuple(sorted(plain | _PACKAGES | set(LANGUAGES)))
 
 
-def parse(data: bytes, name: str, budgets: ParseBudgets) -> ParsedDocument:
-    """Parse a file's bytes; `name` is only used for its extension, never as a path."""
+def parse(
+    data: bytes, name: str, budgets: ParseBudgets, transcriber: Transcriber | None = None
+) -> ParsedDocument:
+    """Parse a file's bytes; `name` is only used for its extension, never as a path.
+    A recording needs `transcriber` (None: it fails, saying which setting is missing)."""
     if not data.strip():
         raise ParseError("the file is empty")
     path = PurePath(name)
     kind = _choose(data, path.suffix.lower(), path.name)
+    if kind == "audio":
+        from loci.ingest.parsers.audio import parse_audio
+
+        return parse_audio(data, audio_format(data), transcriber)
     if kind == "pdf":
         from loci.ingest.parsers.pdf import parse_pdf
 
@@ -180,8 +195,15 @@ def _choose(data: bytes, extension: str, filename: str = "") -> str:
         raise NoParser(
             "no parser for this type (legacy .doc/.xls/.ppt; save it as .docx, .xlsx or .pptx)"
         )
-    if sniffed == "image":
-        return "image"
+    if sniffed in ("image", "audio"):
+        return sniffed
+    if extension in MP3_EXTENSIONS and mp3_frame(data):
+        return "audio"
+    if extension in _AUDIO:
+        raise ParseError(
+            f"not a {extension.lstrip('.').upper()} recording: its first bytes are not an audio"
+            " header (corrupt, or another kind of file)"
+        )
     if extension in _IMAGES:
         raise ParseError(
             f"not a {extension.lstrip('.').upper()} image: its first bytes are not an image"
@@ -228,7 +250,15 @@ def _sniff(data: bytes) -> str | None:
         return "ole2"
     if sniff_image(head) is not None:
         return "image"
+    if sniff_audio(head) is not None:
+        return "audio"
     lowered = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if lowered.startswith(_HTML_PREFIXES):
         return "html"
     return None
+
+
+def audio_format(data: bytes) -> str:
+    """The format a recording is sent to the transcription service as: its header's, or MP3
+    (`_choose` takes a file without one only as an .mp3 starting with an MPEG frame)."""
+    return sniff_audio(data[:1024]) or "mp3"

@@ -112,14 +112,15 @@ def insert_chunks(
                 c.char_start, c.char_end, c.token_count, c.content_hash, item.embed_hash,
                 model if vector is not None else None,
                 len(vector) if vector is not None else None,
-                vector, length, c.region, c.ocr_confidence,
+                vector, length, c.region, c.ocr_confidence, c.time_start, c.time_end,
             )
         )  # fmt: skip
     cur.executemany(
         "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
         " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
-        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence, time_start,"
+        " time_end)"
+        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
         rows,
     )
     return ids

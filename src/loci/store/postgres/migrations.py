@@ -373,6 +373,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
     """,
+    # 11: as SQLite's 11: a transcribed passage's time span in its recording (seconds).
+    """
+    ALTER TABLE chunks ADD COLUMN time_start double precision;
+    ALTER TABLE chunks ADD COLUMN time_end double precision;
+    """,
 ]
 
 

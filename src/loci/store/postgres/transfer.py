@@ -274,7 +274,8 @@ def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
     rows = source.db.conn.execute(
         "SELECT c.id, c.brain_id, c.document_id, c.idx, c.text, c.heading_path, c.page,"
         " c.line_start, c.line_end, c.char_start, c.char_end, c.token_count, c.content_hash,"
-        " c.embed_hash, b.embedder_model, v.vector, c.region, c.ocr_confidence"
+        " c.embed_hash, b.embedder_model, v.vector, c.region, c.ocr_confidence, c.time_start,"
+        " c.time_end"
         " FROM chunks c JOIN brains b ON b.id = c.brain_id"
         " LEFT JOIN vectors v ON v.model = b.embedder_model AND v.hash = c.embed_hash"
         " ORDER BY c.brain_id, c.document_id, c.idx"
@@ -312,7 +313,7 @@ def _insert_chunk_batch(
                     len(vector) if vector is not None else None,
                     vector,
                     term[1],
-                    *chunk[16:18],
+                    *chunk[16:20],
                 )
             )
             ids.append(int(chunk[0]))
@@ -320,8 +321,9 @@ def _insert_chunk_batch(
     cur.executemany(
         "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
         " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence)"
-        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence, time_start,"
+        " time_end)"
+        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
         values,
     )
     for brain_id, (ids, pairs) in postings.items():

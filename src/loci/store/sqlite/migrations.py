@@ -309,6 +309,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
     """,
+    # 11: a passage transcribed from a recording is cited by when it was said (seconds).
+    """
+    ALTER TABLE chunks ADD COLUMN time_start REAL;
+    ALTER TABLE chunks ADD COLUMN time_end REAL;
+    """,
 ]
 
 

@@ -274,7 +274,8 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
                 conn.execute(
                     "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
                     " line_start, line_end, char_start, char_end, token_count, content_hash,"
-                    " embed_hash, region, ocr_confidence) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " embed_hash, region, ocr_confidence, time_start, time_end)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         brain_id,
                         document_id,
@@ -291,6 +292,8 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
                         item.embed_hash,
                         c.region,
                         c.ocr_confidence,
+                        c.time_start,
+                        c.time_end,
                     ),
                 )
                 conn.execute(

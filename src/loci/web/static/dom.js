@@ -42,10 +42,25 @@ export function markedSnippet(snippet) {
   return fragment;
 }
 
-// "page 2 · lines 3–5 · Pressure › Gauge" from anything with page/line_start/line_end/heading_path
+// A moment of a recording as people write it: "0:07", "12:04", "1:02:09".
+function clock(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(whole / 3600);
+  const m = Math.floor((whole % 3600) / 60);
+  const s = String(whole % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+// "page 2 · lines 3–5 · Pressure › Gauge" from anything with page/line_start/line_end/heading_path,
+// "12:04–12:37" for a passage of a transcribed recording (time_start/time_end, seconds)
 export function where(item) {
   const parts = [];
   if (item.page) parts.push(`page ${item.page}`);
+  if (item.time_start !== null && item.time_start !== undefined) {
+    const start = clock(item.time_start);
+    const end = item.time_end !== null && item.time_end !== undefined ? clock(item.time_end) : start;
+    parts.push(end === start ? start : `${start}–${end}`);
+  }
   if (item.line_start) {
     parts.push(
       item.line_end && item.line_end !== item.line_start

@@ -3,6 +3,7 @@
 
 import { api, path } from "./api.js";
 import { $, busy, clear, confirmAction, el, showError, toast, when } from "./dom.js";
+import { canRecord, setupRecorder } from "./record.js";
 
 // The fixed palette: colours are stored as hex, shown through classes (the CSP allows no inline
 // styles).
@@ -39,6 +40,7 @@ export function showNotes(current) {
   }
   brain = current;
   $("#new-note-button").disabled = !canWrite();
+  canRecord(canWrite());
   if (!browser.hidden) loadList();
 }
 
@@ -252,6 +254,7 @@ function setupPalette() {
 }
 
 setupPalette();
+setupRecorder(() => brain);
 $("#new-note-button").addEventListener("click", () => openEditor(null));
 $("#edit-note-button").addEventListener("click", () => openEditor(opened));
 $("#delete-note-button").addEventListener("click", removeOpened);
