@@ -228,6 +228,7 @@ ATTEMPTS: dict[str, Attempt] = {
     ),
     "list_files": Attempt("read"),
     "add_url": Attempt("write", lambda ids: {"json": {"url": "http://127.0.0.1:9/planted"}}),
+    "share_to_brain": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
     "preflight_files": Attempt(  # a dry run of a write: it would tell Bob what Alice has
         "write", lambda ids: {"files": {"files": ("x.md", b"# probe\n", "text/markdown")}}
     ),
