@@ -228,6 +228,7 @@ ATTEMPTS: dict[str, Attempt] = {
     ),
     "list_files": Attempt("read"),
     "add_url": Attempt("write", lambda ids: {"json": {"url": "http://127.0.0.1:9/planted"}}),
+    "share_to_brain": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
     "preflight_files": Attempt(  # a dry run of a write: it would tell Bob what Alice has
         "write", lambda ids: {"files": {"files": ("x.md", b"# probe\n", "text/markdown")}}
     ),
@@ -269,6 +270,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "graph_document_history": Attempt("read"),
     "graph_timeline": Attempt("read", lambda ids: {"params": {"doc_id": ids["doc_id"]}}),
     "graph_folders": Attempt("read"),
+    "graph_doctor": Attempt("read"),
     "query_graph": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
     "create_graph_document": Attempt(
         "write", lambda ids: {"json": {"type": "person", "title": "Planted by bob"}}

@@ -6,16 +6,22 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
 from loci.graph import writer
 from loci.graph.doctor import Doctor
 from loci.graph.service import BrainGraph
 from loci.graph.transfer import GraphTransfer
+from loci.mcp.stdio import local_server
 from loci.models import Brain
 from loci.service import Loci
 from tests.conftest import run_cli
+from tests.live_server import LiveServer
+from tests.mcp_results import ok
 from tests.test_graph_transfer import ACME, ANA, KICKOFF
 
 ERRORS = {
@@ -144,3 +150,35 @@ def test_the_cli_exits_non_zero_on_errors(
     report = json.loads(done.stdout)
     assert report["ok"] is False and report["roundtrip"] is None
     assert {f["kind"] for f in report["findings"]} == ERRORS | WARNINGS
+
+
+def test_agents_and_http_clients_get_a_bounded_read_only_checkup(
+    loci: Loci, graph: BrainGraph, brain: Brain, server: LiveServer
+) -> None:
+    graph.create(brain, actor="test", doc_type="person", title="Ana",
+                 text="Ana leads [[page:nowhere|a lost page]].")  # fmt: skip
+    graph.create(brain, actor="test", doc_type="person", title="Bob", text="Bob digs.")
+    graph.create(brain, actor="test", doc_type="person", title="Cy", text="Cy waters.")
+    brains_before = [b.name for b in loci.brains()]
+
+    with server.client() as api:
+        answer = api.get("/brains/default/graph/doctor", params={"limit": 1})
+        assert answer.status_code == 200, answer.text
+        report = answer.json()
+        everything = api.get("/brains/default/graph/doctor").json()
+    assert report["ok"] is False and report["documents"] == 3
+    assert report["by_kind"] == {"broken-link": 1, "orphan": 2}  # Ana links out: not an orphan
+    assert (report["errors"], report["warnings"], report["omitted"]) == (1, 2, 2)
+    [first] = report["findings"]  # the error comes before the warnings
+    assert (first["kind"], first["severity"], first["document"]) == ("broken-link", "error", "ana")
+    assert "nowhere" in first["message"]
+    assert {f["document"] for f in everything["findings"]} == {"ana", "bob", "cy"}
+
+    async def ask_agent() -> dict[str, Any]:
+        async with Client(local_server(loci)) as client:
+            return ok(await client.call_tool("brain_doctor", {"limit": 2}))
+
+    checked = anyio.run(ask_agent)
+    assert checked["by_kind"] == report["by_kind"] and checked["omitted"] == 1
+    assert checked["findings"][0]["kind"] == "broken-link"
+    assert [b.name for b in loci.brains()] == brains_before  # no scratch brain: nothing written

@@ -23,7 +23,18 @@ from starlette.routing import Route
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
-from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
+from loci.api.routes import (
+    ask,
+    brains,
+    graph,
+    health,
+    notes,
+    search,
+    session,
+    share,
+    tokens,
+    users,
+)
 from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
@@ -91,7 +102,7 @@ def create_app(
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
+    for module in (tokens, users, brains, file_routes, share, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX)
     _document_errors_as_json(app)
@@ -127,3 +138,19 @@ def _mount_web(app: FastAPI) -> None:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(f"{root}/index.html", headers={"Cache-Control": "no-cache"})
+
+    # The installed app's share target (see the manifest): a GET that only loads the app, which
+    # reads the shared fields from the address and saves them with its session and CSRF token
+    # (`POST /api/v1/brains/{brain}/share`) — after signing in, if need be.
+    @app.get("/share", include_in_schema=False)
+    def share_target() -> FileResponse:
+        return FileResponse(f"{root}/index.html", headers={"Cache-Control": "no-store"})
+
+    # At the root, so the app it describes may take the whole origin as its scope.
+    @app.get("/manifest.webmanifest", include_in_schema=False)
+    def manifest() -> FileResponse:
+        return FileResponse(
+            f"{root}/manifest.webmanifest",
+            media_type="application/manifest+json",
+            headers={"Cache-Control": "no-cache"},
+        )

@@ -16,6 +16,7 @@ It reads a whole brain (or a directory of its files, such as a materialized one)
 
 and, as basic-memory's doctor does, proves the index works end to end: it creates a scratch brain,
 writes a page, waits for it to be indexed, finds it by search, and deletes the scratch brain.
+`health` is the read-only part, bounded: what the MCP `brain_doctor` tool and the HTTP route give.
 """
 
 from __future__ import annotations
@@ -357,3 +358,38 @@ class Doctor:
                     self.graph.writer.blobs.delete(content_hash)
                 step("delete scratch brain")
         return RoundTrip(ok, tuple(steps), message)
+
+
+@dataclass(frozen=True)
+class Health:
+    """A brain's checkup cut to a size an agent or an HTTP client can take: every count, and
+    the first `limit` findings (errors before warnings)."""
+
+    brain: str
+    documents: int
+    ok: bool
+    errors: int
+    warnings: int
+    by_kind: dict[str, int]  # finding kind → how many
+    findings: tuple[Finding, ...]
+    omitted: int  # findings beyond the limit
+
+
+def health(graph: BrainGraph, brain: Brain, limit: int = 20) -> Health:
+    """The read-only checks of `Doctor.check_brain` — without the round trip, which writes a
+    scratch brain."""
+    checkup = Doctor(graph, lambda _: None).check_brain(brain, roundtrip=False)
+    ordered = sorted(checkup.findings, key=lambda f: f.severity != "error")
+    by_kind: dict[str, int] = {}
+    for finding in checkup.findings:
+        by_kind[finding.kind] = by_kind.get(finding.kind, 0) + 1
+    return Health(
+        brain=brain.name,
+        documents=checkup.documents,
+        ok=checkup.ok,
+        errors=checkup.errors,
+        warnings=checkup.warnings,
+        by_kind=dict(sorted(by_kind.items())),
+        findings=tuple(ordered[:limit]),
+        omitted=max(0, len(ordered) - limit),
+    )

@@ -83,6 +83,13 @@ class GraphReader:
         found = self.graph.documents(brain.id, folder=folder, doc_type=doc_type, statuses=statuses)
         return [summary(d) for d in found]
 
+    def recently_updated(
+        self, brain: Brain, limit: int, *, include_archived: bool = False
+    ) -> list[Summary]:
+        """The `limit` pages and records changed last, newest first (merged ones left out)."""
+        statuses = visible_statuses(False, include_archived)
+        return [summary(d) for d in self.graph.recently_updated(brain.id, limit, statuses)]
+
     def query(
         self,
         brain: Brain,

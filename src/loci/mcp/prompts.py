@@ -1,5 +1,5 @@
 """The session-start prompt: a client runs it when a session opens (or the user picks it) to
-start warm with the brain's recent context (see `loci.mcp.recall`)."""
+start warm with the brain's recent context (see `loci.recall`; `loci recall` prints the same)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import Field
 
 from loci.errors import LociError
 from loci.mcp.common import Toolkit
-from loci.mcp.recall import recall
+from loci.recall import recall
 
 
 def register(server: MCPServer, kit: Toolkit) -> None:

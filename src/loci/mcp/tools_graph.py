@@ -12,6 +12,7 @@ from typing import Annotated
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from loci.graph.doctor import health
 from loci.mcp.common import (
     NOT_BLANK,
     BrainArg,
@@ -24,6 +25,7 @@ from loci.mcp.common import (
     writing,
 )
 from loci.mcp.graph_outputs import (
+    BrainHealth,
     GraphHit,
     GraphPage,
     GraphQueryResult,
@@ -185,7 +187,21 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         )
         return GraphSummary.of(summary)
 
+    @tool_errors
+    def brain_doctor(
+        ctx: Context,
+        brain: BrainArg = None,
+        limit: Annotated[int, Field(ge=1, le=200, description="Findings to list.")] = 20,
+    ) -> BrainHealth:
+        """Check the brain graph's health, changing nothing: broken links, relations and
+        citations, alias collisions, invalid or unindexed documents (errors); orphans, weak
+        provenance, nonstandard sources (warnings). Counts of each, then the first findings
+        with what to fix."""
+        target = kit.caller(ctx).brain(brain, "read")
+        return BrainHealth.of(health(graph, target, limit))
+
     server.add_tool(brain_query, annotations=reading("Find brain pages"))
+    server.add_tool(brain_doctor, annotations=reading("Check the brain graph"))
     server.add_tool(brain_get, annotations=reading("Read a brain page"))
     server.add_tool(brain_timeline, annotations=reading("Brain timeline"))
     server.add_tool(

@@ -215,6 +215,12 @@ class Loci(Adding, Answering):
     ) -> list[Document]:
         return self.store.list_documents(brain.id, status=status, kind=kind, tag=tag)
 
+    def recent_documents(
+        self, brain: Brain, limit: int, kinds: Sequence[DocumentKind] = ()
+    ) -> list[Document]:
+        """The brain's `limit` newest documents (of `kinds`, if given), newest first."""
+        return self.store.recent_documents(brain.id, limit, kinds)
+
     def document(self, brain: Brain, document_id: int) -> Document:
         return self.store.get_document(brain.id, document_id)
 

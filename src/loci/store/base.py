@@ -128,6 +128,12 @@ class GraphStore(Protocol):
         statuses: Sequence[str] = (),
         kind: str | None = None,
     ) -> list[GraphDocument]: ...
+    def recently_updated(
+        self, brain_id: int, limit: int, statuses: Sequence[str] = ()
+    ) -> list[GraphDocument]:
+        """The `limit` documents changed last (of `statuses`, if given), newest first."""
+        ...
+
     def by_document_ids(
         self, brain_id: int, document_ids: Sequence[int]
     ) -> dict[int, GraphDocument]: ...
@@ -248,6 +254,12 @@ class Store(Protocol):
         kind: DocumentKind | None = None,
         tag: str | None = None,
     ) -> list[Document]: ...
+    def recent_documents(
+        self, brain_id: int, limit: int, kinds: Sequence[DocumentKind] = ()
+    ) -> list[Document]:
+        """The `limit` newest documents (of `kinds`, if given), newest first."""
+        ...
+
     def delete_document(self, brain_id: int, document_id: int) -> bool:
         """Delete row, chunks, index entries and jobs; True if no other document uses its blob."""
         ...

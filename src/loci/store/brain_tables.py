@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
@@ -160,6 +161,20 @@ class BrainTables(ABC):
             sql += f" AND {condition}"
             params.append(param)
         rows = self.portable.query(sql + " ORDER BY d.id", params, brain_id)
+        return [self.model_rows.document(r) for r in rows]
+
+    def recent_documents(
+        self, brain_id: int, limit: int, kinds: Sequence[DocumentKind] = ()
+    ) -> list[Document]:
+        """The `limit` newest documents (of `kinds`, if given), newest first. Ids grow with
+        creation (and `created_at` never changes), so the primary key orders them; only
+        `limit` rows are decoded, however big the brain."""
+        sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.brain_id = ?"
+        params: list[Any] = [brain_id]
+        if kinds:
+            sql += f" AND d.kind IN ({', '.join('?' for _ in kinds)})"
+            params += list(kinds)
+        rows = self.portable.query(sql + " ORDER BY d.id DESC LIMIT ?", [*params, limit], brain_id)
         return [self.model_rows.document(r) for r in rows]
 
     def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:

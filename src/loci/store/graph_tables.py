@@ -149,6 +149,20 @@ class GraphTables(ABC):
         sql += " ORDER BY folder, id"
         return [self._document(r) for r in self.db.query(sql, params, brain_id)]
 
+    def recently_updated(
+        self, brain_id: int, limit: int, statuses: Sequence[str] = ()
+    ) -> list[GraphDocument]:
+        """The `limit` documents changed last (of `statuses`, if given), newest first."""
+        sql = f"SELECT {_COLUMNS} FROM graph_documents WHERE brain_id = ?"
+        params: list[Any] = [brain_id]
+        if statuses:
+            condition, param = self._one_of("status", statuses)
+            sql += f" AND {condition}"
+            params.append(param)
+        sql += " ORDER BY updated DESC, id LIMIT ?"
+        params.append(limit)
+        return [self._document(r) for r in self.db.query(sql, params, brain_id)]
+
     def by_document_ids(
         self, brain_id: int, document_ids: Sequence[int]
     ) -> dict[int, GraphDocument]:

@@ -34,6 +34,7 @@ from loci.api.schemas.graph import (
     GraphAliasIn,
     GraphCreateIn,
     GraphDeleteOut,
+    GraphDoctorOut,
     GraphEvidenceIn,
     GraphEvidenceOut,
     GraphFieldsIn,
@@ -54,6 +55,7 @@ from loci.api.schemas.graph import (
     GraphVersionOut,
     GraphWrittenOut,
 )
+from loci.graph.doctor import health
 from loci.integrations.webhooks import SIGNATURE_HEADER
 from loci.models import Brain
 
@@ -141,6 +143,17 @@ def graph_timeline(
 def graph_folders(brain: ReadableBrain, loci: LociDep) -> list[GraphFolderOut]:
     """The folder tree with document counts (in the folder; with its subfolders)."""
     return [GraphFolderOut.of(f) for f in loci.graph.folders(brain)]
+
+
+@router.get("/graph/doctor", response_model=GraphDoctorOut, responses=errors(404))
+def graph_doctor(
+    brain: ReadableBrain,
+    loci: LociDep,
+    limit: Annotated[int, Query(ge=1, le=500, description="findings to list")] = 50,
+) -> GraphDoctorOut:
+    """The graph's health (`loci brain doctor` without its scratch-brain round trip), changing
+    nothing: counts by kind, then the first findings, errors first, each with what to fix."""
+    return GraphDoctorOut.of(health(loci.graph, brain, limit))
 
 
 @router.post("/graph/query", response_model=GraphQueryOut, responses=errors(400, 404))

@@ -12,6 +12,7 @@ import { hideGraph, showGraph } from "./graph.js";
 import { openModelSettings } from "./model.js";
 import { showNotes } from "./notes.js";
 import { showSearch } from "./search.js";
+import { completeShare, hasPendingShare, takeShareFromAddress } from "./share.js";
 
 const PANELS = ["files", "notes", "brain", "search", "ask"];
 const LAST_BRAIN = "loci.brain";
@@ -42,6 +43,7 @@ function showSignIn(error = null, message = null) {
   resetAsk();
   for (const dialog of document.querySelectorAll("dialog[open]")) dialog.close();
   showScreen("signin");
+  $("#signin-share").hidden = !hasPendingShare();
   showError($("#signin-error"), error || (message ? new Error(message) : null));
   $("#signin-token").focus();
 }
@@ -51,7 +53,11 @@ async function enter(me) {
   setCsrfToken(me.csrf_token);
   $("#user-name").textContent = me.user.name;
   showScreen("workspace");
-  await loadBrains(localStorage.getItem(LAST_BRAIN));
+  const last = localStorage.getItem(LAST_BRAIN);
+  await loadBrains(last);
+  // A link or text shared from another app (share.js); the list shows it once it is saved.
+  const sharedTo = await completeShare(state.brains, last);
+  if (sharedTo) selectBrain(state.brains.find((b) => b.name === sharedTo) || state.brain);
 }
 
 $("#signin-form").addEventListener("submit", async (event) => {
@@ -202,5 +208,6 @@ window.addEventListener("unhandledrejection", (event) => {
   if (box) showError(box, new Error(message));
 });
 
+takeShareFromAddress();
 state.panel = fromAddress();
 start();
