@@ -23,8 +23,9 @@ sys.path.insert(0, str(ROOT))
 
 from tests.loopback import Loopback, QuietHandler  # noqa: E402
 
-from loci.ingest.fetch import FetchPolicy, fetch_web_page  # noqa: E402
+from loci.ingest.fetch import fetch_web_page  # noqa: E402
 from loci.ingest.fetch_browser import BrowserSettings, render_page  # noqa: E402
+from loci.ingest.fetch_policy import FetchPolicy  # noqa: E402
 
 SHELL = b"""<!doctype html><html><head><title>Reader</title><script defer src="/app.js"></script>
 </head><body><noscript>You need to enable JavaScript to run this app.</noscript>

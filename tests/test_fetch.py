@@ -25,13 +25,9 @@ import pytest
 
 from loci import __version__
 from loci.errors import BlockedAddress, ChallengePage, FetchError, UnsupportedSource
-from loci.ingest.fetch import (
-    FetchPolicy,
-    blocked_reason,
-    classify_address,
-    fetch,
-    fetch_web_page,
-)
+from loci.ingest.addresses import blocked_reason, classify_address
+from loci.ingest.fetch import fetch, fetch_web_page
+from loci.ingest.fetch_policy import FetchPolicy
 from tests.loopback import Loopback, QuietHandler
 
 LOOPBACK = FetchPolicy(allowed_networks=("127.0.0.1/32",))

@@ -12,7 +12,9 @@ import pytest
 from loci.errors import Conflict, InvalidInput
 from loci.graph.document import parse
 from loci.graph.service import BrainGraph
-from loci.graph.transfer import MANIFEST, GraphTransfer, TransferReport
+from loci.graph.sync_manifest import MANIFEST
+from loci.graph.transfer import GraphTransfer
+from loci.graph.transfer_results import TransferReport
 from loci.models import Brain
 from tests.conftest import run_cli
 

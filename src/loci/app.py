@@ -12,8 +12,8 @@ from loci.auth.user_models import UserModels
 from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
-from loci.ingest.fetch import FetchPolicy
 from loci.ingest.fetch_browser import BrowserSettings
+from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S

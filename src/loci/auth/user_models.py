@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 
 from loci.auth.secret_box import SecretBox
 from loci.errors import InvalidInput
-from loci.ingest.fetch import FetchPolicy, vetted_client
+from loci.ingest.fetch_policy import FetchPolicy
+from loci.ingest.vetted_transport import vetted_client
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.models import User, UserModel
 from loci.store.base import AccountStore

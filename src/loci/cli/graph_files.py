@@ -14,7 +14,8 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, DirArg, open_graph, settle
 from loci.cli.output import FAILED, PARTIAL, emit_json, out, to_jsonable
 from loci.graph.doctor import Checkup, Doctor
-from loci.graph.transfer import GraphTransfer, TransferReport
+from loci.graph.transfer import GraphTransfer
+from loci.graph.transfer_results import TransferReport
 from loci.models import Brain
 
 

@@ -31,8 +31,8 @@ from typing import Literal
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.graph.document import BrainDoc, parse
 from loci.graph.links import derive_edges, is_source_ref, links
+from loci.graph.markdown_folder import scan_markdown
 from loci.graph.service import BrainGraph
-from loci.graph.transfer import scan_markdown
 from loci.graph.validate import validate
 from loci.models import Brain
 

@@ -7,10 +7,11 @@ So the browser is kept on the same leash as the plain fetcher:
 - Chromium starts with `--host-resolver-rules=MAP * ~NOTFOUND`: it can resolve no name and
   reach no address (IP literals included) by itself, so nothing leaves it unless Loci makes it.
 - Every request the page makes (document, scripts, XHR/fetch, images, frames) is intercepted by
-  Playwright routing and made by Loci's vetted client (`fetch.vetted_client`): http(s) only,
-  every address checked at connect time. Redirects are followed here one hop at a time, each hop
-  checked (a redirect Chromium followed itself would not be routed again). A refused request is
-  aborted and listed in `RenderedPage.blocked`; a refused main document refuses the whole page.
+  Playwright routing and made by Loci's vetted client (`vetted_transport.vetted_client`):
+  http(s) only, every address checked at connect time. Redirects are followed here one hop at a
+  time, each hop checked (a redirect Chromium followed itself would not be routed again). A refused
+  request is aborted and listed in `RenderedPage.blocked`; a refused main document refuses the
+  whole page.
 - Service workers are blocked and WebSockets closed: neither goes through routing.
 - One deadline covers the render. It is enforced by killing Chromium's process group, because a
   page whose script loops for ever also blocks every Playwright call that waits on it.
@@ -38,18 +39,12 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from loci.errors import BlockedAddress, ChallengePage, FetchError, LociError
+from loci.ingest.addresses import checked_url
 from loci.ingest.challenge import detect_challenge
 from loci.ingest.chromium import Chromium
-from loci.ingest.fetch import (
-    MB,
-    FetchedPage,
-    FetchPolicy,
-    _challenge_message,
-    _checked_url,
-    _read_body,
-    _redirect_target,
-    vetted_client,
-)
+from loci.ingest.fetch import FetchedPage, _challenge_message, _read_body, _redirect_target
+from loci.ingest.fetch_policy import MB, FetchPolicy
+from loci.ingest.vetted_transport import vetted_client
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Route, WebSocketRoute
@@ -127,7 +122,7 @@ def render_page(url: str, policy: FetchPolicy, settings: BrowserSettings) -> Ren
     problem = unavailable_reason(settings)
     if problem is not None:
         raise FetchError(f"cannot render {url}: {problem}")
-    _checked_url(url)
+    checked_url(url)
     executable = find_browser(settings)
     assert executable is not None
     # Each Chromium takes a few hundred MB; a burst of renders waits rather than piles up.
@@ -331,7 +326,7 @@ class _Render:
     def _fetch(self, method: str, url: str, headers: dict[str, str], body: bytes | None) -> _Answer:
         """One request of the page, redirects followed here, each hop address-checked."""
         assert self._client is not None
-        current = _checked_url(url)
+        current = checked_url(url)
         sent = {k: v for k, v in headers.items() if k.lower() not in _DROPPED_REQUEST_HEADERS}
         sent["accept-encoding"] = "gzip, deflate"
         for _hop in range(self.policy.max_redirects + 1):

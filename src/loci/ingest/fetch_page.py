@@ -21,11 +21,11 @@ from loci.ingest.fetch import (
     DEFAULT_ACCEPT,
     HTML_TYPES,
     FetchedPage,
-    FetchPolicy,
     _challenge_message,
     fetch_web_page,
 )
 from loci.ingest.fetch_browser import BrowserSettings, render_page, unavailable_reason
+from loci.ingest.fetch_policy import FetchPolicy
 
 __all__ = ["WebPage", "fetch_page", "needs_browser"]
 

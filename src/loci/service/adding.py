@@ -17,7 +17,7 @@ from typing import Any
 from loci.curate.pipeline import Captured, Curation, Ingested
 from loci.embed.base import Embedder
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError
-from loci.ingest.fetch import check_url_address
+from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Prepared
 from loci.ingest.preflight import (

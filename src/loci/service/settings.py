@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from loci.curate.agent import AgentLimits
-from loci.ingest.fetch import FetchPolicy
 from loci.ingest.fetch_browser import BrowserSettings
+from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.jobs.worker import WorkerSettings
