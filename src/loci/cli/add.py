@@ -65,7 +65,8 @@ def _report(outcomes: list[Outcome], as_json: bool) -> None:
             elif d is not None:
                 note = " (already in this brain)" if o.deduped else ""
                 note = " (kept before; refreshed with the changed page)" if o.refreshed else note
-                state = f"{d.chunk_count} chunks" if d.status == "ready" else d.status
+                chunks = f"{d.chunk_count} chunk{'' if d.chunk_count == 1 else 's'}"
+                state = chunks if d.status == "ready" else d.status
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
                 out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
     failed = [o for o in outcomes if not o.as_json()["ok"]]
