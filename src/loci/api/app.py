@@ -23,11 +23,23 @@ from starlette.routing import Route
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
-from loci.api.routes import ask, brains, graph, health, notes, search, session, tokens, users
+from loci.api.routes import (
+    ask,
+    brains,
+    graph,
+    health,
+    notes,
+    people,
+    search,
+    session,
+    tokens,
+    users,
+)
 from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
+from loci.auth.people import People
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
@@ -86,12 +98,14 @@ def create_app(
     )
     app.state.loci = loci
     app.state.accounts = accounts
+    app.state.people = People(accounts)  # holds the failed sign-in counts of this process
     app.state.user_models = user_models
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    for module in (tokens, users, brains, file_routes, notes, search, ask, graph):
+    app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(422))
+    for module in (tokens, users, people, brains, file_routes, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX)
     _document_errors_as_json(app)
