@@ -23,6 +23,7 @@ def test_invite_password_tokens_and_disabling(browser: Browser, server: LiveServ
         # The admin invites Sam from the People page; the link is shown once.
         page.goto(server.url)
         sign_in(page, server.owner_token)
+        page.click("#account-button")
         page.click("#people-button")
         expect(page.locator(".person-row[data-name=owner]")).to_contain_text("you")
         page.fill("#invite-create-name", "sam")
@@ -48,7 +49,10 @@ def test_invite_password_tokens_and_disabling(browser: Browser, server: LiveServ
         tab.click("#invite-form button[type=submit]")
         expect(tab.locator("#workspace")).to_be_visible()
         expect(tab.locator("#user-name")).to_have_text("sam")
+        tab.click("#account-button")
+        expect(tab.locator("#account-user")).to_have_text("sam")
         expect(tab.locator("#people-button")).to_be_hidden()  # not an admin
+        tab.click("#account-dialog .close-dialog")
 
         # Signed out, Sam signs in again with name and password (a wrong one first).
         tab.click("#signout-button")
@@ -99,6 +103,7 @@ def test_invite_password_tokens_and_disabling(browser: Browser, server: LiveServ
         tab.click("#account-dialog .close-dialog")
 
         # The admin cannot disable the only owner of a brain...
+        page.click("#account-button")
         page.click("#people-button")
         person = page.locator(".person-row[data-name=sam]")
         person.get_by_role("button", name="Disable sam").click()

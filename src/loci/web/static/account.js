@@ -21,6 +21,7 @@ export async function openAccount() {
   $("#token-form").reset();
   $("#password-change-form").reset();
   $("#password-change-user").value = userName;
+  $("#account-user").textContent = userName;
   renderBrainChoices();
   dialog.showModal();
   await loadTokens();

@@ -15,6 +15,7 @@ export function setPeopleContext(user) {
 }
 
 export async function openPeople() {
+  $("#account-dialog").close(); // People opens from the Account dialog
   showError($("#people-error"), null);
   forgetLink();
   $("#invite-create-form").reset();
