@@ -230,7 +230,9 @@ class Accounts:
 
     def user_may_write(self, user: User, brain: Brain) -> bool:
         """Whether `user` may write `brain` by their own role (no token narrowing it): the
-        check for an integration acting as a linked user."""
+        check for an integration acting as a linked user. A disabled user writes nothing."""
+        if user.disabled:
+            return False
         members = self.accounts.members(brain.id)
         mine = next((m.role for m in members if m.user.id == user.id), None)
         return user_role_in(user, brain, mine, bool(members)) in ("owner", "editor")
