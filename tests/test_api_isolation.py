@@ -4,10 +4,10 @@ Alice owns a restricted brain with a file, a note, their chunks and a graph page
 of nothing of hers. With each of his tokens (write, read-only, limited to his own brain) he tries
 every route of `openapi.json` that takes an id — a brain name, a document, note or graph document
 id, a member's name, a token id — against Alice's objects, and also Alice's ids inside his own
-brain. Every attempt
-must answer exactly what a made-up id answers (404, or 403 where his token may not write at all),
-never a 2xx, and Alice's brain must read the same afterwards. The route list comes from
-`openapi.json`, so a new route with an id fails here until it is added to the matrix.
+brain. Every attempt must answer exactly what a made-up id answers (404, or 403 where his token
+may not write at all or the route is for admins), never a 2xx, and Alice's brain must read the
+same afterwards. The route list comes from `openapi.json`, so a new route with an id fails here
+until it is added to the matrix.
 """
 
 from __future__ import annotations
@@ -208,11 +208,14 @@ class Attempt:
     needs: Literal["read", "write"]
     request: Callable[[Ids], dict[str, Any]] = lambda ids: {}
     body_id: bool = False  # the body carries an id of Alice's too
+    admin: bool = False  # admins only: 403 to anyone else, whatever the id (names are public)
 
 
 NOTE_BODY = {"text": "overwritten by bob", "title": "mine"}
 ATTEMPTS: dict[str, Attempt] = {
     "revoke_token": Attempt("write"),
+    "update_user": Attempt("write", lambda ids: {"json": {"disabled": True}}, admin=True),
+    "remove_user": Attempt("write", admin=True),
     "get_brain": Attempt("read"),
     "update_brain": Attempt(
         "write", lambda ids: {"json": {"name": "bobs-now", "visibility": "workspace"}}
@@ -391,6 +394,8 @@ def _targets(
 
 def _expected(op: Operation, token_kind: str, target: str) -> int:
     needs = ATTEMPTS[op.operation_id].needs
+    if ATTEMPTS[op.operation_id].admin:
+        return 403
     if token_kind == "read" and op.operation_id == "revoke_token":
         return 403  # a read-only token revokes nothing, whoever's
     if token_kind == "read" and target == "his brain, Alice's id" and needs == "write":

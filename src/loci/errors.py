@@ -5,6 +5,7 @@
     ├── Conflict                   a name already taken, or an edit based on a stale version
     ├── Unauthenticated            no valid token or session (expired, revoked, unknown)
     ├── Forbidden                  a brain you can see but may not change (viewer, read token)
+    ├── RateLimited                too many failed attempts (password sign-in); try again later
     ├── InvalidInput               a request that cannot be satisfied as asked
     │   ├── FileTooLarge           bytes over the configured cap
     │   └── UnsupportedSource      a path or URL that cannot be read at all
@@ -53,6 +54,14 @@ class Unauthenticated(LociError):
 
 class Forbidden(LociError):
     code = "forbidden"
+
+
+class RateLimited(LociError):
+    code = "rate_limited"
+
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class InvalidInput(LociError):

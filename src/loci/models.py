@@ -19,6 +19,9 @@ SearchMode = Literal["hybrid", "text", "vector"]
 Visibility = Literal["restricted", "workspace"]
 Role = Literal["owner", "editor", "viewer"]
 TokenScope = Literal["read", "write"]
+# "api": made by a person (listed, revocable); "session": made by a password sign-in for the
+# web session it opens, hidden from the token list and gone when the session ends.
+TokenKind = Literal["api", "session"]
 
 
 # Where text read by OCR sits on its page or image: (left, top, right, bottom) as fractions of the
@@ -307,6 +310,13 @@ class User:
     name: str
     is_admin: bool
     created_at: str
+    email: str | None = None
+    disabled_at: float | None = None  # set: signs in no more; every token was revoked
+    has_password: bool = False  # the hash itself never leaves the store's password methods
+
+    @property
+    def disabled(self) -> bool:
+        return self.disabled_at is not None
 
 
 @dataclass(frozen=True)
@@ -329,6 +339,18 @@ class ApiToken:
     created_at: str
     last_used_at: float | None
     revoked_at: float | None
+    kind: TokenKind = "api"
+
+
+@dataclass(frozen=True)
+class Invite:
+    """A one-time sign-up link for a user: only the hash of its secret is kept."""
+
+    id: int
+    user_id: int
+    expires_at: float
+    used_at: float | None
+    created_at: str
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from loci.api.routes import (
     graph,
     health,
     notes,
+    people,
     search,
     session,
     share,
@@ -39,6 +40,7 @@ from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
+from loci.auth.people import People
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
@@ -97,12 +99,14 @@ def create_app(
     )
     app.state.loci = loci
     app.state.accounts = accounts
+    app.state.people = People(accounts)  # holds the failed sign-in counts of this process
     app.state.user_models = user_models
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     app.include_router(health.router, prefix=API_PREFIX)
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    for module in (tokens, users, brains, file_routes, share, notes, search, ask, graph):
+    app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(422))
+    for module in (tokens, users, people, brains, file_routes, share, notes, search, ask, graph):
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX)
     _document_errors_as_json(app)

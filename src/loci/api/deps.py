@@ -18,6 +18,7 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 from loci.api.schemas.common import MAX_ID
 from loci.auth.access import Need, Principal
 from loci.auth.accounts import Accounts
+from loci.auth.people import People
 from loci.auth.secrets import same
 from loci.auth.user_models import UserModels
 from loci.errors import Forbidden, Unauthenticated
@@ -45,6 +46,11 @@ def get_accounts(request: Request) -> Accounts:
     return accounts
 
 
+def get_people(request: Request) -> People:
+    people: People = request.app.state.people
+    return people
+
+
 def get_user_models(request: Request) -> UserModels:
     models: UserModels = request.app.state.user_models
     return models
@@ -65,6 +71,7 @@ LociDep = Annotated[Loci, Depends(get_loci)]
 IntegrationsDep = Annotated[Integrations, Depends(get_integrations)]
 RawBody = Annotated[bytes, Depends(raw_body)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
+PeopleDep = Annotated[People, Depends(get_people)]
 UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
 
 

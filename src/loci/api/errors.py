@@ -28,6 +28,7 @@ from loci.errors import (
     LociError,
     NotFound,
     ParseError,
+    RateLimited,
     Unauthenticated,
 )
 
@@ -39,6 +40,7 @@ STATUS: list[tuple[type[LociError], int]] = [  # most specific first
     (Conflict, 409),
     (Unauthenticated, 401),
     (Forbidden, 403),
+    (RateLimited, 429),
     (InvalidInput, 400),
     (BlockedAddress, 400),
     (ChallengePage, 422),
@@ -54,6 +56,7 @@ HTTP_CODES = {
     405: "method_not_allowed",
     413: "file_too_large",
     415: "unsupported_media_type",
+    429: "rate_limited",
 }
 
 
@@ -84,7 +87,10 @@ def _allowed_methods(request: Request) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(LociError)
     async def loci_error(request: Request, error: LociError) -> JSONResponse:
-        return error_response(status_of(error), error.code, error.message)
+        headers = {}
+        if isinstance(error, RateLimited):
+            headers["Retry-After"] = str(max(1, round(error.retry_after_s)))
+        return error_response(status_of(error), error.code, error.message, headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -133,13 +133,35 @@ class Accounts:
             raise Unauthenticated("unknown or revoked token")
         if token.expires_at is not None and token.expires_at <= now:
             raise Unauthenticated("this token has expired")
+        user = self.accounts.get_user(token.user_id)
+        if user.disabled:  # disabling revokes the tokens too; this closes any race with it
+            raise Unauthenticated("unknown or revoked token")
         if token.last_used_at is None or now - token.last_used_at > TOUCH_EVERY_S:
             self.accounts.touch_token(token.id, now)
-        return Principal(self.accounts.get_user(token.user_id), token)
+        return Principal(user, token)
 
     # web sessions -------------------------------------------------------------------------
     def open_session(self, token_secret: str) -> OpenedSession:
-        principal = self.authenticate(token_secret)
+        return self._open_session(self.authenticate(token_secret))
+
+    def open_password_session(self, user: User) -> OpenedSession:
+        """A session for a person who proved their password: it gets a token of its own (kind
+        "session": not listed, unrestricted, gone when the session ends) so that everything
+        downstream sees the same kind of principal as a token sign-in."""
+        secret = new_secret()
+        token = self.accounts.create_token(
+            user.id,
+            name="web sign-in",
+            prefix=shown_prefix(secret),
+            secret_hash=hash_secret(secret),
+            scope="write",
+            brain_ids=None,
+            expires_at=self.clock() + SESSION_DAYS * DAY_S,
+            kind="session",
+        )
+        return self._open_session(Principal(user, token))
+
+    def _open_session(self, principal: Principal) -> OpenedSession:
         now = self.clock()
         expires_at = now + SESSION_DAYS * DAY_S
         if principal.token.expires_at is not None:
@@ -161,6 +183,8 @@ class Accounts:
         if token.revoked_at is not None or (token.expires_at and token.expires_at <= now):
             raise Unauthenticated("the token this session signed in with is no longer valid")
         user = self.accounts.get_user(session.user_id)
+        if user.disabled:
+            raise Unauthenticated("not signed in, or the session has expired")
         return Principal(user, token, via_session=True), session.csrf
 
     def close_session(self, secret: str) -> None:
@@ -196,7 +220,9 @@ class Accounts:
 
     def user_may_write(self, user: User, brain: Brain) -> bool:
         """Whether `user` may write `brain` by their own role (no token narrowing it): the
-        check for an integration acting as a linked user."""
+        check for an integration acting as a linked user. A disabled user writes nothing."""
+        if user.disabled:
+            return False
         members = self.accounts.members(brain.id)
         mine = next((m.role for m in members if m.user.id == user.id), None)
         return user_role_in(user, brain, mine, bool(members)) in ("owner", "editor")

@@ -7,6 +7,8 @@ act directly on the store, with no server and no token needed.
 from __future__ import annotations
 
 import datetime as dt
+import getpass
+import sys
 from typing import Annotated
 
 import typer
@@ -14,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from loci.auth.accounts import Accounts, IssuedToken
+from loci.auth.people import INVITE_DAYS, People
 from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
@@ -36,6 +39,17 @@ def _user(accounts: Accounts, name: str | None) -> User:
     if not admins:
         raise InvalidInput("no accounts yet: `loci serve` creates the owner on first start")
     return admins[0]
+
+
+def _read_password(name: str) -> str:
+    """Prompted twice without echo on a terminal; one line of stdin otherwise (scripts). Never
+    an argument, which would sit in the shell history and the process list."""
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"New password for {name}: ")
+        if getpass.getpass("Again: ") != first:
+            raise InvalidInput("the two passwords differ")
+        return first
+    return sys.stdin.readline().rstrip("\r\n")
 
 
 def _when(value: float | None) -> str:
@@ -69,6 +83,57 @@ def register(app: typer.Typer) -> None:
         _, issued = _accounts().add_user(name, is_admin=admin)
         _show_issued(issued, json_)
 
+    @users.command("invite")
+    @exits_cleanly
+    def invite_user(
+        name: Annotated[str, typer.Argument(help="Sign-in name.")],
+        email: Annotated[str | None, typer.Option("--email", help="Their email (kept).")] = None,
+        admin: Annotated[bool, typer.Option("--admin", help="May manage people.")] = False,
+        days: Annotated[
+            float, typer.Option("--days", help="The link expires after this many days.")
+        ] = INVITE_DAYS,
+        server_url: Annotated[
+            str, typer.Option("--server-url", help="The address people open Loci at.")
+        ] = "http://127.0.0.1:8765",
+        json_: JsonOption = False,
+    ) -> None:
+        """Invite a person: prints a one-time link where they choose a password."""
+        issued = People(_accounts()).invite(
+            name, email=email, role="admin" if admin else "member", days=days
+        )
+        link = server_url.rstrip("/") + issued.path
+        if json_:
+            emit_json({"user": issued.user, "invite": issued.invite, "link": link})
+            return
+        err.print(
+            f"Invite for {escape(issued.user.name)}, valid until"
+            f" {_when(issued.invite.expires_at)} UTC. It is shown once — send it now:"
+        )
+        out.print(link, soft_wrap=True)
+
+    @users.command("passwd")
+    @exits_cleanly
+    def set_password(name: Annotated[str, typer.Argument(help="Whose password.")]) -> None:
+        """Set someone's password (asked for, or read from stdin); signs out their browsers."""
+        people = People(_accounts())
+        user = people.store.find_user(name)
+        people.set_password(user.name, _read_password(user.name))
+        err.print(f"password set for {escape(user.name)}")
+
+    @users.command("disable")
+    @exits_cleanly
+    def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
+        """Disable a person: their tokens and sessions stop working at once."""
+        People(_accounts()).update(name, by=None, disabled=True)
+        err.print(f"{escape(name)} is disabled; their tokens are revoked")
+
+    @users.command("enable")
+    @exits_cleanly
+    def enable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
+        """Let a disabled person sign in again (with their password; old tokens stay revoked)."""
+        People(_accounts()).update(name, by=None, disabled=False)
+        err.print(f"{escape(name)} may sign in again")
+
     @users.command("list")
     @exits_cleanly
     def list_users(json_: JsonOption = False) -> None:
@@ -77,9 +142,12 @@ def register(app: typer.Typer) -> None:
         if json_:
             emit_json(found)
             return
-        table = Table("id", "name", "admin", "created", box=None)
+        table = Table("id", "name", "admin", "password", "state", "created", box=None)
         for u in found:
-            table.add_row(str(u.id), escape(u.name), "yes" if u.is_admin else "", u.created_at)
+            table.add_row(
+                str(u.id), escape(u.name), "yes" if u.is_admin else "",
+                "set" if u.has_password else "", "disabled" if u.disabled else "", u.created_at,
+            )  # fmt: skip
         out.print(table)
 
     @tokens.command("create")

@@ -17,17 +17,47 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
-from loci.models import ApiToken, Member, Role, TokenScope, User, UserModel, WebSession
+from loci.models import (
+    ApiToken,
+    Invite,
+    Member,
+    Role,
+    TokenKind,
+    TokenScope,
+    User,
+    UserModel,
+    WebSession,
+)
 from loci.store.portable import PortableDatabase, Row
 
-_USER = "id, name, is_admin, created_at"
-_TOKEN = (
-    "id, user_id, name, prefix, scope, brain_ids, expires_at, created_at, last_used_at, revoked_at"
+# Always read through the alias `u`. The password hash is read only by `password_hash`.
+_USER = (
+    "u.id, u.name, u.is_admin, u.created_at, u.email, u.disabled_at,"
+    " CASE WHEN u.password_hash IS NULL THEN 0 ELSE 1 END AS has_password"
 )
+_TOKEN = (
+    "id, user_id, name, prefix, scope, brain_ids, expires_at, created_at, last_used_at,"
+    " revoked_at, kind"
+)
+_INVITE = "id, user_id, expires_at, used_at, created_at"
 
 
 def _user(row: Row) -> User:
-    return User(int(row["id"]), row["name"], bool(row["is_admin"]), row["created_at"])
+    return User(
+        int(row["id"]),
+        row["name"],
+        bool(row["is_admin"]),
+        row["created_at"],
+        row["email"],
+        row["disabled_at"],
+        bool(row["has_password"]),
+    )
+
+
+def _invite(row: Row) -> Invite:
+    return Invite(
+        int(row["id"]), int(row["user_id"]), row["expires_at"], row["used_at"], row["created_at"]
+    )
 
 
 class AccountTables(ABC):
@@ -52,15 +82,15 @@ class AccountTables(ABC):
         return ApiToken(**{**row, "brain_ids": decoded})
 
     # users --------------------------------------------------------------------------------
-    def create_user(self, name: str, *, is_admin: bool = False) -> User:
+    def create_user(self, name: str, *, is_admin: bool = False, email: str | None = None) -> User:
         try:
             rows = self.db.returning(
-                f"INSERT INTO users(name, is_admin) VALUES (?, ?) RETURNING {_USER}",
-                (name, is_admin),
+                "INSERT INTO users(name, is_admin, email) VALUES (?, ?, ?) RETURNING id",
+                (name, is_admin, email),
             )
         except self.unique_error:
             raise Conflict(f"a user named {name!r} already exists") from None
-        return _user(rows[0])
+        return self.get_user(int(rows[0]["id"]))
 
     def find_user(self, name: str) -> User:
         rows = self.db.query(f"SELECT {_USER} FROM users u WHERE {self.name_is}", (name,))
@@ -69,18 +99,116 @@ class AccountTables(ABC):
         return _user(rows[0])
 
     def get_user(self, user_id: int) -> User:
-        rows = self.db.query(f"SELECT {_USER} FROM users WHERE id = ?", (user_id,))
+        rows = self.db.query(f"SELECT {_USER} FROM users u WHERE u.id = ?", (user_id,))
         if not rows:
             raise NotFound(f"no user with id {user_id}")
         return _user(rows[0])
 
     def list_users(self) -> list[User]:
-        return [_user(r) for r in self.db.query(f"SELECT {_USER} FROM users ORDER BY id")]
+        return [_user(r) for r in self.db.query(f"SELECT {_USER} FROM users u ORDER BY u.id")]
+
+    def update_user(
+        self, user_id: int, *, is_admin: bool | None = None, email: str | None = None
+    ) -> None:
+        if is_admin is not None:
+            self.db.change("UPDATE users SET is_admin = ? WHERE id = ?", (is_admin, user_id))
+        if email is not None:
+            self.db.change("UPDATE users SET email = ? WHERE id = ?", (email or None, user_id))
+
+    def password_hash(self, user_id: int) -> str | None:
+        rows = self.db.query("SELECT password_hash FROM users WHERE id = ?", (user_id,))
+        return rows[0]["password_hash"] if rows else None
+
+    def set_password(
+        self, user_id: int, password_hash: str, now: float, keep_token_id: int | None = None
+    ) -> None:
+        """Store a new password hash and end every password sign-in's session but the one
+        holding `keep_token_id` (a changed password signs out the browsers that knew the old
+        one, not the person changing it)."""
+        with self.db.transaction() as conn:
+            self.db.run(
+                conn, "UPDATE users SET password_hash = ? WHERE id = ?", (password_hash, user_id)
+            )
+            self._revoke_all(conn, user_id, now, only_kind="session", keep=keep_token_id)
+
+    def set_disabled(self, user_id: int, disabled_at: float | None) -> None:
+        """Disable (revoking every token, ending every session, voiding open invites at once)
+        or enable a user again (their revoked tokens stay revoked)."""
+        with self.db.transaction() as conn:
+            self.db.run(
+                conn, "UPDATE users SET disabled_at = ? WHERE id = ?", (disabled_at, user_id)
+            )
+            if disabled_at is not None:
+                self._revoke_all(conn, user_id, disabled_at)
+                self.db.run(conn, "DELETE FROM invites WHERE user_id = ?", (user_id,))
+
+    def delete_user(self, user_id: int) -> bool:
+        """Remove a user and, by cascade, their memberships, tokens, sessions, invites, own
+        model settings and private conversations."""
+        return self.db.change("DELETE FROM users WHERE id = ?", (user_id,)) > 0
+
+    def _revoke_all(
+        self,
+        conn: Any,
+        user_id: int,
+        now: float,
+        only_kind: TokenKind | None = None,
+        keep: int | None = None,
+    ) -> None:
+        kind = "" if only_kind is None else " AND kind = ?"
+        extra: tuple[Any, ...] = () if only_kind is None else (only_kind,)
+        if keep is not None:
+            kind += " AND id <> ?"
+            extra += (keep,)
+        self.db.run(
+            conn,
+            "DELETE FROM web_sessions WHERE token_id IN"
+            f" (SELECT id FROM api_tokens WHERE user_id = ?{kind})",
+            (user_id, *extra),
+        )
+        self.db.run(
+            conn,
+            f"UPDATE api_tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL{kind}",
+            (now, user_id, *extra),
+        )
+
+    # invites ------------------------------------------------------------------------------
+    def create_invite(self, user_id: int, secret_hash: str, expires_at: float) -> Invite:
+        """A new invite for the user; any earlier one of theirs stops working."""
+        with self.db.transaction() as conn:
+            self.db.run(conn, "DELETE FROM invites WHERE user_id = ?", (user_id,))
+            rows = self.db.run(
+                conn,
+                "INSERT INTO invites(user_id, secret_hash, expires_at) VALUES (?, ?, ?)"
+                f" RETURNING {_INVITE}",
+                (user_id, secret_hash, expires_at),
+            )
+        return _invite(rows[0])
+
+    def invite_by_hash(self, secret_hash: str) -> Invite | None:
+        rows = self.db.query(f"SELECT {_INVITE} FROM invites WHERE secret_hash = ?", (secret_hash,))
+        return _invite(rows[0]) if rows else None
+
+    def use_invite(self, invite_id: int, now: float) -> bool:
+        """Mark the invite used, if it still can be: exactly one caller wins a race."""
+        rows = self.db.returning(
+            "UPDATE invites SET used_at = ? WHERE id = ? AND used_at IS NULL AND expires_at > ?"
+            " RETURNING id",
+            (now, invite_id, now),
+        )
+        return bool(rows)
+
+    def open_invites(self, now: float) -> dict[int, Invite]:
+        """user id -> their unused, unexpired invite."""
+        rows = self.db.query(
+            f"SELECT {_INVITE} FROM invites WHERE used_at IS NULL AND expires_at > ?", (now,)
+        )
+        return {int(r["user_id"]): _invite(r) for r in rows}
 
     # members ------------------------------------------------------------------------------
     def members(self, brain_id: int) -> list[Member]:
         rows = self.db.query(
-            "SELECT u.id, u.name, u.is_admin, u.created_at, m.role FROM brain_members m"
+            f"SELECT {_USER}, m.role FROM brain_members m"
             f" JOIN users u ON u.id = m.user_id WHERE m.brain_id = ? ORDER BY {self.by_name}",
             (brain_id,),
             brain_id,
@@ -127,12 +255,13 @@ class AccountTables(ABC):
         scope: TokenScope,
         brain_ids: Sequence[int] | None,
         expires_at: float | None,
+        kind: TokenKind = "api",
     ) -> ApiToken:
         brains = json.dumps(sorted(set(brain_ids))) if brain_ids is not None else None
         rows = self.db.returning(
             "INSERT INTO api_tokens(user_id, name, prefix, secret_hash, scope, brain_ids,"
-            f" expires_at) VALUES (?,?,?,?,?,?,?) RETURNING {_TOKEN}",
-            (user_id, name, prefix, secret_hash, scope, brains, expires_at),
+            f" expires_at, kind) VALUES (?,?,?,?,?,?,?,?) RETURNING {_TOKEN}",
+            (user_id, name, prefix, secret_hash, scope, brains, expires_at, kind),
         )
         return self._token(rows[0])
 
@@ -149,8 +278,10 @@ class AccountTables(ABC):
         return self._token(rows[0]) if rows else None
 
     def list_tokens(self, user_id: int) -> list[ApiToken]:
+        """The user's own API tokens (not the ones password sign-ins made for their sessions)."""
         rows = self.db.query(
-            f"SELECT {_TOKEN} FROM api_tokens WHERE user_id = ? ORDER BY id", (user_id,)
+            f"SELECT {_TOKEN} FROM api_tokens WHERE user_id = ? AND kind = 'api' ORDER BY id",
+            (user_id,),
         )
         return [self._token(r) for r in rows]
 
@@ -159,7 +290,7 @@ class AccountTables(ABC):
             revoked = self.db.run(
                 conn,
                 "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND user_id = ?"
-                " AND revoked_at IS NULL RETURNING id",
+                " AND revoked_at IS NULL AND kind = 'api' RETURNING id",
                 (now, token_id, user_id),
             )
             self.db.run(conn, "DELETE FROM web_sessions WHERE token_id = ?", (token_id,))
@@ -225,7 +356,27 @@ class AccountTables(ABC):
         return WebSession(int(row["user_id"]), int(row["token_id"]), row["csrf"], row["expires_at"])
 
     def delete_session(self, secret_hash: str) -> None:
-        self.db.change("DELETE FROM web_sessions WHERE secret_hash = ?", (secret_hash,))
+        """End a session; the token a password sign-in made for it goes too."""
+        with self.db.transaction() as conn:
+            rows = self.db.run(
+                conn,
+                "DELETE FROM web_sessions WHERE secret_hash = ? RETURNING token_id",
+                (secret_hash,),
+            )
+            if rows:
+                self.db.run(
+                    conn,
+                    "DELETE FROM api_tokens WHERE id = ? AND kind = 'session'",
+                    (rows[0]["token_id"],),
+                )
 
     def purge_sessions(self, now: float) -> None:
-        self.db.change("DELETE FROM web_sessions WHERE expires_at < ?", (now,))
+        """Forget expired sessions, and the session tokens no session can use any more."""
+        with self.db.transaction() as conn:
+            self.db.run(conn, "DELETE FROM web_sessions WHERE expires_at < ?", (now,))
+            self.db.run(
+                conn,
+                "DELETE FROM api_tokens WHERE kind = 'session'"
+                " AND (revoked_at IS NOT NULL OR expires_at < ?)",
+                (now,),
+            )

@@ -1,21 +1,42 @@
-"""Signing in to the web app: a token is exchanged for an HttpOnly session cookie."""
+"""Signing in to the web app: a token, or a name and password, is exchanged for an HttpOnly
+session cookie."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from loci.api.deps import SESSION_COOKIE, AccountsDep, PrincipalDep, UserModelsDep
-from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, SessionIn, TokenOut, UserOut
+from loci.api.deps import SESSION_COOKIE, AccountsDep, PeopleDep, PrincipalDep, UserModelsDep
+from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, TokenOut, UserOut
 from loci.api.schemas.common import errors
+from loci.api.schemas.people import PasswordIn, PasswordSessionIn, TokenSessionIn
+from loci.auth.accounts import Accounts, OpenedSession
 from loci.errors import Forbidden, NotFound
 
 router = APIRouter(tags=["session"])
 
 
-@router.post("/session", response_model=MeOut, responses=errors(400, 401))
-def sign_in(body: SessionIn, request: Request, response: Response, accounts: AccountsDep) -> MeOut:
-    """Open a web session with an API token; the session lasts as long as the token (≤ 30 days)."""
-    opened = accounts.open_session(body.token)
+@router.post("/session", response_model=MeOut, responses=errors(400, 401, 429))
+def sign_in(
+    body: TokenSessionIn | PasswordSessionIn,
+    request: Request,
+    response: Response,
+    accounts: AccountsDep,
+    people: PeopleDep,
+) -> MeOut:
+    """Open a web session with an API token (the session lasts as long as the token, ≤ 30
+    days) or with a name and password (30 days). A wrong password and an unknown name get the
+    same 401; after 10 failures in 15 minutes a name is refused with 429 for a while."""
+    if isinstance(body, TokenSessionIn):
+        opened = accounts.open_session(body.token)
+    else:
+        opened = people.sign_in(body.name, body.password)
+    return start_session(request, response, accounts, opened)
+
+
+def start_session(
+    request: Request, response: Response, accounts: Accounts, opened: OpenedSession
+) -> MeOut:
+    """Set the session cookie on `response`; the body tells the page who signed in."""
     response.set_cookie(
         SESSION_COOKIE,
         opened.secret,
@@ -40,6 +61,14 @@ def sign_out(request: Request, response: Response, accounts: AccountsDep) -> Res
     response = Response(status_code=204)
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
     return response
+
+
+@router.put("/me/password", status_code=204, responses=errors(400, 401, 403, 429))
+def change_password(body: PasswordIn, principal: PrincipalDep, people: PeopleDep) -> Response:
+    """Set or change your password (send the current one if you have one). Other browsers
+    signed in with your old password are signed out; your tokens keep working."""
+    people.change_password(principal, body.current_password, body.new_password)
+    return Response(status_code=204)
 
 
 @router.get("/me", response_model=MeOut, responses=errors(401))

@@ -12,7 +12,7 @@ from loci.mirror import Mirror
 from loci.models import ApiToken, TokenScope
 
 
-def _timestamp(value: float | None) -> str | None:
+def timestamp(value: float | None) -> str | None:
     if value is None:
         return None
     return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -44,9 +44,9 @@ class TokenOut(BaseModel):
             prefix=token.prefix,
             scope=token.scope,
             brain_ids=list(token.brain_ids) if token.brain_ids is not None else None,
-            expires_at=_timestamp(token.expires_at),
+            expires_at=timestamp(token.expires_at),
             created_at=token.created_at,
-            last_used_at=_timestamp(token.last_used_at),
+            last_used_at=timestamp(token.last_used_at),
             revoked=token.revoked_at is not None,
         )
 
@@ -65,10 +65,6 @@ class MeOut(BaseModel):
     csrf_token: str | None = Field(
         default=None, description="send as X-CSRF-Token on writes made with the session cookie"
     )
-
-
-class SessionIn(BaseModel):
-    token: str = Field(min_length=1, max_length=200)
 
 
 class TokenIn(BaseModel):

@@ -46,7 +46,11 @@ class Table:
 
 # In dependency order. `chunks` is special (vectors and postings), see _copy_chunks.
 TABLES: tuple[Table, ...] = (
-    Table("users", ("id", "name", "is_admin", "created_at"), bool_columns=("is_admin",)),
+    Table(
+        "users",
+        ("id", "name", "is_admin", "created_at", "email", "password_hash", "disabled_at"),
+        bool_columns=("is_admin",),
+    ),
     Table(
         "brains",
         ("id", "name", "embedder_model", "embedder_dims", "generation", "created_at", "visibility"),
@@ -66,8 +70,10 @@ TABLES: tuple[Table, ...] = (
             "last_used_at",
             "revoked_at",
             "created_at",
+            "kind",
         ),
     ),  # fmt: skip
+    Table("invites", ("id", "user_id", "secret_hash", "expires_at", "used_at", "created_at")),
     Table(
         "web_sessions",
         ("secret_hash", "user_id", "token_id", "csrf", "expires_at"),
@@ -186,8 +192,8 @@ SOURCE_SQL = {
     " ORDER BY m.id",
 }
 IDENTITY_TABLES = (
-    "users", "brains", "api_tokens", "documents", "chunks", "jobs", "conversations", "messages",
-    "graph_versions", "webhook_secrets",
+    "users", "brains", "api_tokens", "invites", "documents", "chunks", "jobs", "conversations",
+    "messages", "graph_versions", "webhook_secrets",
 )  # fmt: skip
 
 

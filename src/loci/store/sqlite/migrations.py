@@ -314,6 +314,24 @@ MIGRATIONS: list[str] = [
     ALTER TABLE chunks ADD COLUMN time_start REAL;
     ALTER TABLE chunks ADD COLUMN time_end REAL;
     """,
+    # 12: people sign in with a password too (an scrypt hash that names its parameters), are
+    # invited by a one-time link (only its hash kept) and can be disabled. A password sign-in
+    # opens its session with a token of kind 'session', which the token list does not show.
+    """
+    ALTER TABLE users ADD COLUMN email TEXT;
+    ALTER TABLE users ADD COLUMN password_hash TEXT;
+    ALTER TABLE users ADD COLUMN disabled_at REAL;
+    ALTER TABLE api_tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'api';
+    CREATE TABLE invites (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        secret_hash TEXT NOT NULL UNIQUE,
+        expires_at REAL NOT NULL,
+        used_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX invites_user ON invites(user_id);
+    """,
 ]
 
 

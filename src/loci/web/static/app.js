@@ -3,6 +3,7 @@
 // The session is an HttpOnly cookie the page cannot read; what the page keeps is the CSRF token
 // every write must carry, and after a reload it gets that back from GET /me.
 
+import { openAccount, setAccountContext } from "./account.js";
 import { api, setCsrfToken, whenSignedOut } from "./api.js";
 import { resetAsk, showAsk } from "./ask.js";
 import { openNewBrain, openShare, setupBrains } from "./brains.js";
@@ -11,6 +12,7 @@ import { hideFiles, showFiles } from "./files.js";
 import { hideGraph, showGraph } from "./graph.js";
 import { openModelSettings } from "./model.js";
 import { showNotes } from "./notes.js";
+import { openPeople, setPeopleContext } from "./people.js";
 import { showSearch } from "./search.js";
 import { completeShare, hasPendingShare, takeShareFromAddress } from "./share.js";
 
@@ -23,11 +25,16 @@ const state = { user: null, brains: [], brain: null, panel: "files", page: null 
 function showScreen(which) {
   $("#booting").hidden = true;
   $("#signin").hidden = which !== "signin";
+  $("#invite").hidden = which !== "invite";
   $("#workspace").hidden = which !== "workspace";
 }
 
 // Session ---------------------------------------------------------------------------------------
 async function start() {
+  if (location.hash.startsWith("#invite/")) {
+    await showInvite(location.hash.slice("#invite/".length));
+    return;
+  }
   try {
     const me = await api.get("/me", { quietUnauthenticated: true });
     await enter(me);
@@ -45,13 +52,14 @@ function showSignIn(error = null, message = null) {
   showScreen("signin");
   $("#signin-share").hidden = !hasPendingShare();
   showError($("#signin-error"), error || (message ? new Error(message) : null));
-  $("#signin-token").focus();
+  $("#signin-name").focus();
 }
 
 async function enter(me) {
   state.user = me.user;
   setCsrfToken(me.csrf_token);
   $("#user-name").textContent = me.user.name;
+  setPeopleContext(me.user);
   showScreen("workspace");
   const last = localStorage.getItem(LAST_BRAIN);
   await loadBrains(last);
@@ -59,6 +67,82 @@ async function enter(me) {
   const sharedTo = await completeShare(state.brains, last);
   if (sharedTo) selectBrain(state.brains.find((b) => b.name === sharedTo) || state.brain);
 }
+
+$("#password-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const name = $("#signin-name");
+  const password = $("#signin-password");
+  if (!name.value.trim() || !password.value) {
+    showError($("#signin-error"), new Error("Enter your name and password."));
+    (name.value.trim() ? password : name).focus();
+    return;
+  }
+  await busy(event.target.querySelector("button[type=submit]"), async () => {
+    try {
+      const body = { name: name.value.trim(), password: password.value };
+      const me = await api.post("/session", body, { quietUnauthenticated: true });
+      event.target.reset();
+      showError($("#signin-error"), null);
+      await enter(me);
+    } catch (error) {
+      password.value = "";
+      showError($("#signin-error"), error);
+      password.focus();
+    }
+  });
+});
+
+// An invitation link: the secret is in the address only until it is read, so it stays out of
+// the history and of any later copy of the address.
+let inviteSecret = null;
+
+async function showInvite(secret) {
+  inviteSecret = secret;
+  history.replaceState(null, "", location.pathname);
+  showScreen("invite");
+  const form = $("#invite-form");
+  try {
+    const invited = await api.post("/invites/check", { secret }, { quietUnauthenticated: true });
+    $("#invite-intro").textContent = `Welcome, ${invited.name}. Choose a password to sign in with.`;
+    $("#invite-name").value = invited.name;
+    form.querySelector("button[type=submit]").disabled = false;
+    $("#invite-password").focus();
+  } catch (error) {
+    $("#invite-intro").textContent = "This invitation cannot be used.";
+    form.querySelector("button[type=submit]").disabled = true;
+    showError($("#invite-error"), error);
+  }
+}
+
+$("#invite-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const password = $("#invite-password").value;
+  if (password.length < 10) {
+    showError($("#invite-error"), new Error("The password needs at least 10 characters."));
+    $("#invite-password").focus();
+    return;
+  }
+  if (password !== $("#invite-password-again").value) {
+    showError($("#invite-error"), new Error("The two passwords differ."));
+    $("#invite-password-again").focus();
+    return;
+  }
+  await busy(event.target.querySelector("button[type=submit]"), async () => {
+    try {
+      const me = await api.post(
+        "/invites/accept",
+        { secret: inviteSecret, password },
+        { quietUnauthenticated: true },
+      );
+      inviteSecret = null;
+      event.target.reset();
+      showError($("#invite-error"), null);
+      await enter(me);
+    } catch (error) {
+      showError($("#invite-error"), error);
+    }
+  });
+});
 
 $("#signin-form").addEventListener("submit", async (event) => {
   event.preventDefault();
@@ -93,6 +177,8 @@ $("#signout-button").addEventListener("click", async () => {
 });
 
 $("#model-button").addEventListener("click", openModelSettings);
+$("#account-button").addEventListener("click", openAccount);
+$("#people-button").addEventListener("click", openPeople);
 
 whenSignedOut(() => {
   if (state.user) showSignIn(null, "Your session has ended. Sign in again.");
@@ -106,6 +192,7 @@ async function loadBrains(preferred) {
     showError($("#files-error"), error);
     state.brains = [];
   }
+  setAccountContext(state.user.name, state.brains);
   const select = clear($("#brain-select"));
   for (const brain of state.brains) {
     select.append(el("option", { value: brain.name, text: `${brain.name} (${brain.role})` }));
@@ -184,6 +271,10 @@ function fromAddress() {
 
 // A link to a brain page (or Back) changes the address; the app follows it.
 window.addEventListener("hashchange", () => {
+  if (location.hash.startsWith("#invite/")) {
+    showInvite(location.hash.slice("#invite/".length));
+    return;
+  }
   const panel = fromAddress();
   if (state.user) showPanel(panel);
 });
@@ -204,7 +295,11 @@ for (const button of document.querySelectorAll(".close-dialog")) {
 // An error nobody caught still reaches the person, not only the console.
 window.addEventListener("unhandledrejection", (event) => {
   const message = event.reason && event.reason.message ? event.reason.message : String(event.reason);
-  const box = $("#workspace").hidden ? $("#signin-error") : $(`#panel-${state.panel} .error`);
+  const box = !$("#invite").hidden
+    ? $("#invite-error")
+    : $("#workspace").hidden
+      ? $("#signin-error")
+      : $(`#panel-${state.panel} .error`);
   if (box) showError(box, new Error(message));
 });
 

@@ -1,0 +1,108 @@
+"""Password sign-in, invites, and people as an admin sees them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from loci.api.schemas.accounts import UserOut, timestamp
+from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK
+from loci.auth.passwords import MAX_LENGTH, MIN_LENGTH
+from loci.auth.people import INVITE_DAYS, MAX_INVITE_DAYS, IssuedInvite, Person
+
+EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+
+
+class TokenSessionIn(BaseModel):
+    token: str = Field(min_length=1, max_length=200, description="an API token, loci_…")
+
+
+class PasswordSessionIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=MAX_LENGTH)
+
+
+class PasswordIn(BaseModel):
+    current_password: str | None = Field(
+        default=None, max_length=MAX_LENGTH, description="needed if you have a password already"
+    )
+    new_password: str = Field(
+        min_length=MIN_LENGTH, max_length=MAX_LENGTH, pattern=NOT_BLANK, description="the new one"
+    )
+
+
+class InviteIn(BaseModel):
+    name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
+    email: str | None = Field(default=None, max_length=254, pattern=EMAIL)
+    role: Literal["member", "admin"] = "member"
+    expires_in_days: float = Field(
+        default=INVITE_DAYS, ge=1 / 1440, le=MAX_INVITE_DAYS, strict=True
+    )
+
+
+class InviteCheckIn(BaseModel):
+    secret: str = Field(min_length=1, max_length=200)
+
+
+class InviteAcceptIn(BaseModel):
+    secret: str = Field(min_length=1, max_length=200)
+    password: str = Field(
+        min_length=MIN_LENGTH,
+        max_length=MAX_LENGTH,
+        pattern=NOT_BLANK,
+        description="the password to sign in with from now on",
+    )
+
+
+class InvitedOut(BaseModel):
+    name: str
+    expires_at: str
+
+
+class PersonOut(BaseModel):
+    id: int
+    name: str
+    email: str | None
+    is_admin: bool
+    created_at: str
+    disabled: bool
+    has_password: bool
+    invite_expires_at: str | None = Field(description="an open invite's expiry, if one is open")
+
+    @classmethod
+    def of(cls, person: Person) -> PersonOut:
+        user = person.user
+        return cls(
+            id=user.id,
+            name=user.name,
+            email=user.email,
+            is_admin=user.is_admin,
+            created_at=user.created_at,
+            disabled=user.disabled,
+            has_password=user.has_password,
+            invite_expires_at=timestamp(person.invite.expires_at) if person.invite else None,
+        )
+
+
+class IssuedInviteOut(BaseModel):
+    user: UserOut
+    secret: str = Field(description="shown once; only its hash is kept")
+    path: str = Field(description="the sign-up link on this server: /#invite/<secret>")
+    expires_at: str
+
+    @classmethod
+    def issued(cls, issued: IssuedInvite) -> IssuedInviteOut:
+        return cls(
+            user=UserOut.of(issued.user),
+            secret=issued.secret,
+            path=issued.path,
+            expires_at=timestamp(issued.invite.expires_at) or "",
+        )
+
+
+class PersonPatch(BaseModel):
+    disabled: bool | None = Field(
+        default=None, strict=True, description="true revokes their tokens and sessions at once"
+    )
+    is_admin: bool | None = Field(default=None, strict=True)
