@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loci.auth.access import Principal
-from loci.auth.accounts import DAY_S, Accounts, OpenedSession, check_name
+from loci.auth.accounts import DAY_S, Accounts, OpenedSession
 from loci.auth.passwords import (
     check_strength,
     dummy_hash,
@@ -29,6 +29,7 @@ from loci.auth.secrets import hash_secret, new_secret
 from loci.auth.sign_in_limit import FailedSignIns
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import Invite, User
+from loci.names import check_name
 
 INVITE_PREFIX = "locinv_"
 INVITE_DAYS = 7.0
