@@ -373,6 +373,13 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
     """,
+    # 11: as SQLite's 11: an answer's rating by the conversation's owner, on the message.
+    """
+    ALTER TABLE messages ADD COLUMN rating text CHECK (rating IN ('up', 'down'));
+    ALTER TABLE messages ADD COLUMN rating_reason text;
+    ALTER TABLE messages ADD COLUMN rated_at text;
+    CREATE INDEX messages_rated ON messages(brain_id, rating) WHERE rating IS NOT NULL;
+    """,
 ]
 
 

@@ -309,6 +309,14 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX documents_source ON documents(brain_id, source_url) WHERE source_url IS NOT NULL;
     """,
+    # 11: an answer's rating by the conversation's owner (up or down, and why), on the message
+    # itself: rating again replaces it, and deleting the conversation takes it along.
+    """
+    ALTER TABLE messages ADD COLUMN rating TEXT CHECK (rating IN ('up', 'down'));
+    ALTER TABLE messages ADD COLUMN rating_reason TEXT;
+    ALTER TABLE messages ADD COLUMN rated_at TEXT;
+    CREATE INDEX messages_rated ON messages(rating, conversation_id) WHERE rating IS NOT NULL;
+    """,
 ]
 
 
