@@ -38,7 +38,6 @@ from loci.models import (
 from loci.search.engine import SearchRequest, passage_hit
 from loci.store.base import Store
 
-
 MAX_REASON = 1000  # characters: a reason is a remark, not an essay
 
 
@@ -319,7 +318,7 @@ class Answering:
         user_id: int | None = None,
     ) -> ChatMessage:
         """Rate an answer of your conversation up or down, with an optional short reason;
-        rating it again replaces the rating. Thumbs-down answers feed `loci eval --from-feedback`."""
+        rating it again replaces it. Thumbs-down answers feed `loci eval --from-feedback`."""
         if rating not in ("up", "down"):
             raise InvalidInput(f"a rating is up or down, not {rating!r}")
         reason = " ".join((reason or "").split()) or None

@@ -14,8 +14,8 @@ from rich.table import Table
 
 from loci.app import build_service
 from loci.cli.context import BrainOption, JsonOption
-from loci.cli.eval_brain import print_feedback_questions, run_questions
 from loci.cli.errors import exits_cleanly
+from loci.cli.eval_brain import print_feedback_questions, run_questions
 from loci.cli.output import emit_json, err, out
 from loci.config import load_settings
 from loci.errors import InvalidInput
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
                 help="Print a questions file (JSON Lines) of the brain's thumbs-down answers.",
             ),
         ] = False,
-        brain: BrainOption = None,
+        brain_name: BrainOption = None,
         top_k: Annotated[
             int,
             typer.Option("--top-k", "-k", min=1, max=100, help="Passages searched per question."),
@@ -80,10 +80,10 @@ def register(app: typer.Typer) -> None:
                 + (f" (not {' and '.join(chosen)})" if chosen else "")
             )
         if from_feedback:
-            print_feedback_questions(brain)
+            print_feedback_questions(brain_name)
             return
         if questions is not None:
-            run_questions(questions, brain, top_k, json_)
+            run_questions(questions, brain_name, top_k, json_)
             return
         assert beir is not None
         data = load_beir(beir, split)
