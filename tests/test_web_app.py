@@ -727,8 +727,10 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
         expect(answer.locator(".source-item")).to_contain_text(long_name)
         expect(page.locator(".conversation")).to_have_count(1)
         expect(page.locator("#ask-input")).to_be_in_viewport()
+        answer.get_by_role("button", name="Bad answer").click()  # the reason field opens
+        expect(answer.get_by_label("What was wrong with this answer")).to_be_visible()
         fits("07-ask")
-        for control in ("#ask-button", "#new-conversation-button", ".cite-chip"):
+        for control in ("#ask-button", "#new-conversation-button", ".cite-chip", ".rate-reason"):
             box = page.locator(control).first.bounding_box()
             assert box is not None and box["x"] + box["width"] <= 390, control
 

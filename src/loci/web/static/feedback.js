@@ -7,15 +7,35 @@ import { api, path } from "./api.js";
 import { el, toast } from "./dom.js";
 
 const SAID = { up: "You found this helpful", down: "You found this unhelpful" };
+// Drawn, not emoji: a machine without an emoji font would show empty boxes. (Feather icons, MIT.)
+const THUMBS = {
+  up: "M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3",
+  down: "M10 15v4a3 3 0 0 0 3 3l4-9V2H5.72a2 2 0 0 0-2 1.7l-1.38 9a2 2 0 0 0 2 2.3zm7-13h2.67A2.31 2.31 0 0 1 22 4v7a2.31 2.31 0 0 1-2.33 2H17",
+};
+
+function icon(d) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  for (const [key, value] of Object.entries({
+    viewBox: "0 0 24 24", width: "18", height: "18", fill: "none", stroke: "currentColor",
+    "stroke-width": "2", "stroke-linecap": "round", "stroke-linejoin": "round", "aria-hidden": "true",
+  })) {
+    svg.setAttribute(key, value);
+  }
+  const shape = document.createElementNS(ns, "path");
+  shape.setAttribute("d", d);
+  svg.append(shape);
+  return svg;
+}
 
 export function ratingControls(brainName, conversationId, messageId, feedback) {
   const url =
     `/brains/${path(brainName)}/conversations/${path(conversationId)}` +
     `/messages/${path(messageId)}/feedback`;
-  const thumb = (label, face) =>
-    el("button", { type: "button", class: "small thumb", "aria-label": label, title: label, text: face });
-  const up = thumb("Good answer", "👍");
-  const down = thumb("Bad answer", "👎");
+  const thumb = (label, d) =>
+    el("button", { type: "button", class: "small thumb", "aria-label": label, title: label }, icon(d));
+  const up = thumb("Good answer", THUMBS.up);
+  const down = thumb("Bad answer", THUMBS.down);
   const status = el("span", { class: "msg-rated muted small", "aria-live": "polite" });
   const reason = el("input", {
     type: "text",
