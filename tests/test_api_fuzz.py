@@ -48,6 +48,7 @@ SEMANTIC = {
     "ask",  # filters: `created_after` must come before `created_before`, tags not blank
     "answer",
     "save_answer",  # the message must be an answer, not a question
+    "rate_answer",  # as save_answer
     "update_brain",
     "upload_files",
     "create_graph_document",

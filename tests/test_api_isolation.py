@@ -268,6 +268,9 @@ ATTEMPTS: dict[str, Attempt] = {
     "rename_conversation": Attempt("read", lambda ids: {"json": {"title": "bob was here"}}),
     "delete_conversation": Attempt("read"),
     "save_answer": Attempt("write"),  # keeping her answer would copy it into a brain
+    "rate_answer": Attempt(  # rating reads no more than asking: her answer is still not his
+        "read", lambda ids: {"json": {"rating": "down", "reason": "bob was here"}}
+    ),
     "list_graph_documents": Attempt("read"),
     "get_graph_document": Attempt("read"),
     "graph_document_history": Attempt("read"),

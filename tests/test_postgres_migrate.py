@@ -60,6 +60,9 @@ def test_migrate_copies_everything_and_ranks_the_same(
         )
     talk = loci.store.conversations.create(brain.id, user.id, "otters")
     loci.store.conversations.add_message(talk.id, "user", "why otters?", [{"document_id": 1}])
+    said = loci.store.conversations.add_message(talk.id, "assistant", "kelp", [], "simple_lookup")
+    loci.store.conversations.rate(talk.id, said.id, "down", "they hold hands")  # feedback moves
+    talked = loci.store.conversations.messages(talk.id)
     loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
     before = {
         (q, mode): [(h.citation.document_id, round(h.score, 9)) for h in loci.search(
@@ -94,7 +97,8 @@ def test_migrate_copies_everything_and_ranks_the_same(
         store = moved.store
         assert isinstance(store, PostgresStore)
         assert store.accounts.token_by_hash("h" * 64) == token
-        assert [m.content for m in store.conversations.messages(talk.id)] == ["why otters?"]
+        assert store.conversations.messages(talk.id) == talked
+        assert [m.feedback and m.feedback.reason for m in talked] == [None, "they hold hands"]
         [identity] = store.integrations.slack_identities()
         assert (identity.user_name, identity.brain_name) == ("Maya", "default")
         assert store.integrations.webhook_secrets() == [secret]

@@ -471,6 +471,15 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
                 ("analysis", "What is the locker combination at the ferry terminal")
             ]
 
+        # Thumbs down, then say why: the rating is kept on the answer.
+        first.get_by_role("button", name="Bad answer").click()
+        first.get_by_label("What was wrong with this answer").fill("wrong locker")
+        first.locator(".rate-reason button[type=submit]").click()
+        expect(first.locator(".msg-rated")).to_have_text("You found this unhelpful: wrong locker")
+        expect(first.get_by_role("button", name="Bad answer")).to_have_attribute(
+            "aria-pressed", "true"
+        )
+
         # The conversation is listed; a follow-up continues it.
         conversation = page.locator(".conversation")
         expect(conversation).to_have_count(1)
@@ -501,6 +510,20 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         conversation.locator(".conversation-open").click()
         expect(page.locator(".msg")).to_have_count(4)
         expect(page.locator(".msg-assistant").first.locator(".cite-chip").first).to_be_visible()
+        reopened = page.locator(".msg-assistant").first
+        expect(reopened.locator(".msg-rated")).to_have_text(
+            "You found this unhelpful: wrong locker"
+        )
+        reopened.get_by_role("button", name="Good answer").click()  # rating again replaces it
+        expect(reopened.locator(".msg-rated")).to_have_text("You found this helpful")
+        with server.client() as api:
+            answers = api.get(f"/brains/trips/conversations/{listed['id']}").json()["messages"]
+            assert [m["feedback"] and m["feedback"]["rating"] for m in answers] == [
+                None,
+                "up",
+                None,
+                None,
+            ]
         session.shot("02-conversation")
 
         # Study: a quiz checked and revealed, flashcards flipped, each opening its passage.
@@ -704,8 +727,10 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
         expect(answer.locator(".source-item")).to_contain_text(long_name)
         expect(page.locator(".conversation")).to_have_count(1)
         expect(page.locator("#ask-input")).to_be_in_viewport()
+        answer.get_by_role("button", name="Bad answer").click()  # the reason field opens
+        expect(answer.get_by_label("What was wrong with this answer")).to_be_visible()
         fits("07-ask")
-        for control in ("#ask-button", "#new-conversation-button", ".cite-chip"):
+        for control in ("#ask-button", "#new-conversation-button", ".cite-chip", ".rate-reason"):
             box = page.locator(control).first.bounding_box()
             assert box is not None and box["x"] + box["width"] <= 390, control
 

@@ -421,6 +421,27 @@ class ChatMessage:
     citations: tuple[dict[str, Any], ...]
     intent: str | None
     created_at: str
+    feedback: Feedback | None = None  # only answers are rated
+
+
+Rating = Literal["up", "down"]
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """How the conversation's owner rated an answer; rating it again replaces this."""
+
+    rating: Rating
+    reason: str | None
+    rated_at: str
+
+
+@dataclass(frozen=True)
+class RatedAnswer:
+    """A rated answer with the question it answered (the user message before it)."""
+
+    question: str
+    answer: ChatMessage
 
 
 # the brain graph (seed 002) ---------------------------------------------------------------

@@ -25,9 +25,20 @@ from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.results import Summary
 from loci.graph.service import BrainGraph
 from loci.llm.client import Chat
-from loci.models import Brain, ChatMessage, Conversation, Document, Hit, SearchFilters
+from loci.models import (
+    Brain,
+    ChatMessage,
+    Conversation,
+    Document,
+    Hit,
+    RatedAnswer,
+    Rating,
+    SearchFilters,
+)
 from loci.search.engine import SearchRequest, passage_hit
 from loci.store.base import Store
+
+MAX_REASON = 1000  # characters: a reason is a remark, not an essay
 
 
 @dataclass(frozen=True)
@@ -296,6 +307,38 @@ class Answering:
         except Conflict:  # saved by a concurrent request a moment ago
             return SavedAnswer(self.graph.get(brain, doc_id).summary, created=False)
         return SavedAnswer(created, created=True)
+
+    def rate_answer(
+        self,
+        brain: Brain,
+        conversation_id: int,
+        message_id: int,
+        rating: str,
+        reason: str | None = None,
+        user_id: int | None = None,
+    ) -> ChatMessage:
+        """Rate an answer of your conversation up or down, with an optional short reason;
+        rating it again replaces it. Thumbs-down answers feed `loci eval --from-feedback`."""
+        if rating not in ("up", "down"):
+            raise InvalidInput(f"a rating is up or down, not {rating!r}")
+        reason = " ".join((reason or "").split()) or None
+        if reason is not None and len(reason) > MAX_REASON:
+            raise InvalidInput(f"the reason is longer than {MAX_REASON} characters")
+        conversation = self.store.conversations.get(brain.id, user_id, conversation_id)
+        found = next(
+            (m for m in self.store.conversations.messages(conversation.id) if m.id == message_id),
+            None,
+        )
+        if found is None:
+            raise NotFound(f"no message {message_id} in conversation {conversation_id}")
+        if found.role != "assistant":
+            raise InvalidInput(f"message {message_id} is a question; rate an answer")
+        checked: Rating = "up" if rating == "up" else "down"
+        return self.store.conversations.rate(conversation.id, message_id, checked, reason)
+
+    def rated_answers(self, brain: Brain, rating: Rating | None = None) -> list[RatedAnswer]:
+        """Every rated answer in the brain, whoever rated it, oldest first (for evaluation)."""
+        return self.store.conversations.rated(brain.id, rating)
 
     def conversations(self, brain: Brain, user_id: int | None = None) -> list[Conversation]:
         return self.store.conversations.recent(brain.id, user_id)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
@@ -15,7 +16,7 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
-from loci.models import SearchFilters
+from loci.models import Feedback, SearchFilters
 
 STEP_NOTES = {"route", "scope", "rewrite", "queries", "grading"}
 
@@ -42,6 +43,15 @@ def _note(kind: str, data: dict[str, Any]) -> str:
     if kind == "queries":
         return f"{len(data['queries'])} quer{'y' if len(data['queries']) == 1 else 'ies'}"
     return f"{data['decision']}: {data['relevant']} relevant of {data['total']} passages"
+
+
+class Rating(StrEnum):
+    up = "up"
+    down = "down"
+
+
+def _rating_line(feedback: Feedback) -> str:
+    return feedback.rating + (f": {feedback.reason}" if feedback.reason else "")
 
 
 def register(app: typer.Typer) -> None:
@@ -181,8 +191,36 @@ def register(app: typer.Typer) -> None:
             return
         out.print(f"[bold]{escape(found.title)}[/bold]")
         for m in messages:
-            who = "you" if m.role == "user" else "loci"
+            who = "you" if m.role == "user" else f"loci #{m.id}"
             out.print(f"\n[bold]{who}[/bold]: {escape(m.content)}")
+            if m.feedback is not None:
+                out.print(f"[dim]rated {_rating_line(m.feedback)}[/dim]")
+
+    @conversations.command("rate")
+    @exits_cleanly
+    def rate_answer(
+        conversation_id: Annotated[int, typer.Argument(help="Conversation id.")],
+        message_id: Annotated[
+            int, typer.Argument(help="The answer's message id (`conversations show` has it).")
+        ],
+        rating: Annotated[Rating, typer.Argument(help="up or down.")],
+        reason: Annotated[
+            str | None, typer.Option("--reason", "-r", help="What was right or wrong.")
+        ] = None,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Rate an answer up or down; rating it again replaces the rating. Thumbs-down answers
+        become questions to re-run with `loci eval --from-feedback`."""
+        loci = service()
+        rated = loci.rate_answer(
+            existing_brain(brain), conversation_id, message_id, rating.value, reason
+        )
+        if json_:
+            emit_json(rated)
+            return
+        assert rated.feedback is not None
+        out.print(f"answer {rated.id} rated {escape(_rating_line(rated.feedback))}")
 
     @conversations.command("rename")
     @exits_cleanly

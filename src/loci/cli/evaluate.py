@@ -1,4 +1,5 @@
-"""`loci eval`: retrieval quality and latency on a BEIR-layout folder, per search mode."""
+"""`loci eval`: retrieval quality and latency — on a BEIR-layout folder, per search mode, or on
+your own brain with your own questions (see `loci.cli.eval_brain`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from loci.app import build_service
-from loci.cli.context import JsonOption
+from loci.cli.context import BrainOption, JsonOption
 from loci.cli.errors import exits_cleanly
+from loci.cli.eval_brain import print_feedback_questions, run_questions
 from loci.cli.output import emit_json, err, out
 from loci.config import load_settings
+from loci.errors import InvalidInput
 from loci.eval.beir import evaluate, index_corpus, load_beir
 from loci.models import SearchMode
 
@@ -27,8 +30,29 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def eval_command(
         beir: Annotated[
-            Path, typer.Option("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/.")
-        ],
+            Path | None,
+            typer.Option("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/."),
+        ] = None,
+        questions: Annotated[
+            Path | None,
+            typer.Option(
+                "--questions",
+                help='Your own questions (JSON Lines: {"question": …, "expect": {"document": '
+                '…, "text": …}}), run against an existing brain.',
+            ),
+        ] = None,
+        from_feedback: Annotated[
+            bool,
+            typer.Option(
+                "--from-feedback",
+                help="Print a questions file (JSON Lines) of the brain's thumbs-down answers.",
+            ),
+        ] = False,
+        brain_name: BrainOption = None,
+        top_k: Annotated[
+            int,
+            typer.Option("--top-k", "-k", min=1, max=100, help="Passages searched per question."),
+        ] = 10,
         mode: Annotated[
             ModeChoice, typer.Option("--mode", help="Search mode to measure, or all.")
         ] = "all",
@@ -42,7 +66,26 @@ def register(app: typer.Typer) -> None:
         ] = None,
         json_: JsonOption = False,
     ) -> None:
-        """Index a BEIR corpus into a scratch brain; print nDCG@10, recall, MRR and latency."""
+        """Measure retrieval: your own questions against a brain (--questions), or a BEIR
+        corpus indexed into a scratch brain (--beir: nDCG@10, recall, MRR and latency).
+
+        With --questions, each question passes when an expected document is among the top-k
+        hits and the hits contain the expected phrase; the pass rate comes with a Wilson 95 %
+        band. Failing questions do not change the exit code; a bad line does (it is named)."""
+        chosen = [o for o, on in (("--beir", beir), ("--questions", questions),
+                                  ("--from-feedback", from_feedback)) if on]  # fmt: skip
+        if len(chosen) != 1:
+            raise InvalidInput(
+                "give one of --beir FOLDER, --questions FILE or --from-feedback"
+                + (f" (not {' and '.join(chosen)})" if chosen else "")
+            )
+        if from_feedback:
+            print_feedback_questions(brain_name)
+            return
+        if questions is not None:
+            run_questions(questions, brain_name, top_k, json_)
+            return
+        assert beir is not None
         data = load_beir(beir, split)
         scratch = None
         if home is None:

@@ -35,3 +35,19 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     index = min(len(ordered) - 1, max(0, math.ceil(q / 100 * len(ordered)) - 1))
     return ordered[index]
+
+
+Z_95 = 1.959963984540054  # the standard normal's 97.5th percentile: a two-sided 95 % band
+
+
+def wilson_interval(passed: int, total: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a pass rate: unlike p ± z·√(p(1−p)/n), it stays inside
+    [0, 1] and is not zero-width at 0 % or 100 %, which matters for the few dozen questions a
+    person writes. No questions: nothing is known, (0, 1)."""
+    if total <= 0:
+        return 0.0, 1.0
+    p = passed / total
+    z2 = z * z
+    centre = (p + z2 / (2 * total)) / (1 + z2 / total)
+    half = z / (1 + z2 / total) * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total))
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -32,6 +32,8 @@ from loci.models import (
     Job,
     Member,
     NewDocument,
+    RatedAnswer,
+    Rating,
     Role,
     SearchFilters,
     SlackIdentity,
@@ -139,6 +141,16 @@ class ConversationStore(Protocol):
         intent: str | None = None,
     ) -> ChatMessage: ...
     def messages(self, conversation_id: int) -> list[ChatMessage]: ...
+    def rate(
+        self, conversation_id: int, message_id: int, rating: Rating, reason: str | None
+    ) -> ChatMessage:
+        """Rate an answer of the conversation (replacing any rating); a question or a message
+        of another conversation is `NotFound`. The caller checked who owns the conversation."""
+        ...
+
+    def rated(self, brain_id: int, rating: Rating | None = None) -> list[RatedAnswer]:
+        """The brain's rated answers (of every user), oldest rating first."""
+        ...
 
 
 class GraphStore(Protocol):

@@ -27,6 +27,7 @@ from loci.api.schemas.ask import (
     ConversationDetailOut,
     ConversationIn,
     ConversationOut,
+    FeedbackIn,
     FlashcardOut,
     MessageOut,
     QuizQuestionOut,
@@ -206,6 +207,29 @@ def save_answer(
         brain, conversation_id, message_id, principal.user.id, actor=principal.user.name
     )
     return SavedAnswerOut(document=GraphSummaryOut.of(saved.page), created=saved.created)
+
+
+@router.post(
+    "/conversations/{conversation_id}/messages/{message_id}/feedback",
+    response_model=MessageOut,
+    responses=errors(400, 404),
+)
+def rate_answer(
+    conversation_id: RowId,
+    message_id: RowId,
+    body: FeedbackIn,
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+) -> MessageOut:
+    """Rate an answer of your conversation `up` or `down`, with an optional short reason;
+    rating it again replaces the rating. A question is a 400; another user's conversation a
+    404. The conversation's messages show each answer's `feedback`, and thumbs-down answers
+    become questions to re-run with `loci eval --from-feedback`."""
+    rated = loci.rate_answer(
+        brain, conversation_id, message_id, body.rating, body.reason, principal.user.id
+    )
+    return MessageOut.of(rated)
 
 
 @router.post("/quiz", response_model=list[QuizQuestionOut], responses=errors(400, 404))

@@ -70,6 +70,19 @@ class ConversationOut(Mirror):
     updated_at: str
 
 
+class FeedbackIn(BaseModel):
+    rating: Literal["up", "down"]
+    reason: str | None = Field(
+        default=None, max_length=1000, description="what was right or wrong, in a few words"
+    )
+
+
+class FeedbackOut(Mirror):
+    rating: Literal["up", "down"]
+    reason: str | None
+    rated_at: str
+
+
 class MessageOut(Mirror):
     id: int
     conversation_id: int
@@ -78,6 +91,9 @@ class MessageOut(Mirror):
     citations: list[dict[str, Any]]
     intent: str | None
     created_at: str
+    feedback: FeedbackOut | None = Field(
+        description="the owner's rating of an answer (null: not rated, or a question)"
+    )
 
 
 class ConversationDetailOut(BaseModel):

@@ -7,13 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.errors import NotFound
-from loci.models import ChatMessage, Conversation
+from loci.models import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.store.postgres.connection import Database, Row
 
 # IS NOT DISTINCT FROM: the CLI's conversations have no user (NULL)
 OWNER = "brain_id = %s AND user_id IS NOT DISTINCT FROM %s"
 _CONVERSATION = "id, brain_id, user_id, title, created_at, updated_at"
-_MESSAGE = "id, conversation_id, role, content, citations, intent, created_at"
+_MESSAGE = (
+    "id, conversation_id, role, content, citations, intent, created_at,"
+    " rating, rating_reason, rated_at"
+)
 
 
 def _conversation(row: Row) -> Conversation:
@@ -21,7 +24,11 @@ def _conversation(row: Row) -> Conversation:
 
 
 def _message(row: Row) -> ChatMessage:
-    return ChatMessage(**{**row, "citations": tuple(row["citations"])})
+    fields = {k: v for k, v in row.items() if k not in {"rating", "rating_reason", "rated_at"}}
+    feedback = None
+    if row["rating"] is not None:
+        feedback = Feedback(row["rating"], row["rating_reason"], row["rated_at"])
+    return ChatMessage(**{**fields, "citations": tuple(row["citations"]), "feedback": feedback})
 
 
 class PostgresConversations:
@@ -121,3 +128,35 @@ class PostgresConversations:
             (conversation_id,),
         )
         return [_message(r) for r in rows]
+
+    def rate(
+        self, conversation_id: int, message_id: int, rating: Rating, reason: str | None
+    ) -> ChatMessage:
+        row = self.db.row(
+            "UPDATE messages SET rating = %s, rating_reason = %s, rated_at = loci_now()"
+            " WHERE id = %s AND conversation_id = %s AND role = 'assistant'"
+            f" RETURNING {_MESSAGE}",
+            (rating, reason, message_id, conversation_id),
+        )
+        if row is None:
+            raise NotFound(f"no answer {message_id} in conversation {conversation_id}")
+        return _message(row)
+
+    def rated(self, brain_id: int, rating: Rating | None = None) -> list[RatedAnswer]:
+        # As on SQLite: the question is the user message just before the answer.
+        columns = ", ".join(f"m.{c.strip()}" for c in _MESSAGE.split(","))
+        rows = self.db.rows(
+            f"SELECT {columns}, coalesce((SELECT q.content FROM messages q"
+            "  WHERE q.conversation_id = m.conversation_id AND q.id < m.id AND q.role = 'user'"
+            "  ORDER BY q.id DESC LIMIT 1), c.title) AS question"
+            " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+            " WHERE m.brain_id = %s AND m.rating IS NOT NULL"
+            " AND (%s::text IS NULL OR m.rating = %s)"
+            " ORDER BY m.rated_at, m.id",
+            (brain_id, rating, rating),
+            brain_id,
+        )
+        return [
+            RatedAnswer(r["question"], _message({k: v for k, v in r.items() if k != "question"}))
+            for r in rows
+        ]

@@ -400,6 +400,13 @@ MIGRATIONS: list[str] = [
     ALTER TABLE invites FORCE ROW LEVEL SECURITY;
     CREATE POLICY system_only ON invites USING ((SELECT loci_all_brains()));
     """,
+    # 13: as SQLite's 13: an answer's rating by the conversation's owner, on the message.
+    """
+    ALTER TABLE messages ADD COLUMN rating text CHECK (rating IN ('up', 'down'));
+    ALTER TABLE messages ADD COLUMN rating_reason text;
+    ALTER TABLE messages ADD COLUMN rated_at text;
+    CREATE INDEX messages_rated ON messages(brain_id, rating) WHERE rating IS NOT NULL;
+    """,
 ]
 
 

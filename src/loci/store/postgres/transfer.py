@@ -135,6 +135,9 @@ TABLES: tuple[Table, ...] = (
             "citations",
             "intent",
             "created_at",
+            "rating",
+            "rating_reason",
+            "rated_at",
         ),
     ),  # fmt: skip
     Table(
@@ -188,7 +191,8 @@ SOURCE_SQL = {
     "document_texts": "SELECT t.document_id, d.brain_id, t.text FROM document_texts t"
     " JOIN documents d ON d.id = t.document_id ORDER BY t.document_id",
     "messages": "SELECT m.id, m.conversation_id, c.brain_id, m.role, m.content, m.citations,"
-    " m.intent, m.created_at FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+    " m.intent, m.created_at, m.rating, m.rating_reason, m.rated_at"
+    " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
     " ORDER BY m.id",
 }
 IDENTITY_TABLES = (

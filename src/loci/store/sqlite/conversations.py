@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.errors import NotFound
-from loci.models import ChatMessage, Conversation
+from loci.models import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.store.sqlite.connection import Database, Row
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -22,9 +22,12 @@ def _conversation(row: Row) -> Conversation:
 
 
 def _message(row: Row) -> ChatMessage:
+    feedback = None
+    if row["rating"] is not None:
+        feedback = Feedback(row["rating"], row["rating_reason"], row["rated_at"])
     return ChatMessage(
         row["id"], row["conversation_id"], row["role"], row["content"],
-        tuple(json.loads(row["citations"])), row["intent"], row["created_at"],
+        tuple(json.loads(row["citations"])), row["intent"], row["created_at"], feedback,
     )  # fmt: skip
 
 
@@ -106,3 +109,33 @@ class SqliteConversations:
             "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conversation_id,)
         )
         return [_message(r) for r in rows]
+
+    def rate(
+        self, conversation_id: int, message_id: int, rating: Rating, reason: str | None
+    ) -> ChatMessage:
+        with self.db.write() as conn:
+            conn.execute(
+                f"UPDATE messages SET rating = ?, rating_reason = ?, rated_at = {NOW}"
+                " WHERE id = ? AND conversation_id = ? AND role = 'assistant'",
+                (rating, reason, message_id, conversation_id),
+            )
+            changed = conn.changes()
+        if not changed:
+            raise NotFound(f"no answer {message_id} in conversation {conversation_id}")
+        row = self.db.row("SELECT * FROM messages WHERE id = ?", (message_id,))
+        assert row is not None
+        return _message(row)
+
+    def rated(self, brain_id: int, rating: Rating | None = None) -> list[RatedAnswer]:
+        # The question is the user message just before the answer; the title stands in for
+        # one that is missing (a conversation never starts with an answer, but be safe).
+        rows = self.db.rows(
+            "SELECT m.*, coalesce((SELECT q.content FROM messages q"
+            "  WHERE q.conversation_id = m.conversation_id AND q.id < m.id AND q.role = 'user'"
+            "  ORDER BY q.id DESC LIMIT 1), c.title) AS question"
+            " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
+            " WHERE c.brain_id = ? AND m.rating IS NOT NULL AND (? IS NULL OR m.rating = ?)"
+            " ORDER BY m.rated_at, m.id",
+            (brain_id, rating, rating),
+        )
+        return [RatedAnswer(r["question"], _message(r)) for r in rows]

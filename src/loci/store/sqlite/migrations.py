@@ -332,6 +332,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX invites_user ON invites(user_id);
     """,
+    # 13: an answer's rating by the conversation's owner (up or down, and why), on the message
+    # itself: rating again replaces it, and deleting the conversation takes it along.
+    """
+    ALTER TABLE messages ADD COLUMN rating TEXT CHECK (rating IN ('up', 'down'));
+    ALTER TABLE messages ADD COLUMN rating_reason TEXT;
+    ALTER TABLE messages ADD COLUMN rated_at TEXT;
+    CREATE INDEX messages_rated ON messages(rating, conversation_id) WHERE rating IS NOT NULL;
+    """,
 ]
 
 

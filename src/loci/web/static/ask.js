@@ -5,6 +5,7 @@
 import { api, path, streamEvents } from "./api.js";
 import { sourceList, renderAnswer } from "./citations.js";
 import { $, clear, confirmAction, el, plural, showError, toast, when } from "./dom.js";
+import { ratingControls } from "./feedback.js";
 import { resetStudy, showStudy } from "./study.js";
 
 const log = $("#chat-log");
@@ -224,7 +225,7 @@ class AnswerView {
     this.sources = el("div", { class: "msg-sources", hidden: true });
     this.saveButton = el("button", { type: "button", class: "small", text: "Save answer" });
     this.saved = el("span", { class: "msg-saved muted small", "aria-live": "polite" });
-    this.actions = el("p", { class: "msg-actions", hidden: true }, this.saveButton, this.saved);
+    this.actions = el("div", { class: "msg-actions", hidden: true }, this.saveButton, this.saved);
     this.node = el(
       "li",
       { class: "msg msg-assistant", dataset: { state: "streaming" }, "aria-busy": "true" },
@@ -238,10 +239,12 @@ class AnswerView {
     log.append(this.node);
   }
 
-  // "Save answer": keep it as an analysis page in the brain graph's research/ folder.
-  offerSave(conversationId, messageId, intent) {
+  // "Save answer": keep it as an analysis page in the brain graph's research/ folder; and the
+  // thumbs that rate it (see feedback.js).
+  offerSave(conversationId, messageId, intent, feedback = null) {
     if (!conversationId || !messageId || intent === "save") return;
     this.actions.hidden = false;
+    this.actions.append(ratingControls(brain.name, conversationId, messageId, feedback));
     this.saveButton.onclick = async () => {
       this.saveButton.disabled = true;
       try {
@@ -366,7 +369,7 @@ class AnswerView {
     this.listSources(message.citations);
     this.progress.hidden = true;
     this.settle("done");
-    this.offerSave(message.conversation_id, message.id, message.intent);
+    this.offerSave(message.conversation_id, message.id, message.intent, message.feedback);
   }
 
   fail(error) {
