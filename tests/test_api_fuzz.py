@@ -61,6 +61,7 @@ SEMANTIC = {
     "merge_graph_document",
     "move_graph_document",
     "ingest_source_item",
+    "share_to_brain",  # a share must carry some text or a link; all three fields may be empty
 }
 # operations whose success could spoil the cases after them (see Target.restore)
 SPOILERS = {
