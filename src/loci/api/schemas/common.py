@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from loci.mirror import Mirror
+
 BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.names.check_name`
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
 # `\s` does not match) is refused by the schema already.
@@ -45,3 +47,26 @@ class ErrorOut(BaseModel):
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for the error statuses a route can answer with."""
     return {status: {"model": ErrorOut} for status in statuses}
+
+
+class CitationFields(BaseModel):
+    """Where a passage is: the fields of `loci.models.Citation`, which a search hit also
+    carries at its top level."""
+
+    document_id: int
+    name: str
+    title: str | None
+    chunk_index: int
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    heading_path: list[str]
+    source_url: str | None
+    region: str | None = Field(default=None, description=REGION_HELP)
+    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
+    time_start: float | None = Field(default=None, description=TIME_START_HELP)
+    time_end: float | None = Field(default=None, description=TIME_END_HELP)
+
+
+class CitationOut(CitationFields, Mirror):
+    """A citation on its own (a graph hit's)."""

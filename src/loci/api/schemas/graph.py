@@ -9,11 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from loci.api.schemas.common import (
-    CONFIDENCE_HELP,
     NOT_BLANK,
-    REGION_HELP,
-    TIME_END_HELP,
-    TIME_START_HELP,
+    CitationOut,
     json_integers,
 )
 from loci.api.schemas.documents import DocumentOut
@@ -155,22 +152,6 @@ class GraphQueryIn(BaseModel):
     include_archived: bool = Field(default=False, strict=True)
 
     _integers = json_integers("limit")
-
-
-class CitationOut(Mirror):
-    document_id: int
-    name: str
-    title: str | None
-    chunk_index: int
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    source_url: str | None
-    region: str | None = Field(default=None, description=REGION_HELP)
-    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
-    time_start: float | None = Field(default=None, description=TIME_START_HELP)
-    time_end: float | None = Field(default=None, description=TIME_END_HELP)
 
 
 class GraphHitOut(BaseModel):

@@ -8,11 +8,8 @@ import datetime as dt
 from pydantic import BaseModel, Field, field_validator
 
 from loci.api.schemas.common import (
-    CONFIDENCE_HELP,
     NOT_BLANK,
-    REGION_HELP,
-    TIME_END_HELP,
-    TIME_START_HELP,
+    CitationFields,
     json_integers,
 )
 from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
@@ -58,22 +55,11 @@ class SearchIn(BaseModel):
     _integers = json_integers("limit")
 
 
-class HitOut(BaseModel):
+class HitOut(CitationFields):
+    """A passage search found: its citation's fields, then how it was found."""
+
     brain: str
     chunk_id: int
-    document_id: int
-    name: str
-    title: str | None
-    chunk_index: int
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    source_url: str | None
-    region: str | None = Field(default=None, description=REGION_HELP)
-    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
-    time_start: float | None = Field(default=None, description=TIME_START_HELP)
-    time_end: float | None = Field(default=None, description=TIME_END_HELP)
     snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
     text: str
     score: float
