@@ -419,3 +419,27 @@ def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
         assert (hit.citation.time_start, hit.citation.time_end) == (0.0, 1.5)
     finally:
         server.stop()
+
+
+def test_reindexing_reads_the_kept_transcript_instead_of_asking_again(
+    tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
+) -> None:
+    loci = service_with(tmp_path, embedder, stt)
+    memo = loci.add_bytes(loci.brain(), "memo.wav", wav())
+    loci.wait_for(loci.brain(), [memo.document.id])
+    assert len(stt.requests) == 1
+    loci.reindex(loci.brain())
+    (again,) = loci.wait_for(loci.brain(), [memo.document.id])
+    assert again.status == "ready" and len(stt.requests) == 1  # not sent a second time
+    assert "plumber" in hit_for(loci, "plumber boiler heat exchanger", "memo.wav").text
+
+    # A damaged entry is ignored and replaced; another model is another transcript.
+    (kept,) = (tmp_path / "home" / "cache" / "transcripts").glob("*/*.json")
+    kept.write_text("{not json")
+    loci.reprocess(loci.brain(), memo.document.id)
+    loci.wait_for(loci.brain(), [memo.document.id])
+    assert len(stt.requests) == 2 and json.loads(kept.read_text())["model"] == "whisper-1"
+    other = service_with(tmp_path, embedder, stt, stt_model="whisper-large-v3")
+    other.reprocess(other.brain(), memo.document.id)
+    other.wait_for(other.brain(), [memo.document.id])
+    assert len(stt.requests) == 3 and stt.requests[-1].fields["model"] == "whisper-large-v3"

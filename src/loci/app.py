@@ -24,6 +24,7 @@ from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.llm.transcribe import OpenAICompatibleTranscriber, Transcriber, TranscriberSettings
+from loci.llm.transcript_cache import CachedTranscriber
 from loci.search.engine import RankingParams
 from loci.search.rerank import HttpReranker, Reranker
 from loci.service import Loci, ServiceSettings
@@ -74,7 +75,7 @@ def build_transcriber(settings: Settings) -> Transcriber | None:
     """The configured speech-to-text service, or None: recordings are kept and marked failed."""
     if not settings.stt_base_url:
         return None
-    return OpenAICompatibleTranscriber(
+    service = OpenAICompatibleTranscriber(
         TranscriberSettings(
             base_url=settings.stt_base_url,
             model=settings.stt_model,
@@ -84,6 +85,8 @@ def build_transcriber(settings: Settings) -> Transcriber | None:
             max_bytes=settings.stt_max_bytes,
         )
     )
+    # Reindexing must not pay for every recording again: transcripts are kept by content.
+    return CachedTranscriber(service, settings.transcript_dir, settings.stt_language or None)
 
 
 def build_reranker(settings: Settings) -> Reranker | None:

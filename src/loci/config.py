@@ -141,6 +141,11 @@ class Settings(BaseSettings):
     def blob_dir(self) -> Path:
         return self.home / "blobs"
 
+    @property
+    def transcript_dir(self) -> Path:
+        """Recordings' transcripts, kept by content (derived: safe to delete)."""
+        return self.home / "cache" / "transcripts"
+
 
 def load_settings(**overrides: Any) -> Settings:
     """Environment first, then the config file, then defaults; `overrides` (CLI flags) win."""
