@@ -29,8 +29,8 @@ class RankingParams:
     """How the legs are combined; tuned on the SciFact dev split (docs/benchmarks.md)."""
 
     fusion: FusionMethod = "convex"
-    normalisation: Normalisation = "max"
-    text_weight: float = 0.4
+    normalisation: Normalisation = "ceiling"
+    text_weight: float = 0.5
     rrf_k: float = 60.0
     candidates: int = 100
     # A passage missing from a leg borrows its document's best score in that leg.
@@ -91,17 +91,24 @@ class SearchEngine:
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
+        text_ceiling: float | None = None
         vector_leg: list[tuple[int, float]] = []
-        pending: Future[list[tuple[int, float]]] | None = None
+        pending: Future[tuple[list[tuple[int, float]], float | None]] | None = None
         terms = query_terms(query)
         use_vectors = mode in ("hybrid", "vector") and brain.embedder_model is not None
+        # Only a fusion by ceilings needs BM25's best possible score for the question.
+        wants_ceiling = mode == "hybrid" and p.normalisation == "ceiling"
+
+        def text() -> tuple[list[tuple[int, float]], float | None]:
+            hits = self.store.text_search(brain.id, terms, p.candidates, filters)
+            ceiling = self.store.text_ceiling(brain.id, terms) if wants_ceiling else None
+            return hits, ceiling
+
         if mode in ("hybrid", "text"):
             if use_vectors:
-                pending = self._pool.submit(
-                    self.store.text_search, brain.id, terms, p.candidates, filters
-                )
+                pending = self._pool.submit(text)
             else:
-                text_leg = self.store.text_search(brain.id, terms, p.candidates, filters)
+                text_leg, text_ceiling = text()
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
@@ -112,7 +119,7 @@ class SearchEngine:
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
-            text_leg = pending.result()
+            text_leg, text_ceiling = pending.result()
         if mode == "text":
             weights = [1.0, 0.0]
         elif mode == "vector":
@@ -123,7 +130,17 @@ class SearchEngine:
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
-        return fuse([text_leg, vector_leg], weights, p.fusion, p.rrf_k, p.normalisation, groups)
+        # Cosine's ceiling is 1: a question nothing in the brain is close to keeps its low
+        # similarities instead of having its best one lifted to 1.
+        return fuse(
+            [text_leg, vector_leg],
+            weights,
+            p.fusion,
+            p.rrf_k,
+            p.normalisation,
+            groups,
+            ceilings=[text_ceiling, 1.0],
+        )
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100

@@ -3,7 +3,12 @@
 Two methods, measured on SciFact (docs/benchmarks.md):
 - weighted reciprocal rank fusion: score = sum of weight / (k + rank); ignores score scales.
 - convex combination: each leg's scores normalised, then weighted and summed. `max`
-  normalisation divides by the leg's best score; `minmax` maps the leg's candidates onto [0, 1].
+  normalisation divides by the leg's best score; `minmax` maps the leg's candidates onto [0, 1];
+  `ceiling` divides by the best score the leg could give at all — BM25's when every matching
+  query term saturates, cosine's 1 — so a leg that found only weak matches for this question
+  weighs less than one that found strong ones, where `max` would lift its best to 1 regardless
+  (the "theoretical min-max" of Bruch, Gai and Ingber, "An Analysis of Fusion Functions for
+  Hybrid Retrieval", 2023, who found it the most robust convex fusion across collections).
 
 Passages of one document share evidence: with `groups` (item -> document), a passage missing from
 a leg takes the best score any passage of its document has in that leg. A document whose one
@@ -18,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 FusionMethod = Literal["rrf", "convex"]
-Normalisation = Literal["max", "minmax"]
+Normalisation = Literal["max", "minmax", "ceiling"]
 
 Ranked = Sequence[tuple[int, float]]  # (item id, leg score), best first
 
@@ -31,9 +36,13 @@ class Fused:
     scores: tuple[float | None, ...]
 
 
-def normalise(ranked: Ranked, how: Normalisation) -> dict[int, float]:
+def normalise(ranked: Ranked, how: Normalisation, ceiling: float | None = None) -> dict[int, float]:
+    """Scores mapped onto [0, 1]; `ceiling` is the leg's best possible score (for "ceiling"
+    normalisation; without one it falls back to the best score seen, as "max")."""
     if not ranked:
         return {}
+    if how == "ceiling" and ceiling is not None and ceiling > 0:
+        return {item: min(max(score / ceiling, 0.0), 1.0) for item, score in ranked}
     values = [s for _, s in ranked]
     high = max(values)
     low = min(values) if how == "minmax" else 0.0
@@ -48,13 +57,14 @@ def _convex(
     weights: Sequence[float],
     how: Normalisation,
     groups: Mapping[int, int] | None,
+    ceilings: Sequence[float | None],
 ) -> dict[int, float]:
     items = {item for ranked in legs for item, _ in ranked}
     fused = dict.fromkeys(items, 0.0)
-    for ranked, weight in zip(legs, weights, strict=True):
+    for ranked, weight, ceiling in zip(legs, weights, ceilings, strict=True):
         if weight == 0 or not ranked:
             continue
-        norm = normalise(ranked, how)
+        norm = normalise(ranked, how, ceiling)
         floor = 0.0 if how == "minmax" else min(norm.values())
         best_of_group: dict[int, float] = {}
         if groups is not None:
@@ -78,7 +88,9 @@ def fuse(
     rrf_k: float = 60.0,
     normalisation: Normalisation = "max",
     groups: Mapping[int, int] | None = None,
+    ceilings: Sequence[float | None] | None = None,
 ) -> list[Fused]:
+    """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown)."""
     ranks: dict[int, list[int | None]] = {}
     scores: dict[int, list[float | None]] = {}
     for leg_index, ranked in enumerate(legs):
@@ -93,6 +105,6 @@ def fuse(
             for item, item_ranks in ranks.items()
         }
     else:
-        fused = _convex(legs, weights, normalisation, groups)
+        fused = _convex(legs, weights, normalisation, groups, ceilings or [None] * len(legs))
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
     return [Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered]

@@ -351,6 +351,11 @@ class Store(Protocol):
         """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better."""
         ...
 
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        """The best BM25 score a chunk could reach for these terms (each matching term's idf
+        times k1 + 1), or None when the backend cannot say."""
+        ...
+
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:

@@ -181,6 +181,19 @@ class LexicalIndex:
         needs positions this index does not keep."""
         return [token for term in terms for token in self.tokenize(term)]
 
+    def ceiling(self, tokens: Sequence[str]) -> float:
+        """The best score any chunk could reach for these tokens: each matching term's idf
+        times k1 + 1, where BM25's term frequency saturates. Fusion divides the leg's scores by
+        it, so how much of the question a passage matches counts, not only its rank."""
+        view = [(s, s.live) for s in self.segments]
+        total = sum(int(np.count_nonzero(live)) for _, live in view)
+        best = 0.0
+        for token in tokens:
+            matches = _matches(view, [s.postings(token) for s, _ in view])
+            if matches:
+                best += _idf(total, matches) * (self.k1 + 1.0)
+        return best
+
     def search(
         self,
         tokens: Sequence[str],
@@ -197,14 +210,7 @@ class LexicalIndex:
             return []
         mean_length = sum(float(s.lengths[live].sum()) for s, live in view) / total
         postings = [[s.postings(t) for s, _ in view] for t in tokens]
-        idfs = []
-        for per_segment in postings:
-            matches = sum(
-                int(np.count_nonzero(live[rows]))
-                for (_, live), (rows, _) in zip(view, per_segment, strict=True)
-            )
-            idf = math.log((total - matches + 0.5) / (matches + 0.5))
-            idfs.append(idf if idf > 0 else IDF_FLOOR)
+        idfs = [_idf(total, _matches(view, per_segment)) for per_segment in postings]
         best_ids: list[npt.NDArray[np.int64]] = []
         best_scores: list[npt.NDArray[np.float64]] = []
         for number, (segment, live) in enumerate(view):
@@ -229,3 +235,20 @@ class LexicalIndex:
         values = np.concatenate(best_scores)
         order = np.lexsort((ids, -values))[:limit]
         return [(int(ids[i]), float(values[i])) for i in order]
+
+
+View = list[tuple[Segment, npt.NDArray[np.bool_]]]
+Postings = list[tuple[npt.NDArray[np.uint16], npt.NDArray[np.uint16]]]
+
+
+def _matches(view: View, per_segment: Postings) -> int:
+    """Live chunks holding the term, over every segment."""
+    return sum(
+        int(np.count_nonzero(live[rows]))
+        for (_, live), (rows, _) in zip(view, per_segment, strict=True)
+    )
+
+
+def _idf(total: int, matches: int) -> float:
+    idf = math.log((total - matches + 0.5) / (matches + 0.5))
+    return idf if idf > 0 else IDF_FLOOR

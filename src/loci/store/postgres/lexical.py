@@ -140,6 +140,23 @@ def query_tokens(cur: Cursor, language: str, terms: Sequence[str]) -> list[str]:
     return tokens
 
 
+# The query's term weights, as the ranking query computes them (duplicates count twice).
+_WEIGHTS = (
+    "WITH q AS (SELECT term, count(*)::float8 AS n FROM unnest(%(tokens)s::text[]) AS term"
+    " GROUP BY term),"
+    " s AS (SELECT chunks::float8 AS total, length::float8 / greatest(chunks, 1) AS avgdl"
+    " FROM lexical_stats WHERE brain_id = %(brain)s),"
+    " w AS (SELECT q.term, q.n * CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS idf"
+    " FROM q JOIN term_df df ON df.brain_id = %(brain)s AND df.term = q.term AND df.df > 0"
+    " CROSS JOIN s"
+    " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x)"
+)
+
+# The best score any chunk could reach: every matching term at saturation (see
+# `loci.store.lexical_index.LexicalIndex.ceiling`, which the SQLite store computes alike).
+CEILING_SQL = _WEIGHTS + " SELECT coalesce(sum(w.idf), 0) * %(k1p)s AS ceiling FROM w"
+
+
 def bm25_sql(filter_where: str) -> str:
     """The ranking query; `filter_where` adds conditions on documents `d` (or is empty)."""
     restrict = (
@@ -149,14 +166,7 @@ def bm25_sql(filter_where: str) -> str:
         else ""
     )
     return (
-        "WITH q AS (SELECT term, count(*)::float8 AS n FROM unnest(%(tokens)s::text[]) AS term"
-        " GROUP BY term),"
-        " s AS (SELECT chunks::float8 AS total, length::float8 / greatest(chunks, 1) AS avgdl"
-        " FROM lexical_stats WHERE brain_id = %(brain)s),"
-        " w AS (SELECT q.term, q.n * CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS idf"
-        " FROM q JOIN term_df df ON df.brain_id = %(brain)s AND df.term = q.term AND df.df > 0"
-        " CROSS JOIN s"
-        " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x),"
+        _WEIGHTS + ","
         " p AS (SELECT w.idf, t.chunk_id, t.tf, t.doc_len FROM w CROSS JOIN LATERAL"
         " (SELECT chunk_id, tf, doc_len FROM chunk_terms WHERE brain_id = %(brain)s"
         " AND term = w.term ORDER BY impact DESC LIMIT %(per_term)s) t),"

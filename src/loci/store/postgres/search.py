@@ -39,6 +39,21 @@ class SearchLegs:
             )
             return [(int(r["chunk_id"]), float(r["score"])) for r in cur.fetchall()]
 
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        if not terms:
+            return None
+        with self.db.tx(brain_id) as cur:
+            cur.execute("SELECT text_language FROM brains WHERE id = %s", (brain_id,))
+            found = cur.fetchone()
+            if found is None:
+                return None
+            tokens = lexical.query_tokens(cur, str(found["text_language"]), terms)
+            if not tokens:
+                return None
+            cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))
+            row = cur.fetchone()
+        return float(row["ceiling"]) if row is not None else None
+
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:

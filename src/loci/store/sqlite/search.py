@@ -100,6 +100,12 @@ class SearchLegs(VectorLeg):
                 return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
         return self.fts_search(brain_id, terms, limit, filters)
 
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        if not terms or not self._uses_lexical_index(brain_id):
+            return None  # FTS5's bm25() keeps its statistics to itself
+        index = self._ready_lexical_index(brain_id)
+        return index.ceiling(index.query_tokens(terms)) if index is not None else None
+
     def _ready_lexical_index(self, brain_id: int) -> LexicalIndex | None:
         """The brain's BM25 index, caught up, if this process has it, a saved one can be
         loaded, or the brain is small enough to build it now. Otherwise start building it on a

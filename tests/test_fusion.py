@@ -1,0 +1,69 @@
+"""Fusing the two legs: each normalised by the best score it could give (its ceiling), so a leg
+that found only weak matches for a question weighs less than one that found strong ones."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from loci.models import Brain, SearchFilters
+from loci.search.engine import RankingParams
+from loci.search.fusion import fuse, normalise
+from loci.search.lexical import query_terms
+from loci.service import Loci
+from loci.store.lexical_index import K1
+
+
+def test_a_weak_match_counts_less_than_a_strong_one_of_the_other_leg() -> None:
+    # BM25's best passage matches a tenth of what the question could match (2.0 of 20); the
+    # vectors are fairly sure of the other passage (cosine 0.6 against 0.45).
+    text, vector = [(1, 2.0), (2, 0.2)], [(2, 0.6), (1, 0.45)]
+    by_ceiling = fuse([text, vector], [0.5, 0.5], normalisation="ceiling", ceilings=[20.0, 1.0])
+    assert [f.item_id for f in by_ceiling] == [2, 1]
+    assert by_ceiling[0].score == pytest.approx(0.5 * 0.01 + 0.5 * 0.6)
+    assert by_ceiling[1].score == pytest.approx(0.5 * 0.1 + 0.5 * 0.45)
+    # Dividing each leg by its own best calls BM25's weak match perfect, and it wins.
+    by_max = fuse([text, vector], [0.5, 0.5], normalisation="max")
+    assert [f.item_id for f in by_max] == [1, 2]
+
+
+def test_ceiling_normalisation_keeps_within_zero_and_one_and_falls_back_to_max() -> None:
+    ranked = [(1, 12.0), (2, 3.0), (3, -0.2)]  # over the ceiling (rounding), inside, negative
+    assert normalise(ranked, "ceiling", 10.0) == {1: 1.0, 2: 0.3, 3: 0.0}
+    # A backend that cannot say its ceiling: the leg's best score stands in for it.
+    assert normalise(ranked, "ceiling", None) == normalise(ranked, "max")
+    assert normalise(ranked, "ceiling", 0.0) == normalise(ranked, "max")
+
+
+def test_the_shipped_fusion_is_by_ceilings_at_equal_weights() -> None:
+    params = RankingParams()
+    assert (params.fusion, params.normalisation, params.text_weight) == ("convex", "ceiling", 0.5)
+
+
+@pytest.mark.both_backends
+def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: Brain) -> None:
+    texts = [
+        "The boiler pressure gauge reads 1.5 bar.",
+        "Bleed the radiator to let the air out.",
+        "Boiler boiler boiler boiler boiler boiler boiler boiler boiler boiler.",
+        "The garden shed needs a new roof.",
+    ]
+    ids = [loci.add_note(brain, t, title=f"Note {n}").document.id for n, t in enumerate(texts)]
+    loci.wait_for(brain, ids)
+    brain = loci.store.get_brain(brain.name)
+    terms = query_terms("boiler pressure nonexistentword")
+    ceiling = loci.store.text_ceiling(brain.id, terms)
+    assert ceiling is not None
+
+    # idf as BM25 counts it over the brain's passages (one each here), for the terms that occur.
+    total = len(texts)
+
+    def idf(matches: int) -> float:
+        return math.log((total - matches + 0.5) / (matches + 0.5))
+
+    boiler, pressure = 2, 1  # passages holding each term; the made-up word is in none
+    expected = (K1 + 1) * (max(idf(boiler), 1e-6) + idf(pressure))
+    assert ceiling == pytest.approx(expected, rel=1e-6)
+    best = loci.store.text_search(brain.id, terms, 5, SearchFilters())
+    assert best and all(score <= ceiling for _, score in best)
