@@ -125,11 +125,22 @@ def test_filters_narrow_search_and_ask_and_a_dropped_file_is_asked_about(
         expect(chips).to_have_count(0)
         expect(page.locator(hits)).to_have_count(3)
 
-        # Ask, searching notes only: the answer cites the note and nothing else.
+        # Ask with an empty date range: refused above the form, the question kept to retry.
         page.click(".tab[data-panel=ask]")
         page.click("#ask-filters summary")
+        page.fill("#ask-filter-after", "2000-01-05")
+        page.fill("#ask-filter-before", "2000-01-02")
+        question = "How is the lighthouse lens polished, and what is the cat called?"
+        page.fill("#ask-input", question)
+        page.click("#ask-button")
+        expect(page.locator("#ask-error")).to_contain_text("must come before")
+        expect(page.locator("#ask-input")).to_have_value(question)
+        expect(page.locator("#chat-log > li")).to_have_count(0)
+
+        # Ask, searching notes only: the answer cites the note and nothing else.
+        page.click("#ask-filters .link-button")  # Clear filters
+        expect(page.locator("#ask-chips")).to_be_hidden()
         page.check("#ask-filter-kind-note")
-        page.fill("#ask-input", "How is the lighthouse lens polished, and what is the cat called?")
         page.click("#ask-button")
         answer = page.locator(".msg-assistant").last
         expect(answer).to_have_attribute("data-state", "done")
@@ -153,7 +164,11 @@ def test_filters_narrow_search_and_ask_and_a_dropped_file_is_asked_about(
         expect(answer.locator(".source-item").first).to_contain_text("ferry-times.md")
         expect(answer.locator(".answer")).to_contain_text("06:40")
         session.shot("03-dropped-and-asked")
-        watch.assert_clean(("GET", "/api/v1/me", 401), ("POST", search_url, 400))
+        watch.assert_clean(
+            ("GET", "/api/v1/me", 401),
+            ("POST", search_url, 400),
+            ("POST", "/api/v1/brains/coast/ask", 400),
+        )
     finally:
         session.shot("last")
         page.context.close()

@@ -60,7 +60,8 @@ async function addToChat(brainName, file, log, onLine) {
     const doc = await whenIndexed(brainName, result.document.id, shown);
     if (!doc) return;
     if (doc.status === "failed") {
-      say(`Could not index ${file.name}: ${doc.status_reason || "the file could not be read."}`, "failed");
+      const why = doc.status_reason || "the file could not be read.";
+      say(`Could not index ${file.name}: ${why}`, "failed");
     } else if (result.deduped) {
       say(`${file.name} is already in this brain — ask about it.`, "done");
     } else {

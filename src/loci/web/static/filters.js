@@ -30,23 +30,32 @@ export class Filters {
     this.title = title;
     this.onRemove = onRemove;
     this.summary = details.querySelector("summary");
-    this.kinds = new Map(
-      KINDS.map(([kind]) => [kind, el("input", { type: "checkbox", id: `${prefix}-kind-${kind}`, value: kind })]),
-    );
+    const box = (kind) => el("input", { type: "checkbox", id: `${prefix}-kind-${kind}`, value: kind });
+    this.kinds = new Map(KINDS.map(([kind]) => [kind, box(kind)]));
     this.tags = el("input", {
       id: `${prefix}-tags`,
       maxlength: "500",
       placeholder: "e.g. house, garden",
       autocomplete: "off",
     });
-    this.name = el("input", { id: `${prefix}-name`, maxlength: "300", placeholder: "e.g. *.pdf", autocomplete: "off" });
+    this.name = el("input", {
+      id: `${prefix}-name`,
+      maxlength: "300",
+      placeholder: "e.g. *.pdf",
+      autocomplete: "off",
+    });
     this.after = el("input", { id: `${prefix}-after`, type: "date" });
     this.before = el("input", { id: `${prefix}-before`, type: "date" });
     const field = (input, label, hint) =>
       el(
         "div",
         { class: "filter-field" },
-        el("label", { for: input.id }, label, hint ? el("span", { class: "muted small", text: ` ${hint}` }) : null),
+        el(
+          "label",
+          { for: input.id },
+          label,
+          hint ? el("span", { class: "muted small", text: ` ${hint}` }) : null,
+        ),
         input,
       );
     details.append(
@@ -58,14 +67,19 @@ export class Filters {
           { class: "filter-kinds" },
           el("legend", { text: "Kinds" }),
           ...KINDS.map(([kind, label]) =>
-            el("label", { class: "checkbox", for: `${prefix}-kind-${kind}` }, this.kinds.get(kind), label),
+            el("label", { class: "checkbox" }, this.kinds.get(kind), label),
           ),
         ),
         field(this.tags, "Tags", "(all of them, comma-separated)"),
         field(this.name, "File name", "(* and ? match any letters)"),
         field(this.after, "Added on or after"),
         field(this.before, "Added before"),
-        el("button", { type: "button", class: "link-button", text: "Clear filters", onclick: () => this.reset() }),
+        el("button", {
+          type: "button",
+          class: "link-button",
+          text: "Clear filters",
+          onclick: () => this.reset(),
+        }),
       ),
     );
     details.addEventListener("input", () => this.changed());
