@@ -47,6 +47,8 @@ MAX_EXAMPLES = int(os.environ.get("LOCI_FUZZ_EXAMPLES", "6"))
 SEMANTIC = {
     "ask",  # filters: `created_after` must come before `created_before`, tags not blank
     "answer",
+    "search_brain",  # the same filters, checked the same way
+    "search_all",
     "save_answer",  # the message must be an answer, not a question
     "rate_answer",  # as save_answer
     "update_brain",

@@ -98,7 +98,10 @@ def check_filters(filters: SearchFilters) -> None:
     after = _date("after", filters.created_after)
     before = _date("before", filters.created_before)
     if after and before and after >= before:
-        raise InvalidInput(f"'after' ({after}) must come before 'before' ({before})")
+        raise InvalidInput(
+            f"'after' ({filters.created_after}) must come before "
+            f"'before' ({filters.created_before})"
+        )
 
 
 def admits(document: Document, filters: SearchFilters) -> bool:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from loci.answer.facade import Answering
+from loci.answer.scope import check_filters
 from loci.curate.pipeline import CURATE_JOB, Curation
 from loci.embed.base import Embedder
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -234,6 +235,9 @@ class Loci(Adding, Answering):
         return self.blobs.get(self.store.get_document(brain.id, document_id).content_hash)
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
+        # Filters that cannot match (an empty date range, a blank tag) are refused with the
+        # reason rather than searched: an empty answer would look like "nothing matches".
+        check_filters(request.filters)
         # Re-read the brain: its embedder identity is set by the first indexed document, which
         # may have happened after the caller got this snapshot.
         hits = self._passages(brain, request)

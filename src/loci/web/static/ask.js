@@ -3,9 +3,11 @@
 // question and answer are kept in a conversation that follow-ups continue.
 
 import { api, path, streamEvents } from "./api.js";
+import { setupChatDrop } from "./ask-drop.js";
 import { sourceList, renderAnswer } from "./citations.js";
 import { $, clear, confirmAction, el, plural, showError, toast, when } from "./dom.js";
 import { ratingControls } from "./feedback.js";
+import { Filters } from "./filters.js";
 import { resetStudy, showStudy } from "./study.js";
 
 const log = $("#chat-log");
@@ -20,6 +22,15 @@ let conversation = null; // {id, title} once the server made one
 let running = null; // the AbortController of the answer being written
 let generation = 0; // bumps when the chat is replaced, so late answers are dropped
 
+// "Search only in…": every question's searches keep to these (the API's `filters`).
+const filters = new Filters({
+  details: $("#ask-filters"),
+  chips: $("#ask-chips"),
+  prefix: "ask-filter",
+  storageKey: "loci.ask.filters",
+  title: "Search only in…",
+});
+
 export function showAsk(current) {
   if (!brain || brain.name !== current.name) {
     brain = current;
@@ -27,6 +38,7 @@ export function showAsk(current) {
     resetStudy();
   }
   brain = current;
+  $("#ask-drop-help").hidden = brain.role === "viewer";
   showStudy(current);
   loadConversations();
 }
@@ -269,7 +281,8 @@ class AnswerView {
   }
 
   showProgress(extra = []) {
-    const facts = [this.facts.route, this.facts.rewrite, this.facts.queries, this.facts.grading];
+    const { route, scope, rewrite, queries, grading } = this.facts;
+    const facts = [route, scope, rewrite, queries, grading];
     this.progress.textContent = [this.status, ...facts, ...extra].filter(Boolean).join(" · ");
   }
 
@@ -305,6 +318,9 @@ class AnswerView {
         break;
       case "route":
         this.facts.route = INTENT(data.intent);
+        break;
+      case "scope":
+        this.facts.scope = `searched ${data.description}`;
         break;
       case "rewrite":
         this.facts.rewrite = `read as “${data.rewritten}”`;
@@ -397,7 +413,8 @@ async function ask(question) {
   stopButton.hidden = false;
   showError($("#ask-error"), null);
   $("#chat-empty").hidden = true;
-  log.append(userMessage(question));
+  const asked = userMessage(question);
+  log.append(asked);
   const view = new AnswerView();
   view.status = "Sending…";
   view.showProgress();
@@ -405,6 +422,8 @@ async function ask(question) {
 
   const body = { question };
   if (conversation) body.conversation_id = conversation.id;
+  const only = filters.value();
+  if (Object.keys(only).length) body.filters = only;
   let ended = false;
   try {
     await streamEvents(`/brains/${path(brain.name)}/ask`, body, {
@@ -426,6 +445,15 @@ async function ask(question) {
   } catch (error) {
     if (mine === generation && !ended) {
       if (error.code === "aborted") view.stopped();
+      else if (error.status === 400 || error.status === 422) {
+        // Refused before any answer began (filters that cannot match): say why above the
+        // form and give the question back, so nothing typed is lost.
+        view.node.remove();
+        asked.remove();
+        $("#chat-empty").hidden = log.children.length > 0;
+        if (!input.value) input.value = question;
+        showError($("#ask-error"), error);
+      }
       else if (error.status === 404 && body.conversation_id) {
         // Deleted elsewhere (another tab, another device): the next question starts anew.
         conversation = null;
@@ -463,6 +491,12 @@ input.addEventListener("keydown", (event) => {
 });
 
 stopButton.addEventListener("click", stop);
+setupChatDrop({
+  zone: $("#chat-view"),
+  log,
+  current: () => brain,
+  onLine: () => ($("#chat-empty").hidden = true),
+});
 $("#new-conversation-button").addEventListener("click", () => {
   startNew();
   input.focus();

@@ -167,6 +167,26 @@ async function remove(row) {
 }
 
 // Uploads -------------------------------------------------------------------------------------
+// Upload one file to a brain; `onProgress(fraction)` follows the bytes sent. Resolves with the
+// server's result ({name, document, deduped}); a refused file rejects with the reason. The chat
+// (ask-drop.js) uploads through this too.
+export async function upload(brainName, file, onProgress = () => {}) {
+  const result = await uploadFile(`/brains/${path(brainName)}/files`, file, onProgress);
+  if (result.error) throw new Error(result.error.message || "The file was refused.");
+  return result;
+}
+
+// Poll a document, as the list does, until indexing settles it: resolves with it, ready or
+// failed. `stillWanted()` returning false stops the polling (resolves null).
+export async function whenIndexed(brainName, documentId, stillWanted = () => true) {
+  for (;;) {
+    const doc = await api.get(`/brains/${path(brainName)}/files/${path(documentId)}`);
+    if (doc.status !== "processing") return doc;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (!stillWanted()) return null;
+  }
+}
+
 function addFiles(fileList) {
   if (!canWrite()) {
     showError(errorBox, new Error("Your role in this brain is viewer: you cannot add files."));
@@ -191,12 +211,11 @@ async function uploadOne(file) {
   );
   uploads.append(item);
   try {
-    const result = await uploadFile(`/brains/${path(target)}/files`, file, (fraction) => {
+    const result = await upload(target, file, (fraction) => {
       bar.value = fraction;
       state.textContent = fraction < 1 ? `Uploading… ${Math.round(fraction * 100)}%` : "Storing…";
     });
     bar.value = 1;
-    if (result.error) throw result.error;
     item.dataset.state = "done";
     state.textContent = result.deduped
       ? "Already in this brain — kept the existing copy."

@@ -3,6 +3,7 @@
 
 import { api, path } from "./api.js";
 import { $, busy, clear, el, markedSnippet, plural, showError, where } from "./dom.js";
+import { Filters } from "./filters.js";
 import { openPreview } from "./preview.js";
 
 const MATCHED = { text: "matched words", vector: "matched meaning", both: "matched words and meaning" };
@@ -10,6 +11,18 @@ const MATCHED = { text: "matched words", vector: "matched meaning", both: "match
 const form = $("#search-form");
 const results = $("#search-results");
 let brain = null;
+let searched = false; // a search ran: removing a filter runs it again
+
+const filters = new Filters({
+  details: $("#search-filters"),
+  chips: $("#search-chips"),
+  prefix: "search-filter",
+  storageKey: "loci.search.filters",
+  title: "Filters",
+  onRemove: () => {
+    if (searched && $("#search-input").value.trim()) form.requestSubmit();
+  },
+});
 
 export function showSearch(current) {
   if (brain && brain.name !== current.name && !$("#search-all").checked) {
@@ -61,18 +74,25 @@ form.addEventListener("submit", async (event) => {
     showError($("#search-error"), new Error("Create a brain first, or search all your brains."));
     return;
   }
-  const body = { query, mode: $("#search-mode").value, limit: 20 };
+  const chosen = filters.value();
+  const filtered = Object.keys(chosen).length > 0;
+  const body = { query, mode: $("#search-mode").value, limit: 20, filters: chosen };
   const url = across ? "/search" : `/brains/${path(brain.name)}/search`;
   await busy(form.querySelector("button[type=submit]"), async () => {
     try {
       const answer = await api.post(url, body);
+      searched = true;
       showError($("#search-error"), null);
       clear(results).append(...answer.hits.map((hit) => renderHit(hit, across)));
       const scope = across ? "all your brains" : brain.name;
+      const how = filtered ? " with these filters" : "";
       $("#search-summary").textContent = answer.hits.length
-        ? `${plural(answer.hits.length, "passage")} in ${scope}.`
-        : `Nothing in ${scope} matches “${query}”.`;
+        ? `${plural(answer.hits.length, "passage")} in ${scope}${how}.`
+        : `Nothing in ${scope} matches “${query}”${how}.`;
     } catch (error) {
+      // A refusal (an empty date range, a blank tag) says why; old results would mislead.
+      clear(results);
+      $("#search-summary").textContent = "";
       showError($("#search-error"), error);
     }
   });
