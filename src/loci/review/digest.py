@@ -184,7 +184,8 @@ def _page_changes(
 def _themes(
     store: Store, brain: Brain, new: Sequence[Document], documents: Sequence[Document]
 ) -> tuple[DigestTheme, ...]:
-    model = brain.embedder_model
+    # The brain as stored now: the caller's copy may predate its first indexed document.
+    model = store.get_brain_by_id(brain.id).embedder_model
     if model is None or not new:
         return ()
     vectors: dict[int, Vector] = {}
