@@ -8,10 +8,14 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import pytest
+from mcp import Client
+from mcp.types import CallToolResult
 
 from loci.errors import InvalidInput
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
+from loci.mcp.stdio import local_server
 from loci.models import Brain, SearchFilters
 from loci.review.period import period_since
 from loci.search.engine import SearchRequest
@@ -19,6 +23,7 @@ from loci.service import Loci
 from loci.store.sqlite import SqliteStore
 from tests.conftest import run_cli
 from tests.live_server import LiveServer
+from tests.mcp_results import ok, text_of
 from tests.scripted_llm import Reply, ScriptedLLM
 
 KETTLE_1 = (
@@ -262,3 +267,23 @@ def test_the_http_route_returns_the_same_digest(
     assert body["added"] == expected["added"] and body["summary"]["by"] == "extract"
     assert bad.status_code == 400 and "not a period" in bad.json()["message"]
     assert missing.status_code == 404
+
+
+def test_the_mcp_tool_returns_the_same_digest_and_refuses_a_bad_since(
+    loci: Loci, week: tuple[Brain, dict[str, int]]
+) -> None:
+    brain, _ = week
+    server = local_server(loci, brain.name)
+
+    async def steps(client: Client) -> tuple[CallToolResult, CallToolResult]:
+        good = await client.call_tool("digest", {"since": "7d"})
+        bad = await client.call_tool("digest", {"since": "soon"})
+        return good, bad
+
+    async def run() -> tuple[CallToolResult, CallToolResult]:
+        async with Client(server) as client:
+            return await steps(client)
+
+    good, bad = anyio.run(run)
+    assert ok(good)["counts"] == loci.digest(brain, "7d").as_dict()["counts"]
+    assert bad.is_error and "not a period" in text_of(bad)
