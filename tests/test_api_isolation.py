@@ -226,6 +226,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "remove_member": Attempt("write"),
     "brain_status": Attempt("read"),
     "list_jobs": Attempt("read"),
+    "brain_digest": Attempt("read", lambda ids: {"params": {"since": "30d"}}),
     "upload_files": Attempt(
         "write", lambda ids: {"files": {"files": ("x.md", b"# planted by bob\n", "text/markdown")}}
     ),

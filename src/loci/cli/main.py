@@ -14,6 +14,7 @@ from loci.cli import (
     ask,
     brains,
     capture,
+    digest,
     documents,
     evaluate,
     graph,
@@ -53,7 +54,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
-    mcp, migrate, slack, webhooks,
+    mcp, migrate, slack, webhooks, digest,
 ):  # fmt: skip
     module.register(app)
 

@@ -1,4 +1,4 @@
-"""Tools that write from the brain: an answer with citations, a quiz, flashcards.
+"""Tools that write from the brain: an answer with citations, a quiz, flashcards, a digest.
 
 They use the chat model configured for Loci (or the caller's own, on the server); without one,
 answers quote the best passages and study items are cloze questions — still cited.
@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
+from loci.api.schemas.digest import DigestOut
 from loci.errors import LLMError
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
@@ -155,6 +156,30 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             ],
         )
 
+    @tool_errors
+    def digest(
+        ctx: Context,
+        brain: BrainArg = None,
+        since: Annotated[
+            str,
+            Field(
+                max_length=20,
+                description="How far back: 24h, 7d, 2w … from now, or a date YYYY-MM-DD.",
+            ),
+        ] = "7d",
+    ) -> DigestOut:
+        """Recap what came into the brain over a period (a daily or weekly review): documents
+        added by kind, notes written, captures waiting in the inbox, graph pages created or
+        changed with their new timeline entries, failed documents with reasons, themes, and a
+        short summary citing the documents as [n] (summary.sources). Reads only."""
+        caller = kit.caller(ctx)
+        target = caller.brain(brain, "read")
+        with chat_for(caller) as chat:
+            made = loci.digest(target, since, chat)
+        # The HTTP route's structure, defined once: both surfaces return the same digest.
+        return DigestOut.model_validate(made.as_dict())
+
     server.add_tool(ask, annotations=reading("Ask the brain"))
     server.add_tool(quiz, annotations=reading("Quiz from the brain"))
     server.add_tool(flashcards, annotations=reading("Flashcards from the brain"))
+    server.add_tool(digest, annotations=reading("Digest of the brain over a period"))

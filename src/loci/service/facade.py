@@ -39,6 +39,7 @@ from loci.models import (
     Visibility,
 )
 from loci.names import check_name
+from loci.review.facade import Reviewing
 from loci.search.engine import SearchEngine, SearchRequest
 from loci.search.related import MAX_RELATED, Related, related_documents
 from loci.search.rerank import Reranker
@@ -61,9 +62,9 @@ class Status:
     blob_bytes: int
 
 
-class Loci(Adding, Answering):
+class Loci(Adding, Answering, Reviewing):
     """The facade; adding lives in `loci.service.adding`, asking, studying and conversations
-    in `loci.answer.facade`."""
+    in `loci.answer.facade`, digests in `loci.review.facade`."""
 
     def __init__(
         self,

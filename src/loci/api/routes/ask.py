@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -36,10 +35,10 @@ from loci.api.schemas.ask import (
 )
 from loci.api.schemas.common import errors
 from loci.api.schemas.graph import GraphSummaryOut
+from loci.api.user_chat import own_model
 from loci.auth.access import Principal
-from loci.auth.user_models import UserModels
 from loci.errors import Forbidden, LociError, NotFound
-from loci.llm.client import Chat, OpenAICompatibleChat
+from loci.llm.client import Chat
 from loci.models import Brain, SearchFilters
 from loci.service import Loci
 
@@ -92,7 +91,7 @@ def ask(
     `token`s as the answer is written, and `done` with the answer, its numbered citations, the
     intent and each step's time (or `error`). The question and answer are kept in a conversation
     (`conversation_id`, or a new one) — readers may ask."""
-    with _own_model(models, principal) as chat:
+    with own_model(models, principal) as chat:
         events = _converse(loci, asking, brain, principal, chat)
         try:
             for event in events:
@@ -113,7 +112,7 @@ def answer(
     """Answer a question from the user's documents only, in one JSON reply (for clients that
     cannot read a stream, such as a Custom GPT): the answer cites sources as [1], [2], and
     `citations` says which brain, file, page and passage each number is."""
-    with _own_model(models, principal) as chat:
+    with own_model(models, principal) as chat:
         events = _converse(loci, asking, brain, principal, chat)
         done = [e.data for e in events if e.type == "done"][-1]  # the pipeline ends with it
     return AnswerOut(
@@ -241,7 +240,7 @@ def make_quiz(
     models: UserModelsDep,
 ) -> list[QuizQuestionOut]:
     """Multiple-choice questions from the brain (or a topic in it), each citing its passage."""
-    with _own_model(models, principal) as chat:
+    with own_model(models, principal) as chat:
         questions = loci.quiz(brain, body.topic, body.count, chat)
     return [
         QuizQuestionOut(
@@ -264,17 +263,6 @@ def make_flashcards(
     models: UserModelsDep,
 ) -> list[FlashcardOut]:
     """Flashcards (front, back) from the brain (or a topic in it), each citing its passage."""
-    with _own_model(models, principal) as chat:
+    with own_model(models, principal) as chat:
         cards = loci.flashcards(brain, body.topic, body.count, chat)
     return [FlashcardOut(front=c.front, back=c.back, source=c.source.citation()) for c in cards]
-
-
-@contextmanager
-def _own_model(models: UserModels, principal: Principal) -> Iterator[Chat | None]:
-    """The caller's own model, if they set one, closed when the request is done."""
-    chat = models.chat_for(principal.user)
-    try:
-        yield chat
-    finally:
-        if isinstance(chat, OpenAICompatibleChat):
-            chat.close()

@@ -1,10 +1,17 @@
-"""Brains the caller can reach, their members, status and jobs."""
+"""Brains the caller can reach, their members, status, jobs and digest."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter, Query, Response
 
-from loci.api.deps import AccountsDep, LociDep, ManagedBrain, PrincipalDep, ReadableBrain
+from loci.api.deps import (
+    AccountsDep,
+    LociDep,
+    ManagedBrain,
+    PrincipalDep,
+    ReadableBrain,
+    UserModelsDep,
+)
 from loci.api.schemas.brains import (
     BrainIn,
     BrainOut,
@@ -15,6 +22,8 @@ from loci.api.schemas.brains import (
     StatusOut,
 )
 from loci.api.schemas.common import errors
+from loci.api.schemas.digest import DigestOut
+from loci.api.user_chat import own_model
 
 router = APIRouter(tags=["brains"])
 
@@ -108,3 +117,23 @@ def list_jobs(
 ) -> list[JobOut]:
     """The brain's most recent ingestion jobs, newest first."""
     return [JobOut.of(j) for j in loci.jobs(brain, limit)]
+
+
+@router.get("/brains/{brain}/digest", response_model=DigestOut, responses=errors(400, 404))
+def brain_digest(
+    brain: ReadableBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+    models: UserModelsDep,
+    since: str = Query(
+        default="7d", max_length=20, description="24h, 7d, 2w … back from now, or a date"
+    ),
+) -> DigestOut:
+    """What came into the brain over a period: documents added (by kind), notes written,
+    captures waiting in the inbox, graph pages created or changed with their new timeline
+    entries, failed documents with reasons, themes, and a short recap citing the documents
+    (the caller's model, the server's, or the documents' own sentences). Reads only; save it
+    as a page with `loci digest --save`."""
+    with own_model(models, principal) as chat:
+        made = loci.digest(brain, since, chat)
+    return DigestOut.model_validate(made.as_dict())
