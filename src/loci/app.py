@@ -19,6 +19,7 @@ from loci.ingest.parsers import ParseBudgets
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.integrations import Integrations
 from loci.integrations.slack_api import SlackWebApi
+from loci.integrations.slack_ask import SlackAnswers
 from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
@@ -208,8 +209,10 @@ def build_user_models(settings: Settings, loci: Loci) -> UserModels:
     )
 
 
-def build_integrations(settings: Settings, loci: Loci, accounts: Accounts) -> Integrations:
-    """Signed webhooks always; Slack capture once its signing secret is configured."""
+def build_integrations(
+    settings: Settings, loci: Loci, accounts: Accounts, models: UserModels | None = None
+) -> Integrations:
+    """Signed webhooks always; Slack capture (and asking) once its signing secret is set."""
     slack = None
     if settings.slack_signing_secret is not None:
         api = None
@@ -220,7 +223,8 @@ def build_integrations(settings: Settings, loci: Loci, accounts: Accounts) -> In
                 settings.slack_timeout_s,
             )
         secret = settings.slack_signing_secret.get_secret_value()
-        slack = SlackCapture(loci, accounts, secret, api)
+        answers = SlackAnswers(loci, models.chat_for if models else None, settings.public_url)
+        slack = SlackCapture(loci, accounts, secret, api, answers=answers)
     return Integrations(Webhooks(loci.store, secret_box(settings)), slack)
 
 
@@ -228,12 +232,13 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
     from loci.api import create_app
 
     accounts = Accounts(loci.store)
+    models = build_user_models(settings, loci)
     return create_app(
         loci,
         accounts,
-        build_user_models(settings, loci),
+        models,
         run_worker=run_worker,
-        integrations=build_integrations(settings, loci, accounts),
+        integrations=build_integrations(settings, loci, accounts, models),
     )
 
 

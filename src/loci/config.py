@@ -106,6 +106,9 @@ class Settings(BaseSettings):
     slack_bot_token: SecretStr | None = None  # xoxb-…, for the confirmation reply
     slack_api_base: str = "https://slack.com/api"
     slack_timeout_s: float = Field(default=10.0, gt=0)
+    # The address people reach this server at (https://loci.example.org): answers in Slack link
+    # their sources there. Unset: sources are cited by name only.
+    public_url: str | None = None
 
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
@@ -117,6 +120,13 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
         return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("https://", "http://")):
+            raise ValueError("public_url must be an http(s):// address")
+        return value.rstrip("/") if value else None
 
     @field_validator("database_url", "database_owner_url")
     @classmethod

@@ -218,6 +218,15 @@ class Accounts:
             raise Forbidden(f"your role in {name!r} is {role}; this needs {_needed(need)}")
         return brain, role
 
+    def user_may_read(self, user: User, brain: Brain) -> bool:
+        """Whether `user` may read `brain` by their own role: the check for an integration
+        answering as a linked user (Slack asks). A disabled user reads nothing."""
+        if user.disabled:
+            return False
+        members = self.accounts.members(brain.id)
+        mine = next((m.role for m in members if m.user.id == user.id), None)
+        return user_role_in(user, brain, mine, bool(members)) is not None
+
     def user_may_write(self, user: User, brain: Brain) -> bool:
         """Whether `user` may write `brain` by their own role (no token narrowing it): the
         check for an integration acting as a linked user. A disabled user writes nothing."""

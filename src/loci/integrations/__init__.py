@@ -2,8 +2,10 @@
 
     signing        HMAC request signatures (Slack's v0, Loci's t=…,v1=…), replay window
     slack_events   what a Slack Events API delivery asks for
-    slack_api      chat.postMessage, the capture's confirmation in the thread
-    slack_capture  verify → filter → linked user → save once per event → confirm
+    slack_api      chat.postMessage, the capture's confirmation (or the answer) in the thread
+    slack_capture  verify → filter → linked user → save (or ask) once per event → confirm
+    slack_ask      a question from Slack answered from the linked brain, a thread = a conversation
+    slack_format   an answer and its sources as Slack mrkdwn, escaped and capped
     slack_links    `loci slack link`: which Loci user and brain a Slack user writes as
     webhooks       per-integration secrets (sealed) and verifying a signed push
 

@@ -214,6 +214,22 @@ class IntegrationStore(Protocol):
     def slack_identities(self) -> list[SlackIdentity]: ...
     def unlink_slack(self, team_id: str, slack_user_id: str) -> bool: ...
 
+    def slack_thread(
+        self, team_id: str, channel: str, thread_ts: str, user_id: int, brain_id: int
+    ) -> int | None:
+        """The conversation a user keeps in a Slack thread over a brain (asking Loci there)."""
+        ...
+
+    def keep_slack_thread(
+        self,
+        team_id: str,
+        channel: str,
+        thread_ts: str,
+        user_id: int,
+        brain_id: int,
+        conversation_id: int,
+    ) -> None: ...
+
     def create_webhook_secret(
         self, brain_id: int, provider: str, prefix: str, sealed_secret: str
     ) -> WebhookSecret: ...

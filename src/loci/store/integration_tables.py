@@ -1,4 +1,5 @@
-"""Slack identities, webhook signing secrets and handled delivery ids, the same on every backend.
+"""Slack identities and their threads, webhook signing secrets and handled delivery ids, the same
+on every backend.
 
 Webhook secrets arrive here already sealed (`loci.auth.secret_box`); this layer never sees one
 in the clear. A delivery claim is one `INSERT … ON CONFLICT`, so two handlers of the same
@@ -69,6 +70,38 @@ class IntegrationTables:
                 (team_id, slack_user_id),
             )
             > 0
+        )
+
+    # slack threads ------------------------------------------------------------------------
+    def slack_thread(
+        self, team_id: str, channel: str, thread_ts: str, user_id: int, brain_id: int
+    ) -> int | None:
+        """The conversation this user keeps in this Slack thread over this brain, if any."""
+        rows = self.db.query(
+            "SELECT conversation_id FROM slack_threads WHERE team_id = ? AND channel = ?"
+            " AND thread_ts = ? AND user_id = ? AND brain_id = ?",
+            (team_id, channel, thread_ts, user_id, brain_id),
+            brain_id,
+        )
+        return int(rows[0]["conversation_id"]) if rows else None
+
+    def keep_slack_thread(
+        self,
+        team_id: str,
+        channel: str,
+        thread_ts: str,
+        user_id: int,
+        brain_id: int,
+        conversation_id: int,
+    ) -> None:
+        # A re-link to another brain starts a new conversation: the thread then points at it.
+        self.db.change(
+            "INSERT INTO slack_threads(team_id, channel, thread_ts, user_id, brain_id,"
+            " conversation_id) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (team_id, channel, thread_ts, user_id) DO UPDATE SET"
+            " brain_id = excluded.brain_id, conversation_id = excluded.conversation_id",
+            (team_id, channel, thread_ts, user_id, brain_id, conversation_id),
+            brain_id,
         )
 
     # webhook secrets ----------------------------------------------------------------------

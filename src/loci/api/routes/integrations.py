@@ -41,7 +41,7 @@ SLACK_BODY: dict[str, Any] = {
 
 class SlackEventOut(BaseModel):
     ok: bool = True
-    outcome: Literal["challenge", "saved", "duplicate", "ignored", "refused", "failed"]
+    outcome: Literal["challenge", "saved", "asked", "duplicate", "ignored", "refused", "failed"]
     challenge: str | None = Field(
         default=None, description="url_verification: the challenge, echoed"
     )
@@ -66,11 +66,13 @@ def slack_events(
 ) -> SlackEventOut:
     """Slack's Events API request URL: verifies Slack's signature first (401 otherwise), echoes
     `url_verification` challenges, and saves each message a linked person writes into their
-    brain, then confirms in the message's thread. 404 until Slack capture is configured."""
+    brain, then confirms in the message's thread. A message that asks Loci (an @-mention of the
+    app, or a DM starting with "?" or "ask ") is `asked`: answered from the linked brain in its
+    thread once Slack has this reply. 404 until Slack capture is configured."""
     slack = integrations.slack
     if slack is None:
         raise NotFound("Slack capture is not configured on this server")
     result = slack.handle(body, x_slack_request_timestamp, x_slack_signature)
-    if result.reply is not None:
+    if result.follows_up:  # posting (and asking) waits: Slack wants this reply within 3 s
         background.add_task(slack.confirm, result)
     return SlackEventOut(outcome=result.outcome, challenge=result.challenge)

@@ -407,6 +407,25 @@ MIGRATIONS: list[str] = [
     ALTER TABLE messages ADD COLUMN rated_at text;
     CREATE INDEX messages_rated ON messages(brain_id, rating) WHERE rating IS NOT NULL;
     """,
+    # 14: as SQLite's 14: a Slack thread where someone asks Loci is one conversation of theirs.
+    # A brain's rows, under its policy like the conversations they point at.
+    """
+    CREATE TABLE slack_threads (
+        team_id text NOT NULL,
+        channel text NOT NULL,
+        thread_ts text NOT NULL,
+        user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        conversation_id bigint NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        PRIMARY KEY (team_id, channel, thread_ts, user_id)
+    );
+    CREATE INDEX slack_threads_conversation ON slack_threads(conversation_id);
+    CREATE INDEX slack_threads_brain ON slack_threads(brain_id);
+    ALTER TABLE slack_threads ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE slack_threads FORCE ROW LEVEL SECURITY;
+    CREATE POLICY brain_scope ON slack_threads
+        USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
+    """,
 ]
 
 

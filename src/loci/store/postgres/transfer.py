@@ -2,12 +2,12 @@
 
 Everything canonical and derived is copied with its ids unchanged — brains, documents, their
 texts, chunks with their stored vectors (nothing is embedded again), jobs, the graph and its
-versions, users, members, tokens (hashes only), sessions, conversations, Slack identities,
-webhook secrets (still sealed with the server's key) and handled deliveries — so links, tokens and
-ids in scripts keep working. The term statistics of the BM25 leg are computed on the way in.
-The copy is one transaction: it lands whole or not at all. Then every table's rows are counted on
-both sides. The target must be empty; blobs stay where they are (a shared volume), or go into
-the database with `blobs_in_database`.
+versions, users, members, tokens (hashes only), sessions, conversations, Slack identities and
+the threads they ask in, webhook secrets (still sealed with the server's key) and handled
+deliveries — so links, tokens and ids in scripts keep working. The term statistics of the BM25
+leg are computed on the way in. The copy is one transaction: it lands whole or not at all. Then
+every table's rows are counted on both sides. The target must be empty; blobs stay where they
+are (a shared volume), or go into the database with `blobs_in_database`.
 """
 
 from __future__ import annotations
@@ -184,6 +184,11 @@ TABLES: tuple[Table, ...] = (
         "deliveries",
         ("source", "delivery_id", "claimed_at", "done_at"),
         order="source, delivery_id",
+    ),
+    Table(
+        "slack_threads",
+        ("team_id", "channel", "thread_ts", "user_id", "brain_id", "conversation_id"),
+        order="team_id, channel, thread_ts, user_id",
     ),
 )
 # Columns the SQLite side computes rather than stores.

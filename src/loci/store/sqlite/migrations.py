@@ -340,6 +340,20 @@ MIGRATIONS: list[str] = [
     ALTER TABLE messages ADD COLUMN rated_at TEXT;
     CREATE INDEX messages_rated ON messages(rating, conversation_id) WHERE rating IS NOT NULL;
     """,
+    # 14: a Slack thread where someone asks Loci is one conversation of theirs: follow-ups in
+    # the thread continue it. Deleting the conversation (or the user, or the brain) forgets it.
+    """
+    CREATE TABLE slack_threads (
+        team_id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        thread_ts TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        PRIMARY KEY (team_id, channel, thread_ts, user_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX slack_threads_conversation ON slack_threads(conversation_id);
+    """,
 ]
 
 
