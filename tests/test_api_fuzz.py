@@ -64,6 +64,7 @@ SEMANTIC = {
     "move_graph_document",
     "ingest_source_item",
     "share_to_brain",  # a share must carry some text or a link; all three fields may be empty
+    "brain_digest",  # `since` is a period (24h, 7d, 2w) or a date, which a string cannot say
 }
 # operations whose success could spoil the cases after them (see Target.restore)
 SPOILERS = {

@@ -57,7 +57,7 @@ def period_since(since: str | None, now: dt.datetime | None = None) -> Period:
         day = dt.date.fromisoformat(text)
     except ValueError:
         raise InvalidInput(
-            f"--since {since!r} is not a period: use 24h, 7d, 2w or a date like 2026-11-01"
+            f"since {since!r} is not a period: use 24h, 7d, 2w or a date like 2026-11-01"
         ) from None
     start = dt.datetime.combine(day, dt.time(), dt.UTC)
     if start >= end:
