@@ -96,12 +96,15 @@ CALLS: dict[str, dict[str, Any]] = {
     "search": {"query": "the secret plan"},
     "list_files": {},
     "read": {"document_id": 1},
+    "related": {"document_id": 1},
     "ask": {"question": "What is the secret plan?"},
     "quiz": {},
     "flashcards": {},
     "brain_query": {"query": "secret plan"},
     "brain_get": {"page": "plan-b"},
     "brain_timeline": {},
+    "brain_doctor": {},
+    "digest": {},
     "add_url": {"url": "https://example.org/"},
     "create_file": {"name": "intrusion.md", "content": "written from A's token"},
     "save": {"text": "written from A's token"},
@@ -140,6 +143,8 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
         # without `brain` the token's one brain is meant: B's ids mean nothing there
         by_id = await c.call_tool("read", {"document_id": b_doc})
         assert by_id.is_error and "not_found" in text_of(by_id)
+        kin = await c.call_tool("related", {"document_id": b_doc})
+        assert kin.is_error and "not_found" in text_of(kin)
         by_page = await c.call_tool("brain_get", {"page": "plan-b"})
         assert by_page.is_error and "not_found" in text_of(by_page)
         hits = ok(await c.call_tool("search", {"query": "secret plan lighthouse"}))["hits"]
