@@ -43,6 +43,21 @@ def test_cloze_flashcards_on_a_topic(loci: Loci, brain: Brain) -> None:
     assert all("_____" in c.front and c.back for c in cards)
 
 
+def test_without_a_topic_study_draws_on_what_was_added_not_on_loci_pages(
+    loci: Loci, brain: Brain
+) -> None:
+    # The newest ready document is a graph page (as a saved answer or a digest would be).
+    page = loci.graph.create(
+        brain, actor="test", doc_type="project", title="Allotment",
+        text="The allotment committee meets on the first Monday of every month at seven.",
+    )  # fmt: skip
+    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    assert loci.document(brain, page.document_id or 0).status == "ready"
+    cited = {c.source.hit.citation.name for c in loci.flashcards(brain, count=10)}
+    examples = {p.name for p in (ROOT / "examples").iterdir()}
+    assert cited and cited <= examples
+
+
 @pytest.fixture
 def llm() -> Iterator[ScriptedLLM]:
     server = ScriptedLLM().start()

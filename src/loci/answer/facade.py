@@ -41,6 +41,9 @@ from loci.store.base import Store
 MAX_REASON = 1000  # characters: a reason is a remark, not an essay
 
 
+STUDY_KINDS = ("file", "web", "note")  # what a quiz without a topic is drawn from
+
+
 @dataclass(frozen=True)
 class SavedAnswer:
     page: Summary  # the analysis page in research/
@@ -153,7 +156,10 @@ class Answering:
         else:
             # Round robin over recent documents, each read in order: every document and every
             # section of a short one gets its turn before any gets a second passage.
-            recent = self.store.list_documents(brain.id, status="ready")[-limit:]
+            # What a person added to learn from: not the graph's pages, which include answers
+            # Loci wrote itself (saved answers, digests) and would have it quiz on its own words.
+            ready = self.store.list_documents(brain.id, status="ready")
+            recent = [d for d in ready if d.kind in STUDY_KINDS][-limit:]
             queues = [
                 [passage_hit(chunk, doc) for chunk in self.store.list_chunks(brain.id, doc.id)]
                 for doc in reversed(recent)
