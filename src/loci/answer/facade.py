@@ -30,6 +30,7 @@ from loci.models import (
     ChatMessage,
     Conversation,
     Document,
+    DocumentKind,
     Hit,
     RatedAnswer,
     Rating,
@@ -41,7 +42,9 @@ from loci.store.base import Store
 MAX_REASON = 1000  # characters: a reason is a remark, not an essay
 
 
-STUDY_KINDS = ("file", "web", "note")  # what a quiz without a topic is drawn from
+# What study draws on: what a person added to learn from, not the graph's pages, which include
+# answers Loci wrote itself (saved answers, digests) and would have it quiz on its own words.
+STUDY_KINDS: tuple[DocumentKind, ...] = ("file", "web", "note")
 
 
 @dataclass(frozen=True)
@@ -152,12 +155,13 @@ class Answering:
     def study_sources(self, brain: Brain, topic: str | None, limit: int = 12) -> list[Source]:
         """Passages to study: the best for a topic, or the openings of recent documents."""
         if topic and topic.strip():
-            hits = self.search(brain, SearchRequest(topic, limit=min(limit, 30)))
+            only_added = SearchFilters(kinds=STUDY_KINDS)
+            hits = self.search(
+                brain, SearchRequest(topic, limit=min(limit, 30), filters=only_added)
+            )
         else:
             # Round robin over recent documents, each read in order: every document and every
             # section of a short one gets its turn before any gets a second passage.
-            # What a person added to learn from: not the graph's pages, which include answers
-            # Loci wrote itself (saved answers, digests) and would have it quiz on its own words.
             ready = self.store.list_documents(brain.id, status="ready")
             recent = [d for d in ready if d.kind in STUDY_KINDS][-limit:]
             queues = [
