@@ -135,21 +135,3 @@ class GraphWritten(BaseModel):
         return cls(
             brain=brain.name, page=GraphSummary.of(written.document), changed=written.changed
         )
-
-
-class DoctorFinding(Mirror):
-    kind: str = Field(description="e.g. broken-link, orphan (see `loci brain doctor`)")
-    severity: str = Field(description="error or warning")
-    document: str = Field(description="the page or evidence id it is about")
-    message: str = Field(description="what is wrong and what to do about it")
-
-
-class BrainHealth(Mirror):
-    brain: str
-    documents: int = Field(description="pages and evidence checked")
-    ok: bool = Field(description="true: no errors (warnings may remain)")
-    errors: int
-    warnings: int
-    by_kind: dict[str, int] = Field(description="how many findings of each kind")
-    findings: list[DoctorFinding] = Field(description="the first ones, errors first")
-    omitted: int = Field(description="findings left out by the limit")

@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from loci.api.schemas.digest import DigestOut
 from loci.errors import LLMError
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
@@ -23,6 +22,7 @@ from loci.mcp.outputs import (
     QuizQuestion,
 )
 from loci.models import SearchFilters
+from loci.review.view import DigestOut
 
 BrainName = Annotated[str, Field(max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]

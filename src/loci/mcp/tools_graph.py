@@ -13,6 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from loci.graph.doctor import health
+from loci.graph.health_view import GraphDoctorOut
 from loci.mcp.common import (
     NOT_BLANK,
     BrainArg,
@@ -25,7 +26,6 @@ from loci.mcp.common import (
     writing,
 )
 from loci.mcp.graph_outputs import (
-    BrainHealth,
     GraphHit,
     GraphPage,
     GraphQueryResult,
@@ -192,13 +192,13 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         ctx: Context,
         brain: BrainArg = None,
         limit: Annotated[int, Field(ge=1, le=200, description="Findings to list.")] = 20,
-    ) -> BrainHealth:
+    ) -> GraphDoctorOut:
         """Check the brain graph's health, changing nothing: broken links, relations and
         citations, alias collisions, invalid or unindexed documents (errors); orphans, weak
         provenance, nonstandard sources (warnings). Counts of each, then the first findings
         with what to fix."""
         target = kit.caller(ctx).brain(brain, "read")
-        return BrainHealth.of(health(graph, target, limit))
+        return GraphDoctorOut.of(health(graph, target, limit))
 
     server.add_tool(brain_query, annotations=reading("Find brain pages"))
     server.add_tool(brain_doctor, annotations=reading("Check the brain graph"))

@@ -22,8 +22,8 @@ from loci.api.schemas.brains import (
     StatusOut,
 )
 from loci.api.schemas.common import errors
-from loci.api.schemas.digest import DigestOut
 from loci.api.user_chat import own_model
+from loci.review.view import DigestOut
 
 router = APIRouter(tags=["brains"])
 

@@ -34,7 +34,6 @@ from loci.api.schemas.graph import (
     GraphAliasIn,
     GraphCreateIn,
     GraphDeleteOut,
-    GraphDoctorOut,
     GraphEvidenceIn,
     GraphEvidenceOut,
     GraphFieldsIn,
@@ -56,6 +55,7 @@ from loci.api.schemas.graph import (
     GraphWrittenOut,
 )
 from loci.graph.doctor import health
+from loci.graph.health_view import GraphDoctorOut
 from loci.integrations.webhooks import SIGNATURE_HEADER
 from loci.models import Brain
 

@@ -1,5 +1,5 @@
-"""A brain's digest over a period (`GET /brains/{brain}/digest`): the structure
-`loci.review.facade.Digest.as_dict` gives every surface."""
+"""A brain's digest over a period as the HTTP API and the MCP `digest` tool both show it: the
+structure `loci.review.facade.Digest.as_dict` gives, declared once for the two surfaces."""
 
 from __future__ import annotations
 
