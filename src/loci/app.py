@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.auth.secret_box import SecretBox
-from loci.auth.user_models import UserModels
 from loci.config import Settings, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
@@ -17,24 +16,23 @@ from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
-from loci.integrations import Integrations
-from loci.integrations.slack_api import SlackWebApi
-from loci.integrations.slack_ask import SlackAnswers
-from loci.integrations.slack_capture import SlackCapture
-from loci.integrations.webhooks import Webhooks
 from loci.jobs.worker import WorkerSettings
-from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
-from loci.llm.transcribe import OpenAICompatibleTranscriber, Transcriber, TranscriberSettings
-from loci.llm.transcript_cache import CachedTranscriber
 from loci.search.engine import RankingParams
-from loci.search.rerank import HttpReranker, Reranker
 from loci.service import Loci, ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 
+# What only some commands build (the API and its integrations, the chat model, speech to text,
+# a reranker) is imported where it is built: `loci list` should not load an HTTP client stack.
 if TYPE_CHECKING:
     from fastapi import FastAPI
+
+    from loci.auth.user_models import UserModels
+    from loci.integrations import Integrations
+    from loci.llm.client import Chat
+    from loci.llm.transcribe import Transcriber
+    from loci.search.rerank import Reranker
 
 OWNER_TOKEN_FILE = "owner-token"
 SECRET_KEY_FILE = "secret.key"  # seals users' model API keys; back it up with the database
@@ -61,6 +59,8 @@ def build_chat(settings: Settings) -> Chat | None:
         return None
     if not settings.llm_model:
         raise InvalidInput("LOCI_LLM_MODEL must name a model when LOCI_LLM_BASE_URL is set")
+    from loci.llm.client import ChatSettings, OpenAICompatibleChat
+
     return OpenAICompatibleChat(
         ChatSettings(
             base_url=settings.llm_base_url or "https://api.openai.com/v1",
@@ -76,6 +76,9 @@ def build_transcriber(settings: Settings) -> Transcriber | None:
     """The configured speech-to-text service, or None: recordings are kept and marked failed."""
     if not settings.stt_base_url:
         return None
+    from loci.llm.transcribe import OpenAICompatibleTranscriber, TranscriberSettings
+    from loci.llm.transcript_cache import CachedTranscriber
+
     service = OpenAICompatibleTranscriber(
         TranscriberSettings(
             base_url=settings.stt_base_url,
@@ -96,6 +99,8 @@ def build_reranker(settings: Settings) -> Reranker | None:
         return None
     if not settings.rerank_model:
         raise InvalidInput("LOCI_RERANK_MODEL must name a model when LOCI_RERANK_BASE_URL is set")
+    from loci.search.rerank import HttpReranker
+
     return HttpReranker(
         settings.rerank_base_url,
         settings.rerank_model,
@@ -204,6 +209,8 @@ def secret_box(settings: Settings) -> SecretBox:
 
 
 def build_user_models(settings: Settings, loci: Loci) -> UserModels:
+    from loci.auth.user_models import UserModels
+
     return UserModels(
         loci.store.accounts, secret_box(settings), loci.settings.fetch, settings.llm_timeout_s
     )
@@ -213,6 +220,12 @@ def build_integrations(
     settings: Settings, loci: Loci, accounts: Accounts, models: UserModels | None = None
 ) -> Integrations:
     """Signed webhooks always; Slack capture (and asking) once its signing secret is set."""
+    from loci.integrations import Integrations
+    from loci.integrations.slack_api import SlackWebApi
+    from loci.integrations.slack_ask import SlackAnswers
+    from loci.integrations.slack_capture import SlackCapture
+    from loci.integrations.webhooks import Webhooks
+
     slack = None
     if settings.slack_signing_secret is not None:
         api = None

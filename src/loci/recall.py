@@ -11,10 +11,12 @@ instructions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from loci.models import Brain, DocumentKind, GraphTimelineEntry
-from loci.search.engine import SearchRequest
-from loci.service import Loci
+
+if TYPE_CHECKING:
+    from loci.service import Loci
 
 LIMIT = 8  # items per section; the timeline shows twice as many
 TOPIC_HITS = 5
@@ -83,6 +85,8 @@ def gather(loci: Loci, brain: Brain, topic: str | None = None, limit: int = LIMI
     topic = topic.strip() if topic and topic.strip() else None
     passages: tuple[RecalledPassage, ...] = ()
     if topic:
+        from loci.search.engine import SearchRequest  # on use: `loci mcp` starts without it
+
         hits = loci.search(brain, SearchRequest(topic, limit=TOPIC_HITS))
         passages = tuple(
             RecalledPassage(h.citation.document_id, h.citation.name, excerpt(h.text)) for h in hits

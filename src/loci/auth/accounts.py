@@ -12,13 +12,16 @@ import getpass
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from loci.auth.access import Need, Principal, allows, role_in, user_role_in
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import ApiToken, Brain, Member, Role, TokenScope, User, Visibility
 from loci.names import NAME_PATTERN, check_name
-from loci.store.base import Store
+
+if TYPE_CHECKING:
+    from loci.store.base import Store
 
 SESSION_DAYS = 30
 TOUCH_EVERY_S = 60.0  # last-used times are advisory: one write a minute per token is plenty

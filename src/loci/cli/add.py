@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,9 +13,11 @@ from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
-from loci.ingest.preflight import Preflight, PreflightItem
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document
+
+if TYPE_CHECKING:
+    from loci.ingest.preflight import Preflight, PreflightItem
 
 
 @dataclass

@@ -11,7 +11,7 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -20,8 +20,10 @@ from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, emit_json, out
 from loci.errors import InvalidInput
-from loci.graph.results import Summary
 from loci.models import Brain, Document
+
+if TYPE_CHECKING:
+    from loci.graph.results import Summary
 
 ACTOR = "cli"
 

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
-from pydantic_settings import SettingsError
 
-from loci.app import build_service
-from loci.config import Settings, load_settings
 from loci.errors import InvalidInput, NotFound
-from loci.models import Brain
-from loci.service import Loci
+
+if TYPE_CHECKING:
+    from loci.config import Settings
+    from loci.models import Brain
+    from loci.service import Loci
 
 BrainOption = Annotated[
     str | None,
@@ -34,6 +33,12 @@ NoWaitOption = Annotated[
 
 def settings_or_error() -> Settings:
     """Settings, or one clear line naming the setting that is wrong."""
+    # Imported here, not at the top: `loci --version` and `--help` need no settings.
+    from pydantic import ValidationError
+    from pydantic_settings import SettingsError
+
+    from loci.config import load_settings
+
     try:
         return load_settings()
     except ValidationError as error:
@@ -46,6 +51,8 @@ def settings_or_error() -> Settings:
 
 @lru_cache(maxsize=1)
 def service() -> Loci:
+    from loci.app import build_service
+
     return build_service(settings_or_error())
 
 

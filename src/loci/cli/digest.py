@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -10,7 +10,9 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.review.facade import Digest
+
+if TYPE_CHECKING:
+    from loci.review.facade import Digest
 
 MAX_SHOWN = 15  # per list on screen; --json has them all
 

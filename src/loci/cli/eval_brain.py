@@ -6,20 +6,24 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
 from loci.cli.context import existing_brain, service
 from loci.cli.output import emit_json, out
-from loci.eval.brain import BrainEvaluation, QuestionResult, evaluate_brain
-from loci.eval.feedback import feedback_questions
-from loci.eval.questions import load_questions
+
+if TYPE_CHECKING:
+    from loci.eval.brain import BrainEvaluation, QuestionResult
 
 MARK = {"pass": "[green]pass[/green]", "fail": "[red]fail[/red]", "unjudged": "[dim]—[/dim]"}
 
 
 def run_questions(path: Path, brain_name: str | None, k: int, json_: bool) -> None:
+    from loci.eval.brain import evaluate_brain
+    from loci.eval.questions import load_questions
+
     questions = load_questions(path)  # a bad line stops here, before anything runs
     brain = existing_brain(brain_name)
     result = evaluate_brain(service(), brain, questions, k)
@@ -79,5 +83,7 @@ def _summary(e: BrainEvaluation) -> str:
 def print_feedback_questions(brain_name: str | None) -> None:
     """The brain's thumbs-down answers as a questions file, one JSON object per line."""
     brain = existing_brain(brain_name)
+    from loci.eval.feedback import feedback_questions
+
     for line in feedback_questions(service().rated_answers(brain, "down")):
         sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")

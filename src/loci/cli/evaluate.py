@@ -12,14 +12,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from loci.app import build_service
 from loci.cli.context import BrainOption, JsonOption
 from loci.cli.errors import exits_cleanly
 from loci.cli.eval_brain import print_feedback_questions, run_questions
 from loci.cli.output import emit_json, err, out
-from loci.config import load_settings
 from loci.errors import InvalidInput
-from loci.eval.beir import evaluate, index_corpus, load_beir
 from loci.models import SearchMode
 
 ModeChoice = Literal["hybrid", "text", "vector", "all"]
@@ -86,6 +83,10 @@ def register(app: typer.Typer) -> None:
             run_questions(questions, brain_name, top_k, json_)
             return
         assert beir is not None
+        from loci.app import build_service
+        from loci.config import load_settings
+        from loci.eval.beir import evaluate, index_corpus, load_beir
+
         data = load_beir(beir, split)
         scratch = None
         if home is None:

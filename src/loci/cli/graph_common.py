@@ -4,13 +4,15 @@ and waiting until a write is searchable."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from loci.cli.context import brain_to_fill, existing_brain, service
-from loci.graph.service import BrainGraph
 from loci.models import Brain
+
+if TYPE_CHECKING:
+    from loci.graph.service import BrainGraph
 
 ACTOR = "cli"
 DirArg = Annotated[
@@ -23,7 +25,8 @@ def open_graph(brain: str | None, *, adding: bool = False) -> tuple[BrainGraph, 
     that bring new pages) one created on first use."""
     loci = service()
     target = brain_to_fill(brain) if adding else existing_brain(brain)
-    return BrainGraph(loci.store, loci.blobs, loci.search), target
+    # The service's own graph: its searches expand links once, as the API's and MCP's do.
+    return loci.graph, target
 
 
 def settle(target: Brain, no_wait: bool) -> None:

@@ -4,7 +4,7 @@ its health check (thin over `loci.graph.transfer` and `loci.graph.doctor`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,10 +13,19 @@ from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOpti
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, DirArg, open_graph, settle
 from loci.cli.output import FAILED, PARTIAL, emit_json, out, to_jsonable
-from loci.graph.doctor import Checkup, Doctor
-from loci.graph.transfer import GraphTransfer
-from loci.graph.transfer_results import TransferReport
 from loci.models import Brain
+
+if TYPE_CHECKING:
+    from loci.graph.doctor import Checkup
+    from loci.graph.service import BrainGraph
+    from loci.graph.transfer import GraphTransfer
+    from loci.graph.transfer_results import TransferReport
+
+
+def _transfer(graph: BrainGraph) -> GraphTransfer:
+    from loci.graph.transfer import GraphTransfer  # on use: the other commands start without it
+
+    return GraphTransfer(graph)
 
 
 def _transferred(report: TransferReport, json_: bool) -> None:
@@ -75,7 +84,7 @@ def register_files(app: typer.Typer) -> None:
         Brain documents are kept byte for byte; plain notes (an Obsidian vault) become draft
         pages with their wikilinks as page links."""
         graph, target = open_graph(brain, adding=True)
-        report = GraphTransfer(graph).import_folder(target, folder, actor=ACTOR)
+        report = _transfer(graph).import_folder(target, folder, actor=ACTOR)
         settle(target, no_wait)
         _transferred(report, json_)
 
@@ -84,7 +93,7 @@ def register_files(app: typer.Typer) -> None:
     def export(folder: DirArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Write every document to FOLDER/folder/id.md exactly as stored."""
         graph, target = open_graph(brain)
-        _transferred(GraphTransfer(graph).export(target, folder), json_)
+        _transferred(_transfer(graph).export(target, folder), json_)
 
     @app.command("materialize")
     @exits_cleanly
@@ -98,7 +107,7 @@ def register_files(app: typer.Typer) -> None:
     ) -> None:
         """Write the brain to a working directory (with a hidden manifest) to edit as files."""
         graph, target = open_graph(brain)
-        _transferred(GraphTransfer(graph).materialize(target, folder, force=force), json_)
+        _transferred(_transfer(graph).materialize(target, folder, force=force), json_)
 
     @app.command("sync")
     @exits_cleanly
@@ -112,7 +121,7 @@ def register_files(app: typer.Typer) -> None:
 
         A document that changed in the brain since is a conflict, and nothing is overwritten."""
         graph, target = open_graph(brain)
-        report = GraphTransfer(graph).sync(target, folder, actor=ACTOR)
+        report = _transfer(graph).sync(target, folder, actor=ACTOR)
         settle(target, no_wait)
         _transferred(report, json_)
 
@@ -139,6 +148,8 @@ def register_files(app: typer.Typer) -> None:
 
         def index_now(scratch: Brain) -> None:
             loci.wait_for(scratch, [d.id for d in loci.documents(scratch, status="processing")])
+
+        from loci.graph.doctor import Doctor
 
         checker = Doctor(graph, index_now)
         checkup = (

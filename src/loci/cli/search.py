@@ -13,7 +13,6 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
 from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words, time_span_text
-from loci.search.engine import SearchRequest
 
 Mode = Literal["hybrid", "text", "vector"]
 
@@ -101,6 +100,8 @@ def register(app: typer.Typer) -> None:
 
         Hybrid search also follows links between brain pages: a page linked from a good hit
         joins in."""
+        from loci.search.engine import SearchRequest
+
         loci = service()
         target = existing_brain(brain)
         request = SearchRequest(

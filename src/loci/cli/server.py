@@ -11,9 +11,6 @@ from typing import Annotated
 
 import typer
 
-from loci.api.gpt_action import gpt_action
-from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, build_service, owner_token_path
-from loci.auth.accounts import Accounts
 from loci.cli.context import service, settings_or_error
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import err
@@ -40,7 +37,12 @@ def register(app: typer.Typer) -> None:
         ] = 1,
     ) -> None:
         """Serve the HTTP API (/api/v1), the web app (/) and an ingestion worker."""
+        # The web server, the API and the MCP SDK load here, not at the top: every other
+        # command would pay for them at start-up (seconds of CPU on a small machine).
         import uvicorn
+
+        from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, owner_token_path
+        from loci.auth.accounts import Accounts
 
         settings = settings_or_error()
         loci = service()
@@ -94,6 +96,9 @@ def register(app: typer.Typer) -> None:
         """Print the API's OpenAPI 3.1 document (the committed openapi.json is this output)."""
         # The document depends on the settings, never on what a data directory holds: build the
         # app over a scratch one, so printing it touches no brain, database or key of yours.
+        from loci.api.gpt_action import gpt_action
+        from loci.app import build_api, build_service
+
         with tempfile.TemporaryDirectory(prefix="loci-openapi-") as scratch:
             settings = settings_or_error().model_copy(
                 update={"home": Path(scratch), "database_url": None, "blobs": "files"}

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from loci.answer.study import QuizQuestion
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
+
+if TYPE_CHECKING:
+    from loci.answer.study import QuizQuestion
 
 TopicArgument = Annotated[
     str | None, typer.Argument(help="A topic to study (default: recent documents).")

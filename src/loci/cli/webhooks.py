@@ -13,7 +13,6 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.app import secret_box
 from loci.cli.context import JsonOption, service, settings_or_error
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
@@ -21,6 +20,8 @@ from loci.integrations.webhooks import SIGNATURE_HEADER, Webhooks
 
 
 def _webhooks() -> Webhooks:
+    from loci.app import secret_box
+
     return Webhooks(service().store, secret_box(settings_or_error()))
 
 

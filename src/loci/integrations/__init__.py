@@ -16,9 +16,13 @@ assembled in an `Integrations`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from loci.integrations.slack_capture import SlackCapture
-from loci.integrations.webhooks import Webhooks
+# Type-only: `loci slack link` imports `slack_links` from here and should not pay for the
+# capture pipeline (the HTTP client, the answer pipeline) at start-up.
+if TYPE_CHECKING:
+    from loci.integrations.slack_capture import SlackCapture
+    from loci.integrations.webhooks import Webhooks
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,10 @@ method that takes a `brain_id` scopes to that brain; a document of another brain
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from loci.embed.base import Vectors
+if TYPE_CHECKING:
+    from loci.embed.base import Vectors
 from loci.models import (
     ApiToken,
     Brain,
