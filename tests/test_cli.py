@@ -1,4 +1,5 @@
-"""The `loci` command as a person runs it: real subprocesses on a temporary data directory."""
+"""The `loci` command as a person runs it, on a temporary data directory: the first test runs the
+real installed command in subprocesses (end to end); the others run the same app in-process."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.conftest import run_cli, run_cli_process
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CITATION_FIELDS = {
@@ -24,13 +25,13 @@ CITATION_FIELDS = {
 
 def test_add_folder_then_search_with_citations(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    added = run_cli("add", str(EXAMPLES), "--json", home=home)
+    added = run_cli_process("add", str(EXAMPLES), "--json", home=home)
     assert added.returncode == 0, added.stderr
     outcomes = json.loads(added.stdout)
     assert len(outcomes) == 4 and all(o["ok"] for o in outcomes)
     assert {o["document"]["status"] for o in outcomes} == {"ready"}
 
-    found = run_cli("search", "what does the deposit cost", "--json", home=home)
+    found = run_cli_process("search", "what does the deposit cost", "--json", home=home)
     assert found.returncode == 0, found.stderr
     result = json.loads(found.stdout)
     hit = result["hits"][0]
@@ -39,11 +40,11 @@ def test_add_folder_then_search_with_citations(tmp_path: Path) -> None:
     assert {"snippet", "score", "text_rank", "vector_rank", "matched_by", "text"} <= set(hit)
     assert "2,300" in hit["text"]
 
-    human = run_cli("find", "raised beds along the fence", home=home)
+    human = run_cli_process("find", "raised beds along the fence", home=home)
     assert human.returncode == 0
     assert "meeting-2026-03-04.md" in human.stdout.splitlines()[0]
 
-    listed = json.loads(run_cli("ls", "--json", home=home).stdout)
+    listed = json.loads(run_cli_process("ls", "--json", home=home).stdout)
     assert sorted(d["name"] for d in listed) == sorted(p.name for p in EXAMPLES.iterdir())
 
 
