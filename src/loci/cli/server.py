@@ -57,9 +57,9 @@ def register(app: typer.Typer) -> None:
         """Serve the HTTP API (/api/v1), the web app (/) and an ingestion worker."""
         import uvicorn
 
+        settings = settings_or_error()
         if (ssl_certfile is None) != (ssl_keyfile is None):
             raise InvalidInput("https needs both --ssl-certfile and --ssl-keyfile")
-        settings = settings_or_error()
         loci = service()
         issued = bootstrap_owner(settings, Accounts(loci.store))
         if issued is not None:
