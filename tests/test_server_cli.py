@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import json
 import os
+import ssl
 import stat
 import subprocess
 import sys
@@ -12,6 +15,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 
 from loci.embed.base import Embedder
 from tests.conftest import make_service, run_cli
@@ -19,9 +26,9 @@ from tests.live_server import LiveServer, free_port
 from tests.test_web_add import site  # noqa: F401  (fixture)
 
 
-def _serve(home: Path, port: int) -> subprocess.Popen[str]:
+def _serve(home: Path, port: int, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "loci", "serve", "--port", str(port), "--no-worker"],
+        [sys.executable, "-m", "loci", "serve", "--port", str(port), "--no-worker", *options],
         env={**os.environ, "LOCI_HOME": str(home)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -29,7 +36,9 @@ def _serve(home: Path, port: int) -> subprocess.Popen[str]:
     )
 
 
-def _wait_up(url: str, process: subprocess.Popen[str]) -> None:
+def _wait_up(
+    url: str, process: subprocess.Popen[str], verify: ssl.SSLContext | bool = True
+) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -37,7 +46,7 @@ def _wait_up(url: str, process: subprocess.Popen[str]) -> None:
                 f"loci serve exited: {process.stderr.read() if process.stderr else ''}"
             )
         try:
-            if httpx.get(url + "/api/v1/health", timeout=1).status_code == 200:
+            if httpx.get(url + "/api/v1/health", timeout=1, verify=verify).status_code == 200:
                 return
         except httpx.TransportError:
             time.sleep(0.2)
@@ -70,6 +79,69 @@ def test_first_start_creates_the_owner_and_shows_the_token_once(tmp_path: Path) 
         second.terminate()
         out, _ = second.communicate(timeout=30)
     assert "loci_" not in out  # the token is shown on the first start only
+
+
+def _self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, as PEM files: what a person makes with openssl."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = folder / "cert.pem", folder / "key.pem"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+def test_serve_https_with_a_certificate_gives_a_secure_session_cookie(tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
+    port = free_port()
+    url = f"https://127.0.0.1:{port}"
+    trust = ssl.create_default_context(cafile=str(cert))
+    process = _serve(
+        tmp_path / "home", port, "--ssl-certfile", str(cert), "--ssl-keyfile", str(key)
+    )
+    try:
+        _wait_up(url, process, verify=trust)
+        assert process.stdout is not None
+        token = process.stdout.readline().strip()
+        signed_in = httpx.post(url + "/api/v1/session", json={"token": token}, verify=trust)
+        assert signed_in.status_code == 200, signed_in.text
+        cookie = signed_in.headers["set-cookie"].lower()
+        assert "loci_session=" in cookie and "; secure" in cookie and "httponly" in cookie
+        with pytest.raises(httpx.TransportError):  # it speaks https only
+            httpx.get(f"http://127.0.0.1:{port}/api/v1/health", timeout=5)
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+    assert f"Loci is serving on https://127.0.0.1:{port}/" in errors
+
+
+def test_serve_needs_both_halves_of_a_certificate(tmp_path: Path) -> None:
+    cert, _ = _self_signed(tmp_path)
+    half = run_cli("serve", "--ssl-certfile", str(cert), home=tmp_path / "home", timeout=60)
+    assert half.returncode == 1
+    assert "https needs both --ssl-certfile and --ssl-keyfile" in half.stderr
 
 
 def test_users_and_tokens_commands(tmp_path: Path) -> None:

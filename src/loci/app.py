@@ -252,6 +252,7 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
         models,
         run_worker=run_worker,
         integrations=build_integrations(settings, loci, accounts, models),
+        trusted_proxies=settings.trusted_proxies,
     )
 
 

@@ -8,6 +8,7 @@ variables win over the file.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from pathlib import Path
@@ -110,15 +111,34 @@ class Settings(BaseSettings):
     # their sources there. Unset: sources are cited by name only.
     public_url: str | None = None
 
+    # Addresses or networks (CIDR) of reverse proxies whose X-Forwarded-Proto and
+    # X-Forwarded-For are believed: a request they pass on counts as https (a Secure session
+    # cookie) and as coming from the client they name. Comma-separated; empty trusts no one.
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["127.0.0.1"])
+
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)
 
-    @field_validator("fetch_allowed_networks", "llm_fallback_models", mode="before")
+    @field_validator(
+        "fetch_allowed_networks", "llm_fallback_models", "trusted_proxies", mode="before"
+    )
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        for item in value:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"trusted_proxies: {item!r} is not an IP address or network (CIDR)"
+                ) from None
         return value
 
     @field_validator("public_url")

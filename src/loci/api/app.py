@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from importlib.resources import files
@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Route
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from loci.api import errors as error_handlers
 from loci.api.deps import single_valued_query
@@ -65,8 +66,10 @@ def create_app(
     *,
     run_worker: bool = True,
     integrations: Integrations | None = None,
+    trusted_proxies: Sequence[str] = ("127.0.0.1",),
 ) -> FastAPI:
-    """`integrations` None: signed webhooks with the user models' key, Slack capture off."""
+    """`integrations` None: signed webhooks with the user models' key, Slack capture off.
+    `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed."""
     mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
 
     @asynccontextmanager
@@ -114,6 +117,10 @@ def create_app(
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(SecurityHeaders)
+    # Outermost, so every route (the session cookie's Secure flag, links the server builds)
+    # sees the scheme and client a trusted proxy reports; `loci serve` turns uvicorn's own
+    # reading of these headers off, so this is the one place they are believed.
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))
     return app
 
 

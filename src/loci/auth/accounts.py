@@ -65,8 +65,18 @@ class Accounts:
         return issued
 
     def add_user(self, name: str, *, is_admin: bool = False) -> tuple[User, IssuedToken]:
-        user = self.accounts.create_user(check_name("user", name), is_admin=is_admin)
+        user = self.accounts.create_user(self.new_user_name(name), is_admin=is_admin)
         return user, self.issue_token(user, name="sign-in", scope="write")
+
+    def new_user_name(self, name: str) -> str:
+        """`name`, if a new user may take it: Conflict when it is another spelling of a user's
+        name (`ALICE`, `alİce` beside `alice` would sign in as them), before the name rule."""
+        try:
+            existing = self.accounts.find_user(name)
+        except NotFound:
+            return check_name("user", name)
+        same = "" if existing.name == name else f" ({name!r} is the same name)"
+        raise Conflict(f"a user named {existing.name!r} already exists{same}")
 
     # tokens -------------------------------------------------------------------------------
     def issue_token(

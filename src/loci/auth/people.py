@@ -29,7 +29,6 @@ from loci.auth.secrets import hash_secret, new_secret
 from loci.auth.sign_in_limit import FailedSignIns
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import Invite, User
-from loci.names import check_name
 
 INVITE_PREFIX = "locinv_"
 INVITE_DAYS = 7.0
@@ -92,7 +91,7 @@ class People:
             user = self.store.find_user(name)
         except NotFound:
             user = self.store.create_user(
-                check_name("user", name), is_admin=role == "admin", email=email
+                self.accounts.new_user_name(name), is_admin=role == "admin", email=email
             )
         else:
             if user.has_password or user.disabled:

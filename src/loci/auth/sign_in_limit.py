@@ -6,6 +6,11 @@ failure leaves the window. The count lives in this process's memory: a restart f
 each server process counts on its own (with `--workers N` an attacker gets N times the budget,
 still a few dozen guesses an hour against scrypt-hashed passwords). Memory is bounded: stale
 names are dropped, and past `max_names` the name idle longest goes first.
+
+Names are counted by their key (`loci.names.user_key`), the same one the accounts find users
+by: every spelling that signs in as a user (`ALICE`, `alİce`, fullwidth `ａｌｉｃｅ`) spends
+that user's one budget. The count is per name, not per address, so spreading guesses over many
+addresses gains nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from loci.errors import RateLimited
+from loci.names import user_key
 
 LIMIT = 10
 WINDOW_S = 15 * 60.0
@@ -40,7 +46,7 @@ class FailedSignIns:
     def check(self, name: str) -> None:
         """Raise RateLimited if `name` has used up its failures."""
         with self._lock:
-            recent = self._recent(name.lower())
+            recent = self._recent(user_key(name))
             if recent is not None and len(recent) >= self.limit:
                 wait = recent[0] + self.window_s - self.clock()
                 minutes = max(1, round(wait / 60))
@@ -51,7 +57,7 @@ class FailedSignIns:
 
     def failed(self, name: str) -> None:
         with self._lock:
-            key = name.lower()
+            key = user_key(name)
             recent = self._recent(key) or deque()
             recent.append(self.clock())
             self._failures[key] = recent
@@ -61,7 +67,7 @@ class FailedSignIns:
 
     def succeeded(self, name: str) -> None:
         with self._lock:
-            self._failures.pop(name.lower(), None)
+            self._failures.pop(user_key(name), None)
 
     def _recent(self, key: str) -> deque[float] | None:
         recent = self._failures.get(key)

@@ -35,6 +35,21 @@ def register(app: typer.Typer) -> None:
                 help="Server processes (each also indexes unless --no-worker); one per core.",
             ),
         ] = 1,
+        ssl_certfile: Annotated[
+            Path | None,
+            typer.Option(
+                "--ssl-certfile",
+                exists=True,
+                dir_okay=False,
+                help="Serve https with this certificate (PEM; with --ssl-keyfile).",
+            ),
+        ] = None,
+        ssl_keyfile: Annotated[
+            Path | None,
+            typer.Option(
+                "--ssl-keyfile", exists=True, dir_okay=False, help="The certificate's key (PEM)."
+            ),
+        ] = None,
     ) -> None:
         """Serve the HTTP API (/api/v1), the web app (/) and an ingestion worker."""
         # The web server, the API and the MCP SDK load here, not at the top: every other
@@ -45,6 +60,8 @@ def register(app: typer.Typer) -> None:
         from loci.auth.accounts import Accounts
 
         settings = settings_or_error()
+        if (ssl_certfile is None) != (ssl_keyfile is None):
+            raise InvalidInput("https needs both --ssl-certfile and --ssl-keyfile")
         loci = service()
         issued = bootstrap_owner(settings, Accounts(loci.store))
         if issued is not None:
@@ -55,14 +72,17 @@ def register(app: typer.Typer) -> None:
             )
             sys.stdout.write(issued.secret + "\n")
             sys.stdout.flush()
-        err.print(f"Loci is serving on http://{host}:{port}/")
+        scheme = "https" if ssl_certfile else "http"
+        err.print(f"Loci is serving on {scheme}://{host}:{port}/")
         if workers == 1:
             uvicorn.run(
                 build_api(settings, loci, run_worker=not no_worker),
                 host=host,
                 port=port,
                 log_level="info",
-                proxy_headers=False,
+                proxy_headers=False,  # the app reads them, from LOCI_TRUSTED_PROXIES only
+                ssl_certfile=ssl_certfile,
+                ssl_keyfile=ssl_keyfile,
             )
             return
         # Several processes share the data directory: SQLite's WAL and the job queue's leases
@@ -77,6 +97,8 @@ def register(app: typer.Typer) -> None:
             port=port,
             log_level="info",
             proxy_headers=False,
+            ssl_certfile=ssl_certfile,
+            ssl_keyfile=ssl_keyfile,
         )
 
     @app.command("openapi")

@@ -3,10 +3,10 @@ backend.
 
 Secrets never reach this layer in the clear: tokens and sessions are looked up by the SHA-256 of
 their secret, computed by `loci.auth`. A brain's members live here too, beside the users they
-name; the brains themselves belong to the store. User names are unique and matched without
-regard to case. The SQL is portable (`loci.store.portable`); a backend's subclass says how it
-matches and orders names that way, how JSON columns read back, and which error a duplicate
-raises.
+name; the brains themselves belong to the store. User names are unique without regard to case
+and found by their key (`loci.names.user_key`), which Python computes, not the database. The
+SQL is portable (`loci.store.portable`); a backend's subclass says how it matches and orders
+names that way, how JSON columns read back, and which error a duplicate raises.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from loci.models import (
     UserModel,
     WebSession,
 )
+from loci.names import is_user_key, user_key
 from loci.store.portable import PortableDatabase, Row
 
 # Always read through the alias `u`. The password hash is read only by `password_hash`.
@@ -61,8 +62,9 @@ def _invite(row: Row) -> Invite:
 
 
 class AccountTables(ABC):
-    # The SQL of the current time; a condition matching users `u` by name without regard to
-    # case (one parameter); the ORDER BY of users `u` by name that way.
+    # The SQL of the current time; a condition matching users `u` whose name folds to a key
+    # (one parameter, `loci.names.user_key` of an ASCII name: the backend need only fold ASCII
+    # case); the ORDER BY of users `u` by name without regard to case.
     now: ClassVar[str]
     name_is: ClassVar[str]
     by_name: ClassVar[str]
@@ -93,7 +95,11 @@ class AccountTables(ABC):
         return self.get_user(int(rows[0]["id"]))
 
     def find_user(self, name: str) -> User:
-        rows = self.db.query(f"SELECT {_USER} FROM users u WHERE {self.name_is}", (name,))
+        """The user whose name has the same key as `name` (`loci.names.user_key`)."""
+        key = user_key(name)
+        if not is_user_key(key):  # no stored (ASCII) name folds to it
+            raise NotFound(f"no user named {name!r}")
+        rows = self.db.query(f"SELECT {_USER} FROM users u WHERE {self.name_is}", (key,))
         if not rows:
             raise NotFound(f"no user named {name!r}")
         return _user(rows[0])

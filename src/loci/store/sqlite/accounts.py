@@ -1,6 +1,7 @@
 """Users, brain members, API tokens and web sessions in SQLite (the logic and SQL are shared:
-`loci.store.account_tables`). User names are `COLLATE NOCASE`, so plain comparisons and
-ordering already disregard case; JSON columns are TEXT."""
+`loci.store.account_tables`). User names are `COLLATE NOCASE`, so plain comparisons with a
+name's key (`loci.names.user_key`, ASCII) and ordering already disregard case; JSON columns
+are TEXT."""
 
 from __future__ import annotations
 
