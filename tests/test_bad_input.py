@@ -177,3 +177,17 @@ def test_a_corrupt_image_reason_has_no_python_internals(hostile: list[BadInput])
 def test_the_corpus_script_writes_every_file(tmp_path: Path, hostile: list[BadInput]) -> None:
     assert make_bad_inputs.main([str(tmp_path)]) == 0
     assert {p.name for p in tmp_path.iterdir()} == {item.name for item in hostile}
+
+
+def test_the_element_count_does_not_depend_on_where_the_stream_is_cut() -> None:
+    from loci.ingest.parsers.xml_scan import scan_xml
+
+    xml = b'<?xml version="1.0"?><!-- x --><a b="1"><c d=\'2\'/>text</a>' * 50
+    whole = scan_xml([xml])
+    assert whole.nodes >= 4 * 50 and not whole.doctype
+    for size in (1, 2, 3, 7, 64):
+        cut = scan_xml(xml[i : i + size] for i in range(0, len(xml), size))
+        assert cut == whole
+    hidden = b"<?xml version='1.0'?><!--" + b" " * 10_000 + b"--><!DOCTYPE a []><a/>"
+    assert scan_xml(hidden[i : i + 5] for i in range(0, len(hidden), 5)).doctype
+    assert scan_xml(["<!DOCTYPE a []><a/>".encode("utf-16")]).doctype
