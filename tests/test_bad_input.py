@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
+import pytest
+from scripts import make_bad_inputs
+from scripts.make_bad_inputs import BadInput, corpus
+
+from loci.errors import ParseError
+from loci.ingest.parsers import ParseBudgets, parse
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.store import ensure_consistent
 from tests import fixtures
@@ -102,3 +109,85 @@ def test_a_name_cannot_disguise_itself_with_bidirectional_overrides() -> None:
     # U+202E would make this display as "invoiceexe.pdf"
     assert clean_name("invoice\u202efdp.exe") == "invoicefdp.exe"
     assert clean_name("a\u2066b\u2069c.txt") == "abc.txt"
+
+
+# --- a corpus of hostile files: every reason is a sentence a person can act on ---------------
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{3,}")
+_REPR = re.compile(r"<[\w.]+(?: object|>)|object at")
+_CLASS_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]*)*(?:Error|Exception)\b|BadZipFile|Traceback")
+
+
+def assert_readable(reason: str) -> None:
+    assert reason and "\n" not in reason and len(reason) < 400, reason
+    assert len(re.findall(r"[A-Za-z]{2,}", reason)) >= 4, f"not a sentence: {reason!r}"
+    assert not _ADDRESS.search(reason), f"memory address in {reason!r}"
+    assert not _REPR.search(reason), f"Python repr in {reason!r}"
+    assert not _CLASS_NAME.search(reason), f"exception class name in {reason!r}"
+
+
+@pytest.fixture(scope="module")
+def hostile() -> list[BadInput]:
+    return corpus()
+
+
+def test_the_corpus_formats_parse_when_they_are_not_hostile() -> None:
+    # so each hostile variant below fails for its hostility, not for being a broken sample
+    for name, data, expected in [
+        ("a.docx", make_bad_inputs.docx(), "keeper logs"),
+        ("a.xlsx", make_bad_inputs.xlsx(), "Calm"),
+        ("a.pptx", make_bad_inputs.pptx(), "Storm warnings"),
+        ("a.odt", make_bad_inputs.odt(), "tide came in"),
+        ("a.epub", make_bad_inputs.epub(), "tide came in"),
+    ]:
+        assert expected in parse(data, name, ParseBudgets()).text
+
+
+def test_every_hostile_file_fails_alone_with_a_readable_reason(hostile: list[BadInput]) -> None:
+    for item in hostile:
+        try:
+            parsed = parse(item.data, item.name, ParseBudgets())
+        except ParseError as exc:
+            assert_readable(exc.message)
+            if item.expected is not None:
+                assert item.expected in exc.message, (item.name, exc.message)
+            continue
+        assert item.expected is None, f"{item.name} parsed, should fail: {item.expected}"
+        assert "lollol" not in parsed.text and "ENTITY" not in parsed.text, item.name
+
+
+def test_an_xml_bomb_is_refused_as_one_in_every_xml_format(hostile: list[BadInput]) -> None:
+    # An XLSX with its DOCTYPE behind a long comment used to fail "shared string does not
+    # exist"; every Office and OpenDocument format now names the DOCTYPE.
+    bombs = [item for item in hostile if item.name.startswith("laughs") and item.expected]
+    assert {Path(item.name).suffix for item in bombs} == {".docx", ".xlsx", ".pptx", ".odt"}
+    for item in bombs:
+        with pytest.raises(ParseError, match="declares a DOCTYPE"):
+            parse(item.data, item.name, ParseBudgets())
+
+
+def test_a_corrupt_image_reason_has_no_python_internals(hostile: list[BadInput]) -> None:
+    corrupt = next(item for item in hostile if item.name == "corrupt.jpg")
+    with pytest.raises(ParseError) as caught:
+        parse(corrupt.data, corrupt.name, ParseBudgets())
+    assert "BytesIO" not in caught.value.message
+    assert "corrupt JPEG image" in caught.value.message
+
+
+def test_the_corpus_script_writes_every_file(tmp_path: Path, hostile: list[BadInput]) -> None:
+    assert make_bad_inputs.main([str(tmp_path)]) == 0
+    assert {p.name for p in tmp_path.iterdir()} == {item.name for item in hostile}
+
+
+def test_the_element_count_does_not_depend_on_where_the_stream_is_cut() -> None:
+    from loci.ingest.parsers.xml_scan import scan_xml
+
+    xml = b'<?xml version="1.0"?><!-- x --><a b="1"><c d=\'2\'/>text</a>' * 50
+    whole = scan_xml([xml])
+    assert whole.nodes >= 4 * 50 and not whole.doctype
+    for size in (1, 2, 3, 7, 64):
+        cut = scan_xml(xml[i : i + size] for i in range(0, len(xml), size))
+        assert cut == whole
+    hidden = b"<?xml version='1.0'?><!--" + b" " * 10_000 + b"--><!DOCTYPE a []><a/>"
+    assert scan_xml(hidden[i : i + 5] for i in range(0, len(hidden), 5)).doctype
+    assert scan_xml(["<!DOCTYPE a []><a/>".encode("utf-16")]).doctype

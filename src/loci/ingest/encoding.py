@@ -1,9 +1,11 @@
 """Turn the bytes of a text-like file into `str`, or refuse them as binary.
 
 Order of trust: a byte-order mark says exactly what the encoding is; then strict UTF-8, which
-almost never decodes non-UTF-8 text by accident; only then charset-normalizer's statistical
-guess. Binary data is refused before guessing, because a guesser will happily "decode" a JPEG
-as cp1252 and the index would fill with junk.
+almost never decodes non-UTF-8 text by accident; then the charset a container declares; then
+the common legacy code page whose reading is plausible letter by letter (`legacy_charsets`,
+reliable on a short note, where statistics have too little to go on); only then
+charset-normalizer's statistical guess. Binary data is refused before guessing, because a
+guesser will happily "decode" a JPEG as cp1252 and the index would fill with junk.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from charset_normalizer import from_bytes
 
 from loci.errors import ParseError
+from loci.ingest.legacy_charsets import plausible_decoding
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +74,10 @@ def _decode(data: bytes, declared: str | None) -> str:
             return data.decode(declared, errors="replace")
         except LookupError:
             logger.debug("unknown declared charset %r; guessing instead", declared)
+    legacy = plausible_decoding(data)
+    if legacy is not None:
+        logger.debug("decoding as %s (its letters read plausibly)", legacy)
+        return data.decode(legacy, errors="replace")  # judged on a sample: the rest may differ
     matches = from_bytes(data[:_DETECT_BYTES])
     best = matches.best()
     if best is None:

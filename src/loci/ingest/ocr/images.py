@@ -15,6 +15,7 @@ import warnings
 from typing import TYPE_CHECKING
 
 from loci.errors import BudgetExceeded, NoParser, ParseError
+from loci.ingest.reasons import with_detail
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -91,10 +92,17 @@ def open_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image
             opened.load()
     except BudgetExceeded:
         raise
-    except Image.DecompressionBombError as exc:
-        raise BudgetExceeded(f"image is over the pixel budget ({exc})") from None
+    except Image.DecompressionBombError:
+        raise BudgetExceeded(
+            f"image is over the {max_pixels / 1e6:g}-megapixel budget (a decompression bomb?)"
+        ) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError) as exc:
-        raise ParseError(f"corrupt {kind} image: {exc}") from None
+        raise ParseError(
+            with_detail(
+                f"corrupt {kind} image: it is damaged or cut short and cannot be decoded",
+                exc,
+            )
+        ) from None
     image: Image.Image = opened
     if image.mode not in ("L", "RGB"):
         image = _flatten(image)

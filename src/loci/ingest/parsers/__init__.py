@@ -47,6 +47,11 @@ class ParseBudgets:
     # One XML part of a package (a sheet, a shared-strings table, a slide, a chapter) is held
     # in memory while it is read, so it has a budget of its own below the package's.
     max_part_bytes: int = 64 * 1024 * 1024
+    # Elements and attributes of the XML parts parsed into memory, in all: a parsed element
+    # costs lxml and python-docx some 150 bytes however small it is in the file, so 63 MB of
+    # tiny Word paragraphs took 1.4 GB. At this limit the worst shapes measured peak at 260 MB
+    # over the baseline (bench/parse_xml_bomb.py); real documents have a few hundred thousand.
+    max_xml_nodes: int = 2_000_000
     max_pdf_pages: int = 5000
     timeout_s: float = 120.0
     # Images are decoded whole: the pixel count is checked on the header first (bombs).
@@ -184,6 +189,12 @@ def _choose(data: bytes, extension: str, filename: str = "") -> str:
     sniffed = _sniff(data)
     if sniffed in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
         return sniffed
+    if sniffed == "zip" and extension in _PACKAGES:
+        from loci.ingest.parsers.package import readable_zip
+
+        if not readable_zip(data):  # cut short before the members that name the format
+            label = extension.lstrip(".").upper()
+            raise ParseError(f"corrupt {label}: the zip archive is cut short or damaged")
     if sniffed == "zip":
         raise NoParser(
             "no parser for this type (a zip archive that is not a Word, PowerPoint, Excel, "

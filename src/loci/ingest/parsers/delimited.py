@@ -17,6 +17,7 @@ from loci.errors import ParseError
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.rows import RowBlocks, truncation_warning
+from loci.ingest.reasons import with_detail
 from loci.models import ParsedDocument
 
 _DELIMITERS = ",;\t|"
@@ -48,7 +49,7 @@ def parse_delimited(data: bytes, budgets: ParseBudgets, *, tab: bool = False) ->
                 f"CSV has a field longer than {csv.field_size_limit()} characters near line "
                 f"{reader.line_num}; refused"
             ) from None
-        raise ParseError(f"unreadable CSV near line {reader.line_num}: {exc}") from None
+        raise ParseError(with_detail(f"unreadable CSV near line {reader.line_num}", exc)) from None
     blocks = rows.finish()
     warnings: list[str] = []
     if rows.truncated_cells:

@@ -1,11 +1,13 @@
 """DOCX: headings, paragraphs, lists and tables in body order, via python-docx.
 
-The package is inspected before python-docx sees it, because python-docx reads every part into
+The package is inspected before python-docx sees it, because python-docx parses every part into
 memory: the zip's declared sizes are checked against the decompression budgets (a zip bomb fails
-here, cheaply), and an XML part with a DOCTYPE is refused (entity declarations are how XML bombs
-and external-entity reads start; python-docx's parser already leaves entities unresolved, this
-makes the refusal explicit). Declared sizes cannot be used to lie past the budget: Python's
-zipfile stops at the declared size and fails the CRC check.
+here, cheaply), every XML part is streamed once to count its elements against the node budget
+(63 MB of tiny paragraphs would take gigabytes as a tree), and an XML part with a DOCTYPE is
+refused (entity declarations are how XML bombs and external-entity reads start; python-docx's
+parser already leaves entities unresolved, this makes the refusal explicit). Declared sizes
+cannot be used to lie past the budget: Python's zipfile stops at the declared size and fails the
+CRC check.
 
 `line_start`/`line_end` of a block count body paragraphs and table rows, 1-based.
 """
@@ -22,6 +24,7 @@ from typing import Any
 from loci.errors import ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.package import Package
+from loci.ingest.reasons import with_detail
 from loci.models import Block, ParsedDocument
 
 logger = logging.getLogger(__name__)
@@ -40,7 +43,11 @@ def parse_docx(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
         document = docx.Document(io.BytesIO(data))
     except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors, ... here
         logger.debug("python-docx could not open the file: %r", exc)
-        raise ParseError(f"corrupt DOCX: {_reason(exc)}") from None
+        raise ParseError(
+            with_detail(
+                "corrupt DOCX: Word's parts in it cannot be read (save it again from Word)", exc
+            )
+        ) from None
     return _Reader(document, Deadline(budgets, "DOCX")).read()
 
 
@@ -48,12 +55,7 @@ def _inspect_package(data: bytes, budgets: ParseBudgets) -> None:
     package = Package(data, budgets, "DOCX")
     if "[Content_Types].xml" not in package:
         raise ParseError("not a Word document: the zip has no [Content_Types].xml")
-    package.refuse_doctypes()
-
-
-def _reason(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return text[:200] or type(exc).__name__
+    package.inspect_parts()
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,9 @@ _CONTAINERS = frozenset(
 )
 _HEADING = re.compile(r"h([1-6])$")
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+# The HTML parser reads a DOCTYPE's internal subset (entity declarations) as text; it is never
+# expanded, only dropped, so a bomb in a chapter neither inflates nor shows up in the book.
+_DOCTYPE = re.compile(r"^\s*(?:<!--.*?-->\s*)*<!DOCTYPE[^\[>]*(?:\[.*?\]\s*)?>", re.S | re.I)
 
 
 def parse_epub(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
@@ -166,6 +169,7 @@ def _html_tree(data: bytes) -> Any:
     from lxml import html as lxml_html
 
     text = _XML_DECLARATION.sub("", decode_text(data), count=1)
+    text = _DOCTYPE.sub("", text, count=1)
     try:
         return lxml_html.document_fromstring(text or "<html></html>")
     except (etree.ParserError, ValueError):

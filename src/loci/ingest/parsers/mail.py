@@ -28,6 +28,7 @@ from loci.errors import BudgetExceeded, ParseError
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.text import paragraph_blocks
+from loci.ingest.reasons import with_detail
 from loci.models import Attachment, Block, ParsedDocument
 
 _MAX_ATTACHMENTS = 100
@@ -100,7 +101,7 @@ def _parse_message(data: bytes) -> EmailMessage:
     try:
         message = email.message_from_bytes(data, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; anything raised here is a broken file
-        raise ParseError(f"unreadable e-mail: {exc}") from None
+        raise ParseError(with_detail("unreadable e-mail: its headers are malformed", exc)) from None
     if not isinstance(message, EmailMessage) or not message.keys():
         raise ParseError("not an e-mail message: no headers found")
     return message

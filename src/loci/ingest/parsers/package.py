@@ -4,11 +4,15 @@
 decompressed-size and ratio budgets (a zip bomb fails here, cheaply; Python's zipfile stops at
 the declared size and fails the CRC check, so the declaration cannot be used to lie past it),
 then every XML part against the per-part budget when it is read, because a part is parsed into
-memory whole (or, for spreadsheet sheets and shared strings, streamed but still kept). XML is
-parsed by lxml without entity resolution, DTD loading or network access; the Office and
-OpenDocument formats never need a DOCTYPE, so one there is refused outright (that is how XML
-bombs and external-entity reads start), while EPUB's NCX and XHTML files often carry a harmless
-one and are only parsed without resolving it.
+memory whole (or, for spreadsheet sheets and shared strings, streamed but still kept). Bytes
+are not the whole story: a parsed element costs lxml well over a hundred bytes however few it
+took in the file, so every part parsed into memory is counted first (`xml_scan`) and the
+package may hold at most `ParseBudgets.max_xml_nodes` elements and attributes in all, which
+keeps any accepted file's parse within a few hundred megabytes. XML is parsed by lxml without
+entity resolution, DTD loading or network access; the Office and OpenDocument formats never
+need a DOCTYPE, so one anywhere in a part is refused outright (that is how XML bombs and
+external-entity reads start), while EPUB's NCX and XHTML files often carry a harmless one and
+are only parsed without resolving it.
 
 `package_kind` reads the member names (and ODF/EPUB's `mimetype` member) to say which format a
 zip is, falling back to the local file headers when the central directory is gone (a truncated
@@ -27,14 +31,24 @@ from typing import Any
 
 from loci.errors import BudgetExceeded, ParseError
 from loci.ingest.parsers import ParseBudgets
+from loci.ingest.parsers.xml_scan import XmlScan, scan_xml
+from loci.ingest.reasons import with_detail
 
 _MAX_MEMBERS = 10_000
 _RATIO_FLOOR = 1024 * 1024  # tiny packages cannot bomb; their ratios are noise
-_DOCTYPE = tuple("<!DOCTYPE".encode(e) for e in ("utf-8", "utf-16-le", "utf-16-be"))
 _LOCAL_HEADER = re.compile(rb"PK\x03\x04")
 _ODF_TEXT = b"application/vnd.oasis.opendocument.text"
 _EPUB = b"application/epub+zip"
 _MIMETYPE_MAX = 256
+_SCAN_CHUNK = 1024 * 1024
+# What a person calls each format, for budget messages they can act on.
+_NOUNS = {
+    "DOCX": "Word document",
+    "XLSX": "spreadsheet",
+    "PPTX": "presentation",
+    "EPUB": "EPUB book",
+    "ODT": "OpenDocument text",
+}
 
 
 def package_kind(data: bytes) -> str:
@@ -53,6 +67,15 @@ def package_kind(data: bytes) -> str:
     if mimetype is None and "META-INF/container.xml" in names:
         return "epub"  # a sloppy EPUB without its mimetype member is still a book
     return "zip"
+
+
+def readable_zip(data: bytes) -> bool:
+    """Whether the zip's central directory can be read (False: truncated or damaged)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)):
+            return True
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, RuntimeError, NotImplementedError):
+        return False
 
 
 def _names_and_mimetype(data: bytes) -> tuple[set[str], bytes | None]:
@@ -116,6 +139,7 @@ class Package:
                 f"{budgets.max_compression_ratio:g}:1)"
             )
         self._members = {m.filename: m for m in members}
+        self._nodes = 0  # elements and attributes of the parts parsed into memory so far
 
     def names(self) -> list[str]:
         return list(self._members)
@@ -141,23 +165,17 @@ class Package:
         ):
             # RuntimeError is zipfile's "encrypted member"; the rest are damaged data
             raise ParseError(f"corrupt {self.what}: part {name} cannot be read") from None
-        if not allow_doctype:
-            self._refuse_doctype(name, data[:4096])
+        self._admit(name, scan_xml([data]), allow_doctype=allow_doctype, kept=True)
         return data
 
-    def refuse_doctypes(self) -> None:
-        """Refuse the package if any XML part declares a DOCTYPE, reading only each part's
-        head: for a library (python-docx) that will read every part itself, unchecked."""
+    def inspect_parts(self) -> None:
+        """Scan every XML part as a stream, for a library (python-docx) that will parse them all
+        itself, unchecked: any DOCTYPE is refused, and their elements count against the
+        package's node budget before one of them is parsed."""
         for name, info in self._members.items():
-            if not name.endswith((".xml", ".rels")):
-                continue
-            try:
-                with self.archive.open(info) as stream:
-                    head = stream.read(4096)
-            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError):
-                # RuntimeError is zipfile's "encrypted member"; the rest are damaged data
-                raise ParseError(f"corrupt {self.what}: part {name} cannot be read") from None
-            self._refuse_doctype(name, head)
+            if name.endswith((".xml", ".rels")):
+                self._check_size(info)
+                self._admit(name, self._scan(info), allow_doctype=False, kept=True)
 
     def xml(self, name: str, *, allow_doctype: bool = False) -> Any:
         """A part parsed whole into an lxml element (entities never resolved)."""
@@ -168,7 +186,7 @@ class Package:
             return etree.fromstring(data, safe_xml_parser())
         except etree.XMLSyntaxError as exc:
             raise ParseError(
-                f"corrupt {self.what}: part {name} is not well-formed XML ({_first_line(exc)})"
+                with_detail(f"corrupt {self.what}: part {name} is not well-formed XML", exc)
             ) from None
 
     def iter_elements(self, name: str, tag: str) -> Iterator[Any]:
@@ -180,9 +198,10 @@ class Package:
         if info is None:
             raise ParseError(f"corrupt {self.what}: part {name} is missing")
         self._check_size(info)
+        # Streamed, so the part's elements cost no memory past the current one: only the
+        # DOCTYPE and encoding checks apply, and the caller budgets what it keeps.
+        self._admit(name, self._scan(info), allow_doctype=False, kept=False)
         try:
-            with self.archive.open(info) as stream:
-                self._refuse_doctype(name, stream.read(4096))
             with self.archive.open(info) as stream:
                 events = etree.iterparse(
                     stream,
@@ -200,7 +219,7 @@ class Package:
                         del element.getparent()[0]
         except etree.XMLSyntaxError as exc:
             raise ParseError(
-                f"corrupt {self.what}: part {name} is not well-formed XML ({_first_line(exc)})"
+                with_detail(f"corrupt {self.what}: part {name} is not well-formed XML", exc)
             ) from None
         except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, NotImplementedError):
             raise ParseError(f"corrupt {self.what}: part {name} cannot be read") from None
@@ -256,10 +275,37 @@ class Package:
                 f"the {mib(limit)} per-part budget"
             )
 
-    def _refuse_doctype(self, name: str, head: bytes) -> None:
-        if any(marker in head for marker in _DOCTYPE):
+    def _scan(self, info: zipfile.ZipInfo) -> XmlScan:
+        try:
+            with self.archive.open(info) as stream:
+                return scan_xml(iter(lambda: stream.read(_SCAN_CHUNK), b""))
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, ValueError):
+            # RuntimeError is zipfile's "encrypted member"; the rest are damaged data
+            raise ParseError(f"corrupt {self.what}: part {info.filename} cannot be read") from None
+
+    def _admit(self, name: str, scan: XmlScan, *, allow_doctype: bool, kept: bool) -> None:
+        if not scan.readable:
             raise ParseError(
-                f"{self.what} part {name} declares a DOCTYPE; refused (XML entity expansion)"
+                f"{self.what} part {name} is XML in an encoding other than UTF-8 or UTF-16, "
+                "which these files never use; refused"
+            )
+        if scan.doctype and not allow_doctype:
+            raise ParseError(
+                f"{self.what} part {name} declares a DOCTYPE, which these files never need and "
+                "XML bombs rely on; refused (save the file again from its application)"
+            )
+        if kept:
+            self.spend_nodes(scan.nodes)
+
+    def spend_nodes(self, nodes: int) -> None:
+        """Count `nodes` elements (or values kept in memory) against the package's budget."""
+        self._nodes += nodes
+        limit = self.budgets.max_xml_nodes
+        if self._nodes > limit:
+            noun = _NOUNS.get(self.what, f"{self.what} file")
+            raise BudgetExceeded(
+                f"this {noun} has more than {limit:,} XML elements; Loci reads at most "
+                f"{limit:,} in one file (split it into smaller files)"
             )
 
 
@@ -288,8 +334,3 @@ def mib(n: int) -> str:
     if n < 1024 * 1024:
         return f"{n / 1024:.0f} KB"
     return f"{n / (1024 * 1024):.0f} MB"
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return (text.splitlines()[0] if text else type(exc).__name__)[:200]

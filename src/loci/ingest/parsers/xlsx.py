@@ -88,6 +88,7 @@ def _shared_strings(package: Package, part: str | None, deadline: Deadline) -> l
     for count, item in enumerate(package.iter_elements(part, "{*}si")):
         if count % (_CHECK_EVERY * 20) == 0:
             deadline.check()
+            package.spend_nodes(_CHECK_EVERY * 20)  # the table is kept: it counts as parsed
         strings.append(_string_item(item))
     return strings
 

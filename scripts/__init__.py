@@ -1,0 +1,1 @@
+"""Scripts run by hand (and the hostile-file corpus the tests share)."""
