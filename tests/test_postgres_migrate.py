@@ -36,7 +36,7 @@ def test_migrate_copies_everything_and_ranks_the_same(
     brain = loci.brain("default")
     ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
     loci.wait_for(brain, ids)
-    graph = BrainGraph(loci.store, loci.blobs, loci.search)
+    graph = loci.graph
     graph.create(brain, actor="t", doc_type="person", title="Ana", text="Ana grows tomatoes.")
     graph.rewrite(brain, "ana", "Ana grows peppers.", actor="t",
                   expected_hash=graph.get(brain, "ana").summary.content_hash)  # fmt: skip
