@@ -24,8 +24,8 @@ from loci.app import build_chat, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.errors import BudgetExceeded, NoParser, ParseError
-from loci.ingest.ocr import needs_ocr
 from loci.ingest.ocr.images import heif_supported
+from loci.ingest.ocr_preview import needs_ocr
 from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.models import Hit, region_words
 from loci.search.engine import SearchRequest

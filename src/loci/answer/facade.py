@@ -15,7 +15,7 @@ from loci.answer import keep
 from loci.answer.events import AskEvent, token
 from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Retrieval, Turn
-from loci.answer.scope import Scope, admits, scope_for
+from loci.answer.scope import Scope, scope_for
 from loci.answer.sources import Source
 from loci.answer.sources import number as number_sources
 from loci.answer.study import Flashcard, QuizQuestion
@@ -37,6 +37,7 @@ from loci.models import (
     SearchFilters,
 )
 from loci.search.engine import SearchRequest, passage_hit
+from loci.search.filters import admits
 from loci.store.base import Store
 
 MAX_REASON = 1000  # characters: a reason is a remark, not an essay

@@ -163,7 +163,8 @@ def ocr_needed(data: bytes) -> OcrPlan:
     or a PDF page with too little text for its area and an image on it), so the dry run and the
     add cannot disagree. Without an OCR engine nothing runs, and the reason says so.
     """
-    from loci.ingest.ocr import ocr_available, ocr_targets
+    from loci.ingest.ocr import ocr_available
+    from loci.ingest.ocr_preview import ocr_targets
 
     targets = ocr_targets(data)
     if not targets:

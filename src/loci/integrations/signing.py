@@ -56,11 +56,6 @@ def verify_slack(
         raise Unauthenticated("the request's Slack signature does not match")
 
 
-def webhook_signature(secret: str, timestamp: int, body: bytes) -> str:
-    """The `X-Loci-Signature` header value a sender computes for `body` at `timestamp`."""
-    return f"t={timestamp},{LOCI_VERSION}={_hmac(secret, f'{timestamp}.'.encode() + body)}"
-
-
 def verify_webhook(secrets: Sequence[str], header: str | None, body: bytes, now: float) -> None:
     """Raise `Unauthenticated` unless one of `secrets` signed this body within the window.
 

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from loci.answer.facade import Answering
-from loci.answer.scope import check_filters
 from loci.curate.pipeline import CURATE_JOB, Curation
 from loci.embed.base import Embedder
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -41,6 +40,7 @@ from loci.models import (
 from loci.names import check_name
 from loci.review.facade import Reviewing
 from loci.search.engine import SearchEngine, SearchRequest
+from loci.search.filters import check_filters
 from loci.search.related import MAX_RELATED, Related, related_documents
 from loci.search.rerank import Reranker
 from loci.service.adding import INDEX_JOB, Adding

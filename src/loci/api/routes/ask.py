@@ -10,7 +10,6 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
 from loci.answer.events import AskEvent
-from loci.answer.scope import check_filters
 from loci.api.deps import (
     AccountsDep,
     LociDep,
@@ -40,6 +39,7 @@ from loci.auth.access import Principal
 from loci.errors import Forbidden, LociError, NotFound
 from loci.llm.client import Chat
 from loci.models import Brain, SearchFilters
+from loci.search.filters import check_filters
 from loci.service import Loci
 
 router = APIRouter(prefix="/brains/{brain}", tags=["ask"])

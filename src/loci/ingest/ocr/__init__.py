@@ -5,25 +5,21 @@
     rapid.recognize_rapid  … the same from RapidOCR (optional extra `loci[ocr-photos]`)
     choice.read_image      Tesseract, then RapidOCR where Tesseract's reading is weak
     layout.ocr_blocks      words → paragraph blocks with lines, region and confidence
-    needs.needs_ocr        will adding this file run OCR? (for previews and the dry run)
-    needs.ocr_targets      … and on what: [1] for an image, the scanned pages of a PDF
 
-Parsers call these; nothing here knows about documents, stores or settings.
+Parsers call these; nothing here knows about documents, stores, settings or parsers
+(`loci.ingest.ocr_preview` tells whether adding a file will run OCR).
 """
 
 from loci.ingest.ocr.engine import ENGINE_NAME, OcrUnavailable, ocr_available, recognize
 from loci.ingest.ocr.images import IMAGE_EXTENSIONS, open_image, sniff_image
 from loci.ingest.ocr.layout import ocr_blocks
-from loci.ingest.ocr.needs import needs_ocr, ocr_targets
 
 __all__ = [
     "ENGINE_NAME",
     "IMAGE_EXTENSIONS",
     "OcrUnavailable",
-    "needs_ocr",
     "ocr_available",
     "ocr_blocks",
-    "ocr_targets",
     "open_image",
     "recognize",
     "sniff_image",

@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Pillow format names; HEIC only when a decoder plugin (pillow-heif) is installed.
-ALLOWED_FORMATS = frozenset({"PNG", "JPEG", "WEBP", "TIFF", "GIF", "BMP", "HEIF"})
 IMAGE_EXTENSIONS = frozenset(
     {".png", ".jpg", ".jpeg", ".webp", ".tif", ".tiff", ".gif", ".bmp", ".heic", ".heif"}
 )

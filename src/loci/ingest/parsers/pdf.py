@@ -33,7 +33,7 @@ from loci.ingest.parsers.pdf_scans import (
     FIGURE_SHARE,
     ScannedPages,
     image_share,
-    needs_ocr,
+    looks_scanned,
     render,
 )
 from loci.ingest.parsers.pdf_text import text_segments
@@ -130,7 +130,7 @@ def scanned_pages(data: bytes, limit: int = 5000) -> list[int]:
                         segments = text_segments(textpage, deadline)
                     finally:
                         textpage.close()
-                    if needs_ocr(page, sum(len(s.text) for s in segments)):
+                    if looks_scanned(page, sum(len(s.text) for s in segments)):
                         found.append(index + 1)
                 finally:
                     page.close()
@@ -206,7 +206,7 @@ def _read_page(
         finally:
             textpage.close()
         chars = sum(len(s.text) for s in segments)
-        if needs_ocr(page, chars):
+        if looks_scanned(page, chars):
             return [], render(page) if for_ocr else True
     finally:
         page.close()

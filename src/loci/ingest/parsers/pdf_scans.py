@@ -32,7 +32,7 @@ OCR_MAX_PIXELS = 12_000_000  # a page bigger than A3 at 200 dpi is rendered smal
 FIGURE_SHARE = 0.4  # a text page this much covered by images is worth a caption
 
 
-def needs_ocr(page: pdfium.PdfPage, chars: int) -> bool:
+def looks_scanned(page: pdfium.PdfPage, chars: int) -> bool:
     """Too little text for the page's area, and something drawn that could be a scan.
 
     A page of body text has thousands of characters; a scanned page has none, or a few from a

@@ -3,6 +3,9 @@
 It looks at the bytes the way the parsers will: an image is always read by OCR; a PDF is when
 some page has too little text for its area and an image on it (a scan). The PDF is opened, but
 no page is rendered. False when no OCR engine is installed, since then none will run.
+
+It sits beside the parsers and the OCR package, not inside OCR: it asks the PDF parser which
+pages are scans, and the PDF parser itself calls OCR.
 """
 
 from __future__ import annotations
