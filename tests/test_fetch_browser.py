@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from loci.embed.base import Embedder
 from loci.errors import BlockedAddress, ChallengePage, FetchError
@@ -328,8 +329,6 @@ def test_chromium_itself_sends_no_webrtc_udp_even_to_a_script_that_has_the_api(
     udp_trap: socket.socket,
 ) -> None:
     """The second layer: a frame where the init script did not run still has no UDP."""
-    from playwright.sync_api import sync_playwright
-
     port = udp_trap.getsockname()[1]
     gather = """async (port) => {
       const pc = new RTCPeerConnection({iceServers: [{urls: `stun:127.0.0.1:${port}`}]});
