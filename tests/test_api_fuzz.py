@@ -11,6 +11,8 @@ deletes or renames is put back before the next. Left out, because they must be:
 - fetching a URL (the server would fetch whatever host the fuzzer invents);
 - revoking the very token the fuzzer sends (every later case would be a 401 and test nothing);
 - a personal chat model is removed after each case (else answers would go to a made-up host).
+Saving one resolves its host (to refuse a private address); the resolver answers no made-up
+name here, so the fuzzer's hosts never reach DNS.
 The server runs without its ingestion worker: parsing what the fuzzer uploads is the parser
 tests' job, and embedding it would take most of the time budget.
 
@@ -20,9 +22,11 @@ on 2 cores); set it higher for a deeper run. Generation is deterministic, so a f
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
-from collections.abc import Iterator
+import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +69,7 @@ SEMANTIC = {
     "ingest_source_item",
     "share_to_brain",  # a share must carry some text or a link; all three fields may be empty
     "brain_digest",  # `since` is a period (24h, 7d, 2w) or a date, which a string cannot say
+    "set_my_model",  # the base_url's host must be an address the server may reach
 }
 # operations whose success could spoil the cases after them (see Target.restore)
 SPOILERS = {
@@ -113,13 +118,30 @@ class Target:
         )
 
 
+def _offline_getaddrinfo(real: Callable[..., Any]) -> Callable[..., Any]:
+    """getaddrinfo for IP literals and localhost only: any other name is unknown."""
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            if name != "localhost":
+                raise socket.gaierror(socket.EAI_NONAME, "unknown name (offline test)") from None
+        return real(host, *args, **kwargs)
+
+    return getaddrinfo
+
+
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterator[Target]:
     home = tmp_path_factory.mktemp("fuzz") / "home"
     loci = make_service(home, embedder, job_retry_base_s=0.01)
     server = LiveServer(loci, run_worker=False).start()
     try:
-        yield Target(server, loci)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(socket, "getaddrinfo", _offline_getaddrinfo(socket.getaddrinfo))
+            yield Target(server, loci)
     finally:
         server.stop()
         loci.store.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import ipaddress
+import re
 import shutil
 import socket
 import ssl
@@ -450,6 +451,95 @@ def test_allowing_one_address_does_not_open_ipv6_loopback(server: Server) -> Non
     with pytest.raises(BlockedAddress, match="loopback"):
         fetch(f"http://[::1]:{server.port}/article", LOOPBACK)
     assert server.connections == 0
+
+
+@pytest.fixture
+def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every host handed to the resolver."""
+    asked: list[str] = []
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append(host.decode() if isinstance(host, bytes) else str(host))
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+@pytest.mark.parametrize(
+    ("host", "reason"),
+    [
+        ("[::ffff:127.0.0.1]", "loopback (inside IPv4-mapped IPv6)"),
+        ("[::ffff:7f00:1]", "loopback (inside IPv4-mapped IPv6)"),
+        ("[::ffff:a9fe:a9fe]", "link-local (inside IPv4-mapped IPv6)"),
+        ("[0:0:0:0:0:0:0:1]", "loopback"),
+        ("2130706433", "(127.0.0.1): loopback"),  # decimal
+        ("017700000001", "(127.0.0.1): loopback"),  # octal
+        ("0x7f000001", "(127.0.0.1): loopback"),  # hex
+        ("0x7f.1", "(127.0.0.1): loopback"),
+        ("0177.0.1", "(127.0.0.1): loopback"),
+        ("127.0.0.1.", "(127.0.0.1): loopback"),
+        ("0xa9.0xfe.0xa9.0xfe", "(169.254.169.254): link-local"),
+        ("3232235521", "(192.168.0.1): private"),
+        ("%31%32%37.0.0.1", "a percent-encoded address (127.0.0.1)"),
+        ("127.0.0.%31", "a percent-encoded address (127.0.0.1)"),
+    ],
+)
+def test_an_address_in_any_form_is_refused_without_a_lookup(
+    server: Server, lookups: list[str], host: str, reason: str
+) -> None:
+    with pytest.raises(BlockedAddress, match=re.escape(reason)):
+        fetch(f"http://{host}:{server.port}/article", FetchPolicy())
+    assert lookups == []
+    assert server.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "zone"),
+    [
+        ("[::1%25lo]", "lo"),
+        ("[fe80::1%25eth0]", "eth0"),
+        ("[::1%lo]", "lo"),
+        ("[2001:4860:4860::8888%25eth0]", "eth0"),
+    ],
+)
+def test_an_ipv6_zone_id_is_refused_whatever_the_policy(
+    server: Server, lookups: list[str], host: str, zone: str
+) -> None:
+    """A zone id names an interface of this machine: not opened even by allow_private."""
+    for policy in (FetchPolicy(), FetchPolicy(allow_private=True)):
+        with pytest.raises(BlockedAddress, match=rf"zone id \({zone}\) names a network interface"):
+            fetch(f"http://{host}:{server.port}/article", policy)
+    assert lookups == []
+    assert server.connections == 0
+
+
+@pytest.mark.parametrize(
+    ("host", "problem"),
+    [
+        ("ex%61mple.com", "cannot contain percent-escapes"),
+        ("4294967296", "not a valid IPv4 address"),
+        ("0x100.1", "not a valid IPv4 address"),
+        ("0177.0.0.1", "not a URL Loci can fetch"),
+    ],
+)
+def test_a_host_that_is_neither_name_nor_address_is_unsupported(
+    lookups: list[str], host: str, problem: str
+) -> None:
+    with pytest.raises(UnsupportedSource, match=re.escape(problem)):
+        fetch(f"http://{host}/article", FetchPolicy())
+    assert lookups == []
+
+
+def test_an_allowed_address_in_decimal_form_is_fetched_from_that_address(
+    server: Server, lookups: list[str]
+) -> None:
+    page = fetch(f"http://2130706433:{server.port}/article", LOOPBACK)
+    assert page.body == ARTICLE
+    # Read as 127.0.0.1, never asked of the resolver as a name. (The socket layer passes the
+    # canonical literal to getaddrinfo to build the address: no lookup happens there.)
+    assert "2130706433" not in lookups and set(lookups) <= {"127.0.0.1"}
 
 
 @pytest.mark.parametrize(

@@ -7,16 +7,20 @@ stands for an intranet address, and counts every connection it gets: there must 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from loci.embed.base import Embedder
 from loci.errors import BlockedAddress, ChallengePage, FetchError
+from loci.ingest.chromium import Chromium
 from loci.service import Loci
 from tests.browser import CHROMIUM, require_chromium
 from tests.conftest import make_service, run_cli
@@ -248,3 +252,99 @@ def test_a_dry_run_of_a_javascript_page_says_it_will_be_rendered(
     added = loci.add_url(loci.brain(), url)
     [document] = loci.wait_for(loci.brain(), [added.document.id])
     assert document.chunk_count == item.chunks >= 1
+
+
+# Tries every way out of the page that routing does not see, aimed at a UDP port on loopback:
+# STUN and TURN from the page and from a fresh child frame, WebTransport (QUIC) from the page
+# and from a worker. The title says which attempts the page's scripts could even start.
+WEBRTC_JS = (
+    ARTICLE_JS
+    + """
+const ice = {iceServers: [
+  {urls: "stun:127.0.0.1:{udp}"},
+  {urls: "turn:127.0.0.1:{udp}?transport=udp", username: "u", credential: "p"},
+]};
+function offer(RTC) {
+  const pc = new RTC(ice);
+  pc.createDataChannel("leak");
+  pc.createOffer().then((o) => pc.setLocalDescription(o));
+}
+const started = [];
+try { offer(RTCPeerConnection); started.push("page"); } catch (e) {}
+const frame = document.createElement("iframe");
+document.body.appendChild(frame);
+try { offer(frame.contentWindow.RTCPeerConnection); started.push("frame"); } catch (e) {}
+const quic = 'new WebTransport("https://127.0.0.1:{udp}/").ready.catch(() => {});';
+try { eval(quic); started.push("webtransport"); } catch (e) {}
+new Worker(URL.createObjectURL(new Blob(["try { " + quic + " } catch (e) {}"])));
+document.title = "Reader (started: " + (started.join(", ") || "nothing") + ")";
+"""
+)
+
+
+@pytest.fixture
+def udp_trap() -> Iterator[socket.socket]:
+    """A UDP port on 127.0.0.1 that a page's script will aim at; it must receive nothing."""
+    trap = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    trap.bind(("127.0.0.1", 0))
+    trap.setblocking(False)
+    yield trap
+    trap.close()
+
+
+def _datagrams(trap: socket.socket) -> list[bytes]:
+    received: list[bytes] = []
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            received.append(trap.recv(2048))
+    return received
+
+
+def test_a_page_script_cannot_send_udp_by_webrtc_or_webtransport(
+    udp_trap: socket.socket, tmp_path: Path, embedder: Embedder
+) -> None:
+    require_chromium()
+    script = WEBRTC_JS.replace("{udp}", str(udp_trap.getsockname()[1]))
+
+    class Handler(QuietHandler):
+        def do_GET(self) -> None:  # noqa: N802 - stdlib's name
+            if self.path == "/webrtc.js":
+                self.send(200, script, "text/javascript")
+            else:
+                self.send(200, SHELL.replace("{script}", "webrtc.js"))
+
+    with Loopback(Handler) as site:
+        loci = _service(tmp_path, embedder)
+        web = loci.fetch_page(site.url("/reader"))
+    # The page still rendered: its article is there, built by its script.
+    assert web.rendered and b"blastema" in web.page.body
+    # Nothing the scripts tried, from any frame or worker, reached the port. (Chromium has been
+    # killed by now, so anything it sent is already in the socket.)
+    assert _datagrams(udp_trap) == []
+    # They found no WebRTC or WebTransport to try with, in the page or in a child frame.
+    assert b"<title>Reader (started: nothing)</title>" in web.page.body
+
+
+def test_chromium_itself_sends_no_webrtc_udp_even_to_a_script_that_has_the_api(
+    udp_trap: socket.socket,
+) -> None:
+    """The second layer: a frame where the init script did not run still has no UDP."""
+    port = udp_trap.getsockname()[1]
+    gather = """async (port) => {
+      const pc = new RTCPeerConnection({iceServers: [{urls: `stun:127.0.0.1:${port}`}]});
+      pc.createDataChannel("leak");
+      const done = new Promise((resolve) => {
+        pc.onicegatheringstatechange = () => pc.iceGatheringState === "complete" && resolve();
+        setTimeout(resolve, 5000);
+      });
+      await pc.setLocalDescription(await pc.createOffer());
+      await done;
+      return pc.iceGatheringState;
+    }"""
+    with Chromium(str(require_chromium())) as browser, sync_playwright() as playwright:
+        connected = playwright.chromium.connect_over_cdp(browser.ws_url)
+        page = connected.new_context().new_page()
+        state = page.evaluate(gather, port)
+        connected.close()
+    assert _datagrams(udp_trap) == []
+    assert state == "complete"  # ICE gathering ran to its end: there was nothing to wait for

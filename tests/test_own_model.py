@@ -8,8 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from loci.app import build_chat, service_settings
+from loci.config import Settings
 from loci.embed.base import Embedder
-from tests.conftest import make_service
+from loci.models import UserModel
+from loci.service import Loci
+from loci.store.blobs import BlobStore
+from tests.conftest import make_service, open_store
 from tests.live_server import LiveServer
 from tests.scripted_llm import Reply, ScriptedLLM
 from tests.test_ask_api import events
@@ -79,16 +84,94 @@ def test_a_users_own_model_answers_their_questions_with_their_key(
         server.stop()
 
 
-def test_an_endpoint_on_a_private_address_is_refused_and_the_answer_still_comes(
+def serve_with_server_model(tmp_path: Path, embedder: Embedder, llm: ScriptedLLM) -> LiveServer:
+    """The administrator's own model (LOCI_LLM_*) on loopback, and no network allowed to fetches."""
+    settings = Settings(
+        home=tmp_path / "home",
+        llm_base_url=llm.base_url,
+        llm_model="servers-own",
+        job_retry_base_s=0.01,
+    )
+    settings.home.mkdir(parents=True)
+    loci = Loci(
+        store=open_store(settings.home, None),
+        blobs=BlobStore(settings.blob_dir),
+        embedder=lambda: embedder,
+        settings=service_settings(settings),
+        chat=lambda: build_chat(settings),
+    )
+    return LiveServer(loci).start()
+
+
+def test_an_endpoint_on_a_private_address_is_refused_when_saved(
     tmp_path: Path, embedder: Embedder, llm: ScriptedLLM
 ) -> None:
     server = serve(tmp_path, embedder)  # no network allowed: 127.0.0.1 is off limits
+    port = llm.base_url.rsplit(":", 1)[1].split("/", 1)[0]
+    refused = {
+        llm.base_url: "127.0.0.1: loopback address",
+        f"http://localhost:{port}/v1": "loopback address",
+        f"http://[::1]:{port}/v1": "::1: loopback address",
+        f"http://2130706433:{port}/v1": "(127.0.0.1): loopback address",
+        f"http://[::ffff:127.0.0.1]:{port}/v1": "loopback (inside IPv4-mapped IPv6)",
+        f"http://[fe80::1%25eth0]:{port}/v1": "zone id (eth0)",
+        "http://10.0.0.5/v1": "10.0.0.5: private address",
+        "http://169.254.169.254/latest": "169.254.169.254: link-local address",
+    }
+    try:
+        with server.client() as owner:
+            for base_url, reason in refused.items():
+                body = {"base_url": base_url, "model": "m", "api_key": KEY}
+                answer = owner.put("/me/model", json=body)
+                assert answer.status_code == 400, base_url
+                error = answer.json()
+                assert error["error"] == "blocked_address"
+                assert error["message"].startswith("base_url: refusing")
+                assert (
+                    reason in error["message"]
+                    and "LOCI_FETCH_ALLOWED_NETWORKS" in (error["message"])
+                )
+                assert KEY not in answer.text
+                assert owner.get("/me/model").status_code == 404  # nothing was stored
+        assert llm.requests == []  # nor was the endpoint contacted
+    finally:
+        server.stop()
+
+
+def test_the_servers_own_model_may_be_on_loopback_where_a_users_may_not(
+    tmp_path: Path, embedder: Embedder, llm: ScriptedLLM
+) -> None:
+    server = serve_with_server_model(tmp_path, embedder, llm)
     try:
         with server.client() as owner:
             owner.post("/brains", json={"name": "home"})
             note = owner.post("/brains/home/notes", json={"text": "The shed key is under the pot."})
             server.wait_ready(owner, "home", note.json()["document"]["id"])
-            owner.put("/me/model", json={"base_url": llm.base_url, "model": "m", "api_key": KEY})
+            mine = owner.put("/me/model", json={"base_url": llm.base_url, "model": "mine"})
+            assert mine.status_code == 400 and "base_url" in mine.json()["message"]
+            done = events(owner, "home", {"question": "Where is the shed key?"})[-1][1]
+            assert done["model"] == "servers-own" and "pot" in done["answer"]
+            assert llm.requests and {r["model"] for r in llm.requests} == {"servers-own"}
+    finally:
+        server.stop()
+
+
+def test_a_model_stored_before_the_check_is_still_refused_when_asked(
+    tmp_path: Path, embedder: Embedder, llm: ScriptedLLM
+) -> None:
+    """An endpoint saved by an older release (or whose name now resolves to a private address)
+    is caught when connecting: the answer comes without it and nothing reaches it."""
+    server = serve(tmp_path, embedder)
+    try:
+        owner_user = server.accounts.user("owner")
+        sealed = server.user_models.box.seal(KEY)
+        server.loci.store.accounts.set_user_model(
+            owner_user.id, UserModel(llm.base_url, "m", (), sealed)
+        )
+        with server.client() as owner:
+            owner.post("/brains", json={"name": "home"})
+            note = owner.post("/brains/home/notes", json={"text": "The shed key is under the pot."})
+            server.wait_ready(owner, "home", note.json()["document"]["id"])
             stream = events(owner, "home", {"question": "Where is the shed key?"})
             done = stream[-1][1]
             assert "pot" in done["answer"] and {"route", "answer"} <= set(done["fallbacks"])

@@ -1,9 +1,13 @@
 """ "Bring your own key": each user may point Loci's answers at their own chat model.
 
 The API key is sealed before it is stored and opened only to make a request; no response, log
-line or error message carries it. The endpoint is a URL a user typed, so requests to it go
-through the same connect-time address check as fetched pages: a user cannot aim the server at
-its own loopback or private network unless the administrator allowed that network.
+line or error message carries it. The endpoint is a URL a user typed, so it is checked with
+the fetch policy when it is saved (a refused address is a 400 naming `base_url`, nothing
+stored), and requests to it go through the same connect-time address check as fetched pages:
+a user cannot aim the server at its own loopback or private network unless the administrator
+allowed that network (LOCI_FETCH_ALLOWED_NETWORKS, LOCI_FETCH_ALLOW_PRIVATE). The server's own
+model (LOCI_LLM_*) is the administrator's choice and is not checked: Ollama on localhost is
+the usual case.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from loci.auth.secret_box import SecretBox
-from loci.errors import InvalidInput
+from loci.errors import BlockedAddress, FetchError, InvalidInput
+from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.vetted_transport import vetted_client
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
@@ -66,6 +71,7 @@ class UserModels:
             scheme, hostname = "", None
         if scheme not in ("http", "https") or not hostname:
             raise InvalidInput("the model endpoint must be an http(s) URL")
+        self._check_address(base_url.strip())
         if not model.strip():
             raise InvalidInput("name the model to use")
         sealed = self.box.seal(api_key) if api_key else None
@@ -79,6 +85,23 @@ class UserModels:
         view = self.view(user)
         assert view is not None
         return view
+
+    def _check_address(self, base_url: str) -> None:
+        """Refuse an endpoint the policy forbids now, rather than fall back on every question.
+
+        A host that does not resolve today is kept: the connect-time check still applies.
+        """
+        try:
+            check_url_address(base_url, self.policy)
+        except BlockedAddress as error:
+            raise BlockedAddress(
+                f"base_url: {error.message}; the server's administrator can allow a network "
+                "with LOCI_FETCH_ALLOWED_NETWORKS"
+            ) from None
+        except InvalidInput as error:  # a host in no form Loci can reach (UnsupportedSource)
+            raise InvalidInput(f"base_url: {error.message}") from None
+        except FetchError:
+            pass
 
     def forget(self, user: User) -> bool:
         return self.accounts.delete_user_model(user.id)

@@ -16,6 +16,7 @@ import httpx
 
 from loci.errors import BlockedAddress, FetchError, UnsupportedSource
 from loci.ingest.fetch_policy import FetchPolicy, parse_networks
+from loci.ingest.host_literals import IPAddress, host_address
 
 __all__ = ["blocked_reason", "check_url_address", "classify_address"]
 
@@ -33,8 +34,9 @@ def check_url_address(url: str, policy: FetchPolicy) -> str:
 
 
 def checked_url(url: str | httpx.URL) -> httpx.URL:
-    """`url` parsed, if it is one Loci may fetch: http or https, with a host. The fetch checks
-    every redirect hop with this too; the host's addresses are checked when connecting."""
+    """`url` parsed, if it is one Loci may fetch: http or https, with a host that is a name or
+    an address in a form Loci reads itself (`host_literals`). The fetch checks every redirect
+    hop with this too; the host's addresses are checked when connecting."""
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:
@@ -44,10 +46,9 @@ def checked_url(url: str | httpx.URL) -> httpx.URL:
         raise UnsupportedSource(f"only http and https URLs can be fetched, not {shown}")
     if not parsed.host:
         raise UnsupportedSource(f"URL without a host: {url}")
+    host_address(parsed.host)  # a zone id, a percent-escape: refused before any lookup
     return parsed
 
-
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _THIS_NETWORK = ipaddress.IPv4Network("0.0.0.0/8")
 _BROADCAST = ipaddress.IPv4Address("255.255.255.255")
@@ -187,7 +188,17 @@ def _refusal(ip: IPAddress, policy: FetchPolicy) -> str | None:
 
 
 def vetted_addresses(host: str, port: int, policy: FetchPolicy) -> list[str]:
-    """Resolve `host` once and return its addresses, all of which the policy allows."""
+    """Resolve `host` once and return its addresses, all of which the policy allows.
+
+    A host that spells an address, in any form, is judged as that address and not looked up.
+    """
+    literal = host_address(host)
+    if literal is not None:
+        reason = _refusal(literal, policy)
+        if reason is not None:
+            shown = host if ":" in host or host == str(literal) else f"{host} ({literal})"
+            raise BlockedAddress(f"refusing to fetch from {shown}: {reason} address")
+        return [str(literal)]
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
     except (socket.gaierror, UnicodeError) as exc:

@@ -8,11 +8,20 @@ The DevTools port is on 127.0.0.1 and chosen by Chromium. Another local process 
 while the render runs; it would gain nothing it lacks (it can already open connections itself),
 and the browser lives for one page. The flags below keep the browser from reaching the network
 on its own: it can resolve no host, so only what Loci fulfils through routing gets in.
+
+WebRTC is the exception the resolver rules do not cover: its STUN and TURN packets go to IP
+literals over UDP from the browser's own P2P sockets, outside routing. So the profile is written
+with WebRTC's IP handling policy at `disable_non_proxied_udp` (the preference Chromium's privacy
+settings and enterprise policy set) and the same policy is given as a switch; with no proxy,
+WebRTC then has no transport at all. QUIC is off, so nothing speaks UDP (HTTP/3, WebTransport).
+The page's scripts lose these APIs too (`browser_channels`); the flags hold even in a frame
+where that init script has not run.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import re
@@ -30,6 +39,10 @@ __all__ = ["Chromium"]
 _DEVTOOLS_LINE = re.compile(r"DevTools listening on (ws://\S+)")
 _STARTUP_S = 15.0  # Chromium's own start (not counted against a slow page's budget)
 _KILL_GRACE_S = 5.0
+_NO_UDP_WEBRTC = "disable_non_proxied_udp"
+# Read by Chromium from a fresh profile. (`--force-webrtc-ip-handling-policy`, which Loci used to
+# pass, is not a switch current Chromium knows: STUN went out to loopback regardless.)
+_PREFERENCES = {"webrtc": {"ip_handling_policy": _NO_UDP_WEBRTC}}
 
 
 class Chromium:
@@ -49,7 +62,8 @@ class Chromium:
             f"--user-data-dir={self._profile}",
             # Nothing leaves the browser except through routing (see the module docstring).
             "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+            f"--webrtc-ip-handling-policy={_NO_UDP_WEBRTC}",
+            "--disable-quic",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
@@ -64,6 +78,7 @@ class Chromium:
             # bounds what a page can reach.
             args.insert(1, "--no-sandbox")
         try:
+            self._write_preferences()
             self._process = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
@@ -77,6 +92,12 @@ class Chromium:
             raise FetchError(f"could not start Chromium ({self._executable}): {exc}") from exc
         self.ws_url = self._await_devtools()
         return self
+
+    def _write_preferences(self) -> None:
+        default = os.path.join(self._profile, "Default")
+        os.mkdir(default)
+        with open(os.path.join(default, "Preferences"), "w", encoding="utf-8") as file:
+            json.dump(_PREFERENCES, file)
 
     def _await_devtools(self) -> str:
         assert self._process is not None and self._process.stderr is not None

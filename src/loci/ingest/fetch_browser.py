@@ -12,7 +12,9 @@ So the browser is kept on the same leash as the plain fetcher:
   time, each hop checked (a redirect Chromium followed itself would not be routed again). A refused
   request is aborted and listed in `RenderedPage.blocked`; a refused main document refuses the
   whole page.
-- Service workers are blocked and WebSockets closed: neither goes through routing.
+- Service workers are blocked and WebSockets closed: neither goes through routing. Nor do
+  WebRTC, WebTransport or raw sockets: their constructors are deleted before the page's scripts
+  run (`browser_channels`), and Chromium is started with WebRTC's UDP and QUIC off (`chromium`).
 - One deadline covers the render. It is enforced by killing Chromium's process group, because a
   page whose script loops for ever also blocks every Playwright call that waits on it.
 - Each response is capped at the policy's `max_bytes`, all of them together at
@@ -40,6 +42,7 @@ import httpx
 
 from loci.errors import BlockedAddress, ChallengePage, FetchError, LociError
 from loci.ingest.addresses import checked_url
+from loci.ingest.browser_channels import CLOSE_CHANNELS_SCRIPT
 from loci.ingest.challenge import detect_challenge
 from loci.ingest.chromium import Chromium
 from loci.ingest.fetch import FetchedPage, _challenge_message, _read_body, _redirect_target
@@ -223,6 +226,7 @@ class _Render:
         with sync_playwright() as playwright:
             browser = playwright.chromium.connect_over_cdp(self.ws_url, timeout=self._left_ms())
             context = browser.new_context(service_workers="block", accept_downloads=False)
+            context.add_init_script(script=CLOSE_CHANNELS_SCRIPT)
             self._guard(context)
             page = context.new_page()
             try:

@@ -93,7 +93,8 @@ def get_my_model(principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
 @router.put("/me/model", response_model=ModelOut, responses=errors(400, 401, 403))
 def set_my_model(body: ModelIn, principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
     """Use your own OpenAI-compatible endpoint and key for your answers ("bring your own
-    key"). The key is stored encrypted and never returned."""
+    key"). The key is stored encrypted and never returned. A `base_url` on a loopback, private
+    or link-local address is refused (400) unless the administrator allowed its network."""
     if not principal.can_write:
         raise Forbidden("a read-only token cannot change settings")
     view = models.save(
