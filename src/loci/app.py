@@ -26,6 +26,7 @@ from loci.jobs.worker import WorkerSettings
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.llm.transcribe import OpenAICompatibleTranscriber, Transcriber, TranscriberSettings
 from loci.llm.transcript_cache import CachedTranscriber
+from loci.private_files import secure_home
 from loci.search.engine import RankingParams
 from loci.search.rerank import HttpReranker, Reranker
 from loci.service import Loci, ServiceSettings
@@ -136,7 +137,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
 
 
 def build_service(settings: Settings) -> Loci:
-    settings.home.mkdir(parents=True, exist_ok=True)
+    secure_home(settings.home)
     store = build_store(settings)
     return Loci(
         store=store,
