@@ -6,6 +6,7 @@ The client is the official `mcp` client; every request carries `Authorization: B
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -263,3 +264,26 @@ def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -
 
     over_http(server, issued.secret, steps, "legacy")
     assert server.loci.documents(server.loci.brain()) == []
+
+
+def test_a_prompt_on_an_unreadable_brain_is_a_clear_error_without_a_traceback(
+    server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    loci = server.loci
+    a = loci.brain("a")
+    loci.brain("b")
+    user = server.accounts.user("owner")
+    token = server.accounts.issue_token(user, name="a-only", brain_ids=[a.id]).secret
+
+    async def steps(c: Client) -> str:
+        with pytest.raises(Exception) as refused:
+            await c.get_prompt("session_start", {"brain": "b"})
+        return str(refused.value)
+
+    caplog.set_level(logging.DEBUG)
+    for _ in range(2):
+        assert "not_found: no brain named 'b'" in over_http(server, token, steps)
+    tracebacks = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert tracebacks == []
+    refusals = [r for r in caplog.records if r.name.startswith("loci.mcp")]
+    assert len(refusals) == 2 and all(r.levelno == logging.INFO for r in refusals)
