@@ -50,7 +50,7 @@ def _wait_ready(api: httpx.Client, doc_id: int) -> None:
 
 
 def _searches_until(url: str, token: str, query: str, seconds: float) -> list[list[int]]:
-    answers = []
+    answers: list[list[int]] = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline or len(answers) < SEARCHES:
         answers.append(_search(url, token, query))
