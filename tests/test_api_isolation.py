@@ -28,6 +28,8 @@ from tests.conftest import BACKENDS, make_service
 from tests.live_server import LiveServer
 from tests.pg import EmbeddedPostgres
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",

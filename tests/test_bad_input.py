@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.store import ensure_consistent
 from tests import fixtures
 from tests.conftest import run_cli
+
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
 
 def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:

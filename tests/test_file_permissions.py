@@ -6,7 +6,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import run_cli
+
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
 OPEN_TO_OTHERS = stat.S_IRWXG | stat.S_IRWXO
 

@@ -57,6 +57,7 @@ def over_http(
     return anyio.run(run)
 
 
+@pytest.mark.attack
 def test_every_request_needs_a_valid_token(server: LiveServer) -> None:
     with httpx.Client(base_url=server.url, headers=ACCEPT, timeout=30) as http:
         assert http.post("/mcp", json=INITIALIZE).status_code == 401
@@ -123,6 +124,7 @@ def _plant_brain_b(loci: Loci) -> tuple[int, str]:
     return secret.id, page.content_hash
 
 
+@pytest.mark.attack
 def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> None:
     loci = server.loci
     a = loci.brain("a")
@@ -166,6 +168,7 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
     assert loci.graph.get(loci.brain("b"), "plan-b").summary.content_hash == b_hash
 
 
+@pytest.mark.attack
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer, mode: str) -> None:
     loci = server.loci
@@ -199,6 +202,7 @@ def llm() -> Iterator[ScriptedLLM]:
     scripted.stop()
 
 
+@pytest.mark.attack
 def test_no_tool_output_contains_a_token_or_key(
     tmp_path: Path, embedder: Embedder, llm: ScriptedLLM
 ) -> None:
@@ -252,6 +256,7 @@ async def _every_tool(c: Client) -> str:
     return "\n".join(seen)
 
 
+@pytest.mark.attack
 def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -> None:
     user = server.accounts.user("owner")
     issued = server.accounts.issue_token(user, name="agent")
@@ -266,6 +271,7 @@ def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -
     assert server.loci.documents(server.loci.brain()) == []
 
 
+@pytest.mark.attack
 def test_a_prompt_on_an_unreadable_brain_is_a_clear_error_without_a_traceback(
     server: LiveServer, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -20,6 +20,8 @@ from tests.conftest import make_service
 from tests.live_server import LiveServer
 from tests.test_api_isolation import ATTEMPTS, ROOT, _ask
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 # Operations a read token may call although they are not GETs: they read and answer.
 READS = {
     "search_brain", "search_all", "ask", "answer", "make_quiz", "make_flashcards", "query_graph",
