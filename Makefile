@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint install install-dev browser extension-test ocr clean
+.PHONY: demo test attack lint install install-dev browser extension-test ocr clean
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,14 @@ ocr:
 
 test: install-dev lint browser ocr extension-test
 	$(BIN)/pytest -q
+
+# The attack suite alone (docs/security.md): isolation matrix, read-only tokens, API fuzzing,
+# hostile files and parser budgets, SSRF, kill -9 durability, file permissions. `make test` runs
+# it too. A deeper fuzzing run: make attack FUZZ_EXAMPLES=100
+FUZZ_EXAMPLES ?= 6
+
+attack: install-dev ocr
+	LOCI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -m attack
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache extension/node_modules

@@ -42,6 +42,8 @@ from tests.conftest import make_service
 from tests.fixtures import two_page_pdf
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 ROOT = Path(__file__).resolve().parent.parent
 BRAIN = "fuzz"
 MAX_EXAMPLES = int(os.environ.get("LOCI_FUZZ_EXAMPLES", "6"))

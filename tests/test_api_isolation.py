@@ -28,6 +28,8 @@ from tests.conftest import BACKENDS, make_service
 from tests.live_server import LiveServer
 from tests.pg import EmbeddedPostgres
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
@@ -205,7 +207,7 @@ class Attempt:
     """How Bob calls one operation: what it needs of the brain, and a valid request (so that
     validation cannot answer before access does), given the ids being tried."""
 
-    needs: Literal["read", "write"]
+    needs: Literal["read", "own", "write"]  # own: the caller's own things, by a write token
     request: Callable[[Ids], dict[str, Any]] = lambda ids: {}
     body_id: bool = False  # the body carries an id of Alice's too
     admin: bool = False  # admins only: 403 to anyone else, whatever the id (names are public)
@@ -266,11 +268,11 @@ ATTEMPTS: dict[str, Attempt] = {
     "make_flashcards": Attempt("read", lambda ids: {"json": {"topic": SECRET_WORD, "count": 2}}),
     "list_conversations": Attempt("read"),
     "get_conversation": Attempt("read"),
-    "rename_conversation": Attempt("read", lambda ids: {"json": {"title": "bob was here"}}),
-    "delete_conversation": Attempt("read"),
+    "rename_conversation": Attempt("own", lambda ids: {"json": {"title": "bob was here"}}),
+    "delete_conversation": Attempt("own"),
     "save_answer": Attempt("write"),  # keeping her answer would copy it into a brain
     "rate_answer": Attempt(  # rating reads no more than asking: her answer is still not his
-        "read", lambda ids: {"json": {"rating": "down", "reason": "bob was here"}}
+        "own", lambda ids: {"json": {"rating": "down", "reason": "bob was here"}}
     ),
     "list_graph_documents": Attempt("read"),
     "get_graph_document": Attempt("read"),
@@ -402,7 +404,7 @@ def _expected(op: Operation, token_kind: str, target: str) -> int:
         return 403
     if token_kind == "read" and op.operation_id == "revoke_token":
         return 403  # a read-only token revokes nothing, whoever's
-    if token_kind == "read" and target == "his brain, Alice's id" and needs == "write":
+    if token_kind == "read" and target == "his brain, Alice's id" and needs != "read":
         return 403  # his own brain, where he can see his token is read-only
     return 404
 

@@ -190,6 +190,7 @@ HOSTILE_NAMES = {
 }
 
 
+@pytest.mark.attack
 def test_a_hostile_name_is_stored_under_a_safe_name(
     api: httpx.Client, where: str, brain_name: str, small_cap: LiveServer
 ) -> None:

@@ -17,6 +17,8 @@ from loci.store.sqlite.store import ensure_consistent
 from tests import fixtures
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 
 def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
     folder = tmp_path / "batch"

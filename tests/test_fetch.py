@@ -31,6 +31,8 @@ from loci.ingest.fetch import fetch, fetch_web_page
 from loci.ingest.fetch_policy import FetchPolicy
 from tests.loopback import Loopback, QuietHandler
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 LOOPBACK = FetchPolicy(allowed_networks=("127.0.0.1/32",))
 
 ARTICLE = (

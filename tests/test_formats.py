@@ -133,6 +133,7 @@ def test_corrupt_pptx_fails_with_its_reason() -> None:
         parse(data[: len(data) // 2], "cut.pptx", BUDGETS)  # still recognised as a PPTX
 
 
+@pytest.mark.attack
 def test_pptx_time_budget() -> None:
     with pytest.raises(BudgetExceeded, match="took longer than"):
         parse(fixtures.pptx_deck(), "slow.pptx", ParseBudgets(timeout_s=0))
@@ -167,11 +168,13 @@ def test_xlsx_sheets_as_headings_rows_as_lines_header_in_every_block() -> None:
     assert (budget.line_start, budget.line_end) == (2, 4)
 
 
+@pytest.mark.attack
 def test_xlsx_bomb_is_stopped_before_inflating() -> None:
     with pytest.raises(BudgetExceeded, match="XLSX decompresses past the compression-ratio"):
         parse(fixtures.xlsx_bomb(), "bomb.xlsx", BUDGETS)
 
 
+@pytest.mark.attack
 def test_xlsx_shared_strings_past_the_part_budget() -> None:
     data = fixtures.xlsx_huge_shared_strings(3 * MB)
     with pytest.raises(BudgetExceeded, match=r"sharedStrings.xml is 3 MB .* per-part budget"):
@@ -179,6 +182,7 @@ def test_xlsx_shared_strings_past_the_part_budget() -> None:
     assert "Keeper" in parse(data, "huge.xlsx", BUDGETS).text  # fine under the default budget
 
 
+@pytest.mark.attack
 def test_xlsx_part_with_doctype_is_refused() -> None:
     bomb = (
         b'<?xml version="1.0"?><!DOCTYPE sst [<!ENTITY a "aaaaaaaa">'
@@ -211,6 +215,7 @@ def test_tsv_and_comma_csv() -> None:
     assert (comma.blocks[0].line_start, comma.blocks[0].line_end) == (2, 3)
 
 
+@pytest.mark.attack
 def test_csv_huge_fields_are_bounded() -> None:
     long_field = b"name,story\nAda," + b"word " * 3000 + b"\n"
     doc = parse(long_field, "long.csv", BUDGETS)
@@ -288,6 +293,7 @@ def test_rtf_text_and_structure() -> None:
         assert junk not in doc.text
 
 
+@pytest.mark.attack
 def test_rtf_time_budget_and_deep_nesting() -> None:
     with pytest.raises(BudgetExceeded, match="took longer than"):
         parse(b"{\\rtf1 " + b"\\b word " * 30_000 + b"}", "slow.rtf", ParseBudgets(timeout_s=0))

@@ -6,6 +6,7 @@ The client is the official `mcp` client; every request carries `Authorization: B
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,6 +57,7 @@ def over_http(
     return anyio.run(run)
 
 
+@pytest.mark.attack
 def test_every_request_needs_a_valid_token(server: LiveServer) -> None:
     with httpx.Client(base_url=server.url, headers=ACCEPT, timeout=30) as http:
         assert http.post("/mcp", json=INITIALIZE).status_code == 401
@@ -122,6 +124,7 @@ def _plant_brain_b(loci: Loci) -> tuple[int, str]:
     return secret.id, page.content_hash
 
 
+@pytest.mark.attack
 def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> None:
     loci = server.loci
     a = loci.brain("a")
@@ -165,6 +168,7 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
     assert loci.graph.get(loci.brain("b"), "plan-b").summary.content_hash == b_hash
 
 
+@pytest.mark.attack
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer, mode: str) -> None:
     loci = server.loci
@@ -198,6 +202,7 @@ def llm() -> Iterator[ScriptedLLM]:
     scripted.stop()
 
 
+@pytest.mark.attack
 def test_no_tool_output_contains_a_token_or_key(
     tmp_path: Path, embedder: Embedder, llm: ScriptedLLM
 ) -> None:
@@ -251,6 +256,7 @@ async def _every_tool(c: Client) -> str:
     return "\n".join(seen)
 
 
+@pytest.mark.attack
 def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -> None:
     user = server.accounts.user("owner")
     issued = server.accounts.issue_token(user, name="agent")
@@ -263,3 +269,27 @@ def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -
 
     over_http(server, issued.secret, steps, "legacy")
     assert server.loci.documents(server.loci.brain()) == []
+
+
+@pytest.mark.attack
+def test_a_prompt_on_an_unreadable_brain_is_a_clear_error_without_a_traceback(
+    server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    loci = server.loci
+    a = loci.brain("a")
+    loci.brain("b")
+    user = server.accounts.user("owner")
+    token = server.accounts.issue_token(user, name="a-only", brain_ids=[a.id]).secret
+
+    async def steps(c: Client) -> str:
+        with pytest.raises(Exception) as refused:
+            await c.get_prompt("session_start", {"brain": "b"})
+        return str(refused.value)
+
+    caplog.set_level(logging.DEBUG)
+    for _ in range(2):
+        assert "not_found: no brain named 'b'" in over_http(server, token, steps)
+    tracebacks = [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    assert tracebacks == []
+    refusals = [r for r in caplog.records if r.name.startswith("loci.mcp")]
+    assert len(refusals) == 2 and all(r.levelno == logging.INFO for r in refusals)

@@ -125,6 +125,7 @@ def test_scanned_pdf_pages_are_read_and_text_pages_are_not_ocred_twice() -> None
     assert not needs_ocr(text_pdf, "report.pdf")
 
 
+@pytest.mark.attack
 def test_a_decompression_bomb_fails_on_its_header() -> None:
     # 64 megapixels of one colour: a few kilobytes on disk, 64 MB and up once decoded
     bomb = encoded(Image.new("1", (8000, 8000)), "PNG")
@@ -210,6 +211,7 @@ def test_scanned_pdf_cites_the_page_the_answer_is_on(loci: Loci) -> None:
     assert find(loci, "when is the rent due", "lease-scan.pdf").citation.page == 1
 
 
+@pytest.mark.attack
 def test_a_bomb_fails_alone_while_the_rest_of_the_batch_lands(loci: Loci) -> None:
     brain = loci.brain()
     bomb = loci.add_bytes(brain, "bomb.png", encoded(Image.new("1", (8000, 8000)), "PNG"))

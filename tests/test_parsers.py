@@ -176,6 +176,7 @@ def test_bad_frontmatter_is_a_warning_not_a_failure() -> None:
     assert doc.blocks[-1].text == "Body text." and doc.blocks[-1].line_start == 7
 
 
+@pytest.mark.attack
 def test_frontmatter_alias_bomb_is_refused() -> None:
     lines = ["---", "a: &a [x, x, x, x, x, x, x, x, x, x]"]
     for i in range(1, 9):
@@ -239,6 +240,7 @@ def test_no_markup_survives_into_blocks() -> None:
     assert "Menu" not in doc.text
 
 
+@pytest.mark.attack
 def test_hostile_markup_is_stripped_in_linear_time() -> None:
     page = "<html><body><p>" + "<!--" * 20_000 + "&lt;!--" * 20_000 + "</p></body></html>"
     started = time.perf_counter()
@@ -346,11 +348,13 @@ def test_corrupt_pdf() -> None:
         parse(junk, "broken.pdf", BUDGETS)
 
 
+@pytest.mark.attack
 def test_pdf_page_budget() -> None:
     with pytest.raises(BudgetExceeded, match="3 pages, over the 2-page budget"):
         parse(fixtures.text_pdf(3), "long.pdf", ParseBudgets(max_pdf_pages=2))
 
 
+@pytest.mark.attack
 def test_pdf_time_budget() -> None:
     with pytest.raises(BudgetExceeded, match="took longer than"):
         parse(fixtures.text_pdf(3), "slow.pdf", ParseBudgets(timeout_s=0))
@@ -390,6 +394,7 @@ def test_docx_headings_lists_and_tables() -> None:
     assert line_starts == sorted(line_starts)
 
 
+@pytest.mark.attack
 def test_docx_zip_bomb_is_stopped_before_opening() -> None:
     bomb = fixtures.zip_bomb_docx()
     with pytest.raises(BudgetExceeded, match="decompresses past the compression-ratio budget"):
@@ -398,6 +403,7 @@ def test_docx_zip_bomb_is_stopped_before_opening() -> None:
         parse(bomb, "bomb.docx", ParseBudgets(max_decompressed_bytes=10 * 1024 * 1024))
 
 
+@pytest.mark.attack
 def test_docx_with_doctype_is_refused() -> None:
     with pytest.raises(ParseError, match="DOCTYPE"):
         parse(fixtures.docx_with_doctype(), "entities.docx", BUDGETS)

@@ -41,6 +41,7 @@ def _worker(home: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
     )
 
 
+@pytest.mark.attack
 def test_three_workers_drain_300_jobs_exactly_once_though_one_is_killed(
     tmp_path: Path, embedder: Embedder, database: str, postgres_server: EmbeddedPostgres
 ) -> None:

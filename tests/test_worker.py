@@ -27,6 +27,7 @@ def scalar(store: Any, sql: str, *params: Any) -> Any:
     return store.db.scalar(sql.replace("?", "%s"), params)
 
 
+@pytest.mark.attack
 def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
     tmp_path: Path, database_url: str | None
 ) -> None:

@@ -17,6 +17,7 @@ from loci.ingest.indexer import IndexerSettings
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.jobs.worker import WorkerSettings
+from loci.private_files import secure_home
 from loci.search.engine import RankingParams
 from loci.service import Loci, ServiceSettings
 from loci.store.base import Store
@@ -141,7 +142,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
 
 
 def build_service(settings: Settings) -> Loci:
-    settings.home.mkdir(parents=True, exist_ok=True)
+    secure_home(settings.home)
     store = build_store(settings)
     return Loci(
         store=store,

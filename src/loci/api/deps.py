@@ -118,5 +118,7 @@ def brain_with(need: Need) -> Callable[[str, Principal, Accounts], Brain]:
 RowId = Annotated[int, Path(ge=1, le=MAX_ID, description="an id the API returned")]
 
 ReadableBrain = Annotated[Brain, Depends(brain_with("read"))]
+# A brain the caller reads, through a write token: for changing their own conversations in it.
+OwnBrain = Annotated[Brain, Depends(brain_with("own"))]
 WritableBrain = Annotated[Brain, Depends(brain_with("write"))]
 ManagedBrain = Annotated[Brain, Depends(brain_with("manage"))]

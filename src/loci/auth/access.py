@@ -5,6 +5,11 @@ opened). Their role in a brain comes from membership; a `workspace` brain lets e
 a brain with no members at all (made by the local CLI before any account existed) belongs to the
 workspace's admins. The token then narrows it: a token limited to some brains sees no others, and
 a read token never writes whatever the role.
+
+A read token reads: it may search, ask and read the caller's conversations. Asking keeps the
+question and answer in the caller's own conversation (a follow-up needs it, and it changes nothing
+anyone else sees), but every other change to stored state needs a write token — renaming or
+deleting a conversation and rating an answer included (`own`: any role that reads, a write token).
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from typing import Literal
 
 from loci.models import ApiToken, Brain, Role, User
 
-Need = Literal["read", "write", "manage"]
+# read: see it; own: change the caller's own things in it (conversations, ratings); write: change
+# its documents; manage: its settings and members.
+Need = Literal["read", "own", "write", "manage"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +66,8 @@ def allows(principal: Principal, role: Role, need: Need) -> bool:
         return True
     if not principal.can_write:
         return False
+    if need == "own":
+        return True
     if need == "write":
         return role in ("owner", "editor")
     return role == "owner"

@@ -307,7 +307,7 @@ class Accounts:
 
 
 def _needed(need: Need) -> str:
-    return {"read": "viewer", "write": "editor or owner", "manage": "owner"}[need]
+    return {"read": "viewer", "own": "viewer", "write": "editor or owner", "manage": "owner"}[need]
 
 
 def _check_visibility(visibility: str) -> None:

@@ -18,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from loci.llm.transcribe import Segment, Transcriber, Transcript
+from loci.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def _read(path: Path) -> Transcript | None:
 
 
 def _write(path: Path, transcript: Transcript) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

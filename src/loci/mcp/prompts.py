@@ -3,14 +3,19 @@ start warm with the brain's recent context (see `loci.recall`; `loci recall` pri
 
 from __future__ import annotations
 
+import logging
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from pydantic import Field
 
 from loci.errors import LociError
 from loci.mcp.common import Toolkit
 from loci.recall import recall
+
+log = logging.getLogger(__name__)
 
 
 def register(server: MCPServer, kit: Toolkit) -> None:
@@ -29,4 +34,8 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             target = kit.caller(ctx).brain(brain or None, "read")
             return recall(kit.loci, target, (topic or "")[:500] or None)
         except LociError as error:
-            raise ValueError(f"{error.code}: {error.message}") from error
+            # The caller's mistake (a brain they cannot read, a bad name), not a fault of the
+            # server: one line in the log, and an MCPError, which the SDK answers without logging
+            # a traceback (it logs one for any other exception).
+            log.info("prompt session_start refused: %s: %s", error.code, error.message)
+            raise MCPError(INVALID_PARAMS, f"{error.code}: {error.message}") from None

@@ -12,6 +12,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from loci.private_files import make_private_dir
+
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
@@ -31,7 +33,7 @@ class BlobStore:
         target = self.path_for(digest)
         if target.exists():
             return digest
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(target.parent)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".incoming-")
         try:
             with os.fdopen(fd, "wb") as handle:

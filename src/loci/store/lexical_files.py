@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from loci.private_files import make_private_dir
 from loci.store.lexical_index import LexicalIndex, Segment, Tokenize
 
 log = logging.getLogger(__name__)
@@ -74,7 +75,7 @@ def save(path: Path, index: LexicalIndex, identity: IndexIdentity) -> None:
         arrays[f"s{n}_word_ids"] = np.fromiter(
             (segment.terms[w] for w in words), np.int64, len(words)
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

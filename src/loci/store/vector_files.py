@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loci.embed.base import Vectors
+from loci.private_files import make_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +91,7 @@ def save(
     ).encode()
     ids_at = _aligned(len(MAGIC) + 8 + len(header))
     matrix_at = _aligned(ids_at + 8 * rows)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:

@@ -13,6 +13,7 @@ from loci.answer.events import AskEvent
 from loci.api.deps import (
     AccountsDep,
     LociDep,
+    OwnBrain,
     PrincipalDep,
     ReadableBrain,
     RowId,
@@ -90,7 +91,7 @@ def ask(
     (when filters or other brains apply), `rewrite`, `queries`, `grading`, `sources`, then
     `token`s as the answer is written, and `done` with the answer, its numbered citations, the
     intent and each step's time (or `error`). The question and answer are kept in a conversation
-    (`conversation_id`, or a new one) — readers may ask."""
+    (`conversation_id`, or a new one) — readers, and read-only tokens, may ask."""
     with own_model(models, principal) as chat:
         events = _converse(loci, asking, brain, principal, chat)
         try:
@@ -165,23 +166,27 @@ def get_conversation(
 
 
 @router.patch(
-    "/conversations/{conversation_id}", response_model=ConversationOut, responses=errors(400, 404)
+    "/conversations/{conversation_id}",
+    response_model=ConversationOut,
+    responses=errors(400, 403, 404),
 )
 def rename_conversation(
     conversation_id: RowId,
     body: ConversationIn,
-    brain: ReadableBrain,
+    brain: OwnBrain,
     principal: PrincipalDep,
     loci: LociDep,
 ) -> ConversationOut:
+    """Rename your conversation (needs a write token)."""
     renamed = loci.rename_conversation(brain, conversation_id, body.title, principal.user.id)
     return ConversationOut.of(renamed)
 
 
-@router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(404))
+@router.delete("/conversations/{conversation_id}", status_code=204, responses=errors(403, 404))
 def delete_conversation(
-    conversation_id: RowId, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
+    conversation_id: RowId, brain: OwnBrain, principal: PrincipalDep, loci: LociDep
 ) -> Response:
+    """Delete your conversation (needs a write token)."""
     loci.delete_conversation(brain, conversation_id, principal.user.id)
     return Response(status_code=204)
 
@@ -211,20 +216,20 @@ def save_answer(
 @router.post(
     "/conversations/{conversation_id}/messages/{message_id}/feedback",
     response_model=MessageOut,
-    responses=errors(400, 404),
+    responses=errors(400, 403, 404),
 )
 def rate_answer(
     conversation_id: RowId,
     message_id: RowId,
     body: FeedbackIn,
-    brain: ReadableBrain,
+    brain: OwnBrain,
     principal: PrincipalDep,
     loci: LociDep,
 ) -> MessageOut:
     """Rate an answer of your conversation `up` or `down`, with an optional short reason;
-    rating it again replaces the rating. A question is a 400; another user's conversation a
-    404. The conversation's messages show each answer's `feedback`, and thumbs-down answers
-    become questions to re-run with `loci eval --from-feedback`."""
+    rating it again replaces the rating (needs a write token). A question is a 400; another
+    user's conversation a 404. The conversation's messages show each answer's `feedback`, and
+    thumbs-down answers become questions to re-run with `loci eval --from-feedback`."""
     rated = loci.rate_answer(
         brain, conversation_id, message_id, body.rating, body.reason, principal.user.id
     )

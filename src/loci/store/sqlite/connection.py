@@ -16,6 +16,8 @@ from typing import Any
 
 import apsw
 
+from loci.private_files import create_private_file, make_private_dir, restrict
+
 BUSY_TIMEOUT_MS = 30_000
 # The FTS5 tokenizer of `chunks_fts` (migration 1), for code that must split text the same way.
 FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
@@ -35,7 +37,12 @@ def rows_of(conn: apsw.Connection, sql: str, params: Params = ()) -> list[Row]:
 
 
 def open_connection(path: Path) -> apsw.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # SQLite would create the file 0644, and gives its WAL and shared-memory files the
+    # database's mode: made 0600 first, none of the three is readable by another account.
+    make_private_dir(path.parent)
+    create_private_file(path)
+    for side in ("-wal", "-shm"):
+        restrict(path.with_name(path.name + side))
     conn = apsw.Connection(str(path))
     conn.set_busy_timeout(BUSY_TIMEOUT_MS)
     conn.execute("PRAGMA journal_mode=WAL")
