@@ -15,12 +15,17 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+import anyio
 import httpx
 import pytest
+from mcp import Client
 
 from loci.embed.base import Embedder
+from loci.mcp.stdio import local_server
+from loci.service import Loci
 from tests.conftest import BACKENDS, make_service
 from tests.live_server import LiveServer
+from tests.mcp_results import text_of
 from tests.pg import EmbeddedPostgres
 
 NUL_TEXT = "before\x00after"
@@ -84,8 +89,12 @@ class FreeForm(dict[str, Any]):
 
 
 def _resolve(schema: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """`schema`, with a `$ref` (`#/components/schemas/X`, `#/$defs/X`) looked up in `spec`."""
     while "$ref" in schema:
-        schema = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+        target: Any = spec
+        for part in schema["$ref"].removeprefix("#/").split("/"):
+            target = target[part]
+        schema = target
     return schema
 
 
@@ -105,7 +114,7 @@ def _sample(schema: dict[str, Any], spec: dict[str, Any]) -> Any:
     if kind == "object" or "properties" in schema:
         value = {name: _sample(s, spec) for name, s in schema.get("properties", {}).items()}
         extra = schema.get("additionalProperties")
-        if not value and extra is not False:
+        if "properties" not in schema and extra is not False:
             return FreeForm(title=_sample(extra, spec) if isinstance(extra, dict) else "text")
         return value
     if kind == "array":
@@ -300,3 +309,25 @@ def test_a_file_with_a_nul_in_its_text_is_kept_without_it(world: World) -> None:
         assert hits and hits[0]["document_id"] == doc_id
         # the file itself is kept as it came
         assert api.get(f"/brains/{BRAIN}/files/{doc_id}/download").content == data
+
+
+@pytest.mark.both_backends
+def test_every_string_argument_of_every_mcp_tool_refuses_a_nul(loci: Loci) -> None:
+    async def run() -> tuple[int, list[str]]:
+        tried, wrong = 0, []
+        async with Client(local_server(loci)) as client:
+            for tool in (await client.list_tools()).tools:
+                schema = tool.input_schema
+                arguments = _sample(schema, schema)
+                for where in _strings(arguments):
+                    tried += 1
+                    result = await client.call_tool(tool.name, _with_nul(arguments, where))
+                    text = text_of(result)
+                    if not (result.is_error and text.startswith(f"invalid_input: {_name(where)}")):
+                        wrong.append(f"{tool.name} {_name(where)}: {text[:200]}")
+        return tried, wrong
+
+    tried, wrong = anyio.run(run)
+    assert tried > 30 and not wrong, "\n".join(wrong)
+    brain = loci.brain("default")
+    assert loci.documents(brain) == []  # no tool ran
