@@ -16,6 +16,7 @@ from loci.errors import LociError
 from loci.ingest.preflight import Preflight, PreflightItem
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document
+from loci.nul import refuse_nul
 
 
 @dataclass
@@ -217,6 +218,7 @@ def register(app: typer.Typer) -> None:
         import sys
 
         body = sys.stdin.read() if text in (None, "-") else text
+        refuse_nul("the note", body or "")
         loci = service()
         result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
