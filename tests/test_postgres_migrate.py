@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from loci.embed.base import Embedder
+from loci.errors import StoreError
 from loci.graph.service import BrainGraph
 from loci.search.engine import SearchRequest
 from loci.store.blobs import sha256_hex
@@ -121,4 +122,76 @@ def test_migrate_copies_everything_and_ranks_the_same(
         assert again.returncode != 0 and "empty" in again.stderr
     finally:
         moved.store.close()
+        postgres_server.drop_database(url)
+
+
+def _target_rows(store: PostgresStore) -> dict[str, int]:
+    return {
+        table: int(store.db.scalar(f"SELECT count(*) FROM {table}"))
+        for table in ("users", "brains", "documents", "document_texts", "chunks", "jobs")
+    }
+
+
+def test_a_nul_kept_by_an_old_sqlite_brain_is_named_and_nothing_is_copied(
+    tmp_path: Path, embedder: Embedder, postgres_server: EmbeddedPostgres
+) -> None:
+    home = tmp_path / "home"
+    loci = make_service(home, embedder)
+    brain = loci.brain("default")
+    ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
+    loci.wait_for(brain, ids)
+    note = loci.add_note(brain, "The cellar key hangs by the door.", title="Keys").document.id
+    loci.wait_for(brain, [note])
+    assert isinstance(loci.store, SqliteStore)
+    with loci.store.db.write() as conn:  # as an older Loci stored it, before NUL was refused
+        conn.execute("UPDATE documents SET title = ? WHERE id = ?", ("Ke\x00ys", note))
+    loci.store.close()
+
+    url = postgres_server.new_database()
+    try:
+        failed = run_cli("migrate", "--to", url, home=home)
+        assert failed.returncode != 0
+        assert "Traceback" not in failed.stderr
+        assert f"cannot copy documents id {note}: column title contains a NUL" in failed.stderr
+        target = PostgresStore(url, pool_size=1)
+        try:
+            assert set(_target_rows(target).values()) == {0}  # not one row, of any table
+        finally:
+            target.close()
+    finally:
+        postgres_server.drop_database(url)
+
+
+def test_a_nul_in_a_chunk_or_a_row_postgresql_refuses_is_named(
+    tmp_path: Path, embedder: Embedder, postgres_server: EmbeddedPostgres
+) -> None:
+    from loci.store.postgres.transfer import copy_sqlite_to_postgres
+
+    home = tmp_path / "home"
+    loci = make_service(home, embedder)
+    brain = loci.brain("default")
+    ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
+    loci.wait_for(brain, ids)
+    source = loci.store
+    assert isinstance(source, SqliteStore)
+    chunk = source.list_chunks(brain.id, ids[1])[0]
+    url = postgres_server.new_database()
+    target = PostgresStore(url, pool_size=1)
+    try:
+        with source.db.write() as conn:
+            conn.execute("UPDATE chunks SET text = text || char(0) WHERE id = ?", (chunk.id,))
+        with pytest.raises(StoreError, match=f"cannot copy chunks id {chunk.id}: column text"):
+            copy_sqlite_to_postgres(source, target)
+        assert set(_target_rows(target).values()) == {0}
+        # what no check foresees still names the row PostgreSQL refuses: SQLite let text into
+        # an integer column
+        with source.db.write() as conn:
+            conn.execute("UPDATE chunks SET text = 'clean' WHERE id = ?", (chunk.id,))
+            conn.execute("UPDATE documents SET size_bytes = 'huge' WHERE id = ?", (ids[2],))
+        with pytest.raises(StoreError, match=f"cannot copy documents id {ids[2]}: .*bigint"):
+            copy_sqlite_to_postgres(source, target)
+        assert set(_target_rows(target).values()) == {0}
+    finally:
+        target.close()
+        source.close()
         postgres_server.drop_database(url)

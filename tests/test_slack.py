@@ -51,14 +51,15 @@ class Slack:
 
     def deliver(
         self,
-        payload: dict[str, Any],
+        payload: dict[str, Any] | bytes,
         *,
         secret: str = SIGNING_SECRET,
         at: float | None = None,
         tamper: bool = False,
     ) -> httpx.Response:
-        """POST a delivery signed as Slack signs it (v0, HMAC-SHA256 of v0:timestamp:body)."""
-        body = json.dumps(payload).encode()
+        """POST a delivery signed as Slack signs it (v0, HMAC-SHA256 of v0:timestamp:body);
+        bytes are sent as they are."""
+        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         stamp = str(int(time.time() if at is None else at))
         base = b"v0:" + stamp.encode() + b":" + body
         signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
@@ -171,6 +172,18 @@ def test_a_bad_signature_is_401_and_saves_nothing(slack: Slack) -> None:
     assert slack.items() == []
     time.sleep(0.3)
     assert slack.fake.posted == []
+
+
+def test_a_signed_body_nested_too_deeply_or_holding_a_nul_is_a_400(slack: Slack) -> None:
+    deep = slack.deliver(b"[" * 100_000)
+    assert deep.status_code == 400, deep.text
+    assert "nests too deeply" in deep.json()["message"]
+    nul = slack.deliver(slack.message("The quokka\x00 census"))
+    assert nul.status_code == 400, nul.text
+    assert "contains a NUL character" in nul.json()["message"]
+    assert slack.items() == []
+    saved = slack.deliver(slack.message("The quokka census is on Thursday"))  # still serving
+    assert saved.status_code == 200 and saved.json()["outcome"] == "saved"
 
 
 def test_a_stale_or_future_timestamp_is_401_even_when_correctly_signed(slack: Slack) -> None:

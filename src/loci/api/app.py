@@ -22,7 +22,7 @@ from starlette.routing import Route
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from loci.api import errors as error_handlers
-from loci.api.deps import single_valued_query
+from loci.api.deps import no_nul_in_parameters, single_valued_query
 from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import (
     ask,
@@ -98,7 +98,7 @@ def create_app(
         redoc_url=None,
         lifespan=lifespan,
         generate_unique_id_function=_operation_id,
-        dependencies=[Depends(single_valued_query)],
+        dependencies=[Depends(no_nul_in_parameters), Depends(single_valued_query)],
     )
     app.state.loci = loci
     app.state.accounts = accounts
@@ -106,12 +106,13 @@ def create_app(
     app.state.user_models = user_models
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
-    app.include_router(health.router, prefix=API_PREFIX)
-    app.include_router(session.router, prefix=API_PREFIX, responses=errors(422))
-    app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(422))
+    # any route may meet a NUL (an unknown query parameter has one as well as a known one)
+    app.include_router(health.router, prefix=API_PREFIX, responses=errors(400))
+    app.include_router(session.router, prefix=API_PREFIX, responses=errors(400, 422))
+    app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
     for module in (tokens, users, people, brains, file_routes, share, notes, search, ask, graph):
-        app.include_router(module.router, prefix=API_PREFIX, responses=errors(401, 422))
-    app.include_router(integration_routes.router, prefix=API_PREFIX)
+        app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
+    app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))
     _document_errors_as_json(app)
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)

@@ -24,6 +24,7 @@ from loci.auth.user_models import UserModels
 from loci.errors import Forbidden, Unauthenticated
 from loci.integrations import Integrations
 from loci.models import Brain
+from loci.nul import refuse_nul
 from loci.service import Loci
 
 SESSION_COOKIE = "loci_session"
@@ -84,6 +85,16 @@ def single_valued_query(request: Request) -> None:
             problem = {"type": "repeated", "loc": ("query", key), "msg": "given more than once"}
             raise RequestValidationError([problem])
         seen.add(key)
+
+
+def no_nul_in_parameters(request: Request) -> None:
+    """A NUL in a path or query parameter is refused before any handler or dependency reads
+    it (`loci.nul`); bodies are checked by their schemas (`RequestIn`)."""
+    for name, value in request.path_params.items():
+        refuse_nul(name, value)
+    for key, value in request.query_params.multi_items():
+        refuse_nul("a query parameter's name", key)
+        refuse_nul(key, value)
 
 
 def current_principal(

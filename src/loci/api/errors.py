@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -16,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
+from loci.api.schemas.common import NUL_ERROR
 from loci.errors import (
     BlockedAddress,
     ChallengePage,
@@ -31,6 +33,7 @@ from loci.errors import (
     RateLimited,
     Unauthenticated,
 )
+from loci.nul import PROBLEM
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +87,13 @@ def _allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+def _location(item: Mapping[str, Any]) -> str:
+    """The field's dotted path, without "body" or the name of the union member tried (a class
+    name, `TokenSessionIn`), which the client never wrote."""
+    parts = item.get("loc", ())
+    return ".".join(str(p) for p in parts if p != "body" and not str(p)[:1].isupper())
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(LociError)
     async def loci_error(request: Request, error: LociError) -> JSONResponse:
@@ -94,9 +104,19 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
+        # A NUL is refused as any other bad request (400), as the service refuses it
+        # (`loci.nul`): it is the same rule whichever layer meets it first.
+        nul = [item for item in error.errors() if item.get("type") == NUL_ERROR]
+        if nul:
+            fields = [
+                (_location(item) + item.get("ctx", {}).get("where", "")).lstrip(".")
+                for item in nul[:5]
+            ]
+            message = f"{', '.join(fields)} {PROBLEM}"
+            return error_response(400, InvalidInput.code, message)
         problems = []
         for item in error.errors()[:5]:
-            where = ".".join(str(p) for p in item.get("loc", ()) if p != "body")
+            where = _location(item)
             problems.append(f"{where}: {item.get('msg', 'invalid')}" if where else item["msg"])
         return error_response(422, "invalid_input", "; ".join(problems) or "invalid request")
 

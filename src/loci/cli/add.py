@@ -15,6 +15,7 @@ from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document
+from loci.nul import refuse_nul
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
@@ -219,6 +220,7 @@ def register(app: typer.Typer) -> None:
         import sys
 
         body = sys.stdin.read() if text in (None, "-") else text
+        refuse_nul("the note", body or "")
         loci = service()
         result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]

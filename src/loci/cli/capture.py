@@ -8,7 +8,6 @@ wrote, so the next query finds it (a running `loci worker` or server does it oth
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -20,7 +19,9 @@ from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, emit_json, out
 from loci.errors import InvalidInput
+from loci.json_input import read_json
 from loci.models import Brain, Document
+from loci.nul import refuse_nul
 
 if TYPE_CHECKING:
     from loci.graph.results import Summary
@@ -69,7 +70,9 @@ def _show(verb: str, summary: Summary | None, item: Document, deduped: bool) -> 
 
 
 def _read_text(value: str | None) -> str:
-    return sys.stdin.read() if value in (None, "-") else value or ""
+    text = sys.stdin.read() if value in (None, "-") else value or ""
+    refuse_nul("the text", text)
+    return text
 
 
 def register(app: typer.Typer) -> None:
@@ -132,10 +135,8 @@ def _register_ingest(brain_app: typer.Typer) -> None:
         loci = service()
         target = loci.brain(brain)
         raw = sys.stdin.read() if file == "-" else _read_file(Path(file))
-        try:
-            value: Any = json.loads(raw)
-        except ValueError as error:
-            raise InvalidInput(f"{file} is not JSON: {error}") from None
+        value: Any = read_json(raw, file)
+        refuse_nul(file, value)
         values = value if isinstance(value, list) else [value]
         results = [loci.ingest_item(target, provider, v, actor=ACTOR) for v in values]
         items = [r.item for r in results]

@@ -24,6 +24,7 @@ from loci.cli.graph_files import register_files
 from loci.cli.output import emit_json, err, out
 from loci.graph.results import Summary, Written
 from loci.models import Brain, GraphEdge
+from loci.nul import refuse_nul
 
 ExpectedHash = Annotated[
     str | None,
@@ -37,7 +38,9 @@ IncludeArchived = Annotated[
 
 
 def _text(value: str | None) -> str:
-    return sys.stdin.read() if value in (None, "-") else value or ""
+    text = sys.stdin.read() if value in (None, "-") else value or ""
+    refuse_nul("the text", text)
+    return text
 
 
 def _written(verb: str, document: Summary, json_: bool, changed: bool = True) -> None:

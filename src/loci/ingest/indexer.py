@@ -11,7 +11,9 @@ batches of up to 96), then one transaction per document.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ from loci.ingest.parsers.html import parse_html
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
+from loci.nul import NUL, strip_nul, strip_nul_deep
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 
@@ -69,6 +72,23 @@ def parse_stored(
     return parse(data, document.name, budgets, transcriber)
 
 
+def without_nul(parsed: ParsedDocument) -> ParsedDocument:
+    """The parsed file with no NUL left in its text, title or metadata: PostgreSQL stores none
+    (`loci.nul`), and a stray one in a file's text is no reason to refuse the file."""
+    if (
+        not any(NUL in b.text for b in parsed.blocks)
+        and NUL not in (parsed.title or "")
+        and NUL not in json.dumps(parsed.metadata, default=str, ensure_ascii=False)
+    ):
+        return parsed
+    return dataclasses.replace(
+        parsed,
+        title=strip_nul(parsed.title) if parsed.title is not None else None,
+        blocks=tuple(dataclasses.replace(b, text=strip_nul(b.text)) for b in parsed.blocks),
+        metadata=strip_nul_deep(parsed.metadata),
+    )
+
+
 class Indexer:
     def __init__(
         self,
@@ -97,6 +117,7 @@ class Indexer:
         parsed = parse_stored(document, data, self.settings.budgets, self.transcriber)
         if self.captioner is not None and document.kind in ("file", "web"):
             parsed = with_captions(parsed, data, self.captioner)
+        parsed = without_nul(parsed)
         title = parsed.title or document.title
         result = chunk_document(
             parsed,

@@ -20,12 +20,13 @@ itself and an edit never saves a second copy.
 from __future__ import annotations
 
 import html
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from loci.errors import InvalidInput
+from loci.json_input import read_json
+from loci.nul import refuse_nul
 
 SLACK_ID = re.compile(r"^[A-Z0-9][A-Za-z0-9_-]{0,40}$")
 SLACK_TS = re.compile(r"^\d{1,12}(\.\d{1,9})?$")
@@ -76,12 +77,10 @@ def _slack_id(value: Any) -> str | None:
 
 def read_delivery(body: bytes) -> SlackDelivery:
     """The delivery in `body`; `InvalidInput` if it is not a Slack Events API payload."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise InvalidInput("the body is not JSON") from None
+    payload = read_json(body, "the body")
     if not isinstance(payload, dict):
         raise InvalidInput("the body is not a JSON object")
+    refuse_nul("the body", payload)
     kind = payload.get("type")
     if kind == "url_verification":
         challenge = payload.get("challenge")

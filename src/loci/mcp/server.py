@@ -18,6 +18,7 @@ from mcp.types import CallToolResult, TextContent
 from loci import __version__
 from loci.mcp import prompts, resources, tools_answer, tools_documents, tools_graph
 from loci.mcp.common import CallerOf, Settle, Toolkit, is_write
+from loci.nul import NUL, PROBLEM, nul_at
 from loci.service import Loci
 
 DOCS_LINK = re.compile(r"\n *For further information visit \S+")
@@ -82,6 +83,25 @@ class PlainArgumentErrors:
         return {**result, "content": content}
 
 
+class NulArguments:
+    """Middleware: a tool argument holding a NUL is refused by name before the tool runs, as the
+    HTTP API refuses one in a request (`loci.nul`)."""
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.method == "tools/call":
+            arguments = (ctx.params or {}).get("arguments") or {}
+            for name, value in arguments.items() if isinstance(arguments, dict) else ():
+                where = nul_at(value) if NUL not in name else ""
+                if where is not None:
+                    text = f"invalid_input: {name}{where} {PROBLEM}".replace(NUL, "\\u0000")
+                    return CallToolResult(
+                        content=[TextContent(type="text", text=text)], is_error=True
+                    )
+        return await call_next(ctx)
+
+
 def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     server: MCPServer = MCPServer(
         "loci",
@@ -97,6 +117,7 @@ def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     tools_graph.register(server, kit)
     resources.register(server, kit)
     prompts.register(server, kit)
+    server.middleware.append(NulArguments())
     server.middleware.append(WriteScope(server, caller_of))
     server.middleware.append(PlainArgumentErrors())
     return server

@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
 from loci.api.middleware import size_text
-from loci.api.schemas.common import ErrorOut, errors
+from loci.api.schemas.common import ErrorOut, NoNul, errors
 from loci.api.schemas.documents import (
     AddedOut,
     ChunkOut,
@@ -59,7 +59,9 @@ def upload_files(
     brain: WritableBrain,
     loci: LociDep,
     files: Annotated[list[UploadFile], File(description="one or more files", min_length=1)],
-    tags: Annotated[str | None, Form(description="comma-separated tags for every file")] = None,
+    tags: Annotated[
+        str | None, NoNul, Form(description="comma-separated tags for every file")
+    ] = None,
 ) -> UploadOut | JSONResponse:
     """Store files and queue them for indexing. Each file stands alone: one that is too large
     or empty is reported in its result and the others still land. Identical bytes already in

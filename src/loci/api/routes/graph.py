@@ -26,7 +26,7 @@ from loci.api.deps import (
     current_principal,
     session_cookie,
 )
-from loci.api.schemas.common import NOT_BLANK, errors
+from loci.api.schemas.common import NOT_BLANK, NoNul, errors
 from loci.api.schemas.graph import (
     ISO_DAY,
     CapturedOut,
@@ -385,6 +385,7 @@ def ingest_source_item(
     provider: Provider,
     item: Annotated[
         dict[str, Any],
+        NoNul,
         Body(
             description="the provider's item: `id`, `text` (or `transcript`), optionally "
             "`type`, `title`, `date`, `url`, `attendees`",

@@ -6,7 +6,7 @@ import datetime as dt
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK
+from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
 from loci.auth.accounts import IssuedToken
 from loci.mirror import Mirror
 from loci.models import ApiToken, TokenScope
@@ -67,7 +67,7 @@ class MeOut(BaseModel):
     )
 
 
-class TokenIn(BaseModel):
+class TokenIn(RequestIn):
     name: str = Field(min_length=1, max_length=100, pattern=NOT_BLANK)
     scope: TokenScope = "write"
     brains: list[str] | None = Field(default=None, description="limit to these brains")
@@ -76,7 +76,7 @@ class TokenIn(BaseModel):
     )
 
 
-class UserIn(BaseModel):
+class UserIn(RequestIn):
     name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     is_admin: bool = Field(default=False, strict=True)  # 0, "yes" and "on" are not booleans
 
@@ -86,7 +86,7 @@ class NewUserOut(BaseModel):
     token: IssuedTokenOut
 
 
-class ModelIn(BaseModel):
+class ModelIn(RequestIn):
     base_url: str = Field(
         min_length=1,
         max_length=500,

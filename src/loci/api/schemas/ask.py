@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, json_integers
+from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, RequestIn, json_integers
 from loci.api.schemas.graph import GraphSummaryOut
 from loci.api.schemas.search import FiltersIn
 from loci.mirror import Mirror
@@ -14,7 +14,7 @@ from loci.mirror import Mirror
 BrainName = Annotated[str, Field(min_length=1, max_length=64, pattern=BRAIN_NAME)]
 
 
-class AskIn(BaseModel):
+class AskIn(RequestIn):
     question: str = Field(min_length=1, max_length=4000, pattern=NOT_BLANK)
     conversation_id: int | None = Field(
         default=None,
@@ -59,7 +59,7 @@ class SavedAnswerOut(BaseModel):
     created: bool = Field(description="false: the answer was saved before; this is that page")
 
 
-class ConversationIn(BaseModel):
+class ConversationIn(RequestIn):
     title: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
 
 
@@ -70,7 +70,7 @@ class ConversationOut(Mirror):
     updated_at: str
 
 
-class FeedbackIn(BaseModel):
+class FeedbackIn(RequestIn):
     rating: Literal["up", "down"]
     reason: str | None = Field(
         default=None, max_length=1000, description="what was right or wrong, in a few words"
@@ -101,7 +101,7 @@ class ConversationDetailOut(BaseModel):
     messages: list[MessageOut]
 
 
-class StudyIn(BaseModel):
+class StudyIn(RequestIn):
     topic: str | None = Field(default=None, max_length=500, description="default: recent documents")
     count: int = Field(default=5, ge=1, le=30)
 

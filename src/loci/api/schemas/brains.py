@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import BRAIN_NAME
+from loci.api.schemas.common import BRAIN_NAME, RequestIn
 from loci.mirror import Mirror
 from loci.models import Brain, Member, Role, Visibility
 from loci.service import Status
 
 
-class BrainIn(BaseModel):
+class BrainIn(RequestIn):
     name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     visibility: Visibility = "restricted"
 
 
-class BrainPatch(BaseModel):
+class BrainPatch(RequestIn):
     name: str | None = Field(default=None, min_length=1, max_length=64, pattern=BRAIN_NAME)
     visibility: Visibility | None = None
     language: str | None = Field(
@@ -50,7 +50,7 @@ class BrainOut(BaseModel):
         )
 
 
-class MemberIn(BaseModel):
+class MemberIn(RequestIn):
     role: Role
 
 

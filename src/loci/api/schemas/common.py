@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from loci.mirror import Mirror
+from loci.nul import PROBLEM, nul_at
 
 BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.names.check_name`
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
@@ -28,6 +30,31 @@ def _json_integer(cls: type, value: object) -> object:
 
 def json_integers(*fields: str) -> Any:
     return field_validator(*fields, mode="before")(classmethod(_json_integer))
+
+
+NUL_ERROR = "nul_character"  # the error type `loci.api.errors` answers with a 400
+
+
+def _no_nul(value: object) -> object:
+    where = nul_at(value)
+    if where is not None:
+        # pydantic's location names the field; `where` is the place inside it ("" for itself)
+        raise PydanticCustomError(NUL_ERROR, PROBLEM, {"where": where})
+    return value
+
+
+# For a body or form parameter that is not a request model (a free-form JSON item, a form field).
+NoNul = BeforeValidator(_no_nul)
+
+
+class RequestIn(BaseModel):
+    """What every request body derives from: no string in it, at any depth, may hold a NUL
+    (`loci.nul`), whatever else its fields allow."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _refuse_nul(cls, value: object, info: ValidationInfo) -> object:
+        return _no_nul(value)
 
 
 REGION_HELP = (

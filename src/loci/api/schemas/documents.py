@@ -12,6 +12,7 @@ from loci.api.schemas.common import (
     TIME_END_HELP,
     TIME_START_HELP,
     ErrorOut,
+    RequestIn,
 )
 from loci.mirror import Mirror
 from loci.models import Brain, Document, DocumentKind, DocumentStatus
@@ -80,7 +81,7 @@ class UploadOut(BaseModel):
     results: list[UploadResultOut]
 
 
-class UrlIn(BaseModel):
+class UrlIn(RequestIn):
     url: str = Field(min_length=1, max_length=4096)
     tags: list[str] = Field(default_factory=list, max_length=50)
     markdown: str | None = Field(

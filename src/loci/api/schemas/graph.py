@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 from loci.api.schemas.common import (
     NOT_BLANK,
     CitationOut,
+    RequestIn,
     json_integers,
 )
 from loci.api.schemas.documents import DocumentOut
@@ -145,7 +146,7 @@ class GraphFolderOut(Mirror):
     total: int = Field(description="in it and every folder under it")
 
 
-class GraphQueryIn(BaseModel):
+class GraphQueryIn(RequestIn):
     query: str = Field(min_length=1, max_length=2000, pattern=NOT_BLANK)
     limit: int = Field(default=10, ge=1, le=30)
     include_merged: bool = Field(default=False, strict=True)
@@ -192,7 +193,7 @@ SLUG = r"^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$"  # loci.graph.links.SLUG
 FOLDER = r"^[a-z0-9][a-z0-9._-]{0,63}(?:/[a-z0-9][a-z0-9._-]{0,63})*/?$"
 
 
-class GraphCreateIn(BaseModel):
+class GraphCreateIn(RequestIn):
     type: GraphType | None = Field(default=None, description="needed unless text has frontmatter")
     title: str | None = Field(default=None, max_length=300, pattern=NOT_BLANK)
     folder: str | None = Field(
@@ -209,12 +210,12 @@ class GraphCreateIn(BaseModel):
     )
 
 
-class GraphTruthIn(BaseModel):
+class GraphTruthIn(RequestIn):
     truth: str = Field(max_length=1_000_000, description="the new compiled truth (Markdown)")
     expected_hash: str | None = EXPECTED_HASH
 
 
-class GraphFieldsIn(BaseModel):
+class GraphFieldsIn(RequestIn):
     fields: dict[str, str] = Field(
         min_length=1,
         max_length=10,
@@ -224,7 +225,7 @@ class GraphFieldsIn(BaseModel):
     expected_hash: str | None = EXPECTED_HASH
 
 
-class GraphTimelineIn(BaseModel):
+class GraphTimelineIn(RequestIn):
     text: str = Field(min_length=1, max_length=10_000, pattern=NOT_BLANK)
     at: dt.date | None = Field(default=None, description="default: today")
     source: str | None = SOURCE_REF
@@ -238,36 +239,36 @@ class GraphTimelineIn(BaseModel):
         return value
 
 
-class GraphEvidenceIn(BaseModel):
+class GraphEvidenceIn(RequestIn):
     text: str = Field(min_length=1, max_length=1_000_000, pattern=NOT_BLANK)
     title: str = Field(min_length=1, max_length=300, pattern=NOT_BLANK)
     source: str | None = SOURCE_REF
     expected_hash: str | None = EXPECTED_HASH
 
 
-class GraphAliasIn(BaseModel):
+class GraphAliasIn(RequestIn):
     alias: str = Field(min_length=1, max_length=300, pattern=NOT_BLANK)
 
 
-class GraphLinkIn(BaseModel):
+class GraphLinkIn(RequestIn):
     relation: str = Field(pattern=r"^[a-z][a-z0-9_]{0,63}$", examples=["works_at"])
     target: str = Field(min_length=1, max_length=300, pattern=NOT_BLANK)
 
 
-class GraphMergeIn(BaseModel):
+class GraphMergeIn(RequestIn):
     into: str = Field(min_length=1, max_length=300, pattern=NOT_BLANK)
     alias_title: bool = Field(
         default=True, strict=True, description="keep the merged document's title as an alias"
     )
 
 
-class GraphMoveIn(BaseModel):
+class GraphMoveIn(RequestIn):
     folder: str | None = Field(default=None, max_length=300, pattern=FOLDER)
     new_id: str | None = Field(default=None, pattern=SLUG)
     expected_hash: str | None = EXPECTED_HASH
 
 
-class CaptureIn(BaseModel):
+class CaptureIn(RequestIn):
     text: str = Field(min_length=1, max_length=1_000_000, pattern=NOT_BLANK)
     title: str | None = Field(default=None, max_length=300)
     source: str | None = SOURCE_REF

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.common import NOT_BLANK
+from loci.api.schemas.common import NOT_BLANK, RequestIn
 from loci.api.schemas.documents import DocumentOut
 
 
-class NoteIn(BaseModel):
+class NoteIn(RequestIn):
     text: str = Field(min_length=1, max_length=1_000_000, pattern=NOT_BLANK)
     title: str | None = Field(default=None, max_length=300)
     tags: list[str] = Field(default_factory=list, max_length=50)

@@ -7,23 +7,23 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from loci.api.schemas.accounts import UserOut, timestamp
-from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK
+from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
 from loci.auth.passwords import MAX_LENGTH, MIN_LENGTH
 from loci.auth.people import INVITE_DAYS, MAX_INVITE_DAYS, IssuedInvite, Person
 
 EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
 
-class TokenSessionIn(BaseModel):
+class TokenSessionIn(RequestIn):
     token: str = Field(min_length=1, max_length=200, description="an API token, loci_…")
 
 
-class PasswordSessionIn(BaseModel):
+class PasswordSessionIn(RequestIn):
     name: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=MAX_LENGTH)
 
 
-class PasswordIn(BaseModel):
+class PasswordIn(RequestIn):
     current_password: str | None = Field(
         default=None, max_length=MAX_LENGTH, description="needed if you have a password already"
     )
@@ -32,7 +32,7 @@ class PasswordIn(BaseModel):
     )
 
 
-class InviteIn(BaseModel):
+class InviteIn(RequestIn):
     name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     email: str | None = Field(default=None, max_length=254, pattern=EMAIL)
     role: Literal["member", "admin"] = "member"
@@ -41,11 +41,11 @@ class InviteIn(BaseModel):
     )
 
 
-class InviteCheckIn(BaseModel):
+class InviteCheckIn(RequestIn):
     secret: str = Field(min_length=1, max_length=200)
 
 
-class InviteAcceptIn(BaseModel):
+class InviteAcceptIn(RequestIn):
     secret: str = Field(min_length=1, max_length=200)
     password: str = Field(
         min_length=MIN_LENGTH,
@@ -101,7 +101,7 @@ class IssuedInviteOut(BaseModel):
         )
 
 
-class PersonPatch(BaseModel):
+class PersonPatch(RequestIn):
     disabled: bool | None = Field(
         default=None, strict=True, description="true revokes their tokens and sessions at once"
     )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from loci.api.schemas.common import RequestIn
 from loci.mirror import Mirror
 
 
@@ -63,7 +64,7 @@ class PreflightOut(Mirror):
     totals: PreflightTotalsOut
 
 
-class UrlsPreflightIn(BaseModel):
+class UrlsPreflightIn(RequestIn):
     urls: list[Annotated[str, Field(min_length=1, max_length=4096)]] = Field(
         min_length=1, max_length=100
     )

@@ -10,12 +10,13 @@ from pydantic import BaseModel, Field, field_validator
 from loci.api.schemas.common import (
     NOT_BLANK,
     CitationFields,
+    RequestIn,
     json_integers,
 )
 from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
 
 
-class FiltersIn(BaseModel):
+class FiltersIn(RequestIn):
     name: str | None = Field(default=None, max_length=300, description="file name; * and ? glob")
     kinds: list[DocumentKind] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list, max_length=20)
@@ -40,7 +41,7 @@ class FiltersIn(BaseModel):
         )
 
 
-class SearchIn(BaseModel):
+class SearchIn(RequestIn):
     query: str = Field(min_length=1, max_length=2000, pattern=NOT_BLANK)
     limit: int = Field(default=10, ge=1, le=30)
     mode: SearchMode = "hybrid"

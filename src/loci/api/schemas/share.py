@@ -6,13 +6,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from loci.api.schemas.common import RequestIn
 from loci.api.schemas.documents import DocumentOut
 from loci.api.schemas.graph import GraphSummaryOut
 from loci.models import Brain
 from loci.service.sharing import Shared
 
 
-class ShareIn(BaseModel):
+class ShareIn(RequestIn):
     title: str = Field(default="", max_length=2000, description="the shared item's title")
     text: str = Field(default="", max_length=1_000_000, description="the shared text")
     url: str = Field(default="", max_length=4096, description="the shared link")

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import psycopg
 
 from loci.errors import Conflict, StoreError
+from loci.nul import NUL
 from loci.store.blobs import sha256_hex
 from loci.store.postgres import lexical
 from loci.store.postgres.analyzer import PORTER
@@ -212,10 +214,51 @@ def _source_rows(source: SqliteStore, table: Table) -> Iterator[tuple[Any, ...]]
     )
     for row in source.db.conn.execute(sql):
         values = list(row)
+        _refuse_nul(table.name, table.columns, values)
         for i, column in enumerate(table.columns):
             if column in table.bool_columns:
                 values[i] = bool(values[i])
         yield tuple(values)
+
+
+def _row_name(columns: Sequence[str], row: Sequence[Any]) -> str:
+    """The row as a person would look it up in SQLite: its id, or its key columns."""
+    names = [c.rsplit(".", 1)[-1] for c in columns]  # without a join's table alias
+    keys = ["id"] if "id" in names else [n for n in names if n.endswith("_id")] or names[:1]
+    return ", ".join(f"{key} {row[names.index(key)]!r}" for key in keys)
+
+
+def _refuse_nul(table: str, columns: Sequence[str], row: Sequence[Any]) -> None:
+    """SQLite kept a NUL that PostgreSQL cannot store (older Loci accepted them): say where,
+    before the insert fails without naming the row."""
+    for column, value in zip(columns, row, strict=True):
+        if isinstance(value, str) and NUL in value:
+            raise StoreError(
+                f"cannot copy {table} {_row_name(columns, row)}: column"
+                f" {column.rsplit('.', 1)[-1]} contains a NUL"
+                " character (\\u0000), which PostgreSQL cannot store. Nothing was copied; remove"
+                " the character in the SQLite database (or the document) and migrate again"
+            )
+
+
+def _insert_rows(
+    cur: Cursor, table: str, columns: Sequence[str], sql: str, batch: Sequence[tuple[Any, ...]]
+) -> None:
+    """Insert a batch; if PostgreSQL refuses it, find the row it refuses and name it."""
+    try:
+        with cur.connection.transaction():  # a savepoint: the copy may go on to find the row
+            cur.executemany(sql, batch)
+    except psycopg.Error as error:
+        for row in batch:
+            try:
+                with cur.connection.transaction():
+                    cur.execute(sql, row)
+            except psycopg.Error as refused:
+                reason = refused.diag.message_primary or str(refused)
+                raise StoreError(
+                    f"cannot copy {table} {_row_name(columns, row)}: {reason}. Nothing was copied"
+                ) from refused
+        raise StoreError(f"cannot copy {table}: {error}. Nothing was copied") from error
 
 
 def _count(cur: Cursor, table: str) -> int:
@@ -271,10 +314,18 @@ def _copy_table(cur: Cursor, source: SqliteStore, table: Table, report: Progress
     sql = f"INSERT INTO {table.name} ({columns}) VALUES ({marks})"
     total = 0
     for batch in _batches(_source_rows(source, table)):
-        cur.executemany(sql, batch)
+        _insert_rows(cur, table.name, table.columns, sql, batch)
         total += len(batch)
         report(table.name, total)
     return total
+
+
+CHUNK_COLUMNS = (
+    "c.id", "c.brain_id", "c.document_id", "c.idx", "c.text", "c.heading_path", "c.page",
+    "c.line_start", "c.line_end", "c.char_start", "c.char_end", "c.token_count",
+    "c.content_hash", "c.embed_hash", "b.embedder_model", "v.vector", "c.region",
+    "c.ocr_confidence", "c.time_start", "c.time_end",
+)  # fmt: skip
 
 
 def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
@@ -287,16 +338,15 @@ def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
         )
     }
     rows = source.db.conn.execute(
-        "SELECT c.id, c.brain_id, c.document_id, c.idx, c.text, c.heading_path, c.page,"
-        " c.line_start, c.line_end, c.char_start, c.char_end, c.token_count, c.content_hash,"
-        " c.embed_hash, b.embedder_model, v.vector, c.region, c.ocr_confidence, c.time_start,"
-        " c.time_end"
+        f"SELECT {', '.join(CHUNK_COLUMNS)}"
         " FROM chunks c JOIN brains b ON b.id = c.brain_id"
         " LEFT JOIN vectors v ON v.model = b.embedder_model AND v.hash = c.embed_hash"
         " ORDER BY c.brain_id, c.document_id, c.idx"
     )
     total = 0
     for batch in _batches(rows):
+        for row in batch:
+            _refuse_nul("chunks", CHUNK_COLUMNS, row)
         _insert_chunk_batch(cur, batch, titles)
         total += len(batch)
         report("chunks", total)
