@@ -11,6 +11,7 @@ database of the schema before it, holding rows.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,13 @@ from loci.errors import Unauthenticated
 from loci.graph.doctor import Doctor
 from loci.models import NewDocument, SearchFilters
 from loci.service import Loci
+from loci.store.postgres import PostgresStore
+from loci.store.postgres.transfer import copy_sqlite_to_postgres
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.migrations import migrate
 from tests.live_server import LiveServer
+from tests.pg import EmbeddedPostgres
 
 pytestmark = pytest.mark.both_backends
 
@@ -286,3 +290,29 @@ def test_migration_keeps_every_row_and_stops_reusing_ids(tmp_path: Path) -> None
         assert store.db.scalar(f"SELECT count(*) FROM {table}") == 0, table
     assert store.db.scalar("SELECT count(*) FROM brain_members") == 0
     store.close()
+
+
+def test_a_copy_into_postgresql_never_hands_out_an_id_sqlite_gave(
+    tmp_path: Path, postgres_server: EmbeddedPostgres
+) -> None:
+    source = SqliteStore(tmp_path / "loci.db")
+    kept = source.create_brain("kept", "restricted", None)
+    gone = source.create_brain("gone", "restricted", None)
+    new = NewDocument("file", "a.txt", None, None, "text/plain", 3, "a" * 64)
+    first = source.create_document(kept.id, new, "index")
+    last = source.create_document(kept.id, replace(new, content_hash="b" * 64), "index")
+    source.delete_brain(gone.id)
+    assert source.delete_document(kept.id, last.id)
+
+    url = postgres_server.new_database()
+    target = PostgresStore(url, pool_size=2)
+    try:
+        copy_sqlite_to_postgres(source, target)
+        assert [d.id for d in target.list_documents(kept.id)] == [first.id]
+        assert target.create_brain("next", "restricted", None).id > gone.id
+        again = target.create_document(kept.id, replace(new, content_hash="c" * 64), "index")
+        assert again.id > last.id
+    finally:
+        target.close()
+        source.close()
+        postgres_server.drop_database(url)
