@@ -11,6 +11,7 @@ database of the schema before it, holding rows.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from loci.graph.doctor import Doctor
 from loci.models import NewDocument, SearchFilters
 from loci.service import Loci
 from loci.store.postgres import PostgresStore
+from loci.store.postgres.connection import connect
+from loci.store.postgres.migrations import migrate as migrate_postgres
 from loci.store.postgres.transfer import copy_sqlite_to_postgres
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.connection import Database
@@ -315,4 +318,49 @@ def test_a_copy_into_postgresql_never_hands_out_an_id_sqlite_gave(
     finally:
         target.close()
         source.close()
+        postgres_server.drop_database(url)
+
+
+def test_postgresql_migration_cleans_token_scopes(postgres_server: EmbeddedPostgres) -> None:
+    """Migration 15 on PostgreSQL, run again over rows as an older database would hold them."""
+    url = postgres_server.new_database()
+    try:
+        with connect(postgres_server.owner_url(url)) as conn:
+            conn.execute("SELECT set_config('loci.brain_id', '*', false)")
+
+            def one(sql: str, params: tuple[object, ...] = ()) -> int:
+                return int(conn.execute(sql + " RETURNING id", params).fetchall()[0]["id"])
+
+            ann = one("INSERT INTO users(name) VALUES ('ann')")
+            keep = one(
+                "INSERT INTO brains(name, created_at) VALUES ('keep', '2026-01-01T00:00:00.000Z')"
+            )
+            newer = one(
+                "INSERT INTO brains(name, created_at) VALUES ('newer', '2026-03-01T00:00:00.000Z')"
+            )
+            tokens = {}
+            for name, scope in (("all", None), ("keep+gone", [keep, 999]), ("old", [newer])):
+                tokens[name] = one(
+                    "INSERT INTO api_tokens(user_id, name, prefix, secret_hash, scope, brain_ids,"
+                    " created_at) VALUES (%s, %s, 'p', %s, 'read', %s, '2026-02-01T00:00:00.000Z')",
+                    (ann, name, name * 8, None if scope is None else json.dumps(scope)),
+                )
+            conn.execute(
+                "INSERT INTO web_sessions(secret_hash, user_id, token_id, csrf, expires_at)"
+                " VALUES ('s', %s, %s, 'c', 9e12)",
+                (ann, tokens["old"]),
+            )
+            conn.execute("DELETE FROM schema_migrations WHERE version = 15")
+            assert migrate_postgres(conn) == 15
+        store = PostgresStore(url, pool_size=1)
+        try:
+            found = {t.name: t for t in store.accounts.list_tokens(ann)}
+            assert found["all"].brain_ids is None and found["all"].revoked_at is None
+            assert found["keep+gone"].brain_ids == (keep,)
+            assert found["keep+gone"].revoked_at is None
+            assert found["old"].brain_ids == () and found["old"].revoked_at is not None
+            assert store.accounts.session_by_hash("s") is None
+        finally:
+            store.close()
+    finally:
         postgres_server.drop_database(url)
