@@ -129,7 +129,7 @@ def test_the_log_stays_bounded_over_many_reindexes(tmp_path: Path) -> None:
     }
 
 
-def test_a_deleted_brain_leaves_no_log_and_a_reused_id_starts_clean(tmp_path: Path) -> None:
+def test_a_deleted_brain_leaves_no_log_and_the_next_brain_starts_clean(tmp_path: Path) -> None:
     first = SqliteStore(tmp_path / "loci.db")
     other = SqliteStore(tmp_path / "loci.db")
     keep = first.ensure_brain("keep")
@@ -143,15 +143,15 @@ def test_a_deleted_brain_leaves_no_log_and_a_reused_id_starts_clean(tmp_path: Pa
     first.delete_brain(brain.id)
     assert _log_rows(first, brain.id) == 0  # its chunks' deletes were logged, then dropped
     assert _log_rows(first, keep.id) == 1
-    # The id comes back for the next brain (SQLite reuses the highest rowid), the log's seq does
-    # not: entries are never numbered below a position some process already holds.
+    # Neither the id (migration 15) nor the log's seq comes back: entries are never numbered
+    # below a position some process already holds.
     again = first.ensure_brain("again")
-    assert again.id == brain.id
+    assert again.id > brain.id
     _add(first, again.id, "b.txt", ["pelican"])
     assert (
         int(first.db.scalar("SELECT min(seq) FROM chunk_log WHERE brain_id = ?", (again.id,))) > top
     )
-    # The other process still holds the old brain's index and matrix under that id.
+    # The other process still holds the old brain's index and matrix: none of it shows.
     assert other.text_search(again.id, ["walrus"], 10, ALL) == []
     assert _texts(other, other.text_search(again.id, ["pelican"], 10, ALL)) == {"pelican notes"}
     hits = other.vector_search(again.id, "m", _vector("walrus"), 10, ALL)
@@ -160,10 +160,7 @@ def test_a_deleted_brain_leaves_no_log_and_a_reused_id_starts_clean(tmp_path: Pa
 
 def test_migration_keeps_the_log_and_never_reuses_a_seq(tmp_path: Path) -> None:
     db = Database(tmp_path / "loci.db")
-    db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for number, sql in enumerate(MIGRATIONS[:8], start=1):
-        db.execute(sql)
-        db.execute("INSERT INTO schema_migrations(version) VALUES (?)", (number,))
+    migrate(db, 8)
     db.execute("INSERT INTO brains(id, name) VALUES (1, 'a')")
     db.execute("INSERT INTO chunk_log(seq, brain_id, chunk_id) VALUES (3, 1, 10), (7, 1, 11)")
     db.execute("INSERT INTO chunk_log(seq, brain_id, chunk_id) VALUES (9, 2, 12)")  # brain gone

@@ -8,6 +8,9 @@ It reads a whole brain (or a directory of its files, such as a materialized one)
     broken-relation     a relation whose target does not exist                  error
     broken-link         a page link to a page that does not exist               error
     broken-citation     an evidence citation of a record that does not exist    error
+    missing-source      a file:N / web:N / note:N pointer (a source, a timeline  error
+                        entry's source, a saved answer's citation) to a document
+                        the brain no longer has
     alias-collision     an alias two documents use, or another's id or title    error
     index               a document search cannot find (its indexing failed)     error
     orphan              a page with no edges in or out                          warning
@@ -30,11 +33,12 @@ from typing import Literal
 
 from loci.errors import InvalidInput, LociError, NotFound
 from loci.graph.document import BrainDoc, parse
-from loci.graph.links import derive_edges, is_source_ref, links
+from loci.graph.links import derive_edges, is_source_ref, links, source_refs
 from loci.graph.markdown_folder import scan_markdown
+from loci.graph.reads import CORE_PROVIDERS
 from loci.graph.service import BrainGraph
 from loci.graph.validate import validate
-from loci.models import Brain
+from loci.models import Brain, GraphDocument
 
 Severity = Literal["error", "warning"]
 SEVERITY: dict[str, Severity] = {
@@ -44,6 +48,7 @@ SEVERITY: dict[str, Severity] = {
     "broken-relation": "error",
     "broken-link": "error",
     "broken-citation": "error",
+    "missing-source": "error",
     "alias-collision": "error",
     "index": "error",
     "roundtrip": "error",
@@ -295,6 +300,7 @@ class Doctor:
             problem = self._index_problem(brain, record.document_id)
             if problem:
                 findings.append(_finding("index", record.id, problem))
+        findings += self._missing_sources(brain, records)
         trip = self.roundtrip() if roundtrip else None
         return _checkup(f"brain {brain.name}", len(records), findings, trip)
 
@@ -304,6 +310,35 @@ class Doctor:
         findings += check_documents([(f.path, f.text) for f in files if f.text is not None])
         trip = self.roundtrip() if roundtrip else None
         return _checkup("directory", len(files), findings, trip)
+
+    def _missing_sources(self, brain: Brain, records: Sequence[GraphDocument]) -> list[Finding]:
+        """Pointers at the brain's own documents (`file:27`) that name none: the document was
+        deleted, and since ids are never handed out again the pointer leads nowhere."""
+        existing = set(self.graph.store.document_ids(brain.id))
+        found = []
+        for record in records:
+            try:
+                doc = parse(record.content)
+            except InvalidInput:
+                continue  # a parse-error finding already
+            refs = [
+                *doc.sources,
+                *(e.source for e in doc.timeline if e.source is not None),
+                *source_refs(_texts(doc)),
+            ]
+            for ref in dict.fromkeys(refs):
+                provider, _, ident = ref.partition(":")
+                if provider in CORE_PROVIDERS and ident.isdigit() and int(ident) not in existing:
+                    found.append(
+                        _finding(
+                            "missing-source",
+                            record.id,
+                            f"source {ref!r} points at document {ident}, which this brain no "
+                            "longer has (it was deleted); add the file again and point at its "
+                            f"new id, or remove the pointer (`loci brain rewrite {record.id}`)",
+                        )
+                    )
+        return found
 
     def _index_problem(self, brain: Brain, document_id: int | None) -> str | None:
         if document_id is None:

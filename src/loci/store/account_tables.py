@@ -302,6 +302,30 @@ class AccountTables(ABC):
             self.db.run(conn, "DELETE FROM web_sessions WHERE token_id = ?", (token_id,))
         return bool(revoked)
 
+    def drop_brain_from_tokens(self, conn: Any, brain_id: int, now: float) -> None:
+        """Inside the transaction deleting a brain: take it out of every token limited to it,
+        and revoke (ending its sessions) a token it was the last brain of — a token for no
+        brain must not become one for whatever comes next."""
+        for row in self.db.run(conn, "SELECT id, brain_ids FROM api_tokens"):
+            if row["brain_ids"] is None:
+                continue
+            scope = [int(b) for b in self._json(row["brain_ids"])]
+            if brain_id not in scope:
+                continue
+            kept = [b for b in scope if b != brain_id]
+            self.db.run(
+                conn,
+                "UPDATE api_tokens SET brain_ids = ? WHERE id = ?",
+                (json.dumps(kept), row["id"]),
+            )
+            if not kept:
+                self.db.run(
+                    conn,
+                    "UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                    (now, row["id"]),
+                )
+                self.db.run(conn, "DELETE FROM web_sessions WHERE token_id = ?", (row["id"],))
+
     def touch_token(self, token_id: int, now: float) -> None:
         self.db.change("UPDATE api_tokens SET last_used_at = ? WHERE id = ?", (now, token_id))
 

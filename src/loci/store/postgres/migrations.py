@@ -426,6 +426,28 @@ MIGRATIONS: list[str] = [
     CREATE POLICY brain_scope ON slack_threads
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 15: as SQLite's 15 — identity columns already never hand an id out twice, so only the
+    # token scopes are cleaned: an id naming no brain, or a brain made after the token (not
+    # the one it was given), leaves the token, and a token left with no brain is revoked.
+    # The brains are read across the workspace ('*'), past their row-level policy.
+    """
+    SELECT set_config('loci.brain_id', '*', true);
+    WITH scoped AS (
+        SELECT t.id, t.brain_ids AS old, coalesce((
+            SELECT jsonb_agg(e.value ORDER BY e.ord)
+            FROM jsonb_array_elements(t.brain_ids) WITH ORDINALITY AS e(value, ord)
+            JOIN brains b ON b.id = (e.value)::bigint AND b.created_at <= t.created_at
+        ), '[]'::jsonb) AS kept
+        FROM api_tokens t WHERE t.brain_ids IS NOT NULL
+    ), changed AS (
+        UPDATE api_tokens t SET brain_ids = s.kept,
+            revoked_at = CASE WHEN s.kept = '[]'::jsonb AND t.revoked_at IS NULL
+                THEN loci_epoch() ELSE t.revoked_at END
+        FROM scoped s WHERE t.id = s.id AND s.kept <> s.old
+        RETURNING t.id, s.kept
+    )
+    DELETE FROM web_sessions WHERE token_id IN (SELECT id FROM changed WHERE kept = '[]'::jsonb);
+    """,
 ]
 
 

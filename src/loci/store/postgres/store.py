@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -102,6 +103,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
             )
             hashes = [str(r["content_hash"]) for r in cur.fetchall()]
             cur.execute("DELETE FROM brains WHERE id = %s", (brain_id,))  # cascades
+            self.accounts.drop_brain_from_tokens(cur, brain_id, time.time())
         return self._unused(hashes)
 
     def _unused(self, hashes: Sequence[str]) -> list[str]:

@@ -208,6 +208,13 @@ IDENTITY_TABLES = (
 )  # fmt: skip
 
 
+def _handed_out(source: SqliteStore) -> dict[str, int]:
+    """The largest id each AUTOINCREMENT table of the source ever gave, deleted rows' too: the
+    copy must not hand a deleted document's or brain's id to a new one."""
+    rows = source.db.rows("SELECT name, seq FROM sqlite_sequence")
+    return {str(r["name"]): int(r["seq"]) for r in rows}
+
+
 def _source_rows(source: SqliteStore, table: Table) -> Iterator[tuple[Any, ...]]:
     sql = SOURCE_SQL.get(table.name) or (
         f"SELECT {', '.join(table.columns)} FROM {table.name} ORDER BY {table.order}"
@@ -282,10 +289,12 @@ def copy_sqlite_to_postgres(
             counts[table.name] = _copy_table(cur, source, table, report)
             if table.name == "document_texts":  # chunks need documents and come before jobs
                 counts["chunks"] = _copy_chunks(cur, source, report)
-        for name in IDENTITY_TABLES:  # new rows continue after the copied ids
+        handed_out = _handed_out(source)
+        for name in IDENTITY_TABLES:  # new rows continue after every id ever handed out
             cur.execute(
                 f"SELECT setval(pg_get_serial_sequence('{name}', 'id'),"
-                f" coalesce((SELECT max(id) FROM {name}), 0) + 1, false)"
+                f" greatest(coalesce((SELECT max(id) FROM {name}), 0), %s) + 1, false)",
+                (handed_out.get(name, 0),),
             )
         for name, expected in counts.items():
             found = _count(cur, name)

@@ -7,9 +7,22 @@ Its `brain` column carries a per-brain token so the MATCH itself is scoped to on
 
 from __future__ import annotations
 
-from loci.store.sqlite.connection import Database
+from collections.abc import Callable
 
-MIGRATIONS: list[str] = [
+import apsw
+
+from loci.store.sqlite.connection import Database
+from loci.store.sqlite.identities import never_reuse_ids
+
+# A step is SQL, or a function of the connection for one SQL alone cannot write (a rebuild that
+# reads the tables' current definitions).
+Migration = str | Callable[[apsw.Connection], None]
+# Steps that rebuild tables others refer to: they run with foreign keys off, as SQLite's
+# procedure for rebuilding a table asks (dropping a parent would cascade otherwise), and check
+# the keys themselves before committing.
+REBUILDS = frozenset({15})
+
+MIGRATIONS: list[Migration] = [
     # 1: the core schema
     """
     CREATE TABLE brains (
@@ -354,26 +367,45 @@ MIGRATIONS: list[str] = [
     ) WITHOUT ROWID;
     CREATE INDEX slack_threads_conversation ON slack_threads(conversation_id);
     """,
+    # 15: ids are never handed out twice — a deleted brain's id given to the next brain made a
+    # token limited to it a token for the newcomer (see identities.py).
+    never_reuse_ids,
 ]
 
 
-def migrate(db: Database) -> int:
-    """Apply pending migrations; returns the schema version. Safe to race from two processes."""
+def migrate(db: Database, version: int | None = None) -> int:
+    """Apply pending migrations (up to `version`, for a test wanting an older schema); returns
+    the schema version. Safe to race from two processes."""
     db.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations ("
         " version INTEGER PRIMARY KEY,"
         " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))"
     )
-    for number, sql in enumerate(MIGRATIONS, start=1):
+    steps = MIGRATIONS if version is None else MIGRATIONS[:version]
+    for number, step in enumerate(steps, start=1):
         if db.scalar("SELECT 1 FROM schema_migrations WHERE version = ?", (number,)):
             continue
-        with db.write() as conn:
-            # Re-check under the write lock: another process may have applied it meanwhile.
-            done = conn.execute(
-                "SELECT 1 FROM schema_migrations WHERE version = ?", (number,)
-            ).fetchall()
-            if done:
-                continue
-            conn.execute(sql)
-            conn.execute("INSERT INTO schema_migrations(version) VALUES (?)", (number,))
-    return len(MIGRATIONS)
+        rebuild = number in REBUILDS
+        if rebuild:  # a no-op inside a transaction: set before it begins
+            db.execute("PRAGMA foreign_keys=OFF")
+        try:
+            _apply(db, number, step)
+        finally:
+            if rebuild:
+                db.execute("PRAGMA foreign_keys=ON")
+    return len(steps)
+
+
+def _apply(db: Database, number: int, step: Migration) -> None:
+    with db.write() as conn:
+        # Re-check under the write lock: another process may have applied it meanwhile.
+        done = conn.execute(
+            "SELECT 1 FROM schema_migrations WHERE version = ?", (number,)
+        ).fetchall()
+        if done:
+            return
+        if isinstance(step, str):
+            conn.execute(step)
+        else:
+            step(conn)
+        conn.execute("INSERT INTO schema_migrations(version) VALUES (?)", (number,))

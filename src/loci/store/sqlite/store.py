@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,7 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             ]
             conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in ids])
             conn.execute("DELETE FROM brains WHERE id = ?", (brain_id,))  # cascades
+            self.accounts.drop_brain_from_tokens(conn, brain_id, time.time())
             conn.execute(
                 "DELETE FROM vectors WHERE NOT EXISTS"
                 " (SELECT 1 FROM chunks WHERE chunks.embed_hash = vectors.hash)"
