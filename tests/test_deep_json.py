@@ -13,6 +13,8 @@ import pytest
 from tests.conftest import run_cli
 from tests.live_server import LiveServer
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 DEEP = b"[" * 100_000
 JSON = {"Content-Type": "application/json"}
 

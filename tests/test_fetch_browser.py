@@ -300,6 +300,7 @@ def _datagrams(trap: socket.socket) -> list[bytes]:
     return received
 
 
+@pytest.mark.attack
 def test_a_page_script_cannot_send_udp_by_webrtc_or_webtransport(
     udp_trap: socket.socket, tmp_path: Path, embedder: Embedder
 ) -> None:
@@ -325,6 +326,7 @@ def test_a_page_script_cannot_send_udp_by_webrtc_or_webtransport(
     assert b"<title>Reader (started: nothing)</title>" in web.page.body
 
 
+@pytest.mark.attack
 def test_chromium_itself_sends_no_webrtc_udp_even_to_a_script_that_has_the_api(
     udp_trap: socket.socket,
 ) -> None:

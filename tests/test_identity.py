@@ -33,7 +33,7 @@ from loci.store.sqlite.migrations import migrate
 from tests.live_server import LiveServer
 from tests.pg import EmbeddedPostgres
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.both_backends, pytest.mark.attack]  # attack: `make attack`
 
 
 def _upload(server: LiveServer, token: str, brain: str, name: str, text: str) -> int:

@@ -28,6 +28,8 @@ from tests.live_server import LiveServer
 from tests.mcp_results import text_of
 from tests.pg import EmbeddedPostgres
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 NUL_TEXT = "before\x00after"
 BRAIN = "nul"
 PROBLEM = "contains a NUL character"

@@ -16,7 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from scripts.make_bad_inputs import paragraph_bomb_docx
+
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,6 +18,8 @@ from loci.auth.accounts import Accounts
 from loci.config import Settings, load_settings
 from loci.service import Loci
 
+pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
+
 HTTPS = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "198.51.100.20"}
 
 

@@ -12,7 +12,7 @@ from loci.auth.sign_in_limit import FailedSignIns
 from loci.errors import Conflict, InvalidInput, NotFound, RateLimited, Unauthenticated
 from loci.store.base import Store
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.both_backends, pytest.mark.attack]  # attack: `make attack`
 
 PASSWORD = "correct horse battery"
 # What a person (or an attacker) may type for the user "Alice": capitals, a Turkish dotted
