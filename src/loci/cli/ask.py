@@ -142,21 +142,21 @@ def register(app: typer.Typer) -> None:
             actor="cli",
         )
 
-        def kept(done: Done) -> Done:
+        def saved_as_page(done: Done) -> Done:
             if not save or done.intent == "save":
                 return done
             saved = loci.save_answer(home, *done.kept(), actor="cli")
             return replace(done, saved=saved.page.path)
 
         if json_:
-            emit_json(kept(final_answer(events)).to_json())
+            emit_json(saved_as_page(final_answer(events)).to_json())
             return
         for event in events:
             if isinstance(event, Token):
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
             elif isinstance(event, Done):
-                done = kept(event)
+                done = saved_as_page(event)
                 sys.stdout.write("\n")
                 if done.citations:
                     out.print("\n[bold]Sources[/bold]")
