@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from search_latency import QUERIES, service, synthetic_brain  # noqa: E402
 from tests.scripted_llm import Reply, ScriptedLLM  # noqa: E402
 
+from loci.answer.events import final_answer  # noqa: E402
 from loci.embed.local import LocalEmbedder  # noqa: E402
 from loci.eval.metrics import percentile  # noqa: E402
 from loci.llm.client import ChatSettings, OpenAICompatibleChat  # noqa: E402
@@ -71,9 +72,9 @@ def main() -> None:
     for i in range(args.questions):
         question = QUERIES[i % len(QUERIES)] + f" {i}"
         start = time.perf_counter()
-        done = list(loci.ask(brain, question))[-1].data
+        done = final_answer(loci.ask(brain, question))
         totals.append((time.perf_counter() - start) * 1000)
-        decisions[done["decision"]] = decisions.get(done["decision"], 0) + 1
+        decisions[done.decision] = decisions.get(done.decision, 0) + 1
     totals.sort()
     print(
         f"no model   chunks={args.chunks} p50={statistics.median(totals):.0f} ms "
@@ -86,9 +87,9 @@ def main() -> None:
         per_step: dict[str, list[float]] = {step: [] for step in (*STEPS, "total")}
         for i in range(args.questions):
             question = QUERIES[i % len(QUERIES)] + f" {i}"
-            done = list(loci.ask(brain, question, chat=chat))[-1].data
-            assert not done["fallbacks"], done["fallbacks"]
-            for step, ms in done["timings"].items():
+            done = final_answer(loci.ask(brain, question, chat=chat))
+            assert not done.fallbacks, done.fallbacks
+            for step, ms in done.timings.items():
                 per_step.setdefault(step, []).append(ms)
         line = "  ".join(
             f"{step} {statistics.median(v):.1f}/{percentile(sorted(v), 95):.1f}"

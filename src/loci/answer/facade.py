@@ -8,11 +8,11 @@ search, its configured chat model.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loci.answer import keep
-from loci.answer.events import AskEvent, token
+from loci.answer.events import AskEvent, Done, Routed, Token
 from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Retrieval, Turn
 from loci.answer.scope import Scope, scope_for
@@ -226,18 +226,11 @@ class Answering:
             events = self.ask(brain, question, history, chat, filters=filters, brains=brains)
         conversations.add_message(conversation.id, "user", question)
         for event in events:
-            if event.type == "done":
+            if isinstance(event, Done):
                 message = conversations.add_message(
-                    conversation.id,
-                    "assistant",
-                    event.data["answer"],
-                    event.data["citations"],
-                    event.data["intent"],
+                    conversation.id, "assistant", event.answer, event.citations, event.intent
                 )
-                event = AskEvent(
-                    "done",
-                    {**event.data, "conversation_id": conversation.id, "message_id": message.id},
-                )
+                event = replace(event, conversation_id=conversation.id, message_id=message.id)
             yield event
 
     def _save_from_chat(
@@ -251,8 +244,7 @@ class Answering:
     ) -> Iterator[AskEvent]:
         """The `save` intent: "remember that …" keeps its text, "save this" the previous
         answer, through the capture path (a draft in inbox/, curated later) — no answer."""
-        yield AskEvent("route", {"intent": "save", "confidence": 0.9, "by": "rules",
-                                 "target": None})  # fmt: skip
+        yield Routed("save", 0.9, "rules")
         text = wanted or next((m.content for m in reversed(kept) if m.role == "assistant"), "")
         if not may_save:
             reply = "You can read this brain but not save to it; nothing was saved."
@@ -263,12 +255,8 @@ class Answering:
             draft = captured.draft
             again = " (it was already there)" if captured.deduped else ""
             reply = f"Saved to {draft.path} as a draft{again}; it will be filed where it belongs."
-        yield token(reply)
-        yield AskEvent(
-            "done",
-            {"answer": reply, "citations": [], "intent": "save", "decision": "sufficient",
-             "model": None, "fallbacks": [], "timings": {}, "scope": None},
-        )  # fmt: skip
+        yield Token(reply)
+        yield Done(reply, intent="save")
 
     def save_answer(
         self,

@@ -3,10 +3,10 @@
     route ─┬─ rewrite (with history) ── expand ── search × n (concurrently) ── grade ── answer
            └─ (run together)                                      └ one broader round if borderline
 
-`Asker.ask` yields `AskEvent`s as it goes, so a CLI, an SSE stream or a chat panel shows progress
-and the answer's words as they are written. Whatever the model does — time out, fail, answer
-malformed JSON, break off mid-stream — the step falls back and the answer still arrives with
-citations that point at real passages.
+`Asker.ask` yields events (`loci.answer.events`) as it goes, so a CLI, an SSE stream or a chat
+panel shows progress and the answer's words as they are written. Whatever the model does — time
+out, fail, answer malformed JSON, break off mid-stream — the step falls back and the answer still
+arrives with citations that point at real passages.
 """
 
 from __future__ import annotations
@@ -16,10 +16,21 @@ import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from loci.answer import prompts
-from loci.answer.events import AskEvent, status, token
+from loci.answer.events import (
+    AskEvent,
+    Done,
+    Graded,
+    Queries,
+    Rewritten,
+    Routed,
+    Scoped,
+    Sources,
+    Status,
+    Token,
+)
 from loci.answer.extractive import extractive_answer, extractive_summary
 from loci.answer.grading import Decision, Grade, decide, grade_by_scores, grade_with_model
 from loci.answer.intents import (
@@ -64,7 +75,7 @@ class Retrieval:
     documents: Callable[[], list[Document]]
     passages: Callable[[int], list[Hit]]  # a document's chunks, in order
     brain_of: Callable[[Hit], str] | None = None
-    scope: dict[str, Any] | None = None  # brains and filters, when the caller narrowed or widened
+    scope: Scoped | None = None  # brains and filters, when the caller narrowed or widened
     limits: str | None = None  # the filters in words, for "nothing found" replies
 
     def number(self, hits: list[Hit]) -> list[Source]:
@@ -86,7 +97,7 @@ class Retrieval:
         )
 
     def where(self) -> str:
-        brains = (self.scope or {}).get("brains") or [self.brain]
+        brains = self.scope.brains if self.scope is not None and self.scope.brains else [self.brain]
         return f"the brains {', '.join(brains)}" if len(brains) > 1 else "this brain"
 
 
@@ -109,7 +120,7 @@ class Asker:
     def ask(self, question: str, history: Sequence[Turn] = ()) -> Iterator[AskEvent]:
         run = _Run(question.strip(), list(history)[-MAX_HISTORY_TURNS:])
         began = time.perf_counter()
-        yield status("Analyzing the question…")
+        yield Status("Analyzing the question…")
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=2) as pool:
             routing = pool.submit(self._route, run)
@@ -117,13 +128,9 @@ class Asker:
             route = routing.result()
             rewritten = rewriting.result() if rewriting else None
         run.timed("route", started)
-        yield AskEvent(
-            "route",
-            {"intent": route.intent, "confidence": route.confidence, "by": route.by,
-             "target": route.target},
-        )  # fmt: skip
+        yield Routed(route.intent, route.confidence, route.by, route.target)
         if self.retrieval.scope is not None:
-            yield AskEvent("scope", self.retrieval.scope)
+            yield self.retrieval.scope
 
         if route.intent == "no_retrieval":
             greeting = yield from self._greet(run)
@@ -138,7 +145,7 @@ class Asker:
                 effective = text
             elif text != effective:
                 with_history.append(text)
-            yield AskEvent("rewrite", {"original": run.question, "rewritten": text, "by": by})
+            yield Rewritten(run.question, text, by)
 
         if route.intent == "list_documents":
             yield from self._list_documents(run, route, effective, began)
@@ -155,22 +162,20 @@ class Asker:
         expanded = self._expand(run, effective, params.expansion_queries)
         queries = list(dict.fromkeys([effective, *with_history, *expanded]))
         run.timed("expand", started)
-        yield AskEvent(
-            "queries", {"queries": queries, "by": "model" if len(queries) > 1 else "none"}
-        )
+        yield Queries(tuple(queries), "model" if len(queries) > 1 else "none")
 
-        yield status(f"Searching {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}…")
+        yield Status(f"Searching {len(queries)} quer{'y' if len(queries) == 1 else 'ies'}…")
         started = time.perf_counter()
         hits = self._search(queries, params.chunks, params.text_weight)
         run.timed("search", started)
 
-        yield status("Grading the passages…")
+        yield Status("Grading the passages…")
         started = time.perf_counter()
         sources = self.retrieval.number(hits)
         grades = self._grade(run, effective, sources)
         decision = decide(grades, expanded=False)
         if decision == "needs_expansion":
-            yield status("Borderline passages: searching more broadly…")
+            yield Status("Borderline passages: searching more broadly…")
             broader = [*queries, *self._expand(run, effective, params.expansion_queries + 2)]
             hits = self._search(list(dict.fromkeys(broader)), params.chunks * 2, params.text_weight)
             sources = self.retrieval.number(hits)
@@ -178,20 +183,17 @@ class Asker:
             decision = decide(grades, expanded=True)
         run.timed("grade", started)
         useful = [g for g in grades if g.relevance != "irrelevant"]
-        yield AskEvent(
-            "grading",
-            {
-                "decision": decision,
-                "relevant": sum(g.relevance == "relevant" for g in grades),
-                "partially_relevant": sum(g.relevance == "partially_relevant" for g in grades),
-                "total": len(grades),
-                "average": round(sum(g.score for g in grades) / len(grades), 3) if grades else 0,
-                "by": "rules" if "grade" in run.fallbacks or not self.chat else "model",
-            },
+        yield Graded(
+            decision=decision,
+            relevant=sum(g.relevance == "relevant" for g in grades),
+            partially_relevant=sum(g.relevance == "partially_relevant" for g in grades),
+            total=len(grades),
+            average=round(sum(g.score for g in grades) / len(grades), 3) if grades else 0,
+            by="rules" if "grade" in run.fallbacks or not self.chat else "model",
         )
         if decision == "no_relevant_sources":
             refusal = self.retrieval.nothing_found()
-            yield token(refusal)
+            yield Token(refusal)
             yield self._done(run, route, refusal, [], decision, began)
             return
 
@@ -204,8 +206,8 @@ class Asker:
             Grade(new.number, g.relevance, g.score, g.reasoning)
             for new, g in zip(answer_sources, (kept_grades[s.number] for s in kept), strict=True)
         ]
-        yield AskEvent("sources", {"sources": [s.citation() for s in answer_sources]})
-        yield status("Writing the answer…")
+        yield _sources(answer_sources)
+        yield Status("Writing the answer…")
         started = time.perf_counter()
         text = yield from self._answer(run, effective, answer_sources, answer_grades)
         run.timed("answer", started)
@@ -322,27 +324,27 @@ class Asker:
             try:
                 for piece in self.chat.stream(messages):
                     written += piece
-                    yield token(piece)
+                    yield Token(piece)
                 if validate_citations(written, sources)[1]:
                     return written
                 # An answer that cites none of its sources cannot be checked by its reader:
                 # the passages it should have cited follow it.
                 log.info("the model's answer cited no source; adding passages")
                 run.fallbacks.append("answer")
-                yield status("The answer cites no source; adding the passages it rests on.")
+                yield Status("The answer cites no source; adding the passages it rests on.")
                 written += "\n\n"
-                yield token("\n\n")
+                yield Token("\n\n")
             except LLMError as error:
                 log.info("answer fell back to extracts: %s", error)
                 run.fallbacks.append("answer")
                 if written:
-                    yield status("The model stopped mid-answer; adding passages from the sources.")
+                    yield Status("The model stopped mid-answer; adding passages from the sources.")
                     written += "\n\n"
-                    yield token("\n\n")
+                    yield Token("\n\n")
         focus = run.question if question != run.question else None
         extract = extractive_answer(question, sources, grades, focus)
         for line in extract.splitlines(keepends=True):  # a line at a time, as a reader reads
-            yield token(line)
+            yield Token(line)
         return written + extract
 
     def _greet(self, run: _Run) -> Generator[AskEvent, None, str]:
@@ -361,7 +363,7 @@ class Asker:
                 )
             except LLMError:
                 run.fallbacks.append("answer")
-        yield token(text)
+        yield Token(text)
         return text
 
     # document-level intents ---------------------------------------------------------------
@@ -378,7 +380,7 @@ class Asker:
             if grade.relevance != "irrelevant":
                 first_hit.setdefault(hit.citation.document_id, hit)
         sources = self.retrieval.number(list(first_hit.values()))
-        yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
+        yield _sources(sources)
         if not sources:
             among = f" among {self.retrieval.limits}" if self.retrieval.limits else ""
             text = f"I found no documents about {topic} in {self.retrieval.where()}{among}."
@@ -390,7 +392,7 @@ class Asker:
                 for s in sources
             ]
             text = f"Documents about {topic}:\n\n" + "\n".join(lines)
-        yield token(text)
+        yield Token(text)
         yield self._done(run, route, text, sources, "sufficient", began)
 
     def _find_document(self, target: str) -> Document | None:
@@ -421,8 +423,8 @@ class Asker:
             passages = [passages[int(i * step)] for i in range(limit)]
         sources = self.retrieval.number(passages)
         run.timed("search", started)
-        yield AskEvent("sources", {"sources": [s.citation() for s in sources]})
-        yield status(f"Summarizing {document.name}…")
+        yield _sources(sources)
+        yield Status(f"Summarizing {document.name}…")
         started = time.perf_counter()
         written = ""
         if self.chat is not None:
@@ -435,17 +437,17 @@ class Asker:
                     ]
                 ):  # fmt: skip
                     written += piece
-                    yield token(piece)
+                    yield Token(piece)
             except LLMError as error:
                 log.info("summary fell back to extracts: %s", error)
                 run.fallbacks.append("answer")
                 written += "\n\n" if written else ""
                 extract = extractive_summary(sources)
                 written += extract
-                yield token(extract)
+                yield Token(extract)
         else:
             written = extractive_summary(sources)
-            yield token(written)
+            yield Token(written)
         run.timed("answer", started)
         yield self._done(run, route, written, sources, "sufficient", began)
 
@@ -458,22 +460,23 @@ class Asker:
         sources: list[Source],
         decision: Decision,
         began: float,
-    ) -> AskEvent:
+    ) -> Done:
         answer, cited = validate_citations(text, sources)
         run.timings["total"] = round((time.perf_counter() - began) * 1000, 1)
-        return AskEvent(
-            "done",
-            {
-                "answer": answer,
-                "citations": [s.citation() for s in cited],
-                "intent": route.intent,
-                "decision": decision,
-                "model": self.chat.model if self.chat is not None else None,
-                "fallbacks": run.fallbacks,
-                "timings": run.timings,
-                "scope": self.retrieval.scope,
-            },
+        return Done(
+            answer=answer,
+            intent=route.intent,
+            citations=tuple(s.citation() for s in cited),
+            decision=decision,
+            model=self.chat.model if self.chat is not None else None,
+            fallbacks=tuple(run.fallbacks),
+            timings=dict(run.timings),
+            scope=self.retrieval.scope,
         )
+
+
+def _sources(sources: list[Source]) -> Sources:
+    return Sources(tuple(s.citation() for s in sources))
 
 
 def _sim(hit: Hit) -> float:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, replace
-from typing import Any
 
+from loci.answer.events import Scoped
 from loci.answer.timeframe import time_range
 from loci.models import SearchFilters
 from loci.search.filters import check_filters
@@ -47,20 +47,8 @@ class Scope:
         words = " ".join(parts)
         return f"{words} ({self.from_question!r} in the question)" if self.from_question else words
 
-    def event(self, brains: list[str]) -> dict[str, Any]:
-        f = self.filters
-        return {
-            "brains": brains,
-            "filters": {
-                "name": f.name,
-                "kinds": list(f.kinds),
-                "tags": list(f.tags),
-                "created_after": f.created_after,
-                "created_before": f.created_before,
-            },
-            "from_question": self.from_question,
-            "description": self.describe(),
-        }
+    def event(self, brains: list[str]) -> Scoped:
+        return Scoped(tuple(brains), self.filters, self.from_question, self.describe())
 
 
 def scope_for(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -11,14 +12,22 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.answer.events import AskEvent
+from loci.answer.events import (
+    AskEvent,
+    Done,
+    Graded,
+    Queries,
+    Rewritten,
+    Routed,
+    Scoped,
+    Token,
+    final_answer,
+)
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
 from loci.models import Feedback, SearchFilters
-
-STEP_NOTES = {"route", "scope", "rewrite", "queries", "grading"}
 
 
 def _where(citation: dict[str, Any]) -> str:
@@ -33,16 +42,19 @@ def _where(citation: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _note(kind: str, data: dict[str, Any]) -> str:
-    if kind == "route":
-        return f"intent {data['intent']} ({data['by']})"
-    if kind == "scope":
-        return f"searching {', '.join(data['brains'])}: {data['description']}"
-    if kind == "rewrite":
-        return f"searching for: {data['rewritten']}"
-    if kind == "queries":
-        return f"{len(data['queries'])} quer{'y' if len(data['queries']) == 1 else 'ies'}"
-    return f"{data['decision']}: {data['relevant']} relevant of {data['total']} passages"
+def _note(event: AskEvent) -> str | None:
+    """The progress note for a step's event on stderr; None for the others."""
+    if isinstance(event, Routed):
+        return f"intent {event.intent} ({event.by})"
+    if isinstance(event, Scoped):
+        return f"searching {', '.join(event.brains)}: {event.description}"
+    if isinstance(event, Rewritten):
+        return f"searching for: {event.rewritten}"
+    if isinstance(event, Queries):
+        return f"{len(event.queries)} quer{'y' if len(event.queries) == 1 else 'ies'}"
+    if isinstance(event, Graded):
+        return f"{event.decision}: {event.relevant} relevant of {event.total} passages"
+    return None
 
 
 class Rating(StrEnum):
@@ -129,35 +141,36 @@ def register(app: typer.Typer) -> None:
             may_save=True,  # the local owner: "remember that …" saves
             actor="cli",
         )
+
+        def saved_as_page(done: Done) -> Done:
+            if not save or done.intent == "save":
+                return done
+            saved = loci.save_answer(home, *done.kept(), actor="cli")
+            return replace(done, saved=saved.page.path)
+
+        if json_:
+            emit_json(saved_as_page(final_answer(events)).to_json())
+            return
         for event in events:
-            if event.type == "done" and save and event.data["intent"] != "save":
-                saved = loci.save_answer(
-                    home, event.data["conversation_id"], event.data["message_id"], actor="cli"
-                )
-                event = AskEvent("done", {**event.data, "saved": saved.page.path})
-            if json_:
-                if event.type == "done":
-                    emit_json(event.data)
-                continue
-            if event.type == "token":
-                sys.stdout.write(event.data["text"])
+            if isinstance(event, Token):
+                sys.stdout.write(event.text)
                 sys.stdout.flush()
-            elif event.type in STEP_NOTES and not quiet:
-                err.print(f"[dim]· {escape(_note(event.type, event.data))}[/dim]")
-            elif event.type == "done":
+            elif isinstance(event, Done):
+                done = saved_as_page(event)
                 sys.stdout.write("\n")
-                citations = event.data["citations"]
-                if citations:
+                if done.citations:
                     out.print("\n[bold]Sources[/bold]")
-                    for c in citations:
+                    for c in done.citations:
                         out.print(f"  [{c['number']}] {escape(_where(c))}")
-                if "saved" in event.data:
-                    out.print(f"\nsaved as {escape(event.data['saved'])}")
+                if done.saved is not None:
+                    out.print(f"\nsaved as {escape(done.saved)}")
                 if not quiet:
                     err.print(
-                        f"[dim]conversation {event.data['conversation_id']} · "
-                        f"{event.data['timings'].get('total', 0):.0f} ms[/dim]"
+                        f"[dim]conversation {done.conversation_id} · "
+                        f"{done.timings.get('total', 0):.0f} ms[/dim]"
                     )
+            elif not quiet and (note := _note(event)) is not None:
+                err.print(f"[dim]· {escape(note)}[/dim]")
 
     conversations = typer.Typer(help="Conversations kept by `loci ask`.", no_args_is_help=True)
     app.add_typer(conversations, name="conversations")

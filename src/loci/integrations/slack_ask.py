@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from loci.answer.events import final_answer
 from loci.errors import NotFound
 from loci.integrations.slack_events import SlackMessage
 from loci.integrations.slack_format import answer_message
@@ -73,17 +74,17 @@ class SlackAnswers:
                 may_save=question.may_save,
                 actor=user.name,
             )
-            done = [e.data for e in events if e.type == "done"][-1]  # the pipeline ends so
+            done = final_answer(events)
         finally:
             if isinstance(chat, OpenAICompatibleChat):
                 chat.close()
+        conversation_id = done.kept()[0]
         self.store.keep_slack_thread(
             message.team_id, message.channel, message.thread_ts, user.id, brain.id,
-            int(done["conversation_id"]),
+            conversation_id,
         )  # fmt: skip
         log.info(
             "slack: answered %s/%s in %s (conversation %s, %d sources)",
-            message.team_id, message.user_id, brain.name, done["conversation_id"],
-            len(done["citations"]),
+            message.team_id, message.user_id, brain.name, conversation_id, len(done.citations),
         )  # fmt: skip
-        return answer_message(str(done["answer"]), done["citations"], self.public_url)
+        return answer_message(done.answer, done.citations, self.public_url)

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from loci.errors import LLMError
+from loci.answer.events import final_answer
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
     AnswerResult,
@@ -93,18 +93,15 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             created_before=before,
         )
         with chat_for(caller) as chat:
-            done = None
-            for event in loci.ask(target, question, chat=chat, filters=filters, brains=others):
-                if event.type == "done":
-                    done = event.data
-        if done is None:  # the pipeline always ends with `done`; a crash raises instead
-            raise LLMError("the answer did not complete")
+            done = final_answer(
+                loci.ask(target, question, chat=chat, filters=filters, brains=others)
+            )
         return AnswerResult(
             brain=target.name,
-            answer=done["answer"],
-            citations=[Citation.of(c) for c in done["citations"]],
-            intent=done["intent"],
-            from_model=done["model"] is not None,
+            answer=done.answer,
+            citations=[Citation.of(c) for c in done.citations],
+            intent=done.intent,
+            from_model=done.model is not None,
         )
 
     @tool_errors

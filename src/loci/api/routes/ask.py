@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Response
 from fastapi.sse import EventSourceResponse, ServerSentEvent
 
-from loci.answer.events import AskEvent
+from loci.answer.events import AskEvent, Failed, final_answer
 from loci.api.deps import (
     AccountsDep,
     LociDep,
@@ -96,10 +96,10 @@ def ask(
         events = _converse(loci, asking, brain, principal, chat)
         try:
             for event in events:
-                yield ServerSentEvent(event=event.type, data=event.data)
+                yield ServerSentEvent(event=event.type, data=event.to_json())
         except LociError as error:
-            data = {"error": error.code, "message": error.message}
-            yield ServerSentEvent(event="error", data=data)
+            failed = Failed(error)
+            yield ServerSentEvent(event=failed.type, data=failed.to_json())
 
 
 @router.post("/answer", response_model=AnswerOut, responses=errors(400, 404))
@@ -115,16 +115,8 @@ def answer(
     `citations` says which brain, file, page and passage each number is."""
     with own_model(models, principal) as chat:
         events = _converse(loci, asking, brain, principal, chat)
-        done = [e.data for e in events if e.type == "done"][-1]  # the pipeline ends with it
-    return AnswerOut(
-        answer=done["answer"],
-        citations=done["citations"],
-        intent=done["intent"],
-        conversation_id=done["conversation_id"],
-        message_id=done["message_id"],
-        decision=done["decision"],
-        scope=done["scope"],
-    )
+        done = final_answer(events)
+    return AnswerOut.of(done)
 
 
 def _converse(

@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from loci.answer.events import Done
 from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, RequestIn, json_integers
 from loci.api.schemas.graph import GraphSummaryOut
 from loci.api.schemas.search import FiltersIn
@@ -52,6 +53,19 @@ class AnswerOut(BaseModel):
         description="the brains and filters searched, when the request or the question's time "
         "phrase narrowed or widened them (`from_question` names the phrase)",
     )
+
+    @classmethod
+    def of(cls, done: Done) -> AnswerOut:
+        conversation_id, message_id = done.kept()
+        return cls(
+            answer=done.answer,
+            citations=list(done.citations),
+            intent=done.intent,
+            conversation_id=conversation_id,
+            message_id=message_id,
+            decision=done.decision,
+            scope=done.scope.to_json() if done.scope is not None else None,
+        )
 
 
 class SavedAnswerOut(BaseModel):
