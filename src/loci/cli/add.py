@@ -14,7 +14,7 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
 from loci.ingest.sources import expand_paths, is_url
-from loci.models import Document
+from loci.models import Brain, Document
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
@@ -28,15 +28,21 @@ class Outcome:
     error: str | None = None
     refreshed: bool = False
 
-    def as_json(self) -> dict[str, object]:
+    @property
+    def ok(self) -> bool:
+        return self.error is None and (self.document is None or self.document.status != "failed")
+
+    def as_json(self, brain: Brain) -> dict[str, object]:
+        from loci.api.schemas.documents import DocumentOut
+
         doc = self.document
         return {
             "source": self.source,
-            "ok": self.error is None and (doc is None or doc.status != "failed"),
+            "ok": self.ok,
             "deduped": self.deduped,
             "refreshed": self.refreshed,
             "error": self.error or (doc.status_reason if doc and doc.status == "failed" else None),
-            "document": doc,
+            "document": DocumentOut.of(doc, brain) if doc is not None else None,
         }
 
 
@@ -51,9 +57,9 @@ def _progress() -> Progress:
     )
 
 
-def _report(outcomes: list[Outcome], as_json: bool) -> None:
+def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
     if as_json:
-        emit_json([o.as_json() for o in outcomes])
+        emit_json([o.as_json(brain) for o in outcomes])
     else:
         for o in outcomes:
             d = o.document
@@ -71,7 +77,7 @@ def _report(outcomes: list[Outcome], as_json: bool) -> None:
                 state = chunks if d.status == "ready" else d.status
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
                 out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
-    failed = [o for o in outcomes if not o.as_json()["ok"]]
+    failed = [o for o in outcomes if not o.ok]
     if failed:
         raise typer.Exit(PARTIAL if len(failed) < len(outcomes) else FAILED)
 
@@ -125,7 +131,9 @@ def _item_line(item: PreflightItem) -> str:
 
 def _report_preflight(flight: Preflight, as_json: bool) -> None:
     if as_json:
-        emit_json(flight)
+        from loci.api.schemas.preflight import PreflightOut
+
+        emit_json(PreflightOut.of(flight))
     else:
         for item in flight.items:
             out.print(_item_line(item))
@@ -201,7 +209,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(FAILED)
         if not no_wait:
             _wait(outcomes, brain)
-        _report(outcomes, json_)
+        _report(outcomes, target, json_)
 
     @app.command("note")
     @exits_cleanly
@@ -220,8 +228,9 @@ def register(app: typer.Typer) -> None:
 
         body = sys.stdin.read() if text in (None, "-") else text
         loci = service()
-        result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
+        target = loci.brain(brain)
+        result = loci.add_note(target, body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
         if not no_wait:
             _wait(outcomes, brain)
-        _report(outcomes, json_)
+        _report(outcomes, target, json_)

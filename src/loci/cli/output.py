@@ -1,6 +1,9 @@
 """Everything the CLI shows a person: results on stdout, progress and errors on stderr.
 
 With `--json`, stdout carries exactly one JSON document and nothing else, so scripts can pipe it.
+Where the HTTP API shows the same thing (a document, a search hit, a preflight item, a graph page),
+the command passes the API's response model (`loci.api.schemas`), so both give the same fields
+under the same names; the models are imported inside the commands, where they are used.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import json
 import sys
 from typing import Any
 
+from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 
@@ -21,6 +25,8 @@ OK, FAILED, USAGE, NOT_FOUND, PARTIAL = 0, 1, 2, 3, 4
 
 
 def to_jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for extra in ("matched_by",):
