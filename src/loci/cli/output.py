@@ -13,7 +13,6 @@ import json
 import sys
 from typing import Any
 
-from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 
@@ -25,7 +24,9 @@ OK, FAILED, USAGE, NOT_FOUND, PARTIAL = 0, 1, 2, 3, 4
 
 
 def to_jsonable(value: Any) -> Any:
-    if isinstance(value, BaseModel):
+    # A response model of `loci.api.schemas` (tested by its method: importing pydantic here
+    # would cost every command its start-up time, and few print JSON).
+    if hasattr(value, "model_dump") and not isinstance(value, type):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         data = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
