@@ -14,10 +14,11 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
 from loci.ingest.sources import expand_paths, is_url
-from loci.models import Brain, Document
+from loci.models import Document
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
+    from loci.models import Brain
 
 
 @dataclass
@@ -228,9 +229,8 @@ def register(app: typer.Typer) -> None:
 
         body = sys.stdin.read() if text in (None, "-") else text
         loci = service()
-        target = loci.brain(brain)
-        result = loci.add_note(target, body or "", title=title, tags=tag)
+        result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
         if not no_wait:
             _wait(outcomes, brain)
-        _report(outcomes, target, json_)
+        _report(outcomes, loci.brain(brain), json_)
