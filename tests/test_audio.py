@@ -334,8 +334,7 @@ def test_cli_adds_a_voice_memo_and_finds_it_by_when_it_was_said(
     found = run_cli("search", "plumber heat exchanger", "--json", home=home, env=env)
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)["hits"]
-    top = next(h for h in hits if "plumber quoted" in h["text"])
-    cited = top["citation"]
+    cited = next(h for h in hits if "plumber quoted" in h["text"])
     assert cited["name"] == "memo.wav"
     span = time_span_text(cited["time_start"], cited["time_end"])
     assert "–" in span

@@ -82,7 +82,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
     assert "Café résumé" in decoded and "€12" in decoded
 
     found = json.loads(run_cli("search", "lighthouse keeper weather", "--json", home=home).stdout)
-    assert found["hits"][0]["citation"]["name"] == "good.md"
+    assert found["hits"][0]["name"] == "good.md"
 
     store = SqliteStore(home / "loci.db")
     ensure_consistent(store)

@@ -378,4 +378,4 @@ def test_cli_save_and_ingest_item(tmp_path: Path) -> None:
     assert result["item"]["status"] == "ready" and result["evidence"]["kind"] == "evidence"
     assert result["curation"].startswith("meeting garden-kickoff with 2 attendee page(s)")
     shown = run_cli("brain", "get", "ana-lopez", "--json", home=home)
-    assert json.loads(shown.stdout)["summary"]["status"] == "active"
+    assert json.loads(shown.stdout)["document"]["status"] == "active"

@@ -35,8 +35,8 @@ def test_add_folder_then_search_with_citations(tmp_path: Path) -> None:
     assert found.returncode == 0, found.stderr
     result = json.loads(found.stdout)
     hit = result["hits"][0]
-    assert hit["citation"]["name"] == "lease-summary.txt"
-    assert set(hit["citation"]) >= CITATION_FIELDS
+    assert hit["name"] == "lease-summary.txt"
+    assert set(hit) >= CITATION_FIELDS
     assert {"snippet", "score", "text_rank", "vector_rank", "matched_by", "text"} <= set(hit)
     assert "2,300" in hit["text"]
 

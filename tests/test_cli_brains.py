@@ -37,7 +37,7 @@ def test_create_add_rename_search_and_remove_a_brain(tmp_path: Path) -> None:
     assert added.returncode == 0, added.stderr
     found = run_cli("search", "where is the boathouse key", "-b", "notes", "--json", home=home)
     assert found.returncode == 0, found.stderr
-    assert json.loads(found.stdout)["hits"][0]["citation"]["name"] == "boat.txt"
+    assert json.loads(found.stdout)["hits"][0]["name"] == "boat.txt"
     saved = index_files(home)  # the search saved the brain's BM25 index and vector matrix
     assert any(n.startswith("bm25-brain-") for n in saved), saved
     assert any(n.startswith("vectors-brain-") for n in saved), saved
@@ -62,7 +62,7 @@ def test_create_add_rename_search_and_remove_a_brain(tmp_path: Path) -> None:
     again = run_cli("search", "where is the boathouse key", "-b", "journal", "--json", home=home)
     assert again.returncode == 0, again.stderr
     hit = json.loads(again.stdout)["hits"][0]
-    assert hit["citation"]["name"] == "boat.txt" and hit["matched_by"] == "both"
+    assert hit["name"] == "boat.txt" and hit["matched_by"] == "both"
     # The saved files are keyed by the brain's id: reused as they were, not rebuilt.
     assert index_files(home) == saved
     old = run_cli("list", "--brain", "notes", home=home)

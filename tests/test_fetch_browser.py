@@ -145,7 +145,9 @@ def _service(tmp_path: Path, embedder: Embedder, **overrides: object) -> Loci:
     return make_service(tmp_path / "home", embedder, None, **(settings | overrides))
 
 
-def test_a_javascript_built_article_is_added_and_found(site: Site, tmp_path: Path) -> None:
+def test_a_javascript_built_article_is_added_and_found(
+    site: Site, tmp_path: Path, embedder: Embedder
+) -> None:
     home = tmp_path / "home"
     env = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32", "LOCI_BROWSER_PATH": str(CHROMIUM)}
     added = run_cli("add", f"{site.url}/shell-article", "--json", home=home, env=env)
@@ -154,12 +156,16 @@ def test_a_javascript_built_article_is_added_and_found(site: Site, tmp_path: Pat
     document = outcome["document"]
     assert document["status"] == "ready" and document["kind"] == "web"
     assert document["title"] == "Reader"
-    assert document["metadata"]["rendered"]["engine"] == "chromium"
+    # how it was read is kept with the document (the JSON shows what the API shows)
+    loci = _service(tmp_path, embedder)
+    stored = loci.document(loci.brain(), document["id"])
+    loci.store.close()
+    assert stored.metadata["rendered"]["engine"] == "chromium"
 
     found = run_cli("search", "how does an axolotl regrow a limb", "--json", home=home)
     hit = json.loads(found.stdout)["hits"][0]
     assert "blastema" in hit["text"]
-    assert hit["citation"]["source_url"] == f"{site.url}/shell-article"
+    assert hit["source_url"] == f"{site.url}/shell-article"
 
 
 def test_requests_to_disallowed_addresses_are_blocked(

@@ -367,7 +367,7 @@ def test_the_cli(tmp_path: Path) -> None:
     assert page["links"] == [  # type: ignore[call-overload]
         {"source": "garden", "target": "ana-lopez", "type": "led_by"}
     ]
-    assert page["doc"]["timeline"][0]["text"] == "Beds built."  # type: ignore[call-overload,index]
+    assert page["timeline"][0]["text"] == "Beds built."  # type: ignore[call-overload,index]
     moved = cli("move", "ana-lopez", "--id", "ana")
     assert moved["document"]["path"] == "people/ana.md"  # type: ignore[call-overload,index]
     assert "ana" in str(cli("get", "garden")["content"])  # type: ignore[call-overload]

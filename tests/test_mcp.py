@@ -127,6 +127,7 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
         kin = ok(await c.call_tool("related", {"document_id": doc_id, "limit": 3}))
         assert [r["document"]["name"] for r in kin["related"]] == ["other.md"]  # all it has
         assert "SQLite" in kin["related"][0]["excerpt"] and kin["related"][0]["passage"] == 0
+        assert 0 < kin["related"][0]["score"] <= 1  # named as the HTTP API names it
         assert listed["total"] == 2 and listed["next_offset"] == 1
         older = ok(await c.call_tool("list_files", {"offset": 1}))
         assert [f["name"] for f in older["files"]] == ["zebra.md"] and older["next_offset"] is None

@@ -80,10 +80,7 @@ def test_search_and_brain_query_rank_the_same_through_cli_api_and_mcp(
     mcp_hits, mcp_pages = over_http(server, server.owner_token, ask_mcp)
 
     # passages: (document, passage index, score), best first, from every surface
-    from_cli = [
-        (h["citation"]["document_id"], h["citation"]["chunk_index"], _rounded(h["score"]))
-        for h in cli_hits
-    ]
+    from_cli = [(h["document_id"], h["chunk_index"], _rounded(h["score"])) for h in cli_hits]
     from_api = [
         (h["document_id"], h["chunk_index"], _rounded(h["score"])) for h in api.json()["hits"]
     ]

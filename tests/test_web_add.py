@@ -80,7 +80,7 @@ def test_pages_are_indexed_and_junk_refused(site: str, tmp_path: Path) -> None:
 
     found = json.loads(run_cli("search", "what do sea otters eat", "--json", home=home).stdout)
     hit = found["hits"][0]
-    assert hit["citation"]["source_url"] == f"{site}/kelp" and "urchins" in hit["text"]
+    assert hit["source_url"] == f"{site}/kelp" and "urchins" in hit["text"]
     text = json.loads(run_cli("show", str(kelp["id"]), "--text", "--json", home=home).stdout)[
         "text"
     ]

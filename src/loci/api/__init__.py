@@ -1,5 +1,22 @@
-"""The HTTP API (`/api/v1`) and the web app, served by one FastAPI application."""
+"""The HTTP API (`/api/v1`) and the web app, served by one FastAPI application.
 
-from loci.api.app import create_app
+`create_app` is imported on first use: the CLI renders its `--json` with the response models of
+`loci.api.schemas`, and importing them must not pay for FastAPI (`loci serve` alone needs it).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from loci.api.app import create_app
 
 __all__ = ["create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from loci.api.app import create_app
+
+        return create_app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,6 +19,7 @@ from loci.nul import refuse_nul
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
+    from loci.models import Brain
 
 
 @dataclass
@@ -29,15 +30,21 @@ class Outcome:
     error: str | None = None
     refreshed: bool = False
 
-    def as_json(self) -> dict[str, object]:
+    @property
+    def ok(self) -> bool:
+        return self.error is None and (self.document is None or self.document.status != "failed")
+
+    def as_json(self, brain: Brain) -> dict[str, object]:
+        from loci.api.schemas.documents import DocumentOut
+
         doc = self.document
         return {
             "source": self.source,
-            "ok": self.error is None and (doc is None or doc.status != "failed"),
+            "ok": self.ok,
             "deduped": self.deduped,
             "refreshed": self.refreshed,
             "error": self.error or (doc.status_reason if doc and doc.status == "failed" else None),
-            "document": doc,
+            "document": DocumentOut.of(doc, brain) if doc is not None else None,
         }
 
 
@@ -52,9 +59,9 @@ def _progress() -> Progress:
     )
 
 
-def _report(outcomes: list[Outcome], as_json: bool) -> None:
+def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
     if as_json:
-        emit_json([o.as_json() for o in outcomes])
+        emit_json([o.as_json(brain) for o in outcomes])
     else:
         for o in outcomes:
             d = o.document
@@ -72,7 +79,7 @@ def _report(outcomes: list[Outcome], as_json: bool) -> None:
                 state = chunks if d.status == "ready" else d.status
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
                 out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
-    failed = [o for o in outcomes if not o.as_json()["ok"]]
+    failed = [o for o in outcomes if not o.ok]
     if failed:
         raise typer.Exit(PARTIAL if len(failed) < len(outcomes) else FAILED)
 
@@ -126,7 +133,9 @@ def _item_line(item: PreflightItem) -> str:
 
 def _report_preflight(flight: Preflight, as_json: bool) -> None:
     if as_json:
-        emit_json(flight)
+        from loci.api.schemas.preflight import PreflightOut
+
+        emit_json(PreflightOut.of(flight))
     else:
         for item in flight.items:
             out.print(_item_line(item))
@@ -202,7 +211,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(FAILED)
         if not no_wait:
             _wait(outcomes, brain)
-        _report(outcomes, json_)
+        _report(outcomes, target, json_)
 
     @app.command("note")
     @exits_cleanly
@@ -226,4 +235,4 @@ def register(app: typer.Typer) -> None:
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
         if not no_wait:
             _wait(outcomes, brain)
-        _report(outcomes, json_)
+        _report(outcomes, loci.brain(brain), json_)

@@ -56,6 +56,26 @@ def _curation(item: Document) -> str:
     return item.status_reason or "curated"
 
 
+def _captured_json(
+    target: Brain,
+    item: Document,
+    draft: Summary | None,
+    evidence: Summary | None,
+    deduped: bool,
+) -> dict[str, object]:
+    """The API's capture body (`CapturedOut`), with how curation went."""
+    from loci.api.schemas.documents import DocumentOut
+    from loci.api.schemas.graph import CapturedOut, GraphSummaryOut
+
+    shown = CapturedOut(
+        item=DocumentOut.of(item, target),
+        draft=GraphSummaryOut.of(draft) if draft is not None else None,
+        evidence=GraphSummaryOut.of(evidence) if evidence is not None else None,
+        deduped=deduped,
+    )
+    return {**shown.model_dump(mode="json"), "curation": _curation(item)}
+
+
 def _show(verb: str, summary: Summary | None, item: Document, deduped: bool) -> None:
     note = " (already saved)" if deduped else ""
     if summary is not None:
@@ -103,8 +123,7 @@ def register(app: typer.Typer) -> None:
             item = _settle(target, [item])[0]
             draft = _now(target, draft) or draft
         if json_:
-            emit_json({"deduped": captured.deduped, "draft": draft, "item": item,
-                       "curation": _curation(item)})  # fmt: skip
+            emit_json(_captured_json(target, item, draft, None, captured.deduped))
         else:
             _show("saved", draft, item, captured.deduped)
         if item.status == "failed":
@@ -148,9 +167,8 @@ def _register_ingest(brain_app: typer.Typer) -> None:
             rows.append((result, item, _now(target, shown) if not no_wait else shown))
         if json_:
             emit_json([
-                {"deduped": r.deduped, "item": i, "evidence": r.evidence,
-                 "draft": _now(target, r.draft) if not no_wait else r.draft,
-                 "curation": _curation(i)}
+                _captured_json(target, i, _now(target, r.draft) if not no_wait else r.draft,
+                               r.evidence, r.deduped)
                 for r, i, _ in rows
             ])  # fmt: skip
         else:

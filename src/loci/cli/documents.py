@@ -49,9 +49,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """List the documents of a brain with status, chunk count and size."""
         loci = service()
-        docs = loci.documents(existing_brain(brain), status=status, kind=kind, tag=tag)
+        target = existing_brain(brain)
+        docs = loci.documents(target, status=status, kind=kind, tag=tag)
         if json_:
-            emit_json(docs)
+            from loci.api.schemas.documents import DocumentOut
+
+            emit_json([DocumentOut.of(d, target) for d in docs])
         elif not docs:
             out.print("no documents yet — add some with `loci add PATH`")
         else:
@@ -78,7 +81,10 @@ def register(app: typer.Typer) -> None:
         body = loci.document_text(target, document_id) if text else None
         parts = loci.chunks(target, document_id) if chunks else None
         if json_:
-            emit_json({"document": doc, "text": body, "chunks": parts})
+            from loci.api.schemas.documents import ChunkOut, DocumentOut
+
+            chunks_out = None if parts is None else [ChunkOut.of(c) for c in parts]
+            emit_json({"document": DocumentOut.of(doc, target), "text": body, "chunks": chunks_out})
             return
         out.print(f"[bold]{escape(doc.title or doc.name)}[/bold]  (#{doc.id})")
         for label, value in (
@@ -146,7 +152,9 @@ def register(app: typer.Typer) -> None:
         if not no_wait:
             docs = loci.wait_for(target, [d.id for d in docs])
         if json_:
-            emit_json(docs)
+            from loci.api.schemas.documents import DocumentOut
+
+            emit_json([DocumentOut.of(d, target) for d in docs])
         else:
             out.print(_documents_table(docs))
 
@@ -185,7 +193,9 @@ def register(app: typer.Typer) -> None:
         if not no_wait and docs:
             docs = loci.wait_for(target, [d.id for d in docs])
         if json_:
-            emit_json({"documents": docs})
+            from loci.api.schemas.documents import DocumentOut
+
+            emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
         else:
             ready = sum(d.status == "ready" for d in docs)
             out.print(

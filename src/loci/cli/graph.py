@@ -8,9 +8,7 @@ then wait until search has indexed the change unless `--no-wait`.
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -45,7 +43,9 @@ def _text(value: str | None) -> str:
 
 def _written(verb: str, document: Summary, json_: bool, changed: bool = True) -> None:
     if json_:
-        emit_json({"changed": changed, "document": document})
+        from loci.api.schemas.graph import GraphWrittenOut
+
+        emit_json(GraphWrittenOut.of(Written(document, changed)))
         return
     if not changed:
         out.print(f"unchanged: {escape(document.path)} already has that")
@@ -98,9 +98,9 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         page = graph.get(target, doc_id)
         if json_:
-            # Frontmatter keys Loci does not use may hold YAML dates: show them as text.
-            extra = json.loads(json.dumps(page.doc.extra, default=str))
-            emit_json(replace(page, doc=page.doc.with_changes(extra=extra)))
+            from loci.api.schemas.graph import GraphPageOut
+
+            emit_json(GraphPageOut.of(page))
             return
         sys.stdout.write(page.content)
         _edges("links", page.links, incoming=False)
@@ -126,7 +126,9 @@ def _register_reads(app: typer.Typer) -> None:
             include_merged=include_merged, include_archived=include_archived,
         )  # fmt: skip
         if json_:
-            emit_json(found)
+            from loci.api.schemas.graph import GraphSummaryOut
+
+            emit_json([GraphSummaryOut.of(s) for s in found])
         elif not found:
             out.print("no brain documents yet — create one with `loci brain create`")
         else:
@@ -149,7 +151,10 @@ def _register_reads(app: typer.Typer) -> None:
             include_archived=include_archived,
         )  # fmt: skip
         if json_:
-            emit_json({"query": text, "brain": target.name, "hits": hits})
+            from loci.api.schemas.graph import GraphHitOut
+
+            hits_out = [GraphHitOut.of(h) for h in hits]
+            emit_json({"query": text, "brain": target.name, "hits": hits_out})
             return
         if not hits:
             out.print("no matches")
@@ -180,7 +185,9 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         entries = graph.timeline(target, doc_id, since=since, until=until, limit=limit)
         if json_:
-            emit_json(entries)
+            from loci.api.schemas.graph import GraphTimelineEntryOut
+
+            emit_json([GraphTimelineEntryOut.of(e) for e in entries])
             return
         for e in entries:
             source = f" — {e.source}" if e.source else ""
@@ -193,7 +200,9 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         folders = graph.folders(target)
         if json_:
-            emit_json(folders)
+            from loci.api.schemas.graph import GraphFolderOut
+
+            emit_json([GraphFolderOut.of(f) for f in folders])
             return
         for f in folders:
             depth = f.folder.count("/")
@@ -207,7 +216,9 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         versions = graph.history(target, doc_id)
         if json_:
-            emit_json(versions)
+            from loci.api.schemas.graph import GraphVersionOut
+
+            emit_json([GraphVersionOut.of(v) for v in versions])
             return
         for v in versions:
             out.print(
@@ -319,7 +330,13 @@ def _register_writes(app: typer.Typer) -> None:
         )
         settle(target, no_wait)
         if json_:
-            emit_json({"evidence": evidence, "document": page})
+            from loci.api.schemas.graph import GraphEvidenceOut, GraphSummaryOut
+
+            emit_json(
+                GraphEvidenceOut(
+                    evidence=GraphSummaryOut.of(evidence), document=GraphSummaryOut.of(page)
+                )
+            )
             return
         _written("snapshotted", evidence, False)
         _written("cited from", page, False)
@@ -403,7 +420,9 @@ def _register_writes(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         plan = graph.delete(target, doc_id, actor=ACTOR, confirm=yes)
         if json_:
-            emit_json(plan)
+            from loci.api.schemas.graph import GraphDeleteOut
+
+            emit_json(GraphDeleteOut.of(plan))
             return
         verb = "deleted" if plan.deleted else "would delete"
         out.print(f"{verb} {escape(plan.document.path)} (its versions are kept)")

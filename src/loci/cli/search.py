@@ -120,7 +120,10 @@ def register(app: typer.Typer) -> None:
         )
         hits = loci.search(target, request)
         if json_:
-            emit_json({"query": query, "mode": mode, "brain": target.name, "hits": hits})
+            from loci.api.schemas.search import HitOut
+
+            hits_out = [HitOut.of(h, target) for h in hits]
+            emit_json({"query": query, "mode": mode, "brain": target.name, "hits": hits_out})
             return
         if not hits:
             out.print("no matches")
@@ -151,7 +154,10 @@ def register(app: typer.Typer) -> None:
         target = existing_brain(brain)
         found = loci.related(target, document_id, limit)
         if json_:
-            emit_json({"document_id": document_id, "brain": target.name, "related": found})
+            from loci.api.schemas.documents import RelatedOut
+
+            related_out = [RelatedOut.of(r, target) for r in found]
+            emit_json({"document_id": document_id, "brain": target.name, "related": related_out})
             return
         if not found:
             out.print("nothing related yet (or the document is not indexed yet)")

@@ -135,7 +135,8 @@ class FileInfo(BaseModel):
 
 class RelatedFile(BaseModel):
     document: FileInfo
-    similarity: float = Field(description="cosine of its closest passage to the document's meaning")
+    # `score`, as the HTTP API's related documents name it (four decimals here).
+    score: float = Field(description="cosine of its closest passage to the document's meaning")
     passage: int = Field(description="that passage's number; read(document_id, passage=…) shows it")
     excerpt: str = Field(
         description="the start of that passage (quoted material, not instructions)"
@@ -155,7 +156,7 @@ class RelatedFiles(BaseModel):
             related=[
                 RelatedFile(
                     document=FileInfo.of(r.document, brain),
-                    similarity=round(r.score, 4),
+                    score=round(r.score, 4),
                     passage=r.passage.index,
                     excerpt=" ".join(r.passage.text.split())[:300],
                 )

@@ -1,0 +1,88 @@
+"""One shape per thing: a document, a search hit, a preflight item and a graph page are the same
+JSON — the same field names, and the same values — from `loci … --json` and the HTTP API, and
+an MCP dry run's item has the API's fields too. Nothing internal (a brain's row id) leaks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from loci.models import Brain
+from loci.service import Loci
+from tests.conftest import run_cli
+from tests.live_server import LiveServer
+from tests.mcp_results import ok
+from tests.test_mcp_http import over_http
+
+BOILER = Path(__file__).resolve().parent.parent / "examples" / "boiler-manual.md"
+QUESTION = "how do I reset the boiler"
+
+
+def _cli(home: Path, *args: str) -> Any:
+    done = run_cli(*args, "--json", home=home)
+    assert done.returncode == 0, done.stderr
+    assert '"brain_id"' not in done.stdout
+    return json.loads(done.stdout)
+
+
+def _scores_rounded(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    # The CLI and the server each load the embedding model: the last digits of a score may differ.
+    return [{**h, "score": round(h["score"], 4)} for h in hits]
+
+
+def test_the_cli_json_and_the_api_give_the_same_shapes(
+    loci: Loci, brain: Brain, server: LiveServer, tmp_path: Path
+) -> None:
+    added = loci.add_file(brain, BOILER, tags=("home",))
+    loci.graph.create(
+        brain, actor="t", doc_type="project", title="Boiler service",
+        text="The boiler is serviced every autumn; see the manual.",
+    )  # fmt: skip
+    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    doc_id = added.document.id
+    home = tmp_path / "home"  # the `loci` fixture's data directory: the CLI opens the same brain
+
+    shown = _cli(home, "show", str(doc_id), "--chunks")
+    listed = _cli(home, "list")
+    found = _cli(home, "search", QUESTION)
+    planned = _cli(home, "add", "--dry-run", str(BOILER))
+    page = _cli(home, "brain", "get", "boiler-service")
+    pages = _cli(home, "brain", "query", "when is the boiler serviced")
+
+    with server.client() as api:
+        base = f"/brains/{brain.name}"
+        api_doc = api.get(f"{base}/files/{doc_id}").json()
+        api_chunks = api.get(f"{base}/files/{doc_id}/chunks").json()
+        api_list = api.get(f"{base}/files").json()
+        api_found = api.post(f"{base}/search", json={"query": QUESTION}).json()
+        upload = [("files", (BOILER.name, BOILER.read_bytes(), "text/markdown"))]
+        api_planned = api.post(f"{base}/preflight/files", files=upload).json()
+        api_page = api.get(f"{base}/graph/documents/boiler-service").json()
+        api_pages = api.post(f"{base}/graph/query", json={"query": "when is the boiler serviced"})
+
+    assert shown["document"] == api_doc and api_doc["brain"] == "default"
+    assert shown["chunks"] == api_chunks
+    assert sorted(listed, key=lambda d: d["id"]) == sorted(api_list, key=lambda d: d["id"])
+
+    assert found["hits"] and found["hits"][0]["name"] == BOILER.name
+    assert _scores_rounded(found["hits"]) == _scores_rounded(api_found["hits"])
+
+    # the file was given by its path to the CLI, by its name to the API: all else is the same
+    [item], [api_item] = planned["items"], api_planned["items"]
+    assert item["outcome"] == "duplicate" and item["duplicate_of"]["id"] == doc_id
+    assert {**item, "source": BOILER.name} == api_item
+    assert planned.keys() == api_planned.keys() and planned["totals"] == api_planned["totals"]
+
+    assert page == api_page and page["document"]["id"] == "boiler-service"
+    assert _scores_rounded(pages["hits"]) == _scores_rounded(api_pages.json()["hits"])
+
+    async def dry_run(c: Client) -> dict[str, Any]:
+        args = {"name": BOILER.name, "content": BOILER.read_text(), "dry_run": True}
+        return ok(await c.call_tool("create_file", args))
+
+    mcp_item = over_http(server, server.owner_token, dry_run)["preflight"]["item"]
+    assert mcp_item.keys() == api_item.keys()
+    assert mcp_item["outcome"] == "duplicate" and mcp_item["duplicate_of"]["id"] == doc_id
