@@ -111,5 +111,5 @@ def test_two_processes_find_what_the_other_wrote(tmp_path: Path) -> None:
     found = run_cli("search", "stopcock fuse box", "--brain", "house", "--json", home=home)
     assert found.returncode == 0, found.stderr
     hits = json.loads(found.stdout)["hits"]
-    assert [h["citation"]["document_id"] for h in hits] == [second]
+    assert [h["document_id"] for h in hits] == [second]
     assert hits[0]["text_rank"] is not None and hits[0]["vector_rank"] is not None
