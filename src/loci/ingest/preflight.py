@@ -7,15 +7,16 @@ how many chunks and how long. Seed 004 asks for this as one object with a
 `status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
 and the totals.
 
-Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes, from the
-same plan (`loci.ingest.plan`): its refusal (the size cap, the empty check), the content hash
-against the brain (and against the items before it, as a real add would dedupe a file given
-twice), its parser and OCR pages, then parse and chunk with the embedder's own token counter —
-so chunk counts are exact for anything that does not need OCR. Nothing is embedded; the time is
-the measured parse time plus the chunks at the embedder's measured throughput. URLs get the
-fetcher's address check first; a refused address is never connected to. An allowed URL is fetched (a GET, as `add` would) to see what it holds. A recording
-is never sent to the transcription service in a dry run: it costs money and minutes, so its
-chunks are estimated from its length (a WAV's header; others by size at 1 MB a minute).
+Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes, from the same
+plan (`loci.ingest.plan`): its refusal (the size cap, the empty check), the content hash against
+the brain (and against the items before it, as a real add would dedupe a file given twice), its
+parser and OCR pages, then parse and chunk with the embedder's own token counter — so chunk counts
+are exact for anything that does not need OCR. Nothing is embedded; the time is the measured parse
+time plus the chunks at the embedder's measured throughput. URLs get the fetcher's address check
+first; a refused address is never connected to. An allowed URL is fetched (a GET, as `add` would)
+to see what it holds. A recording is never sent to the transcription service in a dry run: it costs
+money and minutes, so its chunks are estimated from its length (a WAV's header; others by size at 1
+MB a minute).
 
 An item's `outcome` predicts what `add` reports for it:
   add        stored and indexed
