@@ -35,7 +35,6 @@ _WEB_HTML = ("text/html", "application/xhtml")
 @dataclass(frozen=True)
 class FilePlan:
     name: str
-    size: int
     parser: str | None  # "pdf", "markdown", "html", "image", "audio", …; None: refused or unread
     web_page: bool  # a fetched HTML page: cleaned to its main content, whatever its name says
     refusal: InvalidInput | None  # not stored at all (FileTooLarge: over the cap; or empty)
@@ -102,4 +101,4 @@ def plan_file(
             parser = "html" if web_page else choose_parser(data, name)
         except ParseError as error:
             failure = error
-    return FilePlan(name, len(data), parser, web_page, refusal, failure, source_url, data)
+    return FilePlan(name, parser, web_page, refusal, failure, source_url, data)
