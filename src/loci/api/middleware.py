@@ -8,6 +8,8 @@ from typing import Any
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from loci.ingest.size_cap import size_text
+
 # The web app loads nothing from elsewhere, runs no inline script, and cannot be framed.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:;"
@@ -53,13 +55,6 @@ class BodyLimit:
             return message
 
         await self.app(scope, limited, send)
-
-
-def size_text(n_bytes: float) -> str:
-    """A byte count as a person reads it: `50 MB`, `1.5 MB`, `10 KB`."""
-    if n_bytes >= 1048576:
-        return f"{n_bytes / 1048576:.3g} MB"
-    return f"{n_bytes / 1024:.3g} KB"
 
 
 def _message(max_bytes: int) -> str:

@@ -26,11 +26,12 @@ from loci.curate.items import SourceItem, capture, defuse, label, normalize, sto
 from loci.curate.prompts import system_prompt, task_prompt
 from loci.curate.rules import RuleCurator
 from loci.curate.tools import BrainTools
-from loci.errors import Conflict, FileTooLarge, NotFound
+from loci.errors import Conflict, NotFound
 from loci.graph.document import EVIDENCE_ZONE, BrainDoc, now
 from loci.graph.links import slugify
 from loci.graph.results import Summary, summary
 from loci.graph.service import BrainGraph
+from loci.ingest.size_cap import over_cap
 from loci.llm.client import Chat
 from loci.models import Brain, Document, Job, NewDocument
 from loci.store.base import Store
@@ -115,11 +116,9 @@ class Curation:
 
     def _keep(self, brain: Brain, item: SourceItem, extra: dict[str, Any]) -> tuple[Document, bool]:
         data = item.canonical()
-        if len(data) > self.max_bytes:
-            raise FileTooLarge(
-                f"the item is {len(data) / 1048576:.1f} MB; the limit is "
-                f"{self.max_bytes / 1048576:.0f} MB"
-            )
+        too_large = over_cap("the item", len(data), self.max_bytes)
+        if too_large is not None:
+            raise too_large
         digest = sha256_hex(data)
         existing = self.store.find_by_hash(brain.id, digest)
         if existing is not None:

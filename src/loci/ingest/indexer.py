@@ -23,9 +23,8 @@ from loci.embed.base import Embedder, Vectors
 from loci.embed.identity import check_identity
 from loci.ingest.caption import Captioner, with_captions
 from loci.ingest.chunking import chunk_document
-from loci.ingest.encoding import decode_text
-from loci.ingest.parsers import ParseBudgets, parse
-from loci.ingest.parsers.html import parse_html
+from loci.ingest.parsers import ParseBudgets
+from loci.ingest.plan import plan_file
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
@@ -58,18 +57,7 @@ class Prepared:
     inputs: list[str]  # exactly what is embedded for each chunk
     hashes: list[str]  # sha256 of each input: the vector cache key
     truncated: bool
-
-
-def parse_stored(
-    document: Document,
-    data: bytes,
-    budgets: ParseBudgets,
-    transcriber: Transcriber | None = None,
-) -> ParsedDocument:
-    mime = document.mime_type or ""
-    if document.kind == "web" and mime.startswith(("text/html", "application/xhtml")):
-        return parse_html(decode_text(data), url=document.source_url)
-    return parse(data, document.name, budgets, transcriber)
+    parser: str | None = None  # the format it was read as (`plan_file`): "pdf", "html", …
 
 
 def without_nul(parsed: ParsedDocument) -> ParsedDocument:
@@ -114,7 +102,14 @@ class Indexer:
     def prepare(self, brain: Brain, document: Document) -> Prepared:
         check_identity(brain, self.embedder)
         data = self.blobs.get(document.content_hash)
-        parsed = parse_stored(document, data, self.settings.budgets, self.transcriber)
+        plan = plan_file(
+            document.name,
+            data,
+            kind=document.kind,
+            mime_type=document.mime_type,
+            source_url=document.source_url,
+        )  # no size cap: what is stored is never refused on reindex
+        parsed = plan.parse(self.settings.budgets, self.transcriber)
         if self.captioner is not None and document.kind in ("file", "web"):
             parsed = with_captions(parsed, data, self.captioner)
         parsed = without_nul(parsed)
@@ -129,7 +124,15 @@ class Indexer:
         inputs = [self._embedding_input(title, c.heading_path, c.text) for c in result.chunks]
         hashes = [hashlib.sha256(text.encode()).hexdigest() for text in inputs]
         return Prepared(
-            brain, document, parsed, title, result.chunks, inputs, hashes, result.truncated
+            brain,
+            document,
+            parsed,
+            title,
+            result.chunks,
+            inputs,
+            hashes,
+            result.truncated,
+            plan.parser,
         )
 
     def embed(self, batch: Sequence[Prepared]) -> dict[str, Vectors]:
@@ -165,11 +168,13 @@ class Indexer:
             prepared.title,
             "; ".join(reasons) or None,
         )
-        if prepared.parsed.metadata and document.kind in ("file", "web"):
-            # What the parser read from the file (language, author, sheets, sender, ...), kept
-            # apart from the metadata given with the document; rebuilt on every reindex. Notes
-            # and graph pages are skipped: their frontmatter is already their canonical form.
-            self.store.merge_document_metadata(document.id, {"extracted": prepared.parsed.metadata})
+        if document.kind in ("file", "web"):
+            # What the parser read from the file (its format, language, author, sheets, sender,
+            # ...), kept apart from the metadata given with the document; rebuilt on every
+            # reindex. Notes and graph pages are skipped: their frontmatter is already their
+            # canonical form.
+            extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
+            self.store.merge_document_metadata(document.id, {"extracted": extracted})
         log.info("indexed document %s: %d chunks", document.id, len(prepared.chunks))
 
     def _embedding_input(self, title: str | None, heading_path: tuple[str, ...], text: str) -> str:

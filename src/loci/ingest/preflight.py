@@ -7,15 +7,16 @@ how many chunks and how long. Seed 004 asks for this as one object with a
 `status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
 and the totals.
 
-Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes: the size cap,
-the empty check, the content hash against the brain (and against the items before it, as a real
-add would dedupe a file given twice), the parser the bytes choose, then parse and chunk with the
-embedder's own token counter — so chunk counts are exact for anything that does not need OCR.
-Nothing is embedded; the time is the measured parse time plus the chunks at the embedder's
-measured throughput. URLs get the fetcher's address check first; a refused address is never
-connected to. An allowed URL is fetched (a GET, as `add` would) to see what it holds. A recording
-is never sent to the transcription service in a dry run: it costs money and minutes, so its
-chunks are estimated from its length (a WAV's header; others by size at 1 MB a minute).
+Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes, from the same
+plan (`loci.ingest.plan`): its refusal (the size cap, the empty check), the content hash against
+the brain (and against the items before it, as a real add would dedupe a file given twice), its
+parser and OCR pages, then parse and chunk with the embedder's own token counter — so chunk counts
+are exact for anything that does not need OCR. Nothing is embedded; the time is the measured parse
+time plus the chunks at the embedder's measured throughput. URLs get the fetcher's address check
+first; a refused address is never connected to. An allowed URL is fetched (a GET, as `add` would)
+to see what it holds. A recording is never sent to the transcription service in a dry run: it costs
+money and minutes, so its chunks are estimated from its length (a WAV's header; others by size at 1
+MB a minute).
 
 An item's `outcome` predicts what `add` reports for it:
   add        stored and indexed
@@ -32,19 +33,20 @@ import mimetypes
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Literal
 
-from loci.errors import LociError, ParseError
+from loci.errors import FileTooLarge, InvalidInput, LociError
 from loci.ingest.chunking import chunk_document
-from loci.ingest.encoding import decode_text
 from loci.ingest.fetch_page import WebPage
 from loci.ingest.indexer import CONTEXT_TOKENS
-from loci.ingest.parsers import ParseBudgets, _choose, parse
+from loci.ingest.parsers import ParseBudgets
 from loci.ingest.parsers.audio import NOT_CONFIGURED, wav_seconds
+from loci.ingest.plan import FilePlan, plan_file
+from loci.ingest.size_cap import over_cap
 from loci.ingest.sources import clean_name, page_name
 from loci.llm.transcribe import check_size
-from loci.models import Document, ParsedDocument
+from loci.models import Document
 from loci.store.blobs import sha256_hex
 
 __all__ = [
@@ -156,20 +158,21 @@ class OcrPlan:
     reason: str | None  # why OCR runs, or why text that needs it will not be read
 
 
-def ocr_needed(data: bytes) -> OcrPlan:
-    """Whether ingesting these bytes will run OCR, on how many pages, and why.
+def ocr_needed(data: bytes, name: str = "") -> OcrPlan:
+    """Whether ingesting these bytes (named `name`) will run OCR, on how many pages, and why."""
+    return _ocr_plan(plan_file(name, data))
 
-    Asks the OCR module's own preview (`ocr_targets`, which follows the parsers' test: an image,
-    or a PDF page with too little text for its area and an image on it), so the dry run and the
-    add cannot disagree. Without an OCR engine nothing runs, and the reason says so.
-    """
+
+def _ocr_plan(plan: FilePlan) -> OcrPlan:
+    """OCR as the plan has it (the parser's own test: an image, or a PDF page with too little
+    text for its area and an image on it), so the dry run and the add cannot disagree. Without
+    an OCR engine nothing runs, and the reason says so."""
     from loci.ingest.ocr import ocr_available
-    from loci.ingest.ocr_preview import ocr_targets
 
-    targets = ocr_targets(data)
+    targets = plan.ocr_pages
     if not targets:
         return OcrPlan(0, None)
-    image = b"%PDF-" not in data[:1024]
+    image = plan.parser == "image"
     if not ocr_available():
         what = "an image" if image else f"{len(targets)} scanned page(s)"
         return OcrPlan(0, f"{what} needs OCR, but no OCR engine is installed: its text is not read")
@@ -229,8 +232,10 @@ class Preflighter:
         item = PreflightItem(str(path), "refuse", name=clean_name(path.name))
         try:
             size = path.stat().st_size
-            if size > self._settings.max_file_bytes:  # as add_file: refused before reading
-                return self._too_large(replace(item, size_bytes=size))
+            # As add_file: refused by its size before it is read.
+            refusal = over_cap(item.name or "untitled", size, self._settings.max_file_bytes)
+            if refusal is not None:
+                return _refused(replace(item, size_bytes=size), refusal)
             data = path.read_bytes()
         except OSError as error:
             return replace(item, error=f"cannot read: {error.strerror}")
@@ -249,6 +254,15 @@ class Preflighter:
         rendered: bool = False,
     ) -> PreflightItem:
         name = clean_name(name)
+        # The plan `add_bytes` refuses by and the indexer parses by.
+        plan = plan_file(
+            name,
+            data,
+            kind=kind,
+            mime_type=media_type,
+            source_url=url,
+            max_bytes=self._settings.max_file_bytes,
+        )
         item = PreflightItem(
             source,
             "refuse",
@@ -259,10 +273,8 @@ class Preflighter:
             address=address,
             rendered=rendered,
         )
-        if len(data) > self._settings.max_file_bytes:
-            return self._too_large(item)
-        if not data:
-            return replace(item, error=f"{name} is empty")
+        if plan.refusal is not None:
+            return _refused(item, plan.refusal)
         digest = sha256_hex(data)
         existing = self._find_by_hash(digest)
         if existing is not None:
@@ -271,8 +283,8 @@ class Preflighter:
             ref = ExistingRef(None, self._seen[digest])
         else:
             self._seen[digest] = name
-            return self._parsed(item, data, url)
-        return replace(item, outcome="duplicate", duplicate_of=ref, parser=_parser_of(item, data))
+            return self._parsed(item, plan)
+        return replace(item, outcome="duplicate", duplicate_of=ref, parser=plan.parser)
 
     def web(self, source: str, page: WebPage, address: str | None) -> PreflightItem:
         fetched = page.page
@@ -287,36 +299,31 @@ class Preflighter:
             rendered=page.rendered,
         )
 
-    def too_large(
-        self, source: str, name: str, size: int, kind: Literal["file", "web"] = "file"
+    def upload(
+        self, name: str, data: bytes, size: int, media_type: str | None = None
     ) -> PreflightItem:
-        """An item known to be over the cap by its size alone (an upload not read to its end)."""
-        return self._too_large(PreflightItem(source, "refuse", kind, clean_name(name), size))
+        """An uploaded file whose `data` may stop past the cap (not read to its end for memory):
+        its whole `size` is checked against the cap as `Loci.add_upload` checks it."""
+        refusal = over_cap(clean_name(name), size, self._settings.max_file_bytes)
+        if refusal is not None:
+            item = PreflightItem(name, "refuse", name=clean_name(name), size_bytes=size)
+            return _refused(item, refusal)
+        return self.data(name, name, data, media_type=media_type)
 
-    def _too_large(self, item: PreflightItem) -> PreflightItem:
-        limit, size = self._settings.max_file_bytes, item.size_bytes or 0
-        reason = f"{item.name} is {size / 1048576:.1f} MB; the limit is {limit / 1048576:g} MB"
-        return replace(item, outcome="refuse", over_limit=reason, error=reason)
-
-    def _parsed(self, item: PreflightItem, data: bytes, url: str | None) -> PreflightItem:
-        name = item.name or "untitled"
-        web_html = _is_web_html(item)
+    def _parsed(self, item: PreflightItem, plan: FilePlan) -> PreflightItem:
         stored = replace(item, outcome="fail")  # a parse failure is stored and marked failed
-        try:
-            parser = _choose_parser(item, data)
-            if not data.strip():
-                raise ParseError("the file is empty")
-        except ParseError as error:
-            return replace(stored, error=error.message)
-        if parser == "audio":
-            return self._audio(replace(stored, parser=parser), data)
-        plan = OcrPlan(0, None) if web_html else ocr_needed(data)
-        stored = replace(stored, parser=parser, ocr=plan.pages > 0, ocr_reason=plan.reason)
-        if plan.pages:
-            return self._ocr_estimate(replace(stored, outcome="add"), data, plan.pages)
+        if plan.failure is not None:
+            return replace(stored, error=plan.failure.message)
+        stored = replace(stored, parser=plan.parser)
+        if plan.transcribes:
+            return self._audio(stored, plan.data)
+        ocr = _ocr_plan(plan)
+        stored = replace(stored, ocr=ocr.pages > 0, ocr_reason=ocr.reason)
+        if ocr.pages:
+            return self._ocr_estimate(replace(stored, outcome="add"), plan.data, ocr.pages)
         started = time.monotonic()
         try:
-            parsed = self._parse(data, name, web_html, url)
+            parsed = plan.parse(self._settings.budgets)
         except LociError as error:  # what the worker would record as the failure
             return replace(stored, error=error.message)
         result = chunk_document(
@@ -340,14 +347,6 @@ class Preflighter:
             seconds=round(seconds, 2),
             warnings=tuple(warnings),
         )
-
-    def _parse(self, data: bytes, name: str, web_html: bool, url: str | None) -> ParsedDocument:
-        # As `indexer.parse_stored` chooses for a stored document of this kind.
-        if web_html:
-            from loci.ingest.parsers.html import parse_html
-
-            return parse_html(decode_text(data), url=url)
-        return parse(data, name, self._settings.budgets)
 
     def _audio(self, item: PreflightItem, data: bytes) -> PreflightItem:
         plan = self._settings.transcription
@@ -398,26 +397,10 @@ class Preflighter:
         )
 
 
-def _is_web_html(item: PreflightItem) -> bool:
-    # A fetched HTML page is read by the HTML parser whatever its name (`indexer.parse_stored`).
-    return item.kind == "web" and (item.media_type or "").startswith(
-        ("text/html", "application/xhtml")
-    )
-
-
-def _choose_parser(item: PreflightItem, data: bytes) -> str:
-    """The parser the bytes will get (raises ParseError, e.g. NoParser, as parsing would)."""
-    if _is_web_html(item):
-        return "html"
-    name = item.name or "untitled"
-    return _choose(data, PurePath(name).suffix.lower(), name)
-
-
-def _parser_of(item: PreflightItem, data: bytes) -> str | None:
-    try:
-        return _choose_parser(item, data)
-    except ParseError:
-        return None
+def _refused(item: PreflightItem, refusal: InvalidInput) -> PreflightItem:
+    """Not stored at all, with the very error `add` raises; over the cap, it is `over_limit`."""
+    over = refusal.message if isinstance(refusal, FileTooLarge) else None
+    return replace(item, outcome="refuse", over_limit=over, error=refusal.message)
 
 
 def summarize(items: Sequence[PreflightItem]) -> Preflight:

@@ -16,10 +16,11 @@ from typing import Any
 
 from loci.curate.pipeline import Captured, Curation, Ingested
 from loci.embed.base import Embedder
-from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError
+from loci.errors import Conflict, InvalidInput, LociError
 from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Prepared
+from loci.ingest.plan import plan_file
 from loci.ingest.preflight import (
     Preflight,
     Preflighter,
@@ -28,6 +29,7 @@ from loci.ingest.preflight import (
     TranscriptionPlan,
     summarize,
 )
+from loci.ingest.size_cap import over_cap
 from loci.ingest.sources import (
     PathProblem,
     clean_name,
@@ -56,7 +58,7 @@ class AddResult:
 
 @dataclass(frozen=True)
 class Upload:
-    """A file sent over HTTP for a preflight: `data` may stop past the cap, `size` is whole."""
+    """A file sent over HTTP: `data` may stop past the cap, `size` is whole."""
 
     name: str
     data: bytes
@@ -97,13 +99,18 @@ class Adding:
         metadata: dict[str, Any] | None = None,
     ) -> AddResult:
         name = clean_name(name)
-        if len(data) > self.settings.max_file_bytes:
-            raise FileTooLarge(
-                f"{name} is {len(data) / 1048576:.1f} MB; the limit is "
-                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
-            )
-        if not data:
-            raise InvalidInput(f"{name} is empty")
+        # The plan the dry run reports and the indexer parses by; here only its refusal matters
+        # (over the cap, or empty): a file that will fail to parse is still kept, then marked.
+        plan = plan_file(
+            name,
+            data,
+            kind=kind,
+            mime_type=mime_type,
+            source_url=source_url,
+            max_bytes=self.settings.max_file_bytes,
+        )
+        if plan.refusal is not None:
+            raise plan.refusal
         digest = sha256_hex(data)
         existing = self.store.find_by_hash(brain.id, digest)
         if existing is not None:
@@ -148,13 +155,23 @@ class Adding:
         raise Conflict(f"{new.source_url} keeps changing while it is saved; try again")
 
     def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
-        size = path.stat().st_size
-        if size > self.settings.max_file_bytes:  # refuse before reading a huge file into memory
-            raise FileTooLarge(
-                f"{path.name} is {size / 1048576:.1f} MB; the limit is "
-                f"{self.settings.max_file_bytes / 1048576:.0f} MB"
-            )
+        # Refused by its size before a huge file is read into memory, as `add_bytes` would.
+        too_large = over_cap(
+            clean_name(path.name), path.stat().st_size, self.settings.max_file_bytes
+        )
+        if too_large is not None:
+            raise too_large
         return self.add_bytes(brain, path.name, path.read_bytes(), tags=tags)
+
+    def add_upload(self, brain: Brain, upload: Upload, tags: Sequence[str] = ()) -> AddResult:
+        """An uploaded file, whose `data` may stop past the cap (read no further, for memory):
+        its whole `size` is held against the cap, then it is added as bytes."""
+        too_large = over_cap(clean_name(upload.name), upload.size, self.settings.max_file_bytes)
+        if too_large is not None:
+            raise too_large
+        return self.add_bytes(
+            brain, upload.name, upload.data, tags=tags, mime_type=upload.mime_type
+        )
 
     def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
         # Fetched here, not in the worker, so a blocked address or a challenge page is refused
@@ -266,13 +283,7 @@ class Adding:
         items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
         items.extend(self._preflight_url(flight, url) for url in urls)
         items.extend(flight.file(path) for path in paths)
-        for upload in uploads:
-            if upload.size > self.settings.max_file_bytes:
-                items.append(flight.too_large(upload.name, upload.name, upload.size))
-            else:
-                items.append(
-                    flight.data(upload.name, upload.name, upload.data, media_type=upload.mime_type)
-                )
+        items.extend(flight.upload(u.name, u.data, u.size, u.mime_type) for u in uploads)
         return summarize(items)
 
     def _preflight_url(self, flight: Preflighter, url: str) -> PreflightItem:

@@ -15,7 +15,6 @@ from fastapi.responses import JSONResponse
 
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
-from loci.api.middleware import size_text
 from loci.api.schemas.common import ErrorOut, NoNul, errors
 from loci.api.schemas.documents import (
     AddedOut,
@@ -28,7 +27,7 @@ from loci.api.schemas.documents import (
     UrlIn,
 )
 from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
-from loci.errors import FileTooLarge, LociError
+from loci.errors import LociError
 from loci.models import DocumentKind, DocumentStatus
 from loci.search.related import MAX_RELATED
 from loci.service import Upload
@@ -43,6 +42,14 @@ def _mime(upload: UploadFile) -> str | None:
     if declared and declared != "application/octet-stream":
         return declared
     return mimetypes.guess_type(upload.filename or "")[0] or declared
+
+
+def _read(upload: UploadFile, limit: int) -> Upload:
+    """An uploaded file read up to one byte past the cap (no more is held in memory); the
+    service holds its whole size against the cap, with the message every surface gives."""
+    data = upload.file.read(limit + 1)
+    size = upload.size if upload.size is not None else len(data)
+    return Upload(upload.filename or "upload", data, max(size, len(data)), _mime(upload))
 
 
 def _tags(raw: str | None) -> list[str]:
@@ -73,10 +80,7 @@ def upload_files(
     for upload in files:
         name = upload.filename or "upload"
         try:
-            data = upload.file.read(limit + 1)
-            if len(data) > limit:
-                raise FileTooLarge(f"{name} is over the {size_text(limit)} limit")
-            added = loci.add_bytes(brain, name, data, tags=_tags(tags), mime_type=_mime(upload))
+            added = loci.add_upload(brain, _read(upload, limit), _tags(tags))
             results.append(
                 UploadResultOut(
                     name=added.document.name,
@@ -126,13 +130,7 @@ def preflight_files(
     over the size limit, whether OCR will run, and chunks and indexing time (estimated); totals;
     `status` ok | warning | error with `warnings`, `errors` and `existing_rows`."""
     limit = loci.settings.max_file_bytes
-    uploads = []
-    for upload in files:
-        data = upload.file.read(limit + 1)  # no more than the cap is held in memory
-        size = upload.size if upload.size is not None else len(data)
-        uploads.append(
-            Upload(upload.filename or "upload", data, max(size, len(data)), _mime(upload))
-        )
+    uploads = [_read(upload, limit) for upload in files]
     return PreflightOut.of(loci.preflight(brain, uploads=uploads))
 
 

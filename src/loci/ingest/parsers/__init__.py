@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 __all__ = [
     "Deadline",
     "ParseBudgets",
+    "choose_parser",
     "parse",
+    "parse_as",
     "supported_extensions",
 ]
 
@@ -120,8 +122,19 @@ def parse(
     A recording needs `transcriber` (None: it fails, saying which setting is missing)."""
     if not data.strip():
         raise ParseError("the file is empty")
+    return parse_as(choose_parser(data, name), data, name, budgets, transcriber)
+
+
+def parse_as(
+    kind: str,
+    data: bytes,
+    name: str,
+    budgets: ParseBudgets,
+    transcriber: Transcriber | None = None,
+) -> ParsedDocument:
+    """Parse with the parser `choose_parser` picked (`loci.ingest.plan` picks it once, so the
+    dry run and the indexer read a file the same way)."""
     path = PurePath(name)
-    kind = _choose(data, path.suffix.lower(), path.name)
     if kind == "audio":
         from loci.ingest.parsers.audio import parse_audio
 
@@ -183,9 +196,13 @@ def parse(
     return parse_text(data)
 
 
-def _choose(data: bytes, extension: str, filename: str = "") -> str:
+def choose_parser(data: bytes, name: str) -> str:
+    """The parser these bytes get ("pdf", "markdown", "image", …): magic bytes first, then the
+    name's extension. Raises ParseError (NoParser, EncryptedDocument, …) as parsing would."""
     from loci.ingest.parsers.code import language_of
 
+    path = PurePath(name)
+    extension, filename = path.suffix.lower(), path.name
     sniffed = _sniff(data)
     if sniffed in ("pdf", "docx", "pptx", "xlsx", "epub", "odt", "rtf"):
         return sniffed
@@ -271,5 +288,5 @@ def _sniff(data: bytes) -> str | None:
 
 def audio_format(data: bytes) -> str:
     """The format a recording is sent to the transcription service as: its header's, or MP3
-    (`_choose` takes a file without one only as an .mp3 starting with an MPEG frame)."""
+    (`choose_parser` takes a file without one only as an .mp3 starting with an MPEG frame)."""
     return sniff_audio(data[:1024]) or "mp3"
