@@ -1,4 +1,5 @@
-"""Session-start recall (seed 004's hook): what an agent should know before the first prompt.
+"""Session-start recall: what an agent should know before the first prompt (its session-start
+hook).
 
 The recent timeline of the brain's pages, the pages changed last, the latest notes, captures,
 pages and files, and — given a topic — the passages that match it. `gather` collects them

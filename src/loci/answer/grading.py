@@ -1,4 +1,4 @@
-"""Step 6 (seed 001's corrective RAG): is each passage relevant, partially relevant or not, and is
+"""Step 6 (corrective RAG): is each passage relevant, partially relevant or not, and is
 that enough to answer, worth one broader search, or nothing at all?
 
 Without a model the grade comes from two absolute signals search already has: how many of the

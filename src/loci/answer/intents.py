@@ -1,4 +1,4 @@
-"""What kind of question this is, and how much retrieval it deserves (seed 001's router and
+"""What kind of question this is, and how much retrieval it deserves (a router and
 adaptive parameters), with the rule-based router used when no model is configured or it fails.
 """
 
@@ -36,8 +36,8 @@ class RetrievalParams:
     expansion_queries: int  # extra phrasings asked of the model
 
 
-# One table, in one place (seed 001 step 2). Comparisons and analysis need breadth; a lookup
-# needs precision. Text weights stay near the tuned default (0.4): they only lean.
+# One table, in one place (the router's second step). Comparisons and analysis need breadth;
+# a lookup needs precision. Text weights stay near the tuned default (0.4): they only lean.
 RETRIEVAL: dict[Intent, RetrievalParams] = {
     "no_retrieval": RetrievalParams(chunks=0, text_weight=0.4, expansion_queries=0),
     "simple_lookup": RetrievalParams(chunks=5, text_weight=0.4, expansion_queries=2),
@@ -112,8 +112,8 @@ def strip_greeting(question: str) -> str:
     )
 
 
-# Saving is not a question: the chat keeps what the user asks it to keep (seed 002's
-# save_to_brain), by rules only — anchored at the start, never a question, so "do you remember
+# Saving is not a question: the chat keeps what the user asks it to keep (a
+# save_to_brain tool), by rules only — anchored at the start, never a question, so "do you remember
 # that trip?" or "what did I save about taxes?" are still asked.
 SAVE_THIS = re.compile(
     r"^\s*(?:please\s+)?(?:save|keep|remember|store)\s+(?:this|that|it)(?:\s+answer)?"

@@ -1,4 +1,4 @@
-"""An answer kept in the brain graph: an `analysis` page in research/ (seed 002's report rule).
+"""An answer kept in the brain graph: an `analysis` page in research/ (reports are analysis pages).
 
 The page states the question, quotes the answer as written, and lists its citations as links the
 graph understands: a cited brain page becomes a page link (an edge), a cited evidence record an

@@ -1,4 +1,4 @@
-"""The seven steps of seed 001's agentic RAG, each with a fallback that needs no model.
+"""The seven steps of agentic RAG, each with a fallback that needs no model.
 
     route ─┬─ rewrite (with history) ── expand ── search × n (concurrently) ── grade ── answer
            └─ (run together)                                      └ one broader round if borderline

@@ -1,4 +1,4 @@
-"""What each step asks the chat model. Strict wording where seed 001 learned it the hard way:
+"""What each step asks the chat model. Strict wording where loose wording fails:
 grading asks for reasoning before the score (lenient graders call everything relevant), and the
 router keeps "no_retrieval" for greetings with no question in them."""
 

@@ -1,4 +1,4 @@
-"""`loci save` and `loci brain ingest-item`: capture first, curate later (seed 002).
+"""`loci save` and `loci brain ingest-item`: capture first, curate later.
 
 Both keep what they are given at once (an inbox draft, a transcript's evidence snapshot) and
 queue its curation; unless `--no-wait` they then run that curation here and index what it

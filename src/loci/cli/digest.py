@@ -1,4 +1,4 @@
-"""`loci digest`: a recap of what came into a brain over a period (seed 001's weekly review)."""
+"""`loci digest`: a recap of what came into a brain over a period (a weekly review)."""
 
 from __future__ import annotations
 

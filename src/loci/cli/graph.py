@@ -1,4 +1,4 @@
-"""`loci brain …`: the brain graph's documents, links and timeline (seed 002's brain CLI).
+"""`loci brain …`: the brain graph's documents, links and timeline (pages people and agents write).
 
 Thin over `loci.graph.service.BrainGraph` (and `transfer` for import, export, materialize and
 sync, `doctor` for the health check). Writes record the actor "cli", read the current

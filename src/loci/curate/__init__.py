@@ -1,4 +1,5 @@
-"""Capture first, curate later (seed 002's chat captures and durable ingestion agents).
+"""Capture first, curate later: chat captures kept at once, and durable ingestion agents that
+turn them into pages.
 
 `items` normalizes what arrives (a capture, a provider's meeting transcript) into a source item;
 `pipeline` keeps it canonical at once (an inbox draft, an evidence snapshot) and queues a

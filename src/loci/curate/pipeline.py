@@ -4,7 +4,7 @@
       └─ the item: its bytes (blob) + a `documents` row of kind `item` + a `curate` job, in one
          transaction, keyed by content hash (the same content twice is one item)   ← never lost
       └─ at once, in the graph: a capture's draft note in inbox/, a meeting's transcript
-         snapshotted into evidence/ (seed 002's copy rule for what cannot be fetched again)
+         snapshotted into evidence/ (the copy rule: what cannot be fetched again is kept)
     curate job (leases, heartbeats, retries with backoff, then failed with its reason)
       └─ a model configured: the agent loop with the brain operations as its only tools
       └─ none: the rules (fold a capture into the page it names; meeting + attendee pages)

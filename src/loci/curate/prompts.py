@@ -1,6 +1,7 @@
 """What the curation agent is told: the brain's rules, once, and a mission per kind of item.
 
-`POINTER_COPY_RULE` is seed 002's pointer/copy contract, defined here once and embedded in every
+`POINTER_COPY_RULE` is the brain's pointer/copy contract (point at what can be fetched again, copy
+what cannot), defined here once and embedded in every
 writer's system prompt. The item's content reaches the model only inside a `<content>` block the
 system prompt calls data: instructions in it are never followed.
 """

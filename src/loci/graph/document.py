@@ -1,4 +1,5 @@
-"""A brain document: Markdown with YAML frontmatter at `folder/id.md` (seed 002's format).
+"""A brain document: Markdown with YAML frontmatter at `folder/id.md`, readable and
+editable as a plain file.
 
     ---
     id: ana-lopez

@@ -1,4 +1,4 @@
-"""Graph expansion for `brain query` (seed 002's retrieval): from the best hits, follow page edges.
+"""Graph expansion for `brain query`: from the best hits, follow page edges.
 
 A page that search did not find can still be the answer when a page it did find links to it
 ("who leads the compost effort?" finds the project page; the project links to its lead). The

@@ -1,4 +1,4 @@
-"""`BrainGraph`: the operations of seed 002's brain CLI over one store, for every surface.
+"""`BrainGraph`: the operations of `loci brain …` over one store, for every surface.
 
 Reads come from `GraphReader`. Writes read the current version, compose the new text with
 `loci.graph.edits`, and commit through `GraphWriter` with the hash they read: a caller may pass
@@ -151,7 +151,7 @@ class BrainGraph(GraphReader):
         expected_hash: str | None = None,
     ) -> tuple[Summary, Summary]:
         """Snapshot `text` into a new evidence record under evidence/ and cite it from the
-        page's timeline (seed 002's copy rule, for sources the brain cannot fetch again).
+        page's timeline (the copy rule, for sources the brain cannot fetch again).
         Returns (evidence, page); the same snapshot twice is one record."""
         if not text.strip() or not title.strip():
             raise InvalidInput("evidence needs a text and a --title")

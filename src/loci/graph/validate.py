@@ -2,7 +2,7 @@
 
 id and folder shape, the kind/zone rule (evidence under evidence/, pages outside it), type and
 status values, mergedInto on merged documents, timestamps, link syntax, timeline entries, and
-seed 002's provenance rule: an active page cites at least one evidence record in its truth.
+the provenance rule: an active page cites at least one evidence record in its truth.
 """
 
 from __future__ import annotations

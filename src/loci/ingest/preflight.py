@@ -21,7 +21,7 @@ MB a minute).
 An item's `outcome` predicts what `add` reports for it:
   add        stored and indexed
   duplicate  already in the brain (or earlier in this batch): nothing new is stored
-  fail       stored, but indexing will fail (seed 000: "other" is kept and marked failed)
+  fail       stored, but indexing will fail (a file of no known type is kept and marked failed)
   refuse     not stored at all (too large, empty, unreadable, blocked or unfetchable URL)
 """
 

@@ -91,7 +91,7 @@ def note_markdown(text: str, title: str | None, tags: Sequence[str]) -> bytes:
     """A note's canonical form: Markdown with a YAML frontmatter of title and tags.
 
     No timestamp goes into the bytes (the row has one), so saving the same note twice is a no-op
-    by content hash, as seed 004's deterministic ingest ids are.
+    by content hash: an ingest id that depends only on the content.
     """
     meta: dict[str, object] = {}
     if title:

@@ -1,4 +1,4 @@
-"""Slack capture (seed 004): a message someone writes in Slack is saved into their brain, and a
+"""Slack capture: a message someone writes in Slack is saved into their brain, and a
 reply in its thread says so — the confirmation makes the capture loop visible.
 
     delivery ─ signature (before anything is parsed) ─ url_verification? → the challenge

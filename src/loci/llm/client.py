@@ -3,17 +3,16 @@
     POST {base_url}/chat/completions
     {"model": …, "messages": [{"role": …, "content": …}], "stream": false|true, …}
 
-Each call is one pipeline step with a time budget (10 s by default, seed 001's lesson: seven
-steps without timeouts made people wait forever). Within the budget a 429 or 5xx is retried,
-honouring `Retry-After`; a model that still fails, or that the server does not know, hands over
-to the next model of the fallback list. Streaming falls back only before the first token: once
-words reached the reader, a broken stream is an error the caller handles.
+Each call is one pipeline step with a time budget (10 s by default: seven steps without timeouts
+would make a person wait forever on one stuck call). Within the budget a 429 or 5xx is retried,
+honouring `Retry-After`; a model that still fails, or that the server does not know, hands over to
+the next model of the fallback list. Streaming falls back only before the first token: once words
+reached the reader, a broken stream is an error the caller handles.
 
 `complete_with_tools` sends OpenAI-style function tools (`tools`) and reads the `tool_calls` the
 model answers with, for agent loops; it retries and falls back exactly as `complete` does.
 
-The API key is sent as a bearer header and never appears in an error message or a log line.
-"""
+The API key is sent as a bearer header and never appears in an error message or a log line."""
 
 from __future__ import annotations
 

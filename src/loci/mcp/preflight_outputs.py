@@ -1,7 +1,7 @@
-"""What `add_url` and `create_file` return in a dry run: seed 004's preflight object for the one
-item the call names. The item is the HTTP API's `PreflightItemOut`, declared once in
-`loci.api.schemas.preflight` (its preflight routes show the same object for a batch, and
-`loci add --dry-run --json` prints it too)."""
+"""What `add_url` and `create_file` return in a dry run: the preflight object (status,
+estimates, warnings) for the one item the call names. The item is the HTTP API's
+`PreflightItemOut`, declared once in `loci.api.schemas.preflight` (its preflight routes show
+the same object for a batch, and `loci add --dry-run --json` prints it too)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tools over the brain graph (seed 002): pages about people, projects, decisions and ideas,
+"""Tools over the brain graph: pages about people, projects, decisions and ideas,
 with typed links and a dated timeline. Thin over `loci.graph.service.BrainGraph`, as the
 `loci brain` CLI and the HTTP API are; every write records the caller as its actor and keeps
 the version it replaced.

@@ -1,9 +1,9 @@
 """Turning a natural-language question into terms for the BM25 leg.
 
 FTS engines treat bare words as AND: a ten-word question then matches almost nothing (0.05 nDCG@10
-on SciFact, DESIGN.md). The question becomes a de-duplicated list of word terms that the store
-ORs together; common function words are dropped because they add nothing to BM25 but cost time.
-"""
+on SciFact, against 0.70 for an OR of the terms). The question becomes a de-duplicated list of word
+terms that the store ORs together; common function words are dropped because they add nothing to
+BM25 but cost time."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Fusion only combines what BM25 and a small embedding model already think. A cross-encoder reads
 the question and each passage together, which neither leg can, and is the usual last step of a
-retrieval pipeline (seed 002: "reranker after fusion"). No such model ships with Loci — none is
+retrieval pipeline, after fusion. No such model ships with Loci — none is
 available offline from the package registries — so it is a seam to a server the user runs or
 rents. Jina, Cohere, vLLM, llama.cpp's server, Infinity and LocalAI accept the same request:
 

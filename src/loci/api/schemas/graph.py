@@ -1,4 +1,4 @@
-"""The brain graph (seed 002): pages, evidence, links, timeline, versions, graph search and
+"""The brain graph: pages, evidence, links, timeline, versions, graph search and
 capture."""
 
 from __future__ import annotations
