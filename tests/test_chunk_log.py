@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
-from loci.store.sqlite import SqliteStore
-from loci.store.sqlite import search as sqlite_search
+from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.migrations import MIGRATIONS, migrate
 
@@ -62,8 +61,8 @@ def _log_rows(store: SqliteStore, brain_id: int) -> int:
 def pruning(monkeypatch: pytest.MonkeyPatch) -> None:
     """Save the BM25 index after every change and keep no spare log entries, so pruning
     happens on a test-sized brain exactly as it does on a big one after thousands of changes."""
-    monkeypatch.setattr(sqlite_search, "SAVE_AFTER_CHANGES", 1)
-    monkeypatch.setattr(sqlite_search, "LOG_RETAIN", 0)
+    monkeypatch.setattr(search_index, "SAVE_AFTER_CHANGES", 1)
+    monkeypatch.setattr(search_index, "LOG_RETAIN", 0)
 
 
 @pytest.mark.usefixtures("pruning")
@@ -76,7 +75,7 @@ def test_a_store_behind_the_pruned_log_still_sees_every_change(tmp_path: Path) -
     # The lagging process builds its index and matrix now, then stops searching.
     assert _texts(cli, cli.text_search(brain.id, ["walrus"], 10, ALL)) == {"walrus notes"}
     assert cli.vector_search(brain.id, "m", _vector("walrus"), 1, ALL)
-    behind = cli._lexical[brain.id].seq
+    behind = cli.search_index._lexical[brain.id].seq
 
     server.delete_document(brain.id, gone)
     _add(server, brain.id, "new.txt", ["pelican"])
@@ -119,7 +118,7 @@ def test_the_log_stays_bounded_over_many_reindexes(tmp_path: Path) -> None:
     assert _texts(cli, cli.text_search(brain.id, ["gamma"], 10, ALL)) == {"gamma notes"}
     assert cli.text_search(brain.id, ["word58"], 10, ALL) == []
     fresh = SqliteStore(tmp_path / "loci.db")
-    fresh._index_dir = tmp_path / "nothing-saved"
+    fresh.search_index.folder = tmp_path / "nothing-saved"
     query = _vector("gamma")
     assert cli.vector_search(brain.id, "m", query, 10, ALL) == fresh.vector_search(
         brain.id, "m", query, 10, ALL

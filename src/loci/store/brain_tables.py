@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from loci.errors import Conflict, NotFound
 from loci.models import (
@@ -295,17 +295,14 @@ class BrainTables(ABC):
     def unused(self, hashes: Sequence[str]) -> list[str]:
         """Of these content hashes, those no document of any brain uses any more (their blobs
         may go). Across brains, so outside any one brain's row-level security scope."""
-        unique = list(dict.fromkeys(hashes))
         used: set[str] = set()
-        for start in range(0, len(unique), 500):  # under SQLite's limit of parameters
-            batch = unique[start : start + 500]
+        for batch, marks in _batches(hashes):
             rows = self.portable.query(
-                "SELECT DISTINCT content_hash FROM documents"
-                f" WHERE content_hash IN ({', '.join('?' for _ in batch)})",
+                f"SELECT DISTINCT content_hash FROM documents WHERE content_hash IN ({marks})",
                 batch,
             )
             used |= {str(r["content_hash"]) for r in rows}
-        return [h for h in unique if h not in used]
+        return [h for h in dict.fromkeys(hashes) if h not in used]
 
     def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
         db = self.portable
@@ -325,6 +322,35 @@ class BrainTables(ABC):
                 "UPDATE documents SET metadata = ? WHERE id = ?",
                 (json.dumps(metadata, default=str), document_id),
             )
+
+    # search hits --------------------------------------------------------------------------
+    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
+        """The hits' chunks with their documents; one deleted meanwhile is left out."""
+        found: dict[int, tuple[Chunk, Document]] = {}
+        for batch, marks in _batches(chunk_ids):
+            chunk_rows = self.portable.query(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})", batch
+            )
+            docs: dict[int, Document] = {}
+            for ids, doc_marks in _batches([int(r["document_id"]) for r in chunk_rows]):
+                for r in self.portable.query(
+                    f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({doc_marks})", ids
+                ):
+                    docs[int(r["id"])] = self.model_rows.document(r)
+            for r in chunk_rows:
+                doc = docs.get(int(r["document_id"]))
+                if doc is not None:
+                    found[int(r["id"])] = (self.model_rows.chunk(r), doc)
+        return found
+
+    def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        for batch, marks in _batches(chunk_ids):
+            for r in self.portable.query(
+                f"SELECT id, document_id FROM chunks WHERE id IN ({marks})", batch
+            ):
+                found[int(r["id"])] = int(r["document_id"])
+        return found
 
     # status -------------------------------------------------------------------------------
     def stats(self, brain_id: int) -> BrainStats:
@@ -356,3 +382,14 @@ class BrainTables(ABC):
             jobs_by_status=parts["jobs"],
             bytes_stored=totals["bytes"],
         )
+
+
+T = TypeVar("T")
+
+
+def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
+    """The distinct values in batches under SQLite's limit of parameters, each with its marks."""
+    unique = list(dict.fromkeys(values))
+    for start in range(0, len(unique), 500):
+        batch = unique[start : start + 500]
+        yield batch, ", ".join("?" for _ in batch)

@@ -1,9 +1,9 @@
 """The embedded default store: one SQLite file (WAL, FTS5) plus in-memory search indexes.
 
-Brains, documents and the derived index are here, with the reads and plain updates both backends
-share in `loci.store.brain_tables`; the search legs are in `search.py`, the job queue in
-`jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and integrations are
-stores of their own beside it.
+Brains, documents and the derived index are here, with what both backends share in
+`loci.store.brain_tables`; the search legs are the store's `SearchIndex` (search_index.py), the
+job queue is in `jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and
+integrations are stores of their own beside it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from loci.models import (
     Brain,
     IndexedChunk,
     Job,
+    SearchFilters,
 )
 from loci.store.brain_tables import BrainTables
 from loci.store.lexical_index import K1, B
@@ -35,16 +36,16 @@ from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
 from loci.store.sqlite.rows import NOW, ROWS, brain_of, job_of
-from loci.store.sqlite.search import (
+from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
-    SearchLegs,
+    SearchIndex,
 )
 
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(SearchLegs, JobQueue, BrainTables):
+class SqliteStore(JobQueue, BrainTables):
     now = NOW
     unique_error = apsw.ConstraintError
     model_rows = ROWS
@@ -67,7 +68,13 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
         self.integrations = SqliteIntegrations(self.db)
-        self._init_search_legs(path, lexical_index_min_chunks, vector_int8_min_chunks, bm25)
+        self.search_index = SearchIndex(
+            self.db,
+            path.parent / "index",
+            lexical_index_min_chunks=lexical_index_min_chunks,
+            vector_int8_min_chunks=vector_int8_min_chunks,
+            bm25=bm25,
+        )
 
     @property
     def portable(self) -> Database:
@@ -106,7 +113,7 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
                 "DELETE FROM vectors WHERE NOT EXISTS"
                 " (SELECT 1 FROM chunks WHERE chunks.embed_hash = vectors.hash)"
             )
-        self._forget_brain(brain_id)
+        self.search_index.forget(brain_id)
         return self.unused(hashes)
 
     def brain_language(self, brain_id: int) -> str:
@@ -163,6 +170,20 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             "SELECT * FROM jobs WHERE brain_id = ? ORDER BY id DESC LIMIT ?", (brain_id, limit)
         )
         return [job_of(r) for r in rows]
+
+    # search legs --------------------------------------------------------------------------
+    def text_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        return self.search_index.text_search(brain_id, terms, limit, filters)
+
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        return self.search_index.text_ceiling(brain_id, terms)
+
+    def vector_search(
+        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        return self.search_index.vector_search(brain_id, model, query, limit, filters)
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
