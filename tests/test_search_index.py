@@ -7,43 +7,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import SearchFilters
 from loci.store.lexical_files import index_path
 from loci.store.lexical_index import K1, B
 from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.search_index import SearchIndex
 from loci.store.vector_files import matrix_path
+from tests.word_chunks import add_words, word_vector
 
 ALL = SearchFilters()
-DIMS = 8
-
-
-def _vector(word: str) -> np.ndarray:
-    """A unit vector that depends on the word only."""
-    rng = np.random.default_rng(sum(word.encode()) * 7919 + len(word))
-    v = rng.standard_normal(DIMS).astype(np.float32)
-    return v / np.linalg.norm(v)
-
-
-def _add(store: SqliteStore, brain_id: int, name: str, words: list[str]) -> int:
-    """A document with one chunk per word ("<word> notes"), each chunk's vector the word's."""
-    doc = store.create_document(
-        brain_id,
-        NewDocument("file", name, None, None, "text/plain", 10, name.encode().hex().ljust(64, "0")),
-        "index",
-    )
-    chunks, vectors = [], {}
-    for index, word in enumerate(words):
-        text = f"{word} notes"
-        draft = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), 2, f"{name}-{word}")
-        chunks.append(IndexedChunk(draft, f"{name}-{word}"))
-        vectors[f"{name}-{word}"] = _vector(word)
-    store.replace_index(doc.id, chunks, vectors, "m", "", None, None)
-    return doc.id
 
 
 def _index(path: Path, folder: Path) -> SearchIndex:
@@ -64,20 +39,20 @@ def test_builds_from_the_rows_and_catches_up_with_another_connections_writes(
     store: SqliteStore, tmp_path: Path
 ) -> None:
     brain = store.ensure_brain("notes")
-    gone = _add(store, brain.id, "sea.txt", ["walrus", "harbour"])
-    _add(store, brain.id, "land.txt", ["lantern", "meadow"])
+    gone = add_words(store, brain.id, "sea.txt", ["walrus", "harbour"])
+    add_words(store, brain.id, "land.txt", ["lantern", "meadow"])
     index = _index(store.db.path, tmp_path / "own-index")
 
     assert _texts(store, index.text_search(brain.id, ["walrus"], 10, ALL)) == ["walrus notes"]
-    nearest = index.vector_search(brain.id, "m", _vector("meadow"), 1, ALL)
+    nearest = index.vector_search(brain.id, "m", word_vector("meadow"), 1, ALL)
     assert _texts(store, nearest) == ["meadow notes"]
     lexical, matrix = index.lexical_index(brain.id), index.matrix(brain.id, "m")
 
     store.delete_document(brain.id, gone)  # written through the store's own connection
-    _add(store, brain.id, "sky.txt", ["pelican"])
+    add_words(store, brain.id, "sky.txt", ["pelican"])
     assert index.text_search(brain.id, ["walrus"], 10, ALL) == []
     assert _texts(store, index.text_search(brain.id, ["pelican"], 10, ALL)) == ["pelican notes"]
-    near = index.vector_search(brain.id, "m", _vector("walrus"), 10, ALL)
+    near = index.vector_search(brain.id, "m", word_vector("walrus"), 10, ALL)
     assert sorted(_texts(store, near)) == ["lantern notes", "meadow notes", "pelican notes"]
     # caught up in place from the change log, not rebuilt
     assert index.lexical_index(brain.id) is lexical and index.matrix(brain.id, "m") is matrix
@@ -93,11 +68,11 @@ def test_saves_its_files_and_a_new_process_loads_them_instead_of_rebuilding(
 ) -> None:
     brain = store.ensure_brain("notes")
     for number in range(5):
-        _add(store, brain.id, f"d{number}.txt", [f"word{number}", "common"])
+        add_words(store, brain.id, f"d{number}.txt", [f"word{number}", "common"])
     folder = tmp_path / "index"
     first = _index(store.db.path, folder)
     text = first.text_search(brain.id, ["common", "word3"], 10, ALL)
-    vector = first.vector_search(brain.id, "m", _vector("word2"), 10, ALL)
+    vector = first.vector_search(brain.id, "m", word_vector("word2"), 10, ALL)
     assert index_path(folder, brain.id).exists() and matrix_path(folder, brain.id, "m").exists()
 
     full_reads: list[str] = []
@@ -117,7 +92,7 @@ def test_saves_its_files_and_a_new_process_loads_them_instead_of_rebuilding(
     monkeypatch.setattr(SearchIndex, "_vectors_of", vectors_of)
     second = _index(store.db.path, folder)
     assert second.text_search(brain.id, ["common", "word3"], 10, ALL) == text
-    assert second.vector_search(brain.id, "m", _vector("word2"), 10, ALL) == vector
+    assert second.vector_search(brain.id, "m", word_vector("word2"), 10, ALL) == vector
     assert full_reads == []  # both loaded from the files
 
     second.forget(brain.id)  # a deleted brain leaves no file behind
@@ -132,16 +107,16 @@ def test_pruning_the_log_leaves_no_reader_behind(
     monkeypatch.setattr(search_index, "SAVE_AFTER_CHANGES", 1)
     monkeypatch.setattr(search_index, "LOG_RETAIN", 0)
     brain = store.ensure_brain("notes")
-    gone = _add(store, brain.id, "old.txt", ["walrus"])
+    gone = add_words(store, brain.id, "old.txt", ["walrus"])
     folder = tmp_path / "index"
     writer, lagging = _index(store.db.path, folder), _index(store.db.path, tmp_path / "other")
     writer.text_search(brain.id, ["walrus"], 10, ALL)
     lagging.text_search(brain.id, ["walrus"], 10, ALL)
-    lagging.vector_search(brain.id, "m", _vector("walrus"), 10, ALL)
+    lagging.vector_search(brain.id, "m", word_vector("walrus"), 10, ALL)
     behind = lagging.lexical_index(brain.id).seq
 
     store.delete_document(brain.id, gone)
-    _add(store, brain.id, "new.txt", ["pelican"])
+    add_words(store, brain.id, "new.txt", ["pelican"])
     writer.text_search(brain.id, ["pelican"], 10, ALL)  # catches up, saves, prunes
     floor = int(store.db.scalar("SELECT seq FROM chunk_log_floor WHERE brain_id = ?", (brain.id,)))
     assert floor == writer.lexical_index(brain.id).seq > behind
@@ -150,5 +125,5 @@ def test_pruning_the_log_leaves_no_reader_behind(
     # Behind the floor, the lagging reader cannot catch up from the log: it rebuilds.
     assert lagging.text_search(brain.id, ["walrus"], 10, ALL) == []
     assert _texts(store, lagging.text_search(brain.id, ["pelican"], 10, ALL)) == ["pelican notes"]
-    near = lagging.vector_search(brain.id, "m", _vector("walrus"), 10, ALL)
+    near = lagging.vector_search(brain.id, "m", word_vector("walrus"), 10, ALL)
     assert _texts(store, near) == ["pelican notes"]
