@@ -40,6 +40,17 @@ CHUNK_COLUMNS = (
 )
 
 
+T = TypeVar("T")
+
+
+def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
+    """The distinct values in batches under SQLite's limit of parameters, each with its marks."""
+    unique = list(dict.fromkeys(values))
+    for start in range(0, len(unique), 500):
+        batch = unique[start : start + 500]
+        yield batch, ", ".join("?" for _ in batch)
+
+
 class BrainTables(ABC):
     # The SQL of the current time; what the backend raises when a write breaks a unique
     # constraint; rows to models with the backend's JSON decoding.
@@ -382,14 +393,3 @@ class BrainTables(ABC):
             jobs_by_status=parts["jobs"],
             bytes_stored=totals["bytes"],
         )
-
-
-T = TypeVar("T")
-
-
-def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
-    """The distinct values in batches under SQLite's limit of parameters, each with its marks."""
-    unique = list(dict.fromkeys(values))
-    for start in range(0, len(unique), 500):
-        batch = unique[start : start + 500]
-        yield batch, ", ".join("?" for _ in batch)

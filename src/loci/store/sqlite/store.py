@@ -59,9 +59,9 @@ class SqliteStore(JobQueue, BrainTables):
         vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
         bm25: tuple[float, float] = (K1, B),
     ) -> None:
-        """Brain sizes from which the BM25 leg runs on the in-memory index and the vector leg
-        scans an int8 copy first; None keeps the plain path (FTS5's bm25(), float32 scan).
-        `bm25` is the index's (k1, b)."""
+        """The keywords configure the store's search engine (`SearchIndex`: brain sizes from
+        which the BM25 leg runs on the in-memory index and the vector leg scans an int8 copy
+        first, None for the plain path; the index's BM25 k1 and b)."""
         self.db = Database(path)
         migrate(self.db)
         self.accounts = SqliteAccounts(self.db)
