@@ -36,7 +36,7 @@ def main() -> None:
     brain = synthetic_brain(loci, args.chunks)
     store = loci.store
     assert isinstance(store, SqliteStore)
-    index = store.lexical_index(brain.id)
+    index = store.search_index.lexical_index(brain.id)
     questions = [index.query_tokens(query_terms(q)) for q in QUERIES]
     leg: list[float] = []
     ceiling: list[float] = []

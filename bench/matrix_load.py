@@ -69,9 +69,9 @@ def measure(path: Path, index_dir: Path | None) -> dict[str, float]:
     start = time.perf_counter()
     store = SqliteStore(path)
     if index_dir is not None:
-        store._index_dir = index_dir
+        store.search_index.folder = index_dir
     saving = 0.0
-    save = store._save_matrix
+    save = store.search_index._save_matrix
 
     def timed_save(identity: MatrixIdentity, matrix: VectorMatrix) -> None:
         nonlocal saving
@@ -79,7 +79,7 @@ def measure(path: Path, index_dir: Path | None) -> dict[str, float]:
         save(identity, matrix)
         saving += time.perf_counter() - began
 
-    store._save_matrix = timed_save  # type: ignore[method-assign]
+    store.search_index._save_matrix = timed_save  # type: ignore[method-assign]
     brain = store.get_brain("bench")
     query = np.random.default_rng(3).standard_normal(DIMS).astype(np.float32)
     query /= np.linalg.norm(query)

@@ -135,8 +135,8 @@ def main() -> None:
         start = time.perf_counter()
         store = loci.store
         assert isinstance(store, SqliteStore)
-        if store.lexical_index_min_chunks is not None:
-            store.lexical_index(brain.id)  # built now rather than in the background
+        if store.search_index.lexical_index_min_chunks is not None:
+            store.search_index.lexical_index(brain.id)  # built now rather than in the background
         for mode in ("text", "vector"):
             loci.search(brain, SearchRequest(QUERIES[0], mode=mode))  # build caches and indexes
         print(f"{name}: derived indexes loaded in {time.perf_counter() - start:.1f} s")

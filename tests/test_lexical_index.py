@@ -18,8 +18,8 @@ from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.search.lexical import query_terms
 from loci.store.lexical_files import index_path
 from loci.store.lexical_index import FTS5_B, FTS5_K1, K1, B
-from loci.store.sqlite import SqliteStore
-from loci.store.sqlite import search as sqlite_search
+from loci.store.sqlite import SqliteStore, search_index
+from loci.store.sqlite.search_index import SearchIndex
 
 # Inflections (stemming), diacritics, words common and rare.
 VOCABULARY = """
@@ -62,10 +62,10 @@ def _document(store: SqliteStore, brain_id: int, number: int, rng: random.Random
 
 
 def _same_ranking(store: SqliteStore, brain_id: int, filters: SearchFilters) -> None:
-    store.lexical_index(brain_id)  # built now, so text_search takes it
+    store.search_index.lexical_index(brain_id)  # built now, so text_search takes it
     for question in QUESTIONS:
         terms = query_terms(question)
-        exact = store.fts_search(brain_id, terms, 25, filters)
+        exact = store.search_index.fts_search(brain_id, terms, 25, filters)
         indexed = store.text_search(brain_id, terms, 25, filters)
         assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], rel=1e-9)
         # Equal scores may come back in either order; everything above the last score may not.
@@ -98,7 +98,7 @@ def test_index_catches_up_with_added_replaced_and_deleted_chunks(store: SqliteSt
     brain = store.ensure_brain("big")
     rng = random.Random(5)
     ids = [_document(store, brain.id, number, rng) for number in range(60)]
-    index = store.lexical_index(brain.id)
+    index = store.search_index.lexical_index(brain.id)
     _same_ranking(store, brain.id, SearchFilters())
     for doc_id in ids[:10]:
         store.delete_document(brain.id, doc_id)
@@ -117,7 +117,7 @@ def test_index_catches_up_with_added_replaced_and_deleted_chunks(store: SqliteSt
         None,
     )
     _same_ranking(store, brain.id, SearchFilters())
-    assert store.lexical_index(brain.id) is index  # caught up in place, not rebuilt
+    assert store.search_index.lexical_index(brain.id) is index  # caught up in place, not rebuilt
     assert chunk.id not in {
         i for i, _ in store.text_search(brain.id, ["boiler"], 30, SearchFilters())
     }
@@ -136,7 +136,7 @@ def test_index_keeps_brains_apart_and_splits_phrases(store: SqliteStore) -> None
         _document(store, a.id, number, rng)
         _document(store, b.id, 100 + number, rng)
     owned = {c.id for d in store.document_ids(a.id) for c in store.list_chunks(a.id, d)}
-    store.lexical_index(a.id)
+    store.search_index.lexical_index(a.id)
     hits = store.text_search(a.id, ["boiler", "pressure", "valve"], 30, SearchFilters())
     assert hits and {i for i, _ in hits} <= owned
     # "don't" is two FTS tokens, a phrase to FTS5; the index keeps no positions and counts both
@@ -151,24 +151,24 @@ def test_small_brains_stay_on_fts5(tmp_path: Path) -> None:
     for number in range(10):
         _document(store, brain.id, number, rng)
     store.text_search(brain.id, ["boiler"], 5, SearchFilters())
-    assert store._lexical == {}  # never built
+    assert store.search_index._lexical == {}  # never built
 
 
 def test_first_search_answers_from_fts5_while_the_index_builds(
     store: SqliteStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_search, "SYNC_BUILD_MAX_CHUNKS", 0)  # every brain counts as big
+    monkeypatch.setattr(search_index, "SYNC_BUILD_MAX_CHUNKS", 0)  # every brain counts as big
     brain = store.ensure_brain("big")
     rng = random.Random(13)
     for number in range(40):
         _document(store, brain.id, number, rng)
     terms = ["boiler", "valve"]
-    exact = store.fts_search(brain.id, terms, 10, SearchFilters())
+    exact = store.search_index.fts_search(brain.id, terms, 10, SearchFilters())
     assert store.text_search(brain.id, terms, 10, SearchFilters()) == exact
     deadline = time.monotonic() + 30
-    while store._building and time.monotonic() < deadline:
+    while store.search_index._building and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert brain.id in store._lexical and not store._building
+    assert brain.id in store.search_index._lexical and not store.search_index._building
     indexed = store.text_search(brain.id, terms, 10, SearchFilters())
     assert [s for _, s in indexed] == pytest.approx([s for _, s in exact], rel=1e-9)
 
@@ -196,7 +196,7 @@ def test_default_scoring_is_bm25_at_its_own_k1_and_b(tmp_path: Path) -> None:
     idf = np.log((6 - 2 + 0.5) / (2 + 0.5))
     expected = [idf * (K1 + 1) / (1 + K1 * (1 - B + B * n / mean)) for n in lengths[:2]]
     assert [hits[ids[0]], hits[ids[1]]] == pytest.approx(expected, rel=1e-9)
-    assert hits != dict(store.fts_search(brain.id, ["boiler"], 10, SearchFilters()))
+    assert hits != dict(store.search_index.fts_search(brain.id, ["boiler"], 10, SearchFilters()))
 
 
 def test_index_is_saved_and_a_new_process_loads_it_and_catches_up(
@@ -214,13 +214,13 @@ def test_index_is_saved_and_a_new_process_loads_it_and_catches_up(
 
     second = SqliteStore(path)
     built: list[int] = []
-    original = SqliteStore._index_rows
+    original = SearchIndex._index_rows
 
-    def spy(self: SqliteStore, brain_id: int, chunk_ids: object) -> object:
+    def spy(self: SearchIndex, brain_id: int, chunk_ids: object) -> object:
         built.append(0 if chunk_ids is None else 1)
         return original(self, brain_id, chunk_ids)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(SqliteStore, "_index_rows", spy)
+    monkeypatch.setattr(SearchIndex, "_index_rows", spy)
     assert second.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters()) == before
     assert built == []  # loaded from the file, not rebuilt from the chunks
     for number in range(30, 40):  # written by the first process, after the file was saved
@@ -228,7 +228,7 @@ def test_index_is_saved_and_a_new_process_loads_it_and_catches_up(
     caught_up = second.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters())
     assert built == [1]  # only the changed chunks were read
     fresh = SqliteStore(path, lexical_index_min_chunks=1)
-    fresh._index_dir = tmp_path / "elsewhere"  # no saved file: a full build
+    fresh.search_index.folder = tmp_path / "elsewhere"  # no saved file: a full build
     assert fresh.text_search(brain.id, ["boiler", "valve"], 20, SearchFilters()) == caught_up
     first.delete_brain(brain.id)
     assert not saved.exists()  # a deleted brain leaves no index behind

@@ -132,7 +132,9 @@ def test_bm25_scores_equal_the_sqlite_stores(pg: PostgresStore, tmp_path: Path) 
                     store.replace_index(doc.id, items, {}, "m", " ".join(texts), title, None)
         for brain_name in CORPUS:
             a, b = lite.get_brain(brain_name), pg.get_brain(brain_name)
-            lite.lexical_index(a.id)  # build now: brain-own statistics, as PostgreSQL keeps
+            lite.search_index.lexical_index(
+                a.id
+            )  # build now: brain-own statistics, as PostgreSQL keeps
             for terms in (
                 ["otters", "kelp"], ["urchins"], ["bread"], ["boiler", "pressure", "f22"],
                 ["cafe", "resume"], ["cold", "water", "cold"], ["absent"],
@@ -147,7 +149,7 @@ def test_bm25_scores_equal_the_sqlite_stores(pg: PostgresStore, tmp_path: Path) 
                 assert text_of[id(pg)] == text_of[id(lite)], terms
                 assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
                 if want:  # the in-process index ranked these (its k1, b), not FTS5's bm25()
-                    fts = lite.fts_search(a.id, terms, 10, SearchFilters())
+                    fts = lite.search_index.fts_search(a.id, terms, 10, SearchFilters())
                     assert [s for _, s in fts] != pytest.approx([s for _, s in want], rel=1e-3)
     finally:
         lite.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import multiprocessing
 import time
+from datetime import date
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +217,38 @@ def test_filters_restrict_both_legs(store: Store) -> None:
         want = {ids[n] for n in expected}
         assert docs_of(store.text_search(brain.id, ["paint"], 10, filters)) == want, filters
         assert docs_of(store.vector_search(brain.id, "m", vec, 10, filters)) == want, filters
+
+
+@both
+def test_new_content_stats_and_metadata_read_the_same_on_both_backends(store: Store) -> None:
+    brain = store.ensure_brain("a")
+    other = store.ensure_brain("b")
+    doc = store.create_document(brain.id, new_doc("x.txt", "1" * 64), "index")
+    store.create_document(other.id, new_doc("y.txt", "2" * 64), "index")  # shares no bytes
+    shared = store.create_document(other.id, new_doc("z.txt", "3" * 64), "index")
+
+    edit = new_doc("x.txt", "3" * 64)
+    edited, old_unused = store.replace_content(brain.id, doc.id, "1" * 64, edit, "index")
+    assert edited.content_hash == "3" * 64 and edited.status == "processing" and old_unused
+    with pytest.raises(Conflict, match="changed since you read it"):
+        store.replace_content(brain.id, doc.id, "1" * 64, new_doc("x.txt", "4" * 64), "index")
+    store.create_document(brain.id, new_doc("w.txt", "5" * 64), "index")
+    with pytest.raises(Conflict, match="already has exactly this content"):
+        store.replace_content(brain.id, doc.id, "3" * 64, new_doc("x.txt", "5" * 64), "index")
+    assert store.delete_document(other.id, shared.id) is False  # brain a still uses "3…"
+
+    store.merge_document_metadata(doc.id, {"pages": 3})
+    store.merge_document_metadata(doc.id, {"author": "Ana", "when": date(2024, 5, 1)})
+    assert store.get_document(brain.id, doc.id).metadata == {
+        "pages": 3, "author": "Ana", "when": "2024-05-01"
+    }  # fmt: skip
+    store.merge_document_metadata(10_000, {"lost": True})  # a document gone meanwhile: no-op
+
+    vec = {"e-some text": np.full(4, 0.5, np.float32)}
+    store.replace_index(doc.id, [draft(0, "some text")], vec, "m", "t", None, None)
+    stats = store.stats(brain.id)
+    assert stats.documents_by_status == {"ready": 1, "processing": 1}
+    assert stats.documents_by_kind == {"file": 2} and stats.chunks == 1
+    assert stats.jobs_by_status == {"queued": 2} and stats.bytes_stored == 20
+    empty = store.stats(store.ensure_brain("c").id)
+    assert (empty.documents_by_status, empty.chunks, empty.bytes_stored) == ({}, 0, 0)

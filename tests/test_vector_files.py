@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
-from loci.store.sqlite import SqliteStore
-from loci.store.sqlite import search as sqlite_search
+from loci.store.sqlite import SqliteStore, search_index
+from loci.store.sqlite.search_index import SearchIndex
 from loci.store.vector_files import matrix_path
 
 ALL = SearchFilters()
@@ -48,22 +48,22 @@ def _query(seed: int) -> np.ndarray:
 def full_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Records each read of the vectors table: "all" for a full rebuild, "some" for a catch-up."""
     reads: list[str] = []
-    original = SqliteStore._vectors_of
+    original = SearchIndex._vectors_of
 
     def spy(
-        self: SqliteStore, brain_id: int, model: str, chunk_ids: list[int] | None
+        self: SearchIndex, brain_id: int, model: str, chunk_ids: list[int] | None
     ) -> tuple[list[int], list[bytes]]:
         reads.append("all" if chunk_ids is None else "some")
         return original(self, brain_id, model, chunk_ids)
 
-    monkeypatch.setattr(SqliteStore, "_vectors_of", spy)
+    monkeypatch.setattr(SearchIndex, "_vectors_of", spy)
     return reads
 
 
 def _fresh(tmp_path: Path) -> SqliteStore:
     """A process that has no saved file: it builds the matrix from SQLite."""
     store = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=1)
-    store._index_dir = tmp_path / f"empty-{len(list(tmp_path.iterdir()))}"
+    store.search_index.folder = tmp_path / f"empty-{len(list(tmp_path.iterdir()))}"
     return store
 
 
@@ -84,7 +84,7 @@ def test_a_new_process_maps_the_saved_matrix_and_catches_up(
     second = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=1)
     assert second.vector_search(brain.id, "m", query, 20, ALL) == before
     assert full_reads == []  # not one vector read from SQLite
-    matrix = second._matrix(brain.id, "m")
+    matrix = second.search_index.matrix(brain.id, "m")
     assert isinstance(matrix.matrix, np.memmap)  # mapped from the file, not copied
     assert matrix.int8 is not None  # the int8 copy is built from the mapped matrix
 
@@ -143,15 +143,15 @@ def test_a_file_that_does_not_fit_is_ignored(
 def test_a_file_older_than_the_pruned_log_is_rebuilt(
     tmp_path: Path, full_reads: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sqlite_search, "SAVE_AFTER_CHANGES", 1)
-    monkeypatch.setattr(sqlite_search, "LOG_RETAIN", 0)
+    monkeypatch.setattr(search_index, "SAVE_AFTER_CHANGES", 1)
+    monkeypatch.setattr(search_index, "LOG_RETAIN", 0)
     store = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=1)
     brain = store.ensure_brain("b")
     rng = np.random.default_rng(9)
     docs = [_add(store, brain.id, n, rng) for n in range(30)]
     query = _query(3)
     store.vector_search(brain.id, "m", query, 10, ALL)  # the file, at this position
-    at = store._matrix(brain.id, "m").seq
+    at = store.search_index.matrix(brain.id, "m").seq
     for doc_id in docs[:5]:  # 15 entries, more than the 9 kept (a tenth of the chunks)
         store.delete_document(brain.id, doc_id)
     _add(store, brain.id, 30, rng)
@@ -173,7 +173,7 @@ def test_an_unwritable_index_folder_still_searches(
     store = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=1)
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the index folder should be")
-    store._index_dir = blocked / "index"
+    store.search_index.folder = blocked / "index"
     brain = store.ensure_brain("b")
     rng = np.random.default_rng(4)
     for n in range(20):

@@ -72,13 +72,13 @@ def test_store_matrix_catches_up_without_rebuilding(tmp_path: Path) -> None:
     query = rng.standard_normal(16).astype(np.float32)
     query /= np.linalg.norm(query)
     store.vector_search(brain.id, "m", query, 10, SearchFilters())
-    matrix = store._matrix(brain.id, "m")
+    matrix = store.search_index.matrix(brain.id, "m")
     for doc_id in ids[:5]:
         store.delete_document(brain.id, doc_id)
     for n in range(400, 410):
         _add(store, brain.id, n, rng)
     got = store.vector_search(brain.id, "m", query, 50, SearchFilters())
-    assert store._matrix(brain.id, "m") is matrix  # caught up, not rebuilt
+    assert store.search_index.matrix(brain.id, "m") is matrix  # caught up, not rebuilt
     assert matrix.tail is not None and len(matrix.tail[0]) == 30
     fresh = SqliteStore(tmp_path / "loci.db", vector_int8_min_chunks=None)
     want = fresh.vector_search(brain.id, "m", query, 50, SearchFilters())

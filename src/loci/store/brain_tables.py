@@ -1,21 +1,23 @@
 """Brains and their documents as both backends read and update them: the portable part of a
 store (see `loci.store.portable`).
 
-What differs stays in each store: how documents are replaced and deleted with their
-derived index and jobs (FTS5 rows or lexical postings, locks), and statistics. A store mixes
-this in and says how JSON tags are matched and which error a duplicate raises.
+What differs stays in each store: how documents are deleted with their derived index and jobs
+(FTS5 rows or lexical postings, locks) and how the index is written. A store mixes this in and
+says how JSON tags are matched, how a read locks the row it will update, and which error a
+duplicate raises.
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from loci.errors import Conflict, NotFound
 from loci.models import (
     Brain,
+    BrainStats,
     Chunk,
     Document,
     DocumentKind,
@@ -38,12 +40,26 @@ CHUNK_COLUMNS = (
 )
 
 
+T = TypeVar("T")
+
+
+def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
+    """The distinct values in batches under SQLite's limit of parameters, each with its marks."""
+    unique = list(dict.fromkeys(values))
+    for start in range(0, len(unique), 500):
+        batch = unique[start : start + 500]
+        yield batch, ", ".join("?" for _ in batch)
+
+
 class BrainTables(ABC):
     # The SQL of the current time; what the backend raises when a write breaks a unique
     # constraint; rows to models with the backend's JSON decoding.
     now: ClassVar[str]
     unique_error: ClassVar[type[Exception]]
     model_rows: ClassVar[ModelRows]
+    # What a SELECT ends with to lock the rows it reads until the transaction ends ("" where
+    # a write transaction already holds the whole database).
+    for_update: ClassVar[str]
 
     @property
     @abstractmethod
@@ -53,6 +69,11 @@ class BrainTables(ABC):
     @abstractmethod
     def _has_tag(self, tag: str) -> tuple[str, Any]:
         """A condition that documents `d` carry `tag`, with its one parameter."""
+
+    @abstractmethod
+    def _delete_rows(self, conn: Any, brain_id: int, document_id: int) -> None:
+        """A document's row, index and jobs, inside the caller's transaction (the graph store
+        deletes a page and its indexed document in one)."""
 
     @abstractmethod
     def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
@@ -207,6 +228,13 @@ class BrainTables(ABC):
             self._queue_job(conn, brain_id, document_id, job_kind)
         return self.get_document(brain_id, document_id)
 
+    def delete_document(self, brain_id: int, document_id: int) -> bool:
+        """Delete a document with its index and jobs; True when no document uses its bytes."""
+        doc = self.get_document(brain_id, document_id)
+        with self.portable.transaction(brain_id) as conn:
+            self._delete_rows(conn, brain_id, document_id)
+        return bool(self.unused([doc.content_hash]))
+
     def document_ids(self, brain_id: int | None = None) -> list[int]:
         if brain_id is None:
             rows = self.portable.query("SELECT id FROM documents ORDER BY id")
@@ -239,3 +267,129 @@ class BrainTables(ABC):
             brain_id,
         )
         return [self.model_rows.chunk(r) for r in rows]
+
+    def replace_content(
+        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
+    ) -> tuple[Document, bool]:
+        """Point a document at new canonical bytes if it still has `expected_hash` (else
+        `Conflict`), and queue its re-indexing; True when no document uses the old bytes."""
+        old = self.get_document(brain_id, document_id)
+        db = self.portable
+        try:
+            with db.transaction(brain_id) as conn:
+                current = db.run(
+                    conn,
+                    f"SELECT content_hash FROM documents WHERE id = ?{self.for_update}",
+                    (document_id,),
+                )
+                if not current or current[0]["content_hash"] != expected_hash:
+                    raise Conflict(
+                        "the document changed since you read it; reload it and apply your edit"
+                    )
+                db.run(
+                    conn,
+                    "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
+                    " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
+                    f" status_reason = NULL, updated_at = {self.now} WHERE id = ?",
+                    (
+                        new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
+                        json.dumps(list(new.tags)), json.dumps(new.metadata), document_id,
+                    ),
+                )  # fmt: skip
+                self._queue_job(conn, brain_id, document_id, job_kind)
+        except self.unique_error:
+            raise Conflict(
+                "another document in this brain already has exactly this content"
+            ) from None
+        return self.get_document(brain_id, document_id), bool(self.unused([old.content_hash]))
+
+    def unused(self, hashes: Sequence[str]) -> list[str]:
+        """Of these content hashes, those no document of any brain uses any more (their blobs
+        may go). Across brains, so outside any one brain's row-level security scope."""
+        used: set[str] = set()
+        for batch, marks in _batches(hashes):
+            rows = self.portable.query(
+                f"SELECT DISTINCT content_hash FROM documents WHERE content_hash IN ({marks})",
+                batch,
+            )
+            used |= {str(r["content_hash"]) for r in rows}
+        return [h for h in dict.fromkeys(hashes) if h not in used]
+
+    def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
+        db = self.portable
+        with db.transaction() as conn:  # the brain is not known: the system scope
+            rows = db.run(
+                conn,
+                f"SELECT metadata FROM documents WHERE id = ?{self.for_update}",
+                (document_id,),
+            )
+            if not rows:
+                return
+            stored = rows[0]["metadata"]
+            metadata = dict(self.model_rows.decode_json(stored) or {}) if stored else {}
+            metadata.update(values)
+            db.run(
+                conn,
+                "UPDATE documents SET metadata = ? WHERE id = ?",
+                (json.dumps(metadata, default=str), document_id),
+            )
+
+    # search hits --------------------------------------------------------------------------
+    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
+        """The hits' chunks with their documents; one deleted meanwhile is left out."""
+        found: dict[int, tuple[Chunk, Document]] = {}
+        for batch, marks in _batches(chunk_ids):
+            chunk_rows = self.portable.query(
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})", batch
+            )
+            docs: dict[int, Document] = {}
+            for ids, doc_marks in _batches([int(r["document_id"]) for r in chunk_rows]):
+                for r in self.portable.query(
+                    f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id IN ({doc_marks})", ids
+                ):
+                    docs[int(r["id"])] = self.model_rows.document(r)
+            for r in chunk_rows:
+                doc = docs.get(int(r["document_id"]))
+                if doc is not None:
+                    found[int(r["id"])] = (self.model_rows.chunk(r), doc)
+        return found
+
+    def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        for batch, marks in _batches(chunk_ids):
+            for r in self.portable.query(
+                f"SELECT id, document_id FROM chunks WHERE id IN ({marks})", batch
+            ):
+                found[int(r["id"])] = int(r["document_id"])
+        return found
+
+    # status -------------------------------------------------------------------------------
+    def stats(self, brain_id: int) -> BrainStats:
+        # One statement, so one snapshot: the counts agree with each other.
+        rows = self.portable.query(
+            "SELECT 'status' AS part, status AS k, count(*) AS n FROM documents"
+            " WHERE brain_id = ? GROUP BY status"
+            " UNION ALL SELECT 'kind', kind, count(*) FROM documents WHERE brain_id = ?"
+            " GROUP BY kind"
+            " UNION ALL SELECT 'jobs', status, count(*) FROM jobs WHERE brain_id = ?"
+            " GROUP BY status"
+            " UNION ALL SELECT 'chunks', NULL, count(*) FROM chunks WHERE brain_id = ?"
+            " UNION ALL SELECT 'bytes', NULL, coalesce(sum(size_bytes), 0) FROM documents"
+            " WHERE brain_id = ?",
+            (brain_id,) * 5,
+            brain_id,
+        )
+        parts: dict[str, dict[str, int]] = {"status": {}, "kind": {}, "jobs": {}}
+        totals: dict[str, int] = {}
+        for r in rows:
+            if r["k"] is None:
+                totals[str(r["part"])] = int(r["n"])
+            else:
+                parts[str(r["part"])][str(r["k"])] = int(r["n"])
+        return BrainStats(
+            documents_by_status=parts["status"],
+            documents_by_kind=parts["kind"],
+            chunks=totals["chunks"],
+            jobs_by_status=parts["jobs"],
+            bytes_stored=totals["bytes"],
+        )

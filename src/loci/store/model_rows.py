@@ -28,7 +28,7 @@ def _field_names(cls: type) -> frozenset[str]:  # model classes are hashable
 
 class ModelRows:
     def __init__(self, decode_json: Callable[[Any], Any]) -> None:
-        self._decode_json = decode_json
+        self.decode_json = decode_json
 
     def model(self, cls: type[T], row: Mapping[str, Any]) -> T:
         names = _field_names(cls)  # type: ignore[arg-type]
@@ -38,7 +38,7 @@ class ModelRows:
             if name not in names:
                 continue
             if column in JSON_COLUMNS:
-                value = self._decode_json(value)
+                value = self.decode_json(value)
                 if column in TUPLE_COLUMNS:
                     value = tuple(value)
             values[name] = value

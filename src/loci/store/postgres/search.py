@@ -1,5 +1,5 @@
 """The PostgreSQL store's search legs: BM25 over the lexical postings, nearest vectors through
-pgvector, and the chunk and document rows a hit needs. A mixin of `PostgresStore`."""
+pgvector. A mixin of `PostgresStore`."""
 
 from __future__ import annotations
 
@@ -8,12 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.models import Chunk, Document, SearchFilters
-from loci.store.brain_tables import CHUNK_COLUMNS, DOCUMENT_COLUMNS
+from loci.models import SearchFilters
 from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
-from loci.store.postgres.rows import ROWS
 
 
 class SearchLegs:
@@ -68,24 +66,3 @@ class SearchLegs:
                 {"q": vector, "brain": brain_id, "model": model, "limit": limit, **params},
             )
             return [(int(r["id"]), float(r["similarity"])) for r in cur.fetchall()]
-
-    def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
-        if not chunk_ids:
-            return {}
-        with self.db.tx() as cur:
-            cur.execute(
-                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),)
-            )
-            chunk_rows = cur.fetchall()
-            doc_ids = sorted({int(r["document_id"]) for r in chunk_rows})
-            cur.execute(f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ANY(%s)", (doc_ids,))
-            docs = {int(r["id"]): ROWS.document(r) for r in cur.fetchall()}
-        return {int(r["id"]): (ROWS.chunk(r), docs[int(r["document_id"])]) for r in chunk_rows}
-
-    def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
-        if not chunk_ids:
-            return {}
-        rows = self.db.rows(
-            "SELECT id, document_id FROM chunks WHERE id = ANY(%s)", (list(set(chunk_ids)),)
-        )
-        return {int(r["id"]): int(r["document_id"]) for r in rows}

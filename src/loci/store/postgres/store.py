@@ -16,13 +16,10 @@ from typing import Any
 from psycopg import errors
 
 from loci.embed.base import Vectors
-from loci.errors import Conflict, InvalidInput, NotFound
+from loci.errors import InvalidInput, NotFound
 from loci.models import (
     Brain,
-    BrainStats,
-    Document,
     IndexedChunk,
-    NewDocument,
 )
 from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
 from loci.store.postgres import lexical
@@ -45,6 +42,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
     now = "loci_now()"
     unique_error = errors.UniqueViolation
     model_rows = ROWS
+    for_update = " FOR UPDATE"
 
     def __init__(self, url: str, *, owner_url: str | None = None, pool_size: int = 8) -> None:
         """`url` is the application's role; `owner_url`, if given, the role that owns the
@@ -72,7 +70,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
         self.jobs = PostgresJobs(self.db)
         self.accounts = PostgresAccounts(self.db)
         self.conversations = PostgresConversations(self.db)
-        self.graph = PostgresGraph(self.db, self.delete_rows, queue_job)
+        self.graph = PostgresGraph(self.db, self._delete_rows, queue_job)
         self.integrations = PostgresIntegrations(self.db)
 
     @property
@@ -104,20 +102,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
             hashes = [str(r["content_hash"]) for r in cur.fetchall()]
             cur.execute("DELETE FROM brains WHERE id = %s", (brain_id,))  # cascades
             self.accounts.drop_brain_from_tokens(cur, brain_id, time.time())
-        return self._unused(hashes)
-
-    def _unused(self, hashes: Sequence[str]) -> list[str]:
-        """Of these content hashes, those no document of any brain uses any more."""
-        if not hashes:
-            return []
-        used = {
-            str(r["content_hash"])
-            for r in self.db.rows(
-                "SELECT DISTINCT content_hash FROM documents WHERE content_hash = ANY(%s)",
-                (list(hashes),),
-            )
-        }
-        return [h for h in hashes if h not in used]
+        return self.unused(hashes)
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
         with self.db.tx(brain_id) as cur:
@@ -156,58 +141,15 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
             reanalyze(cur, brain_id, language)
 
     # documents ----------------------------------------------------------------------------
-    def delete_document(self, brain_id: int, document_id: int) -> bool:
-        doc = self.get_document(brain_id, document_id)
-        with self.db.tx(brain_id) as cur:
-            self.delete_rows(cur, brain_id, document_id)
-        return bool(self._unused([doc.content_hash]))
-
-    def delete_rows(self, cur: Cursor, brain_id: int, document_id: int) -> None:
-        """A document's row, index and jobs, inside the caller's transaction (the graph store
-        deletes a page and its indexed document in one). Locks the document, then the brain's
-        lexical statistics, as replace_index does, so the two queue instead of deadlocking."""
+    def _delete_rows(self, cur: Cursor, brain_id: int, document_id: int) -> None:
+        """Locks the document, then the brain's lexical statistics, as replace_index does, so
+        the two queue instead of deadlocking."""
         cur.execute("SELECT 1 FROM documents WHERE id = %s FOR UPDATE", (document_id,))
         lexical.lock_stats(cur, brain_id)
         lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
         cur.execute("DELETE FROM jobs WHERE document_id = %s", (document_id,))
         cur.execute("DELETE FROM documents WHERE id = %s", (document_id,))  # cascades
         cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
-
-    def replace_content(
-        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
-    ) -> tuple[Document, bool]:
-        old = self.get_document(brain_id, document_id)
-        try:
-            with self.db.tx(brain_id) as cur:
-                cur.execute(
-                    "SELECT content_hash FROM documents WHERE id = %s FOR UPDATE", (document_id,)
-                )
-                current = cur.fetchone()
-                if current is None or current["content_hash"] != expected_hash:
-                    raise Conflict(
-                        "the document changed since you read it; reload it and apply your edit"
-                    )
-                cur.execute(
-                    "UPDATE documents SET name = %s, title = %s, mime_type = %s, size_bytes = %s,"
-                    " content_hash = %s, tags = %s, metadata = %s, status = 'processing',"
-                    " status_reason = NULL, updated_at = loci_now() WHERE id = %s",
-                    (
-                        new.name,
-                        new.title,
-                        new.mime_type,
-                        new.size_bytes,
-                        new.content_hash,
-                        json.dumps(list(new.tags)),
-                        json.dumps(new.metadata),
-                        document_id,
-                    ),
-                )
-                queue_job(cur, brain_id, document_id, job_kind)
-        except errors.UniqueViolation:
-            raise Conflict(
-                "another document in this brain already has exactly this content"
-            ) from None
-        return self.get_document(brain_id, document_id), bool(self._unused([old.content_hash]))
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
@@ -233,19 +175,6 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
         with self.db.tx() as cur:  # the brain is read from the document, then set
             write_index(cur, document_id, chunks, new_vectors, model, text, title, status_reason)
 
-    def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
-        with self.db.tx() as cur:
-            cur.execute("SELECT metadata FROM documents WHERE id = %s FOR UPDATE", (document_id,))
-            row = cur.fetchone()
-            if row is None:
-                return
-            metadata = dict(row["metadata"] or {})
-            metadata.update(values)
-            cur.execute(
-                "UPDATE documents SET metadata = %s WHERE id = %s",
-                (json.dumps(metadata, default=str), document_id),
-            )
-
     def clear_brain_index(self, brain_id: int) -> None:
         with self.db.tx(brain_id) as cur:
             lexical.lock_stats(cur, brain_id)
@@ -253,34 +182,6 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables):
             cur.execute("DELETE FROM chunks WHERE brain_id = %s", (brain_id,))
             cur.execute("DELETE FROM document_texts WHERE brain_id = %s", (brain_id,))
             cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
-
-    # status -------------------------------------------------------------------------------
-    def stats(self, brain_id: int) -> BrainStats:
-        with self.db.tx(brain_id) as cur:
-
-            def grouped(sql: str) -> dict[str, int]:
-                cur.execute(sql, (brain_id,))
-                return {str(r["k"]): int(r["n"]) for r in cur.fetchall()}
-
-            by_status = grouped(
-                "SELECT status AS k, count(*) AS n FROM documents WHERE brain_id = %s"
-                " GROUP BY status"
-            )
-            by_kind = grouped(
-                "SELECT kind AS k, count(*) AS n FROM documents WHERE brain_id = %s GROUP BY kind"
-            )
-            jobs = grouped(
-                "SELECT status AS k, count(*) AS n FROM jobs WHERE brain_id = %s GROUP BY status"
-            )
-            cur.execute("SELECT count(*) AS n FROM chunks WHERE brain_id = %s", (brain_id,))
-            chunk_row = cur.fetchone()
-            cur.execute(
-                "SELECT coalesce(sum(size_bytes), 0) AS n FROM documents WHERE brain_id = %s",
-                (brain_id,),
-            )
-            size_row = cur.fetchone()
-        assert chunk_row is not None and size_row is not None
-        return BrainStats(by_status, by_kind, int(chunk_row["n"]), jobs, int(size_row["n"]))
 
     def database_bytes(self) -> int:
         # The server's own measure of the database (tables, indexes, TOAST, free space); it spans

@@ -1,9 +1,9 @@
 """The embedded default store: one SQLite file (WAL, FTS5) plus in-memory search indexes.
 
-Brains, documents and the derived index are here, with the reads and plain updates both backends
-share in `loci.store.brain_tables`; the search legs are in `search.py`, the job queue in
-`jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and integrations are
-stores of their own beside it.
+Brains, documents and the derived index are here, with what both backends share in
+`loci.store.brain_tables`; the search legs are the store's `SearchIndex` (search_index.py), the
+job queue is in `jobs.py`, row mapping in `rows.py`; accounts, conversations, the graph and
+integrations are stores of their own beside it.
 """
 
 from __future__ import annotations
@@ -19,14 +19,12 @@ import apsw
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.errors import Conflict, InvalidInput, NotFound, StoreError
+from loci.errors import InvalidInput, NotFound, StoreError
 from loci.models import (
     Brain,
-    BrainStats,
-    Document,
     IndexedChunk,
     Job,
-    NewDocument,
+    SearchFilters,
 )
 from loci.store.brain_tables import BrainTables
 from loci.store.lexical_index import K1, B
@@ -38,19 +36,20 @@ from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
 from loci.store.sqlite.rows import NOW, ROWS, brain_of, job_of
-from loci.store.sqlite.search import (
+from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
-    SearchLegs,
+    SearchIndex,
 )
 
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(SearchLegs, JobQueue, BrainTables):
+class SqliteStore(JobQueue, BrainTables):
     now = NOW
     unique_error = apsw.ConstraintError
     model_rows = ROWS
+    for_update = ""  # every write transaction holds the database's one write lock
 
     def __init__(
         self,
@@ -60,16 +59,22 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
         vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
         bm25: tuple[float, float] = (K1, B),
     ) -> None:
-        """Brain sizes from which the BM25 leg runs on the in-memory index and the vector leg
-        scans an int8 copy first; None keeps the plain path (FTS5's bm25(), float32 scan).
-        `bm25` is the index's (k1, b)."""
+        """The keywords configure the store's search engine (`SearchIndex`: brain sizes from
+        which the BM25 leg runs on the in-memory index and the vector leg scans an int8 copy
+        first, None for the plain path; the index's BM25 k1 and b)."""
         self.db = Database(path)
         migrate(self.db)
         self.accounts = SqliteAccounts(self.db)
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
         self.integrations = SqliteIntegrations(self.db)
-        self._init_search_legs(path, lexical_index_min_chunks, vector_int8_min_chunks, bm25)
+        self.search_index = SearchIndex(
+            self.db,
+            path.parent / "index",
+            lexical_index_min_chunks=lexical_index_min_chunks,
+            vector_int8_min_chunks=vector_int8_min_chunks,
+            bm25=bm25,
+        )
 
     @property
     def portable(self) -> Database:
@@ -108,15 +113,8 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
                 "DELETE FROM vectors WHERE NOT EXISTS"
                 " (SELECT 1 FROM chunks WHERE chunks.embed_hash = vectors.hash)"
             )
-            unused = [
-                h
-                for h in hashes
-                if not conn.execute(
-                    "SELECT 1 FROM documents WHERE content_hash = ? LIMIT 1", (h,)
-                ).fetchall()
-            ]
-        self._forget_brain(brain_id)
-        return unused
+        self.search_index.forget(brain_id)
+        return self.unused(hashes)
 
     def brain_language(self, brain_id: int) -> str:
         self.get_brain_by_id(brain_id)
@@ -138,18 +136,7 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             )
 
     # documents ----------------------------------------------------------------------------
-    def delete_document(self, brain_id: int, document_id: int) -> bool:
-        doc = self.get_document(brain_id, document_id)
-        with self.db.write() as conn:
-            self._delete_rows(conn, brain_id, document_id)
-            others: Any = conn.execute(
-                "SELECT count(*) FROM documents WHERE content_hash = ?", (doc.content_hash,)
-            ).fetchall()[0][0]
-        return bool(others == 0)
-
     def _delete_rows(self, conn: Any, brain_id: int, document_id: int) -> None:
-        """A document's row, index and jobs, inside the caller's transaction (the graph store
-        deletes a page and its indexed document in one)."""
         hashes = [
             r[0]
             for r in conn.execute(
@@ -178,51 +165,25 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             (brain_id, document_id, job_kind),
         )
 
-    def replace_content(
-        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
-    ) -> tuple[Document, bool]:
-        """Point a document at new canonical bytes if it still has `expected_hash` (else
-        `Conflict`), and queue its re-indexing; True when no document uses the old bytes."""
-        old = self.get_document(brain_id, document_id)
-        try:
-            with self.db.write() as conn:
-                current = conn.execute(
-                    "SELECT content_hash FROM documents WHERE id = ?", (document_id,)
-                ).fetchall()
-                if not current or current[0][0] != expected_hash:
-                    raise Conflict(
-                        "the document changed since you read it; reload it and apply your edit"
-                    )
-                conn.execute(
-                    f"UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
-                    f" content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
-                    f" status_reason = NULL, updated_at = {NOW} WHERE id = ?",
-                    (
-                        new.name,
-                        new.title,
-                        new.mime_type,
-                        new.size_bytes,
-                        new.content_hash,
-                        json.dumps(list(new.tags)),
-                        json.dumps(new.metadata),
-                        document_id,
-                    ),
-                )
-                self._queue_job(conn, brain_id, document_id, job_kind)
-                others = conn.execute(
-                    "SELECT count(*) FROM documents WHERE content_hash = ?", (old.content_hash,)
-                ).fetchall()[0][0]
-        except apsw.ConstraintError:
-            raise Conflict(
-                "another document in this brain already has exactly this content"
-            ) from None
-        return self.get_document(brain_id, document_id), others == 0
-
     def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
         rows = self.db.rows(
             "SELECT * FROM jobs WHERE brain_id = ? ORDER BY id DESC LIMIT ?", (brain_id, limit)
         )
         return [job_of(r) for r in rows]
+
+    # search legs --------------------------------------------------------------------------
+    def text_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        return self.search_index.text_search(brain_id, terms, limit, filters)
+
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        return self.search_index.text_ceiling(brain_id, terms)
+
+    def vector_search(
+        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        return self.search_index.vector_search(brain_id, model, query, limit, filters)
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
@@ -325,20 +286,6 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
-        with self.db.write() as conn:
-            rows = conn.execute(
-                "SELECT metadata FROM documents WHERE id = ?", (document_id,)
-            ).fetchall()
-            if not rows:
-                return
-            metadata = json.loads(str(rows[0][0] or "{}"))
-            metadata.update(values)
-            conn.execute(
-                "UPDATE documents SET metadata = ? WHERE id = ?",
-                (json.dumps(metadata, default=str), document_id),
-            )
-
     def clear_brain_index(self, brain_id: int) -> None:
         with self.db.write() as conn:
             for (document_id,) in conn.execute(
@@ -346,32 +293,6 @@ class SqliteStore(SearchLegs, JobQueue, BrainTables):
             ).fetchall():
                 self._drop_index(conn, int(str(document_id)))
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
-
-    # status -------------------------------------------------------------------------------
-    def stats(self, brain_id: int) -> BrainStats:
-        def grouped(sql: str) -> dict[str, int]:
-            return {str(k): int(v) for k, v in self.db.conn.execute(sql, (brain_id,))}
-
-        return BrainStats(
-            documents_by_status=grouped(
-                "SELECT status, count(*) FROM documents WHERE brain_id = ? GROUP BY status"
-            ),
-            documents_by_kind=grouped(
-                "SELECT kind, count(*) FROM documents WHERE brain_id = ? GROUP BY kind"
-            ),
-            chunks=int(
-                self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,))
-            ),
-            jobs_by_status=grouped(
-                "SELECT status, count(*) FROM jobs WHERE brain_id = ? GROUP BY status"
-            ),
-            bytes_stored=int(
-                self.db.scalar(
-                    "SELECT coalesce(sum(size_bytes), 0) FROM documents WHERE brain_id = ?",
-                    (brain_id,),
-                )
-            ),
-        )
 
     def database_bytes(self) -> int:
         # The WAL holds committed pages not yet checkpointed into the main file: count it too.

@@ -1,0 +1,377 @@
+"""The SQLite store's search engine: per brain, an in-memory BM25 index (lexical_index.py) and a
+vector matrix (vector_matrix.py), each saved beside the database (lexical_files.py,
+vector_files.py) so a new process loads it instead of rebuilding, and each caught up from the
+chunk change log (chunk_log.py) that every process writing the database appends to.
+
+Nothing here is canonical: an index or matrix that is missing, stale or unreadable is rebuilt from
+the chunks table, and FTS5's `bm25()` answers the BM25 leg whenever the index is not ready. The
+store owns one `SearchIndex` and hands its search legs to it; `forget` drops a deleted brain's.
+
+Locks: a short lock guards the collections of indexes; a brain's own lock is held while its index
+is built or caught up, so a build never blocks another brain's searches. Matrices share one lock.
+A search reads an index or matrix without a lock: catching up swaps lists, masks and tails whole
+and never edits an array a search may be reading.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from loci.embed.base import Vectors
+from loci.models import SearchFilters
+from loci.store import lexical_files, vector_files
+from loci.store.lexical_files import IndexIdentity, index_path
+from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
+from loci.store.sqlite import chunk_log
+from loci.store.sqlite.connection import Database
+from loci.store.sqlite.rows import FTS_WEIGHTS, filter_sql, fts_phrase, index_weights
+from loci.store.vector_files import MatrixIdentity, matrix_path
+from loci.store.vector_matrix import VectorMatrix
+
+log = logging.getLogger(__name__)
+
+# From this many chunks a brain's BM25 leg runs on the in-memory index (lexical_index.py: BM25 at
+# k1 0.9, b 0.4, which FTS5 cannot do) instead of FTS5's bm25() (k1 1.2, b 0.75, and it scores
+# every matching row). None keeps FTS5 for every brain.
+LEXICAL_INDEX_MIN_CHUNKS = 1
+# A brain up to this size builds its index on its first search (1.5 s for 11k passages); a larger
+# one with no saved index answers from FTS5 while a background thread builds it.
+SYNC_BUILD_MAX_CHUNKS = 50_000
+# A caught-up index is saved again once this many chunks (or a twentieth of it) changed since
+# the file was written: catching up from the log is cheap, writing a big index is not.
+SAVE_AFTER_CHANGES = 1_000
+# Segments added by catching up are small; merge them once this many pile up.
+MAX_SMALL_SEGMENTS = 8
+# When an index is saved, the brain's change log is pruned up to it but keeps at least this many
+# entries (or a tenth of the brain's chunks): a process that lags by less catches up from the log
+# instead of reloading, and a matrix rebuilt after MATRIX_TAIL_ROWS changes stays usable.
+LOG_RETAIN = 10_000
+# From this many vectors a brain's vector scan goes through an int8 copy first (see
+# vector_matrix.py): 4x fewer bytes to read, then exact float32 scores for the best candidates.
+VECTOR_INT8_MIN_CHUNKS = 50_000
+# Vectors that changed since the matrix was built are scanned exactly in a tail; it is folded
+# into a rebuild once it holds more than this many rows or a twentieth of the matrix.
+MATRIX_TAIL_ROWS = 5_000
+
+
+class SearchIndex:
+    def __init__(
+        self,
+        db: Database,
+        folder: Path,
+        *,
+        lexical_index_min_chunks: int | None = LEXICAL_INDEX_MIN_CHUNKS,
+        vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
+        bm25: tuple[float, float],
+    ) -> None:
+        """`folder` holds the saved files; brain sizes from which the BM25 leg runs on the
+        in-memory index and the vector leg scans an int8 copy first (None keeps the plain path:
+        FTS5's bm25(), a float32 scan); `bm25` is the index's (k1, b)."""
+        self.db = db
+        self.folder = folder
+        self.lexical_index_min_chunks = lexical_index_min_chunks
+        self.vector_int8_min_chunks = vector_int8_min_chunks
+        self.bm25 = bm25
+        self._lexical: dict[int, LexicalIndex] = {}
+        self._lexical_identity: dict[int, IndexIdentity] = {}  # what each index was built for
+        self._lexical_lock = threading.Lock()
+        self._brain_locks: dict[int, threading.Lock] = {}
+        self._building: set[int] = set()  # brains whose BM25 index a background thread builds
+        self._sizes: dict[int, tuple[int, int]] = {}  # brain -> (generation, chunk count)
+        self._unsaved: dict[int, int] = {}  # brain -> chunks changed since its index was saved
+        # (brain id, brain creation time, model) -> matrix: a brain deleted and created again
+        # under the same id (by another process) does not inherit the old one's.
+        self._matrices: dict[tuple[int, str, str], VectorMatrix] = {}
+        self._matrix_lock = threading.Lock()
+
+    def forget(self, brain_id: int) -> None:
+        """Drop a deleted brain's matrices, index and saved files (derived: nothing lost)."""
+        with self._matrix_lock:
+            for key in [k for k in self._matrices if k[0] == brain_id]:
+                del self._matrices[key]
+        for path in vector_files.paths_of(self.folder, brain_id):
+            path.unlink(missing_ok=True)
+        with self._lexical_lock:
+            self._lexical.pop(brain_id, None)
+            self._lexical_identity.pop(brain_id, None)
+        index_path(self.folder, brain_id).unlink(missing_ok=True)
+
+    # the BM25 leg -------------------------------------------------------------------------
+    def text_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        if not terms:
+            return []
+        if self._uses_lexical_index(brain_id):
+            index = self._ready_lexical_index(brain_id)
+            if index is not None:
+                tokens = index.query_tokens(terms)
+                return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
+        return self.fts_search(brain_id, terms, limit, filters)
+
+    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+        if not terms or not self._uses_lexical_index(brain_id):
+            return None  # FTS5's bm25() keeps its statistics to itself
+        index = self._ready_lexical_index(brain_id)
+        return index.ceiling(index.query_tokens(terms)) if index is not None else None
+
+    def fts_search(
+        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        """The BM25 leg through FTS5's bm25(): exact, and what small brains always use."""
+        if not terms:
+            return []
+        match = f"brain : b{brain_id} AND ({' OR '.join(fts_phrase(t) for t in terms)})"
+        where, params = filter_sql(filters)
+        weights = ",".join(str(w) for w in FTS_WEIGHTS)
+        if where:
+            sql = (
+                f"SELECT f.rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts f"
+                " JOIN chunks c ON c.id = f.rowid JOIN documents d ON d.id = c.document_id"
+                f" WHERE chunks_fts MATCH ? AND c.brain_id = ? {where} ORDER BY s LIMIT ?"
+            )
+            args: tuple[Any, ...] = (match, brain_id, *params, limit)
+        else:
+            sql = (
+                f"SELECT rowid, bm25(chunks_fts, {weights}) AS s FROM chunks_fts"
+                " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?"
+            )
+            args = (match, limit)
+        return [(int(r[0]), -float(r[1])) for r in self.db.conn.execute(sql, args)]
+
+    def _uses_lexical_index(self, brain_id: int) -> bool:
+        threshold = self.lexical_index_min_chunks
+        if threshold is None:
+            return False
+        generation = int(
+            self.db.scalar("SELECT generation FROM brains WHERE id = ?", (brain_id,)) or 0
+        )
+        known = self._sizes.get(brain_id)
+        if known is None or known[0] != generation:
+            known = self._sizes[brain_id] = (generation, self._chunk_count(brain_id))
+        return known[1] >= threshold
+
+    def _ready_lexical_index(self, brain_id: int) -> LexicalIndex | None:
+        """The brain's BM25 index, caught up, if this process has it, a saved one can be
+        loaded, or the brain is small enough to build it now. Otherwise start building it on a
+        background thread and return None: a first build takes minutes at a million chunks,
+        and FTS5 answers (slower, ranking nearly the same) in the meantime."""
+        small = self._sizes[brain_id][1] <= SYNC_BUILD_MAX_CHUNKS
+        if brain_id in self._lexical or small or index_path(self.folder, brain_id).exists():
+            return self.lexical_index(brain_id)
+        with self._lexical_lock:
+            if brain_id in self._building:
+                return None
+            self._building.add(brain_id)
+        threading.Thread(
+            target=self._build_lexical_index, args=(brain_id,), name="loci-bm25-build", daemon=True
+        ).start()
+        return None
+
+    def _build_lexical_index(self, brain_id: int) -> None:
+        try:
+            self.lexical_index(brain_id)
+        except Exception:  # a closed store or a vanished brain: FTS5 keeps answering
+            log.warning("building the BM25 index of brain %s failed", brain_id, exc_info=True)
+        finally:
+            with self._lexical_lock:
+                self._building.discard(brain_id)
+
+    def lexical_index(self, brain_id: int) -> LexicalIndex:
+        """The brain's BM25 index, built now if need be and brought up to date from chunk_log."""
+        with self._lexical_lock:
+            brain_lock = self._brain_locks.setdefault(brain_id, threading.Lock())
+        with brain_lock:
+            index = self._lexical.get(brain_id)
+            with self.db.conn:  # one read snapshot: the log position and the rows agree
+                seq = chunk_log.position(self.db, brain_id)
+                floor = chunk_log.floor(self.db, brain_id)
+                identity = self._index_identity(brain_id)
+                path = index_path(self.folder, brain_id)
+                save = False
+                # Older than the pruned floor, the log no longer says what changed since.
+                if index is not None and (
+                    index.seq < floor or self._lexical_identity.get(brain_id) != identity
+                ):
+                    index = None
+                if index is None:
+                    index = lexical_files.load(path, identity, self.db.tokenize, seq)
+                    if index is not None and index.seq < floor:
+                        index = None
+                if index is None:
+                    index = LexicalIndex(self.db.tokenize, identity.weights, 0, *self.bm25)
+                    index.add(self._index_rows(brain_id, None))
+                    save = True
+                elif seq > index.seq:
+                    save = self._catch_up(brain_id, index, seq)
+                index.seq = seq
+                self._lexical[brain_id] = current = index
+                self._lexical_identity[brain_id] = identity
+            if save:
+                self._save_index(path, current, identity)
+            return current
+
+    def _catch_up(self, brain_id: int, index: LexicalIndex, seq: int) -> bool:
+        """Re-read what changed since the index's position; True when it is due to be saved."""
+        changed = chunk_log.changed(self.db, brain_id, index.seq, seq)
+        self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
+        due = self._unsaved[brain_id] >= max(SAVE_AFTER_CHANGES, index.size // 20)
+        # Whatever happened to a chunk, it is dropped and re-read if it still exists.
+        index.remove(changed)
+        index.add(self._index_rows(brain_id, changed))
+        small = index.small_segments(SEGMENT_ROWS // 10)
+        if len(small) > MAX_SMALL_SEGMENTS:
+            merged = [int(i) for s in small for i in s.chunk_ids[s.live]]
+            index.segments = [s for s in index.segments if s not in small]
+            index.add(self._index_rows(brain_id, merged))
+        return due
+
+    def _index_rows(self, brain_id: int, chunk_ids: Sequence[int] | None) -> list[IndexRow]:
+        """What FTS5 indexed for these chunks (all of the brain's if None), by chunk id."""
+        # The FTS title is the one replace_index used: the document's title, else its name.
+        sql = (
+            "SELECT c.id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.brain_id = ?"
+        )
+        params: tuple[Any, ...] = (brain_id,)
+        if chunk_ids is not None:
+            sql += " AND c.id IN (SELECT value FROM json_each(?))"
+            params += (json.dumps(list(chunk_ids)),)
+        return [
+            (int(cid), str(title), " / ".join(json.loads(headings)), str(text))
+            for cid, title, headings, text in self.db.conn.execute(sql + " ORDER BY c.id", params)
+        ]
+
+    def _index_identity(self, brain_id: int) -> IndexIdentity:
+        created = self.db.scalar("SELECT created_at FROM brains WHERE id = ?", (brain_id,))
+        return IndexIdentity(brain_id, str(created), index_weights(), *self.bm25)
+
+    def _save_index(self, path: Path, index: LexicalIndex, identity: IndexIdentity) -> None:
+        try:
+            lexical_files.save(path, index, identity)
+            self._unsaved[identity.brain_id] = 0
+        except OSError:  # a read-only or full disk: the index in memory still serves
+            log.warning("could not save the BM25 index to %s", path, exc_info=True)
+            return
+        self._prune_log(identity.brain_id, index.seq)
+
+    def _prune_log(self, brain_id: int, saved: int) -> None:
+        """Drop the brain's log entries up to `saved`, the position of a file just written,
+        so a process that finds itself behind the floor reloads that file and catches up."""
+        retain = max(LOG_RETAIN, self._chunk_count(brain_id) // 10)
+        dropped = chunk_log.prune(self.db, brain_id, saved, retain)
+        if dropped:
+            log.debug("pruned %d change-log entries of brain %s", dropped, brain_id)
+
+    # the vector leg -----------------------------------------------------------------------
+    def vector_search(
+        self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
+    ) -> list[tuple[int, float]]:
+        matrix = self.matrix(brain_id, model)
+        allowed = self._allowed_chunks(brain_id, filters)
+        return matrix.top(query, limit, None if allowed is None else set(allowed.tolist()))
+
+    def matrix(self, brain_id: int, model: str) -> VectorMatrix:
+        """The brain's vectors of `model`: this process's copy, else the saved file, else built
+        from SQLite (and saved); brought up to date from chunk_log."""
+        built: tuple[MatrixIdentity, VectorMatrix] | None = None
+        result: VectorMatrix
+        # One read snapshot: the log position and the rows agree.
+        with self._matrix_lock, self.db.conn:
+            seq = chunk_log.position(self.db, brain_id)
+            floor = chunk_log.floor(self.db, brain_id)
+            brain = self.db.row(
+                "SELECT created_at, embedder_model, embedder_dims FROM brains WHERE id = ?",
+                (brain_id,),
+            ) or {"created_at": None, "embedder_model": None, "embedder_dims": None}
+            identity = MatrixIdentity(brain_id, str(brain["created_at"]), model)
+            key = (brain_id, identity.brain_created, model)
+            cached = self._matrices.get(key)
+            if cached is not None and cached.seq < floor:
+                cached = None  # the log no longer says what changed since: rebuild
+            if cached is None:
+                # The brain's own model has known dimensions; a file of others is stale.
+                dims = brain["embedder_dims"] if brain["embedder_model"] == model else None
+                path = matrix_path(self.folder, brain_id, model)
+                saved = vector_files.load(path, identity, dims, seq, floor)
+                if saved is not None:
+                    cached = VectorMatrix.of(
+                        saved.seq, saved.ids, saved.matrix, self.vector_int8_min_chunks
+                    )
+            if cached is not None and cached.seq < seq:
+                changed = chunk_log.changed(self.db, brain_id, cached.seq, seq)
+                ids, blobs = self._vectors_of(brain_id, model, changed)
+                cached.update(seq, changed, ids, blobs)
+                # Fold the tail and masked rows in once they are a noticeable share.
+                if cached.stale_rows > max(MATRIX_TAIL_ROWS, len(cached.ids) // 20):
+                    cached = None
+            if cached is None or cached.seq != seq:
+                ids, blobs = self._vectors_of(brain_id, model, None)
+                width = len(blobs[0]) // 4 if blobs else 1
+                cached = VectorMatrix.build(seq, ids, blobs, width, self.vector_int8_min_chunks)
+                built = (identity, cached)
+            for old in [k for k in self._matrices if k[0] == brain_id and k[2] == model]:
+                if old != key:
+                    del self._matrices[old]  # a previous brain under this id
+            self._matrices[key] = result = cached
+        if built is not None and len(built[1].ids):
+            # Outside the lock (a big matrix takes seconds to write); its arrays never change.
+            self._save_matrix(*built)
+        return result
+
+    def _save_matrix(self, identity: MatrixIdentity, matrix: VectorMatrix) -> None:
+        path = matrix_path(self.folder, identity.brain_id, identity.model)
+        try:
+            vector_files.save(path, identity, matrix.seq, matrix.ids, matrix.matrix)
+        except OSError:  # a read-only or full disk: the matrix in memory still serves
+            log.warning("could not save the vector matrix to %s", path, exc_info=True)
+
+    def _vectors_of(
+        self, brain_id: int, model: str, chunk_ids: list[int] | None
+    ) -> tuple[list[int], list[bytes]]:
+        """(chunk ids, vector blobs) of the brain's chunks, or of the `chunk_ids` that exist."""
+        sql = (
+            "SELECT c.id, v.vector FROM chunks c JOIN vectors v"
+            " ON v.model = ? AND v.hash = c.embed_hash WHERE c.brain_id = ?"
+        )
+        params: tuple[Any, ...] = (model, brain_id)
+        if chunk_ids is not None:
+            sql += " AND c.id IN (SELECT value FROM json_each(?))"
+            params += (json.dumps(chunk_ids),)
+        ids: list[int] = []
+        blobs: list[bytes] = []
+        for chunk_id, blob in self.db.conn.execute(sql + " ORDER BY c.id", params):
+            ids.append(chunk_id)
+            blobs.append(blob)
+        return ids, blobs
+
+    # both legs ----------------------------------------------------------------------------
+    def _chunk_count(self, brain_id: int) -> int:
+        return int(self.db.scalar("SELECT count(*) FROM chunks WHERE brain_id = ?", (brain_id,)))
+
+    def _allowed_chunks(
+        self, brain_id: int, filters: SearchFilters
+    ) -> npt.NDArray[np.int64] | None:
+        """The brain's chunk ids that pass `filters`, or None when nothing is filtered."""
+        if filters.empty:
+            return None
+        where, params = filter_sql(filters)
+        return np.fromiter(
+            (
+                int(r[0])
+                for r in self.db.conn.execute(
+                    "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                    f" WHERE c.brain_id = ? {where}",
+                    (brain_id, *params),
+                )
+            ),
+            np.int64,
+        )
