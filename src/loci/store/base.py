@@ -155,7 +155,7 @@ class ConversationStore(Protocol):
 
 
 class GraphStore(Protocol):
-    """The brain graph (seed 002): documents keyed by (brain, id), their derived edges and
+    """The brain graph: documents keyed by (brain, id), their derived edges and
     timeline entries, and the versions overwrites and deletes leave behind."""
 
     def get(self, brain_id: int, doc_id: str) -> GraphDocument: ...

@@ -1,7 +1,7 @@
 """An in-memory matrix of one brain's chunk vectors, for cosine search with NumPy.
 
 Vectors are unit length, so cosine is a dot product. Brute force over float32 is 14 ms at 100k
-and ~110 ms at 1M vectors on two cores (DESIGN.md), faster than sqlite-vec's scan, and exact.
+and ~110 ms at 1M vectors on two cores (measured here), faster than sqlite-vec's scan, and exact.
 The matrix follows the store's chunk change log: a chunk that changed is masked out of the main
 matrix and, if it still exists, appended to a small tail that is always scanned exactly; once the
 tail or the masked rows grow past a fraction of the matrix, the store rebuilds it from SQLite.

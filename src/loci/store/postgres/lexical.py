@@ -1,6 +1,6 @@
 """BM25 in SQL over term statistics kept on write.
 
-`ts_rank` is not BM25 and scores 0.43 nDCG@10 on SciFact where BM25 scores 0.70 (DESIGN.md), so
+`ts_rank` is not BM25 and scores 0.43 nDCG@10 on SciFact where BM25 scores 0.70 (measured), so
 this store keeps what BM25 needs, per brain, as chunks come and go: the postings (`chunk_terms`:
 chunk, weighted term frequency, chunk length), the document frequency of each term (`term_df`)
 and the brain's chunk count and total length (`lexical_stats`). A query is one SQL statement.

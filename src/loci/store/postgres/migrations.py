@@ -221,7 +221,7 @@ MIGRATIONS: list[str] = [
         updated_at text NOT NULL DEFAULT loci_now()
     );
     """,
-    # 5: the brain graph (seed 002), as on SQLite
+    # 5: the brain graph, as on SQLite
     """
     CREATE TABLE graph_documents (
         brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,

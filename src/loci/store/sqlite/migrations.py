@@ -176,9 +176,9 @@ MIGRATIONS: list[Migration] = [
         updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
     );
     """,
-    # 5: the brain graph (seed 002) — Markdown documents keyed by (brain, id), their derived
+    # 5: the brain graph — Markdown documents keyed by (brain, id), their derived
     # edges and timeline entries, and the versions every overwrite and delete leaves behind.
-    # The CHECK is seed 002's one structural rule: evidence under evidence/, pages outside it.
+    # The CHECK is the graph's one structural rule: evidence under evidence/, pages outside it.
     """
     CREATE TABLE graph_documents (
         brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
