@@ -22,11 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from loci.answer.grading import Decision
 from loci.errors import LociError
 from loci.models import SearchFilters
+
+if TYPE_CHECKING:  # `loci ask` imports this module at start-up; grading brings an HTTP client
+    from loci.answer.grading import Decision
 
 EventType = Literal[
     "status", "route", "scope", "rewrite", "queries", "grading", "sources", "token", "done", "error"
