@@ -189,6 +189,37 @@ def test_import_stores_documents_byte_for_byte_and_converts_a_vault(
     assert tree(tmp_path / "out2") == files
 
 
+def test_a_document_without_a_folder_takes_the_folder_it_sits_in(
+    graph: BrainGraph, brain: Brain, tmp_path: Path
+) -> None:
+    # A vault's documents often name id and kind but leave the folder to where the file is.
+    page = "---\nid: {id}\nkind: page\ntype: {type}\ntitle: {title}\n---\n\n{text}\n"
+    write(tmp_path / "vault", {
+        "people/ben.md": page.format(id="ben", type="person", title="Ben", text="Ben bakes."),
+        "projects/garden/beds.md": page.format(
+            id="beds", type="project", title="Beds", text="Raised beds."),
+        "acme.md": page.format(id="acme", type="company", title="Acme", text="Acme sells tools."),
+        "Ideas/Half Baked/idea.md": page.format(
+            id="idea", type="concept", title="Idea", text="An idea."),
+    })  # fmt: skip
+    report = GraphTransfer(graph).import_folder(brain, tmp_path / "vault", actor="test")
+    assert actions(report) == {
+        "people/ben.md": "created",
+        "projects/garden/beds.md": "created",
+        "acme.md": "created",
+        "Ideas/Half Baked/idea.md": "created",
+    }
+    assert graph.get(brain, "ben").summary.path == "people/ben.md"
+    assert graph.get(brain, "beds").summary.path == "projects/garden/beds.md"
+    assert graph.get(brain, "acme").summary.path == "companies/acme.md"  # the type's default
+    assert graph.get(brain, "idea").summary.path == "ideas/half-baked/idea.md"  # folders as slugs
+    # the rest of the file is kept as it was: only the folder line is added
+    stored = graph.get(brain, "ben").content
+    assert stored == page.format(id="ben", type="person", title="Ben", text="Ben bakes.").replace(
+        "title: Ben\n", "title: Ben\nfolder: people\n"
+    )
+
+
 def test_a_plain_note_never_overwrites_a_document_it_did_not_come_from(
     graph: BrainGraph, brain: Brain, tmp_path: Path
 ) -> None:

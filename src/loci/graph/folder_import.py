@@ -1,17 +1,21 @@
 """`loci brain import`: a folder (an Obsidian vault, or an earlier export) into the brain.
 
 A file whose frontmatter names an `id` and a `kind` is a brain document and is stored exactly as
-it is, byte for byte; any other Markdown file becomes a draft `note` page (`plain_pages`).
+it is, byte for byte — but for one line: a document that names no `folder` gets the folder it sits
+in (`people/ana.md` → `folder: people`, `Close Friends/ana.md` → `close-friends`; at the top, or
+where a folder's name has no letter a slug can keep, its type's default). Any other Markdown file
+becomes a draft `note` page (`plain_pages`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from loci.errors import InvalidInput
 from loci.graph import edits
-from loci.graph.document import BrainDoc, parse
+from loci.graph.document import DEFAULT_FOLDERS, EVIDENCE_ZONE, FRONTMATTER, BrainDoc, parse
 from loci.graph.file_writes import commit_alone, stored_document, validation_problems
 from loci.graph.links import slugify
 from loci.graph.markdown_folder import MarkdownFile, is_graph_document, scan_markdown
@@ -43,7 +47,8 @@ class FolderImport:
                 results[f.path] = FileResult(f.path, None, "refused", problems=(f.error or "",))
             elif is_graph_document(f.text):
                 try:
-                    graph_files.append((f, parse(f.text)))
+                    f = _placed(f)
+                    graph_files.append((f, parse(f.text or "")))
                 except InvalidInput as error:
                     results[f.path] = FileResult(f.path, None, "refused", problems=(error.message,))
             else:
@@ -165,3 +170,23 @@ class FolderImport:
             return FileResult(item.file.path, doc.id, "refused", True, problems=(failure.message,))
         action = "updated" if current else "created"
         return FileResult(item.file.path, doc.id, action, True, message=notes)
+
+
+def _placed(f: MarkdownFile) -> MarkdownFile:
+    """The file with a `folder:` line added when its frontmatter names none: the folder a file is
+    in is its folder (a vault keeps people in `people/`), and only a file at the top takes its
+    type's default folder. Everything else stays byte for byte."""
+    text = f.text or ""
+    doc = parse(text)
+    if doc.folder:
+        return f
+    # A vault's folders are named for people ("People/Close friends"); a brain's are slugs.
+    segments = [slugify(part) for part in f.path.split("/")[:-1]]
+    where = "/".join(segments) if all(segments) else ""
+    if not where:
+        where = EVIDENCE_ZONE if doc.kind == "evidence" else DEFAULT_FOLDERS.get(doc.type, "")
+    match = FRONTMATTER.match(text)
+    if not where or match is None:
+        return f  # validation names what is missing
+    end = match.end(1)
+    return replace(f, text=f"{text[:end]}\nfolder: {where}{text[end:]}")
