@@ -17,6 +17,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from loci.context_line import context_line
 from loci.embed.base import Embedder, Vectors
@@ -174,7 +175,7 @@ class Indexer:
             # reindex. Notes and graph pages are skipped: their frontmatter is already their
             # canonical form.
             extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
-            self.store.merge_document_metadata(document.id, {"extracted": extracted})
+            self.store.set_extracted(document.id, extracted, file_tags(prepared.parsed.metadata))
         log.info("indexed document %s: %d chunks", document.id, len(prepared.chunks))
 
     def _embedding_input(self, title: str | None, heading_path: tuple[str, ...], text: str) -> str:
@@ -187,3 +188,17 @@ class Indexer:
             while context and self.embedder.count_tokens(context) > limit:
                 context = context[: int(len(context) * 0.8)]
         return f"{context}\n\n{text}"
+
+
+MAX_FILE_TAGS = 50  # as many as an add may give
+MAX_TAG_CHARS = 64
+
+
+def file_tags(metadata: dict[str, Any]) -> list[str]:
+    """The tags a file names itself (a Markdown frontmatter's `tags:`, which the parser reads as
+    a list): Obsidian's `#house` is `house`; blanks and repeats dropped; 64 characters each."""
+    raw = metadata.get("tags")
+    if not isinstance(raw, list):
+        return []
+    tags = (str(t).strip().lstrip("#").strip()[:MAX_TAG_CHARS] for t in raw)
+    return list(dict.fromkeys(t for t in tags if t))[:MAX_FILE_TAGS]

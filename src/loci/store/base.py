@@ -355,6 +355,15 @@ class Store(Protocol):
         others: links made after indexing (an e-mail's attachments), what a parser read."""
         ...
 
+    def set_extracted(
+        self, document_id: int, extracted: dict[str, Any], tags: Sequence[str]
+    ) -> None:
+        """Record what the parser read from a file (`metadata.extracted`, replaced whole) and the
+        tags the file itself names (a Markdown frontmatter's `tags:`): they join the document's
+        tags, and the tags the previous version of the file named and this one no longer does
+        leave them. Tags given when the file was added stay."""
+        ...
+
     def document_text(self, brain_id: int, document_id: int) -> str | None: ...
     def list_chunks(self, brain_id: int, document_id: int) -> list[Chunk]: ...
     def clear_brain_index(self, brain_id: int) -> None:

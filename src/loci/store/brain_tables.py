@@ -334,6 +334,34 @@ class BrainTables(ABC):
                 (json.dumps(metadata, default=str), document_id),
             )
 
+    def set_extracted(
+        self, document_id: int, extracted: dict[str, Any], tags: Sequence[str]
+    ) -> None:
+        db = self.portable
+        with db.transaction() as conn:  # the brain is not known: the system scope
+            rows = db.run(
+                conn,
+                f"SELECT metadata, tags FROM documents WHERE id = ?{self.for_update}",
+                (document_id,),
+            )
+            if not rows:
+                return
+            decode = self.model_rows.decode_json
+            metadata = dict(decode(rows[0]["metadata"]) or {}) if rows[0]["metadata"] else {}
+            current = list(decode(rows[0]["tags"]) or []) if rows[0]["tags"] else []
+            before = (metadata.get("extracted") or {}).get("tags") or []
+            kept = [t for t in current if t not in before or t in tags]
+            metadata["extracted"] = {**extracted, "tags": list(tags)}
+            db.run(
+                conn,
+                "UPDATE documents SET metadata = ?, tags = ? WHERE id = ?",
+                (
+                    json.dumps(metadata, default=str),
+                    json.dumps(list(dict.fromkeys((*kept, *tags)))),
+                    document_id,
+                ),
+            )
+
     # search hits --------------------------------------------------------------------------
     def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:
         """The hits' chunks with their documents; one deleted meanwhile is left out."""

@@ -1,0 +1,55 @@
+"""A Markdown file's frontmatter `tags:` are the document's tags: `loci list --tag house` and a
+search filtered by tag find a note tagged `house` in its own frontmatter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loci.models import Brain, SearchFilters
+from loci.search.engine import SearchRequest
+from loci.service import Loci
+from tests.conftest import run_cli
+
+pytestmark = pytest.mark.both_backends
+
+BOILER = b"""---
+title: Boiler service
+tags: [house, "#boiler", "  ", house]
+---
+
+The boiler is serviced every October by Marsh Heating; the pressure should sit at 1.5 bar.
+"""
+
+
+def test_frontmatter_tags_join_the_tags_given_and_follow_the_file(loci: Loci, brain: Brain) -> None:
+    added = loci.add_bytes(brain, "boiler.md", BOILER, tags=("manual",))
+    loci.wait_for(brain, [added.document.id])
+
+    doc = loci.document(brain, added.document.id)
+    assert doc.tags == ("manual", "house", "boiler")  # `#boiler` is Obsidian's way to say boiler
+    assert doc.title == "Boiler service"
+    assert [d.id for d in loci.documents(brain, tag="house")] == [doc.id]
+    found = loci.search(
+        brain, SearchRequest("boiler pressure", filters=SearchFilters(tags=("boiler",)))
+    )
+    assert found and found[0].citation.document_id == doc.id
+
+    # The next version of the file names other tags: the ones it dropped leave, those given
+    # when it was added stay.
+    loci.store.set_extracted(doc.id, {"parser": "markdown"}, ["house", "heating"])
+    assert loci.document(brain, doc.id).tags == ("manual", "house", "heating")
+
+
+def test_loci_list_by_a_frontmatter_tag(tmp_path: Path, database_url: str | None) -> None:
+    home = tmp_path / "cli"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "boiler.md").write_bytes(BOILER)
+    (tmp_path / "notes" / "car.md").write_text("The car goes in for its MOT in May.\n")
+    env = {"LOCI_DATABASE_URL": database_url} if database_url else {}
+    assert run_cli("add", str(tmp_path / "notes"), home=home, env=env).returncode == 0
+    listed = run_cli("list", "--tag", "house", "--json", home=home, env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert [d["name"] for d in json.loads(listed.stdout)] == ["boiler.md"]
