@@ -11,20 +11,65 @@ from collections.abc import Sequence
 
 from loci.answer.grading import Grade, coverage
 from loci.answer.sources import Source
+from loci.sentences import split_sentences
 
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(«“])|\n{2,}|\n(?=[-*•] )")
 MAX_SENTENCES = 4
 MAX_PER_SOURCE = 2
 MAX_SENTENCE_CHARS = 400
 BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 MIN_WORDS = 4  # shorter "sentences" are headings and labels, not statements
+PARAGRAPH = re.compile(r"\n\s*\n")
+# A line that starts an item of its own: a list item or a table row (never glued to the last).
+ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
+YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
+DELIMITERS = (",", ";", "\t", "|")
+MAX_CELL_CHARS = 40
 
 
 def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
-    """The statements of a passage: its heading lines and short labels left out."""
-    parts = [BULLET.sub("", " ".join(p.split())) for p in SENTENCE_END.split(text)]
+    """The statements of a passage: its heading lines, short labels and data blocks (a CSV table,
+    YAML settings) left out. A sentence may wrap over lines; a list item starts a new one."""
     skip = {" ".join(h.split()) for h in headings}
-    return [p[:MAX_SENTENCE_CHARS] for p in parts if len(p.split()) >= MIN_WORDS and p not in skip]
+    found: list[str] = []
+    for paragraph in PARAGRAPH.split(text):
+        if is_data_block(paragraph):
+            continue
+        for line in _logical_lines(paragraph):
+            for sentence in split_sentences(line):
+                cleaned = BULLET.sub("", " ".join(sentence.split()))
+                if len(cleaned.split()) >= MIN_WORDS and cleaned not in skip:
+                    found.append(cleaned[:MAX_SENTENCE_CHARS])
+    return found
+
+
+def is_data_block(paragraph: str) -> bool:
+    """Lines of `key: value` settings, or rows of delimited cells: data to cite, never a sentence
+    of an answer (an answer once quoted a Home Assistant configuration as one)."""
+    lines = [line for line in paragraph.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    if sum(1 for line in lines if YAML_LINE.match(line)) >= 0.8 * len(lines):
+        return True
+    for delimiter in DELIMITERS:
+        counts = {line.count(delimiter) for line in lines}
+        if len(counts) == 1 and min(counts) >= 2:
+            cells = [c for line in lines for c in line.split(delimiter)]
+            if sum(len(c.strip()) <= MAX_CELL_CHARS for c in cells) >= 0.9 * len(cells):
+                return True
+    return False
+
+
+def _logical_lines(paragraph: str) -> list[str]:
+    """A paragraph's lines joined back where a sentence wrapped, split where an item starts."""
+    lines: list[str] = []
+    for line in paragraph.splitlines():
+        if not line.strip():
+            continue
+        if lines and not ITEM_START.match(line):
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line.strip())
+    return lines
 
 
 def extractive_answer(

@@ -1,0 +1,82 @@
+"""Sentences as a reader sees them: an answer without a model quotes whole sentences, never
+"Next check-up with Dr. [1]", and never quotes a block of settings or a table as a sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from loci.answer.events import final_answer
+from loci.answer.extractive import is_data_block, sentences
+from loci.models import Brain
+from loci.sentences import script_language, split_sentences
+from loci.service import Loci
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Next check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. in room No. 4."
+            " Bring the card.",
+            ["Next check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. in room No. 4.",
+             "Bring the card."],
+        ),
+        (
+            "Prof. K. Osei leads the study, e.g. the pilot. Version 2.5.1 fixed it! Did it?",
+            ["Prof. K. Osei leads the study, e.g. the pilot.", "Version 2.5.1 fixed it!",
+             "Did it?"],
+        ),
+        ("明日は晴れです。買い物に行きます！", ["明日は晴れです。", "買い物に行きます！"]),
+        ("我们明天去北京。你来吗？", ["我们明天去北京。", "你来吗？"]),
+        ("Завтра приедет д-р Иванов. Встреча в 10 ч.", ["Завтра приедет д-р Иванов.",
+                                                        "Встреча в 10 ч."]),
+    ],
+)  # fmt: skip
+def test_abbreviations_initials_decimals_and_other_scripts(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+def test_the_script_picks_the_rules() -> None:
+    assert script_language("The boiler needs 1.5 bar.") == "en"
+    assert script_language("特定の見出しにリンクする") == "ja"
+    assert script_language("链接到特定标题") == "zh"
+    assert script_language("Привет, мир") == "ru"
+    assert script_language("Café Zürich, Dr. Müller") == "en"
+
+
+def test_a_wrapped_sentence_is_one_and_a_list_item_starts_another() -> None:
+    text = (
+        "The boiler is serviced every October by Marsh Heating,\n"
+        "who also keep the spare parts for it.\n"
+        "- Check the pressure gauge every month\n"
+        "- Bleed the radiators before the winter starts"
+    )
+    assert sentences(text) == [
+        "The boiler is serviced every October by Marsh Heating, who also keep the spare parts"
+        " for it.",
+        "Check the pressure gauge every month",
+        "Bleed the radiators before the winter starts",
+    ]
+
+
+def test_settings_and_tables_are_not_sentences() -> None:
+    yaml = "homeassistant:\n  name: Home\n  unit_system: metric\n  time_zone: Europe/London"
+    csv = "date,item,amount\n2026-03-01,Service,120.00\n2026-04-02,Tyres,310.50"
+    prose = "We paid the garage on Monday, after the MOT, for the tyres,\nthe service, and a wash."
+    assert is_data_block(yaml) and is_data_block(csv)
+    assert not is_data_block(prose)
+    assert sentences(f"{yaml}\n\n{csv}\n\n{prose}") == [" ".join(prose.split())]
+
+
+def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain: Brain) -> None:
+    note = (
+        "# Dentist\n\nNext check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street "
+        "practice. The booking code is DX-4471."
+    )
+    loci.wait_for(brain, [loci.add_note(brain, note, title="Dentist").document.id])
+    answer = final_answer(loci.ask(brain, "When is my next dentist appointment?")).answer
+    assert (
+        "Next check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street practice."
+        in (answer)
+    )
+    assert "Dr. [" not in answer
