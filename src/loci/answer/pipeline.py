@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from loci.answer import prompts
+from loci.answer.citation_order import by_first_use
 from loci.answer.events import (
     AskEvent,
     Done,
@@ -206,10 +207,21 @@ class Asker:
             Grade(new.number, g.relevance, g.score, g.reasoning)
             for new, g in zip(answer_sources, (kept_grades[s.number] for s in kept), strict=True)
         ]
-        yield _sources(answer_sources)
-        yield Status("Writing the answer…")
         started = time.perf_counter()
-        text = yield from self._answer(run, effective, answer_sources, answer_grades)
+        if self.chat is None:
+            # Composed at once from the sources' sentences: numbered by first use before it is
+            # shown, so the sources listed are the ones cited, in the answer's order.
+            focus = run.question if effective != run.question else None
+            extract = extractive_answer(effective, answer_sources, answer_grades, focus)
+            text, answer_sources = by_first_use(extract, answer_sources)
+            yield _sources(answer_sources)
+            yield Status("Writing the answer…")
+            for line in text.splitlines(keepends=True):  # a line at a time, as a reader reads
+                yield Token(line)
+        else:
+            yield _sources(answer_sources)
+            yield Status("Writing the answer…")
+            text = yield from self._answer(run, effective, answer_sources, answer_grades)
         run.timed("answer", started)
         yield self._done(run, route, text, answer_sources, decision, began)
 
@@ -423,31 +435,36 @@ class Asker:
             passages = [passages[int(i * step)] for i in range(limit)]
         sources = self.retrieval.number(passages)
         run.timed("search", started)
+        if self.chat is None:
+            started = time.perf_counter()
+            written, sources = by_first_use(extractive_summary(sources), sources)
+            yield _sources(sources)
+            yield Status(f"Summarizing {document.name}…")
+            yield Token(written)
+            run.timed("answer", started)
+            yield self._done(run, route, written, sources, "sufficient", began)
+            return
         yield _sources(sources)
         yield Status(f"Summarizing {document.name}…")
         started = time.perf_counter()
         written = ""
-        if self.chat is not None:
-            try:
-                for piece in self.chat.stream(
-                    [
-                        {"role": "system", "content": prompts.SUMMARIZE_DOCUMENT},
-                        {"role": "user", "content": f"{blocks(sources)}\n\nDocument: "
-                         f"{document.name}"},
-                    ]
-                ):  # fmt: skip
-                    written += piece
-                    yield Token(piece)
-            except LLMError as error:
-                log.info("summary fell back to extracts: %s", error)
-                run.fallbacks.append("answer")
-                written += "\n\n" if written else ""
-                extract = extractive_summary(sources)
-                written += extract
-                yield Token(extract)
-        else:
-            written = extractive_summary(sources)
-            yield Token(written)
+        try:
+            for piece in self.chat.stream(
+                [
+                    {"role": "system", "content": prompts.SUMMARIZE_DOCUMENT},
+                    {"role": "user", "content": f"{blocks(sources)}\n\nDocument: "
+                     f"{document.name}"},
+                ]
+            ):  # fmt: skip
+                written += piece
+                yield Token(piece)
+        except LLMError as error:
+            log.info("summary fell back to extracts: %s", error)
+            run.fallbacks.append("answer")
+            written += "\n\n" if written else ""
+            extract = extractive_summary(sources)
+            written += extract
+            yield Token(extract)
         run.timed("answer", started)
         yield self._done(run, route, written, sources, "sufficient", began)
 
