@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from loci.answer.answer_type import holds, wanted
 from loci.answer.grading import Grade, coverage
 from loci.answer.sources import Source
 from loci.sentences import split_sentences
@@ -18,6 +19,7 @@ MAX_PER_SOURCE = 2
 MAX_SENTENCE_CHARS = 400
 BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 MIN_WORDS = 4  # shorter "sentences" are headings and labels, not statements
+ANSWER_TYPE_BONUS = 0.5  # a sentence with the amount or date asked for beats one sharing words
 PARAGRAPH = re.compile(r"\n\s*\n")
 # A line that starts an item of its own: a list item or a table row (never glued to the last).
 ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
@@ -80,21 +82,36 @@ def extractive_answer(
 ) -> str:
     """Up to four sentences from the passages graded useful: those sharing most words with the
     question (with `focus`, the words of the latest question count double — a follow-up's
-    search carries the earlier question along, its answer should not)."""
+    search carries the earlier question along, its answer should not), and first those that
+    hold the kind of answer it asks for (an amount, a date, a name)."""
+    kind = wanted(focus or question)
     grade_of = {g.source: g for g in grades}
     usable = [s for s in sources if grade_of.get(s.number, _unknown(s)).relevance != "irrelevant"]
     candidates: list[tuple[float, float, int, int, str]] = []
     for rank, source in enumerate(usable):
         source_score = grade_of.get(source.number, _unknown(source)).score
-        for position, sentence in enumerate(_statements(source)):
-            on_topic = coverage(question, sentence)
+        statements = _statements(source)
+        matches = [coverage(question, sentence) for sentence in statements]
+        for position, (sentence, on_topic) in enumerate(zip(statements, matches, strict=True)):
             if focus:
                 on_topic = (2 * coverage(focus, sentence) + on_topic) / 3
+            # In a passage that matches the question, the sentence holding what it asks for
+            # ("Total 310.50 GBP" for "how much …") answers it, even if it shares no word.
+            if kind is not None and max(matches) > 0 and holds(sentence, kind):
+                on_topic += ANSWER_TYPE_BONUS
             # Better-graded passages and earlier sentences win ties.
             score = on_topic + 0.1 * source_score - 0.01 * rank - 0.005 * position
             candidates.append((score, on_topic, source.number, position, sentence))
     if not candidates:
-        return ""
+        if not usable:
+            return ""
+        # The passages that match hold no sentence (settings, a table): point at the best one
+        # rather than quote a block of it or answer nothing.
+        best = usable[0]
+        return (
+            "Nothing in the passages reads as an answer; the closest match is data rather than "
+            f"a sentence: {best.label()} [{best.number}]."
+        )
     ranked = sorted(candidates, key=lambda c: -c[0])
     floor = ranked[0][1] / 2  # nothing much weaker than the best match
     chosen: list[tuple[int, int, str]] = []

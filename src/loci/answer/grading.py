@@ -18,6 +18,7 @@ from loci.answer.sources import Source, blocks
 from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
 from loci.search.lexical import query_terms
+from loci.sentences import script_language
 
 Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
 Decision = Literal["sufficient", "needs_expansion", "no_relevant_sources"]
@@ -25,6 +26,10 @@ RELEVANT_AT = 0.6
 PARTIAL_AT = 0.34
 # MiniLM cosine: unrelated text sits around 0–0.2, a passage on the question's topic above ~0.45.
 COSINE_FLOOR, COSINE_FULL = 0.2, 0.6
+# Sharing a word is not sharing a topic: "Who services the boiler?" shares "service" with a car
+# invoice (cosine 0.16). Below the floor, the words a passage shares count for half — where the
+# embedder can read the passage at all (Latin script: the bundled model is English).
+OFF_TOPIC_WORDS = 0.5
 STEM = 5
 
 
@@ -62,6 +67,8 @@ def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
         semantic = 0.0
         if cosine is not None:
             semantic = min(max((cosine - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR), 0.0), 1.0)
+            if cosine < COSINE_FLOOR and script_language(source.hit.text) == "en":
+                covered *= OFF_TOPIC_WORDS
         score = round(max(covered, semantic), 3)
         reasoning = f"{covered:.0%} of the question's words"
         if cosine is not None:

@@ -193,7 +193,7 @@ class Asker:
             by="rules" if "grade" in run.fallbacks or not self.chat else "model",
         )
         if decision == "no_relevant_sources":
-            refusal = self.retrieval.nothing_found()
+            refusal = self.retrieval.nothing_found() + closest_passages(sources)
             yield Token(refusal)
             yield self._done(run, route, refusal, [], decision, began)
             return
@@ -504,3 +504,22 @@ def _with_history(run: _Run) -> str:
     lines = [f"{t.role}: {t.content[:1000]}" for t in run.history]
     lines.append(f"user (latest): {run.question}")
     return "Conversation:\n" + "\n".join(lines)
+
+
+CLOSEST = 3  # passages named under a refusal
+CLOSEST_CHARS = 160
+
+
+def closest_passages(sources: list[Source]) -> str:
+    """What came nearest, offered as what it is — not an answer — so a reader can judge whether
+    the brain is missing the document or the question needs other words. Not cited: a refusal
+    rests on no source."""
+    if not sources:
+        return ""
+    lines = []
+    for source in sources[:CLOSEST]:
+        text = " ".join(source.hit.text.split())
+        if len(text) > CLOSEST_CHARS:
+            text = text[:CLOSEST_CHARS].rsplit(" ", 1)[0] + " …"
+        lines.append(f"- {source.label()}: “{text}”")
+    return "\n\nThe closest passages, which do not answer it:\n" + "\n".join(lines)

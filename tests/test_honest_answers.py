@@ -1,0 +1,82 @@
+"""An answer without a model says what is true: nothing on boilers in a brain means a refusal with
+the nearest passages offered as not an answer; "how much" is answered by the amount; passages of
+settings are pointed at, not quoted."""
+
+from __future__ import annotations
+
+import pytest
+
+from loci.answer.answer_type import holds, wanted
+from loci.answer.events import Done, Graded, final_answer
+from loci.models import Brain
+from loci.service import Loci
+
+HOUSEHOLD = {
+    "configuration.yaml": "homeassistant:\n  name: Home\n  unit_system: metric\nsensor:\n"
+    "  - platform: template\n    sensors:\n      living_room_temperature:\n"
+    "        value_template: '{{ states.sensor.t.state }}'\n",
+    "car-invoice.txt": "Invoice 2291 from Kwik Garage. Full service of the Golf, oil and filters "
+    "replaced, brake fluid topped up. Labour 2 hours. Total 310.50 GBP, paid by card on 2 April "
+    "2026.",
+    "tarte.md": "# Tarte aux pommes\n\nÉplucher les pommes, les couper en lamelles et les disposer "
+    "sur la pâte. Cuire 35 minutes à 180 degrés.",
+}
+
+
+@pytest.fixture
+def household(loci: Loci, brain: Brain) -> Brain:
+    ids = [loci.add_bytes(brain, n, t.encode()).document.id for n, t in HOUSEHOLD.items()]
+    loci.wait_for(brain, ids)
+    return brain
+
+
+def _ask(loci: Loci, brain: Brain, question: str) -> tuple[Done, Graded]:
+    events = list(loci.ask(brain, question))
+    graded = next(e for e in events if isinstance(e, Graded))
+    return final_answer(iter(events)), graded
+
+
+def test_a_brain_with_nothing_on_the_question_refuses_and_names_the_nearest(
+    loci: Loci, household: Brain
+) -> None:
+    done, graded = _ask(loci, household, "Who services the boiler?")
+    assert graded.relevant == 0 and done.decision == "no_relevant_sources"
+    assert done.answer.startswith("I couldn't find anything in this brain that answers that.")
+    assert "From your documents" not in done.answer and done.citations == ()
+    # the nearest passages are shown for what they are, uncited
+    assert "The closest passages, which do not answer it:" in done.answer
+    assert "car-invoice.txt" in done.answer and "[1]" not in done.answer
+
+
+def test_how_much_is_answered_by_the_amount(loci: Loci, household: Brain) -> None:
+    done, _ = _ask(loci, household, "How much did the car service cost?")
+    assert "Total 310.50 GBP" in done.answer
+    assert [c["name"] for c in done.citations] == ["car-invoice.txt"]
+
+
+def test_settings_are_pointed_at_not_quoted(loci: Loci, household: Brain) -> None:
+    done, _ = _ask(loci, household, "What temperature sensor do I have?")
+    assert "configuration.yaml" in done.answer and "[1]" in done.answer
+    assert "value_template" not in done.answer and "homeassistant:" not in done.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How much did the car service cost?", "amount"),
+        ("How many radiators are there?", "amount"),
+        ("When is my next dentist appointment?", "when"),
+        ("Who services the boiler?", "name"),
+        ("What is the booking code?", None),
+    ],
+)
+def test_the_kind_of_answer_a_question_wants(question: str, kind: str | None) -> None:
+    assert wanted(question) == kind
+
+
+def test_a_sentence_holds_the_kind_asked_for() -> None:
+    assert holds("Total 310.50 GBP, paid by card.", "amount")
+    assert not holds("Full service of the Golf, oil replaced.", "amount")
+    assert holds("Next check-up on 3 Feb. 2027 at 10.30 a.m.", "when")
+    assert holds("The boiler is serviced by Marsh Heating.", "name")
+    assert not holds("The boiler is old and loud.", "name")
