@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite import search as sqlite_search
 from loci.store.sqlite.connection import Database
@@ -43,7 +43,7 @@ def _reindex(store: SqliteStore, doc_id: int, name: str, words: list[str]) -> No
     chunks, vectors = [], {}
     for index, word in enumerate(words):
         text = f"{word} notes"
-        draft = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), 2, f"{name}-{word}")
+        draft = ChunkDraft(index, text, (), Location(None, 1, 1, 0, len(text)), 2, f"{name}-{word}")
         chunks.append(IndexedChunk(draft, f"{name}-{word}"))
         vectors[f"{name}-{word}"] = _vector(word)
     store.replace_index(doc_id, chunks, vectors, "m", "", None, None)
