@@ -88,6 +88,12 @@ def _high(a: _N | None, b: _N | None) -> _N | None:
     return b if a is None else a if b is None else max(a, b)
 
 
+def _bounding(a: Region | None, b: Region | None) -> Region | None:
+    if a is None or b is None:
+        return b if a is None else a
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
 @dataclass(frozen=True)
 class Location:
     """Where a passage is in its document: one value from the parser's block to the citation.
@@ -165,12 +171,6 @@ class Location:
             "time_start": self.time_start,
             "time_end": self.time_end,
         }
-
-
-def _bounding(a: Region | None, b: Region | None) -> Region | None:
-    if a is None or b is None:
-        return b if a is None else a
-    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
 
 
 NOWHERE = Location()
