@@ -89,6 +89,7 @@ def test_where_reads_as_people_look_for_a_passage() -> None:
     assert at.where() == ["page 3", "middle"]
     assert at.where("p.", lines=True) == ["p. 3", "lines 4–9", "middle"]
     assert Location(line_start=5, line_end=5).where(lines=True) == ["line 5"]
+    assert Location(line_start=5).where(lines=True) == ["line 5"]  # not "lines 5–None"
 
 
 @pytest.mark.both_backends

@@ -150,7 +150,7 @@ class Location:
         if lines and self.line_start:
             parts.append(
                 f"lines {self.line_start}–{self.line_end}"
-                if self.line_end != self.line_start
+                if self.line_end is not None and self.line_end != self.line_start
                 else f"line {self.line_start}"
             )
         if self.region is not None:
