@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.sqlite import SqliteStore
 from loci.store.vector_files import MatrixIdentity
 from loci.store.vector_matrix import VectorMatrix
@@ -58,7 +58,9 @@ def build(path: Path, n_chunks: int) -> None:
         for i in range(CHUNKS_PER_DOC):
             text = f"chunk {i} of document {d}"
             h = hashlib.sha256(f"{d}-{i}".encode()).hexdigest()
-            chunks.append(IndexedChunk(ChunkDraft(i, text, (), None, 1, 1, 0, len(text), 6, h), h))
+            chunks.append(
+                IndexedChunk(ChunkDraft(i, text, (), Location(None, 1, 1, 0, len(text)), 6, h), h)
+            )
             new_vectors[h] = vectors[i]
         store.replace_index(doc.id, chunks, new_vectors, MODEL, "", None, None)
     store.db.execute("DELETE FROM jobs")

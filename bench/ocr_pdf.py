@@ -99,7 +99,7 @@ def measure(path: Path) -> None:
     wall = time.perf_counter() - started
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    pages = len({b.page for b in doc.blocks})
+    pages = len({b.location.page for b in doc.blocks})
     print(
         f"{pages}-page scanned PDF ({len(data) / 1e6:.1f} MB) OCRed in {wall:.0f} s: "
         f"peak RSS {me:.0f} MB (parser process), {child:.0f} MB (largest Tesseract process)"

@@ -142,7 +142,7 @@ def measure(path: Path) -> None:
     elapsed = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
     print(
-        f"{len(data) / 1e6:.1f} MB PDF ({len(set(b.page for b in doc.blocks))} pages): "
+        f"{len(data) / 1e6:.1f} MB PDF ({len(set(b.location.page for b in doc.blocks))} pages): "
         f"parse + chunk ({name}) {elapsed:.2f} s, {len(result.chunks)} chunks, "
         f"peak RSS {peak / 1024:.0f} MB (interpreter + imports before reading: "
         f"{baseline / 1024:.0f} MB)"

@@ -29,7 +29,7 @@ from loci.app import service_settings
 from loci.config import Settings
 from loci.embed.local import LocalEmbedder
 from loci.eval.metrics import percentile
-from loci.models import Brain, ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import Brain, ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.search.lexical import query_terms
 from loci.service import Loci
@@ -79,7 +79,7 @@ def build(loci: Loci, n_chunks: int, seed: int = 7) -> None:
             text = " ".join(vocab[w] for w in words[i])
             h = hashlib.sha256(f"{d}-{i}".encode()).hexdigest()
             chunks.append(
-                IndexedChunk(ChunkDraft(i, text, (), None, 1, 1, 0, len(text), 120, h), h)
+                IndexedChunk(ChunkDraft(i, text, (), Location(None, 1, 1, 0, len(text)), 120, h), h)
             )
             new_vectors[h] = vectors[i]
         store.replace_index(doc.id, chunks, new_vectors, loci.embedder.model_id, "", None, None)

@@ -167,19 +167,23 @@ def test_a_meeting_is_found_by_what_was_said_and_cited_by_when(
     said = script()[KEY]
     c = hit.citation
     assert "plumber quoted eleven hundred euros" in hit.text
-    assert c.time_start is not None and c.time_end is not None
-    assert c.time_start <= said[0] and c.time_end >= said[1]  # the passage holds the line
-    assert c.time_end - c.time_start < SECONDS  # and points into the recording, not at all of it
-    assert c.page is None and c.line_start is None
+    assert c.location.time_start is not None and c.location.time_end is not None
+    assert (
+        c.location.time_start <= said[0] and c.location.time_end >= said[1]
+    )  # the passage holds the line
+    assert (
+        c.location.time_end - c.location.time_start < SECONDS
+    )  # and points into the recording, not at all of it
+    assert c.location.page is None and c.location.line_start is None
 
     # Every passage's span is where its own lines were said.
     by_line = {text: (start, end) for start, end, text in script()}
     for chunk in loci.store.list_chunks(loci.brain().id, done.id):
-        assert chunk.time_start is not None and chunk.time_end is not None
+        assert chunk.location.time_start is not None and chunk.location.time_end is not None
         inside = [span for text, span in by_line.items() if text in chunk.text]
         assert inside, chunk.text
-        assert chunk.time_start <= min(s for s, _ in inside)
-        assert chunk.time_end == max(e for _, e in inside)
+        assert chunk.location.time_start <= min(s for s, _ in inside)
+        assert chunk.location.time_end == max(e for _, e in inside)
 
 
 def test_time_spans_read_as_clock_times() -> None:
@@ -279,7 +283,7 @@ def test_a_model_without_timestamps_still_makes_the_words_searchable(
     assert done.status_reason == "the transcription service gave no timestamps for this recording"
     assert [r.fields["response_format"] for r in stt.requests] == ["verbose_json", "json"]
     hit = hit_for(loci, "plumber heat exchanger", "memo.wav")
-    assert (hit.citation.time_start, hit.citation.time_end) == (0.0, SECONDS)
+    assert (hit.citation.location.time_start, hit.citation.location.time_end) == (0.0, SECONDS)
 
 
 # --- preflight ------------------------------------------------------------------------------
@@ -415,7 +419,7 @@ def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
         assert request.filename in ("audio.webm", "audio.ogg") and len(request.data) > 1000
         hits = loci.search(brain, SearchRequest("call the plumber", limit=3))
         hit = next(h for h in hits if h.citation.name == memo.name)
-        assert (hit.citation.time_start, hit.citation.time_end) == (0.0, 1.5)
+        assert (hit.citation.location.time_start, hit.citation.location.time_end) == (0.0, 1.5)
     finally:
         server.stop()
 

@@ -13,7 +13,7 @@ import pytest
 from loci.errors import InvalidInput
 from loci.ingest.chunking import ChunkingResult, chunk_document
 from loci.ingest.parsers import ParseBudgets, parse
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 from tests import fixtures
 from tests.reference_tokenizer import plain_count, shipped_tokenizer
 
@@ -36,8 +36,11 @@ def check_invariants(
         assert count(chunk.text) <= max_tokens, (count(chunk.text), chunk.text[:80])
         assert chunk.token_count == count(chunk.text)
         assert chunk.content_hash == hashlib.sha256(chunk.text.encode()).hexdigest()
-        if chunk.line_start is not None:
-            assert chunk.line_end is not None and chunk.line_start <= chunk.line_end
+        if chunk.location.line_start is not None:
+            assert (
+                chunk.location.line_end is not None
+                and chunk.location.line_start <= chunk.location.line_end
+            )
 
 
 def md(source: str) -> ParsedDocument:
@@ -153,15 +156,17 @@ def test_paragraph_without_sentences_splits_at_words_then_characters() -> None:
 
 def test_lists_and_tables_split_at_lines() -> None:
     rows = "\n".join(f"| item {i} | value {i} |" for i in range(60))
-    doc = ParsedDocument(title=None, blocks=(Block("table", rows, line_start=10, line_end=69),))
+    doc = ParsedDocument(
+        title=None, blocks=(Block("table", rows, location=Location(line_start=10, line_end=69)),)
+    )
     result = chunk_document(doc, words, max_tokens=40, overlap_tokens=0)
     check_invariants(doc, result, words, 40)
     for chunk in result.chunks:
         lines = chunk.text.splitlines()
         assert all(line.startswith("| item") and line.endswith("|") for line in lines)
         first = int(lines[0].split()[2])
-        assert chunk.line_start == 10 + first
-        assert chunk.line_end == chunk.line_start + len(lines) - 1
+        assert chunk.location.line_start == 10 + first
+        assert chunk.location.line_end == chunk.location.line_start + len(lines) - 1
 
 
 def test_line_numbers_of_a_split_text_file() -> None:
@@ -172,7 +177,7 @@ def test_line_numbers_of_a_split_text_file() -> None:
     check_invariants(doc, result, words, 50)
     for chunk in result.chunks:
         numbers = [int(n) for n in re.findall(r"Line (\d+)", chunk.text)]
-        assert chunk.line_start == numbers[0] and chunk.line_end == numbers[-1]
+        assert chunk.location.line_start == numbers[0] and chunk.location.line_end == numbers[-1]
 
 
 def test_pdf_chunks_know_their_page() -> None:
@@ -180,26 +185,30 @@ def test_pdf_chunks_know_their_page() -> None:
     result = chunk_document(doc, words, max_tokens=20, overlap_tokens=0)
     check_invariants(doc, result, words, 20)
     zebra = next(c for c in result.chunks if "Zebras" in c.text)
-    assert zebra.page == 2
+    assert zebra.location.page == 2
     apple = next(c for c in result.chunks if "apples" in c.text)
-    assert apple.page == 1 and apple.line_start == 1
+    assert apple.location.page == 1 and apple.location.line_start == 1
 
 
 def test_chunks_never_span_pages() -> None:
     doc = parse(fixtures.two_page_pdf(), "report.pdf", ParseBudgets())
     result = chunk_document(doc, words, max_tokens=200)
-    assert [(c.page, c.line_start, c.line_end) for c in result.chunks] == [(1, 1, 3), (2, 1, 2)]
+    assert [
+        (c.location.page, c.location.line_start, c.location.line_end) for c in result.chunks
+    ] == [(1, 1, 3), (2, 1, 2)]
     assert "Zebras" in result.chunks[1].text and "apples" not in result.chunks[1].text
     long_pages = parse(fixtures.text_pdf(3), "report.pdf", ParseBudgets())
     result = chunk_document(long_pages, words, max_tokens=150, overlap_tokens=20)
     check_invariants(long_pages, result, words, 150)
-    assert len({c.page for c in result.chunks}) == 3
+    assert len({c.location.page for c in result.chunks}) == 3
     for chunk in result.chunks:
-        assert all(line in page_text(long_pages, chunk.page) for line in chunk.text.splitlines())
+        assert all(
+            line in page_text(long_pages, chunk.location.page) for line in chunk.text.splitlines()
+        )
 
 
 def page_text(doc: ParsedDocument, page: int | None) -> str:
-    return "\n".join(b.text for b in doc.blocks if b.page == page)
+    return "\n".join(b.text for b in doc.blocks if b.location.page == page)
 
 
 def test_pdf_headings_become_heading_paths() -> None:

@@ -8,7 +8,7 @@ import re
 from loci.answer.citation_order import by_first_use
 from loci.answer.events import final_answer
 from loci.answer.sources import number
-from loci.models import Brain, Citation, Hit
+from loci.models import Brain, Citation, Hit, Location
 from loci.service import Loci
 
 BOILER = [
@@ -23,8 +23,8 @@ BOILER = [
 
 def _hit(chunk_id: int, text: str) -> Hit:
     citation = Citation(
-        document_id=chunk_id, name=f"note-{chunk_id}.md", title=None, chunk_index=0, page=None,
-        line_start=None, line_end=None, heading_path=(), source_url=None,
+        document_id=chunk_id, name=f"note-{chunk_id}.md", title=None, chunk_index=0,
+        location=Location(), heading_path=(), source_url=None,
     )  # fmt: skip
     return Hit(chunk_id, citation, text, text, 1.0, 1, 1, 1.0, 0.5)
 

@@ -99,29 +99,29 @@ def test_pptx_slides_in_presentation_order_with_titles_tables_and_notes() -> Non
     doc = parse(fixtures.pptx_deck(), "review.pptx", BUDGETS)
     assert doc.title == "Lighthouse Quarterly"
     assert doc.metadata["slides"] == 3 and doc.metadata["author"] == "Grace Darling"
-    titles = [(b.text, b.page) for b in kinds(doc, "heading") if b.level == 1]
+    titles = [(b.text, b.location.page) for b in kinds(doc, "heading") if b.level == 1]
     # slide3.xml is listed second in the presentation, so it is slide 2
     assert titles == [("Quarterly Review", 1), ("Revenue by Region", 2), ("Next Steps", 3)]
     # the title is read first even when another shape comes before it in the slide
-    first = [b.text for b in doc.blocks if b.page == 1]
+    first = [b.text for b in doc.blocks if b.location.page == 1]
     assert first == ["Quarterly Review", "Migration programme for the lighthouse fleet"]
     table = block_with(doc, "Region | Revenue")
-    assert table.kind == "table" and table.page == 2
+    assert table.kind == "table" and table.location.page == 2
     assert table.text.splitlines() == ["Region | Revenue", "North | 120 walrus coins", "South | 95"]
     notes = block_with(doc, "otter partnership")
-    assert notes.page == 2
-    assert [b.text for b in doc.blocks if b.page == 2 and b.kind == "heading"] == [
+    assert notes.location.page == 2
+    assert [b.text for b in doc.blocks if b.location.page == 2 and b.kind == "heading"] == [
         "Revenue by Region",
         "Speaker notes",
     ]
     bullets = block_with(doc, "Hire two keepers")
-    assert bullets.kind == "list" and bullets.page == 3
+    assert bullets.kind == "list" and bullets.location.page == 3
     assert bullets.text.splitlines() == [
         "• Hire two keepers",
         "  • one for the night shift",
         "• Paint the tower",
     ]
-    assert (bullets.line_start, bullets.line_end) == (2, 4)
+    assert (bullets.location.line_start, bullets.location.line_end) == (2, 4)
     assert "1" not in [b.text for b in doc.blocks]  # the notes page's slide-number placeholder
 
 
@@ -151,12 +151,14 @@ def test_xlsx_sheets_as_headings_rows_as_lines_header_in_every_block() -> None:
     assert len(staff) > 3  # 60 rows are split into several blocks ...
     for block in staff:  # ... and each one opens with the header row
         assert block.text.splitlines()[0] == "Name | Role | City | Started"
-        assert block.line_end is not None and block.line_start is not None
-        assert block.line_end - block.line_start + 2 == len(block.text.splitlines())
-    assert (staff[0].line_start, staff[-1].line_end) == (2, 61)
+        assert block.location.line_end is not None and block.location.line_start is not None
+        assert block.location.line_end - block.location.line_start + 2 == len(
+            block.text.splitlines()
+        )
+    assert (staff[0].location.line_start, staff[-1].location.line_end) == (2, 61)
     ada = block_with(doc, "Ada Lovelace")
-    assert ada.line_start is not None and ada.line_end is not None
-    assert ada.line_start <= 38 <= ada.line_end  # row 38 of the sheet
+    assert ada.location.line_start is not None and ada.location.line_end is not None
+    assert ada.location.line_start <= 38 <= ada.location.line_end  # row 38 of the sheet
     assert "Ada Lovelace | analyst of engines | London | 1953-07-01" in ada.text.splitlines()
     budget = block_with(doc, "Lamp oil")
     assert budget.text.splitlines() == [
@@ -165,7 +167,7 @@ def test_xlsx_sheets_as_headings_rows_as_lines_header_in_every_block() -> None:
         "Bread flour | 12.5",
         "Ropes | TRUE",
     ]
-    assert (budget.line_start, budget.line_end) == (2, 4)
+    assert (budget.location.line_start, budget.location.line_end) == (2, 4)
 
 
 @pytest.mark.attack
@@ -201,8 +203,10 @@ def test_csv_dialect_encoding_and_line_spans() -> None:
     assert all(t.text.splitlines()[0] == "Name | Café | Notes" for t in tables)
     ada = block_with(doc, "Ada Lovelace")
     assert 'Ada Lovelace | thé glacé | asked about "engines" on two lines' in ada.text
-    assert ada.line_start is not None and ada.line_end is not None
-    assert ada.line_start <= 26 and ada.line_end >= 27  # a quoted field spans lines 26-27
+    assert ada.location.line_start is not None and ada.location.line_end is not None
+    assert (
+        ada.location.line_start <= 26 and ada.location.line_end >= 27
+    )  # a quoted field spans lines 26-27
     assert "crème brûlée" in tables[0].text  # cp1252 detected
 
 
@@ -212,7 +216,7 @@ def test_tsv_and_comma_csv() -> None:
     assert kinds(tsv, "table")[0].text.startswith("Name | Café | Notes\nGuest 01")
     comma = parse(b"city,keepers\nAberdeen,4\nWick,2\n", "towns.csv", BUDGETS)
     assert comma.blocks[0].text == "city | keepers\nAberdeen | 4\nWick | 2"
-    assert (comma.blocks[0].line_start, comma.blocks[0].line_end) == (2, 3)
+    assert (comma.blocks[0].location.line_start, comma.blocks[0].location.line_end) == (2, 3)
 
 
 @pytest.mark.attack
@@ -271,7 +275,7 @@ def test_odt_headings_lists_and_tables() -> None:
     ]
     table = block_with(doc, "Parsnips")
     assert table.kind == "table" and table.text == "Crop | Month\nParsnips | April"
-    starts = [b.line_start or 0 for b in doc.blocks]
+    starts = [b.location.line_start or 0 for b in doc.blocks]
     assert starts == sorted(starts)
 
 
@@ -309,7 +313,11 @@ def test_code_files_keep_lines_and_note_their_language() -> None:
     doc = parse(source, "tides.py", BUDGETS)
     assert doc.metadata["language"] == "python"
     assert all(b.kind == "code" for b in doc.blocks)
-    assert [(b.line_start, b.line_end) for b in doc.blocks] == [(1, 1), (4, 5), (7, 7)]
+    assert [(b.location.line_start, b.location.line_end) for b in doc.blocks] == [
+        (1, 1),
+        (4, 5),
+        (7, 7),
+    ]
     assert doc.blocks[1].text == "def harbour_tide(level):\n    return level * 2"
     for name, language in [
         ("main.go", "go"),
@@ -353,8 +361,8 @@ def test_plain_eml_body_keeps_its_file_lines() -> None:
     doc = parse(data, "rescue.eml", BUDGETS)
     lines = data.decode().splitlines()
     body = block_with(doc, "Forfarshire")
-    assert body.line_start is not None
-    assert lines[body.line_start - 1] == "We rowed out to the Forfarshire wreck at dawn."
+    assert body.location.line_start is not None
+    assert lines[body.location.line_start - 1] == "We rowed out to the Forfarshire wreck at dawn."
     assert doc.attachments == ()
 
 
@@ -385,11 +393,13 @@ def test_mbox_messages_are_sections_with_file_lines() -> None:
     ]
     lines = data.decode().splitlines()
     for heading in sections:
-        assert heading.line_start is not None
-        assert lines[heading.line_start - 1].startswith("From ")
+        assert heading.location.line_start is not None
+        assert lines[heading.location.line_start - 1].startswith("From ")
     engine = block_with(doc, "analytical engine")
-    assert engine.line_start is not None
-    assert lines[engine.line_start - 1] == "The analytical engine weaves algebraic patterns."
+    assert engine.location.line_start is not None
+    assert (
+        lines[engine.location.line_start - 1] == "The analytical engine weaves algebraic patterns."
+    )
     assert block_with(doc, "Jacquard").text == "From the looms of Jacquard, as I said."
     assert [a.name for a in doc.attachments] == ["survivors.txt"]
 
@@ -422,17 +432,21 @@ def test_every_format_is_searchable_with_its_location(loci: Loci) -> None:
         assert document.status == "ready", (document.name, document.status_reason)
 
     slide = find(loci, "otter partnership north figures", "review.pptx")
-    assert slide.citation.page == 2
+    assert slide.citation.location.page == 2
     assert slide.citation.heading_path[0] == "Revenue by Region"
 
     row = find(loci, "Ada Lovelace analyst of engines", "staff.xlsx")
     assert row.citation.heading_path == ("Staff",)
-    assert row.citation.line_start is not None and row.citation.line_end is not None
-    assert row.citation.line_start <= 38 <= row.citation.line_end
+    assert (
+        row.citation.location.line_start is not None and row.citation.location.line_end is not None
+    )
+    assert row.citation.location.line_start <= 38 <= row.citation.location.line_end
     assert row.text.startswith("Name | Role | City | Started")
 
     guest = find(loci, "thé glacé engines", "guests.csv")
-    assert guest.citation.line_start is not None and guest.citation.line_start <= 26
+    assert (
+        guest.citation.location.line_start is not None and guest.citation.location.line_start <= 26
+    )
     assert guest.text.startswith("Name | Café | Notes")
 
     chapter = find(loci, "storm petrels shelter under the gallery", "keeper.epub")
@@ -446,14 +460,22 @@ def test_every_format_is_searchable_with_its_location(loci: Loci) -> None:
     assert "Descale the kettle" in kettle.text
 
     code = find(loci, "harbour_tide_tables", "tides.py")
-    assert code.citation.line_start is not None and code.citation.line_end is not None
-    assert code.citation.line_start <= 4 and code.citation.line_end == 5  # the def's lines
+    assert (
+        code.citation.location.line_start is not None
+        and code.citation.location.line_end is not None
+    )
+    assert (
+        code.citation.location.line_start <= 4 and code.citation.location.line_end == 5
+    )  # the def's lines
     source = loci.document(brain, code.citation.document_id)
     assert source.metadata["extracted"]["language"] == "python"
 
     mail = find(loci, "analytical engine weaves algebraic patterns", "archive.mbox")
     assert mail.citation.heading_path[0].startswith("Notes on the engine — ")
-    assert (mail.citation.line_start, mail.citation.line_end) == (1, 9)  # the first message
+    assert (mail.citation.location.line_start, mail.citation.location.line_end) == (
+        1,
+        9,
+    )  # the first message
 
 
 def test_eml_attachments_become_linked_documents(loci: Loci) -> None:

@@ -300,7 +300,7 @@ def test_a_page_is_found_by_search_with_a_citation(
     assert (top.document_id, top.name, top.title) == (
         page.document_id, "concepts/hugelkultur.md", "Hugelkultur",
     )  # fmt: skip
-    assert top.line_start is not None  # a line span in the Markdown, frontmatter counted
+    assert top.location.line_start is not None  # a line span in the Markdown, frontmatter counted
     found = graph.query(brain, "beds built on buried logs")
     assert (
         found[0].document.id == "hugelkultur" and found[0].citation.document_id == page.document_id

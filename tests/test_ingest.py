@@ -40,7 +40,7 @@ def test_markdown_passage_is_found_with_heading_path_and_lines(loci: Loci) -> No
     assert hit.citation.name == "boiler-manual.md"
     assert "Topping up the pressure" in hit.citation.heading_path
     lines = data.decode().splitlines()
-    start, end = hit.citation.line_start, hit.citation.line_end
+    start, end = hit.citation.location.line_start, hit.citation.location.line_end
     assert start is not None and end is not None
     assert any("filling loop" in line for line in lines[start - 1 : end])
     assert hit.matched_by == "both"
@@ -52,10 +52,10 @@ def test_markdown_passage_is_found_with_heading_path_and_lines(loci: Loci) -> No
 def test_pdf_hit_cites_the_right_page(loci: Loci) -> None:
     add_and_index(loci, "report.pdf", fixtures.two_page_pdf())
     hit = top_hit(loci, "zebras grazing near the river")
-    assert hit.citation.page == 2
+    assert hit.citation.location.page == 2
     assert "Zebras" in hit.text
     first = top_hit(loci, "apples and orchards")
-    assert first.citation.page == 1
+    assert first.citation.location.page == 1
 
 
 def test_docx_table_and_headings_are_searchable(loci: Loci) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.search.lexical import query_terms
 from loci.store.lexical_files import index_path
 from loci.store.lexical_index import FTS5_B, FTS5_K1, K1, B
@@ -54,7 +54,9 @@ def _document(store: SqliteStore, brain_id: int, number: int, rng: random.Random
         words = [WORDS[min(int(rng.paretovariate(0.8)) - 1, len(WORDS) - 1)] for _ in range(40)]
         text = " ".join(words[: rng.randint(5, 40)]) + "."
         headings = ("Part " + rng.choice(WORDS),) if index % 2 else ()
-        draft = ChunkDraft(index, text, headings, None, 1, 1, 0, len(text), len(words), text)
+        draft = ChunkDraft(
+            index, text, headings, Location(None, 1, 1, 0, len(text)), len(words), text
+        )
         chunks.append(IndexedChunk(draft, f"{number}-{index}"))
     vectors = {c.embed_hash: np.full(4, 0.5, np.float32) for c in chunks}
     store.replace_index(doc.id, chunks, vectors, "m", "", None, None)
@@ -106,7 +108,7 @@ def test_index_catches_up_with_added_replaced_and_deleted_chunks(store: SqliteSt
         _document(store, brain.id, number, rng)
     store.requeue_document(brain.id, ids[20], "index")
     chunk = store.list_chunks(brain.id, ids[20])[0]
-    replacement = ChunkDraft(0, "boiler boiler valve", (), None, 1, 1, 0, 19, 3, "new")
+    replacement = ChunkDraft(0, "boiler boiler valve", (), Location(None, 1, 1, 0, 19), 3, "new")
     store.replace_index(
         ids[20],
         [IndexedChunk(replacement, "new")],
@@ -183,7 +185,7 @@ def test_default_scoring_is_bm25_at_its_own_k1_and_b(tmp_path: Path) -> None:
     texts = ["boiler valve", "boiler pressure pressure pressure pressure", "kettle", "tea", "cup",
              "mug"]  # fmt: skip
     chunks = [
-        IndexedChunk(ChunkDraft(i, t, (), None, 1, 1, 0, len(t), 2, t), f"h{i}")
+        IndexedChunk(ChunkDraft(i, t, (), Location(None, 1, 1, 0, len(t)), 2, t), f"h{i}")
         for i, t in enumerate(texts)
     ]
     store.replace_index(doc.id, chunks, {c.embed_hash: np.ones(4, np.float32) for c in chunks},

@@ -102,26 +102,28 @@ def test_ocr_text_keeps_its_region_and_confidence() -> None:
     doc = parse(encoded(image, "PNG"), "board.png", BUDGETS)
     top = next(b for b in doc.blocks if "Harbour" in b.text)
     bottom = next(b for b in doc.blocks if "Lighthouse" in b.text)
-    assert top.region is not None and bottom.region is not None
-    assert top.region[1] < 0.1 and bottom.region[1] > 0.85  # fractions of the height
-    assert 0 < top.region[0] < top.region[2] <= 1
-    assert top.confidence is not None and top.confidence > 0.8
-    assert top.line_start == 1 and bottom.line_start == 2
+    assert top.location.region is not None and bottom.location.region is not None
+    assert (
+        top.location.region[1] < 0.1 and bottom.location.region[1] > 0.85
+    )  # fractions of the height
+    assert 0 < top.location.region[0] < top.location.region[2] <= 1
+    assert top.location.ocr_confidence is not None and top.location.ocr_confidence > 0.8
+    assert top.location.line_start == 1 and bottom.location.line_start == 2
 
 
 def test_scanned_pdf_pages_are_read_and_text_pages_are_not_ocred_twice() -> None:
     pages = [text_image(["Page one talks of otters"]), text_image(["Page two is on walruses"])]
     doc = parse(scanned_pdf(pages), "scan.pdf", BUDGETS)
     assert doc.metadata["ocr"]["pages"] == [1, 2]
-    assert [b.page for b in doc.blocks if "otters" in b.text] == [1]
-    assert [b.page for b in doc.blocks if "walruses" in b.text] == [2]
+    assert [b.location.page for b in doc.blocks if "otters" in b.text] == [1]
+    assert [b.location.page for b in doc.blocks if "walruses" in b.text] == [2]
     assert needs_ocr(scanned_pdf(pages), "scan.pdf")
 
     # pages with a text layer and an image on them (figures) are read as text, not OCRed
     text_pdf = fixtures.text_pdf(2, words_per_page=300, image_bytes=5000)
     parsed = parse(text_pdf, "report.pdf", BUDGETS)
     assert "ocr" not in parsed.metadata
-    assert {b.page for b in parsed.blocks} == {1, 2}
+    assert {b.location.page for b in parsed.blocks} == {1, 2}
     assert not needs_ocr(text_pdf, "report.pdf")
 
 
@@ -189,9 +191,12 @@ def test_images_are_found_by_search(loci: Loci) -> None:
 
     hit = find(loci, "pelican database migration", "whiteboard.png")
     assert "pelican database" in hit.text
-    assert hit.citation.region is not None
-    assert hit.citation.ocr_confidence is not None and hit.citation.ocr_confidence > 0.8
-    assert region_words(hit.citation.region).startswith("top")
+    assert hit.citation.location.region is not None
+    assert (
+        hit.citation.location.ocr_confidence is not None
+        and hit.citation.location.ocr_confidence > 0.8
+    )
+    assert region_words(hit.citation.location.region).startswith("top")
     assert "Brass hinges" in find(loci, "brass hinges receipt", "receipt.jpg").text
 
 
@@ -206,9 +211,9 @@ def test_scanned_pdf_cites_the_page_the_answer_is_on(loci: Loci) -> None:
     assert document.status == "ready", document.status_reason
 
     hit = find(loci, "who replaces the boiler flue", "lease-scan.pdf")
-    assert hit.citation.page == 2
+    assert hit.citation.location.page == 2
     assert "boiler flue" in hit.text
-    assert find(loci, "when is the rent due", "lease-scan.pdf").citation.page == 1
+    assert find(loci, "when is the rent due", "lease-scan.pdf").citation.location.page == 1
 
 
 @pytest.mark.attack
@@ -310,9 +315,11 @@ def test_pictures_get_captions_indexed_beside_their_text(
 
         bike = find(loci, "red bicycle by the shed", "garden.jpg")
         assert bike.text.startswith("Picture: A photo of a red bicycle")
-        assert find(loci, "bar chart of rainfall", "rain.pdf").citation.page == 1
+        assert find(loci, "bar chart of rainfall", "rain.pdf").citation.location.page == 1
         heron = find(loci, "sketch of a heron in the reeds", "rain.pdf")
-        assert heron.citation.page == 2 and "autumn" in heron.text  # beside page 2's OCR text
+        assert (
+            heron.citation.location.page == 2 and "autumn" in heron.text
+        )  # beside page 2's OCR text
     finally:
         loci.store.close()
 
@@ -385,7 +392,7 @@ def test_low_confidence_text_is_kept_and_marked(
     doc = parse(data, "carbon.png", ParseBudgets(ocr_fallback=False))
     (block,) = doc.blocks
     assert "carbon" in block.text.lower()  # kept, however uncertain
-    assert block.confidence is not None and block.confidence < 0.6
+    assert block.location.ocr_confidence is not None and block.location.ocr_confidence < 0.6
     assert any("low OCR confidence" in w for w in doc.warnings)
 
     loci = make_service(tmp_path / "home", embedder, database_url, ocr_fallback=False)
@@ -395,7 +402,10 @@ def test_low_confidence_text_is_kept_and_marked(
         (done,) = loci.wait_for(brain, [added.document.id])
         assert done.status == "ready" and "low OCR confidence" in (done.status_reason or "")
         hit = find(loci, "carbon copy", "carbon.png")
-        assert hit.citation.ocr_confidence is not None and hit.citation.ocr_confidence < 0.6
+        assert (
+            hit.citation.location.ocr_confidence is not None
+            and hit.citation.location.ocr_confidence < 0.6
+        )
         assert "OCR uncertain" in Source(1, hit, brain.name).label()
     finally:
         loci.store.close()
@@ -440,7 +450,7 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
         (image,) = sent_images(vision_llm.requests[0])
         assert image.mode == "RGB"  # rendered in colour for the model, unlike OCR's greyscale
         plan = find(loci, "site plan of the allotment beds", "minutes.pdf")
-        assert plan.citation.page == 2 and "Figure 1" in plan.text
+        assert plan.citation.location.page == 2 and "Figure 1" in plan.text
     finally:
         loci.store.close()
 
@@ -487,6 +497,6 @@ def test_a_page_the_engine_fails_on_is_skipped_with_its_reason(
     pages = [text_image([f"Ledger page {word}"]) for word in ("alpha", "bravo", "charlie")]
     one_at_a_time = ParseBudgets(ocr_processes=1)
     doc = parse(scanned_pdf(pages), "ledger.pdf", one_at_a_time)
-    assert {b.page for b in doc.blocks} == {1, 3}
+    assert {b.location.page for b in doc.blocks} == {1, 3}
     assert "charlie" in doc.text.lower()
     assert "page 2 could not be read by OCR (OCR failed: Segmentation fault)" in doc.warnings

@@ -88,9 +88,11 @@ def test_a_phone_photo_is_found_by_search_with_the_fallback_and_not_without(
                 assert found == ["whiteboard.png"]
                 (hit,) = loci.search(brain, SearchRequest("quokka deployment", limit=10))
                 assert "quokka deployment" in hit.text.lower()
-                assert hit.citation.region is not None  # where on the photo, as with Tesseract
-                assert hit.citation.ocr_confidence is not None
-                assert hit.citation.ocr_confidence > 0.6
+                assert (
+                    hit.citation.location.region is not None
+                )  # where on the photo, as with Tesseract
+                assert hit.citation.location.ocr_confidence is not None
+                assert hit.citation.location.ocr_confidence > 0.6
             else:
                 assert found == []
                 assert "no text found in this image" in (done.status_reason or "")
@@ -122,8 +124,8 @@ def test_a_scanned_photo_page_is_read_by_the_fallback_and_cites_its_page() -> No
     pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=100)
     doc = parse(buffer.getvalue(), "minutes.pdf", ParseBudgets(ocr_processes=1))
     assert rapid.calls == before + 1  # the clean page took Tesseract's reading
-    assert [b.page for b in doc.blocks if "allotment" in b.text] == [1]
-    assert [b.page for b in doc.blocks if "quokka" in b.text.lower()] == [2]
+    assert [b.location.page for b in doc.blocks if "allotment" in b.text] == [1]
+    assert [b.location.page for b in doc.blocks if "quokka" in b.text.lower()] == [2]
     assert doc.metadata["ocr"]["engine"] == "rapidocr+tesseract"
 
 

@@ -21,7 +21,7 @@ def kinds(doc: ParsedDocument, kind: str) -> list[Block]:
 
 
 def page_text(doc: ParsedDocument, page: int) -> str:
-    return "\n".join(b.text for b in doc.blocks if b.page == page)
+    return "\n".join(b.text for b in doc.blocks if b.location.page == page)
 
 
 # --- registry ----------------------------------------------------------------------------------
@@ -77,17 +77,17 @@ def test_password_protected_office_file() -> None:
 def test_text_paragraphs_with_line_spans() -> None:
     data = b"First line\nstill first paragraph\n\n\n  Second paragraph  \n\nThird\n"
     doc = parse(data, "notes.txt", BUDGETS)
-    assert [(b.text, b.line_start, b.line_end) for b in doc.blocks] == [
+    assert [(b.text, b.location.line_start, b.location.line_end) for b in doc.blocks] == [
         ("First line\nstill first paragraph", 1, 2),
         ("  Second paragraph", 5, 5),
         ("Third", 7, 7),
     ]
-    assert all(b.kind == "paragraph" and b.page is None for b in doc.blocks)
+    assert all(b.kind == "paragraph" and b.location.page is None for b in doc.blocks)
 
 
 def test_windows_line_endings_keep_line_numbers() -> None:
     doc = parse(b"one\r\ntwo\r\n\r\nthree\r\n", "crlf.txt", BUDGETS)
-    assert [(b.text, b.line_start, b.line_end) for b in doc.blocks] == [
+    assert [(b.text, b.location.line_start, b.location.line_end) for b in doc.blocks] == [
         ("one\ntwo", 1, 2),
         ("three", 4, 4),
     ]
@@ -107,7 +107,7 @@ def test_latin1_text_is_decoded() -> None:
 def test_utf16_with_bom_is_decoded() -> None:
     doc = parse(fixtures.utf16_text(), "notes.txt", BUDGETS)
     assert doc.blocks[0].text == "UTF-16 notes: 日本語 and été."
-    assert doc.blocks[1].text == "Second paragraph." and doc.blocks[1].line_start == 3
+    assert doc.blocks[1].text == "Second paragraph." and doc.blocks[1].location.line_start == 3
 
 
 def test_utf8_bom_is_dropped() -> None:
@@ -131,7 +131,7 @@ def test_twenty_megabyte_single_line() -> None:
     doc = parse(data, "one-line.txt", BUDGETS)
     assert time.perf_counter() - started < 5
     assert len(doc.blocks) == 1
-    assert doc.blocks[0].line_start == doc.blocks[0].line_end == 1
+    assert doc.blocks[0].location.line_start == doc.blocks[0].location.line_end == 1
     assert len(doc.blocks[0].text) == len(data.rstrip())
 
 
@@ -143,7 +143,7 @@ def test_markdown_structure_and_frontmatter() -> None:
     assert doc.title == "Garden Notes"  # frontmatter wins over the first H1
     assert doc.metadata["tags"] == ["plants", "soil"]
     assert doc.metadata["date"] == "2024-05-01"  # dates stored as ISO strings
-    headings = [(b.text, b.level, b.line_start) for b in kinds(doc, "heading")]
+    headings = [(b.text, b.level, b.location.line_start) for b in kinds(doc, "heading")]
     assert headings == [
         ("Ignored H1 Because Frontmatter Wins", 1, 6),
         ("Setext Section", 2, 11),
@@ -151,15 +151,18 @@ def test_markdown_structure_and_frontmatter() -> None:
     ]
     (paragraph, *_rest) = kinds(doc, "paragraph")
     assert paragraph.text == "Intro paragraph about the garden.\nIt spans two lines."
-    assert (paragraph.line_start, paragraph.line_end) == (8, 9)  # counted in the file
+    assert (paragraph.location.line_start, paragraph.location.line_end) == (
+        8,
+        9,
+    )  # counted in the file
     (code,) = kinds(doc, "code")
     assert "def grow(seed):\n\n    return seed * 2" in code.text  # fenced code kept whole
-    assert (code.line_start, code.line_end) == (17, 21)
+    assert (code.location.line_start, code.location.line_end) == (17, 21)
     (listing,) = kinds(doc, "list")
     assert listing.text == "- compost weekly\n- water at dawn"
     (table,) = kinds(doc, "table")
     assert "basil" in table.text and "May" in table.text
-    assert doc.blocks[-1].text == "Final words." and doc.blocks[-1].line_start == 29
+    assert doc.blocks[-1].text == "Final words." and doc.blocks[-1].location.line_start == 29
 
 
 def test_markdown_title_falls_back_to_first_h1() -> None:
@@ -173,7 +176,7 @@ def test_bad_frontmatter_is_a_warning_not_a_failure() -> None:
     doc = parse(data, "broken.md", BUDGETS)
     assert doc.title == "Heading"
     assert any("frontmatter" in w for w in doc.warnings)
-    assert doc.blocks[-1].text == "Body text." and doc.blocks[-1].line_start == 7
+    assert doc.blocks[-1].text == "Body text." and doc.blocks[-1].location.line_start == 7
 
 
 @pytest.mark.attack
@@ -274,9 +277,9 @@ def test_pdf_text_lands_on_its_page() -> None:
         "Alpha report opens on page one.",
         "The first paragraph talks about apples and orchards.",
     ]
-    assert (first.page, first.line_start, first.line_end) == (1, 1, 2)
-    assert (doc.blocks[1].page, doc.blocks[1].line_start) == (1, 3)
-    assert (doc.blocks[2].page, doc.blocks[2].line_start) == (2, 1)
+    assert (first.location.page, first.location.line_start, first.location.line_end) == (1, 1, 2)
+    assert (doc.blocks[1].location.page, doc.blocks[1].location.line_start) == (1, 3)
+    assert (doc.blocks[2].location.page, doc.blocks[2].location.line_start) == (2, 1)
 
 
 def test_pdf_two_columns_read_left_then_right() -> None:
@@ -296,7 +299,7 @@ def test_pdf_paper_layout_reads_abstract_then_each_column() -> None:
     doc = parse(data, "paper.pdf", BUDGETS)
     assert doc.title == "A Study of Things"  # the big line on page one; no metadata title
     abstract = doc.blocks[1]
-    assert abstract.text.startswith("Abstract.") and abstract.line_start == 2
+    assert abstract.text.startswith("Abstract.") and abstract.location.line_start == 2
     assert doc.blocks[2].text.splitlines() == left
     assert doc.blocks[3].text.splitlines() == right
 
@@ -321,15 +324,15 @@ def test_pdf_headings_from_font_size() -> None:
         ("Requirements", 2),
         ("Running the installer", 2),
     ]
-    assert all(b.page == 1 for b in doc.blocks)
+    assert all(b.location.page == 1 for b in doc.blocks)
 
 
 def test_pdf_running_headers_and_page_numbers_are_dropped() -> None:
     doc = parse(fixtures.pdf_with_running_headers(), "memo.pdf", BUDGETS)
     assert "ACME Corp" not in doc.text and "Page 2 of 4" not in doc.text
-    assert {b.page for b in doc.blocks} == {1, 2, 3, 4}
+    assert {b.location.page for b in doc.blocks} == {1, 2, 3, 4}
     assert doc.blocks[0].text.startswith(fixtures.prose(80, seed=50)[:40])
-    assert doc.blocks[0].line_start == 2  # the dropped header was still line 1 of the page
+    assert doc.blocks[0].location.line_start == 2  # the dropped header was still line 1 of the page
 
 
 def test_encrypted_pdf() -> None:
@@ -390,7 +393,7 @@ def test_docx_headings_lists_and_tables() -> None:
         < order.index("Role | Person")
         < order.index("Questions go to the shared inbox.")
     )
-    line_starts = [b.line_start or 0 for b in doc.blocks]
+    line_starts = [b.location.line_start or 0 for b in doc.blocks]
     assert line_starts == sorted(line_starts)
 
 

@@ -13,7 +13,7 @@ import psycopg
 import pytest
 
 from loci.errors import InvalidInput
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.postgres import PostgresStore
 from loci.store.postgres import vectors as vector_sql
 from loci.store.postgres.connection import connect
@@ -38,7 +38,8 @@ def new_doc(name: str, title: str | None = None) -> NewDocument:
 def chunks_of(texts: list[str], tag: str, heading: tuple[str, ...] = ()) -> list[IndexedChunk]:
     return [
         IndexedChunk(
-            ChunkDraft(i, t, heading, None, None, None, 0, len(t), 1, f"{tag}-{i}"), f"e{tag}-{i}"
+            ChunkDraft(i, t, heading, Location(None, None, None, 0, len(t)), 1, f"{tag}-{i}"),
+            f"e{tag}-{i}",
         )
         for i, t in enumerate(texts)
     ]

@@ -106,7 +106,7 @@ def test_migrate_copies_everything_and_ranks_the_same(
         assert store.integrations.sealed_webhook_secrets(same.id, "jamie") == ["sealed-bytes"]
         assert not store.integrations.claim_delivery("slack", "Ev1", 9999.0, 120)  # done stays
         ocr = {c.id: c for c in store.list_chunks(same.id, ids[0])}[scanned.id]
-        assert (ocr.region, ocr.ocr_confidence) == ("0.1,0.2,0.9,0.4", 0.87)
+        assert (ocr.location.region, ocr.location.ocr_confidence) == ((0.1, 0.2, 0.9, 0.4), 0.87)
         later = store.integrations.create_webhook_secret(same.id, "jamie", "whsec_cd", "s2")
         assert later.id > secret.id
         moved_graph = BrainGraph(store, moved.blobs, moved.search)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from loci.errors import Conflict, NotFound
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.migrations import MIGRATIONS
@@ -34,7 +34,9 @@ def new_doc(name: str, digest: str, tags: tuple[str, ...] = ()) -> NewDocument:
 
 
 def draft(index: int, text: str) -> IndexedChunk:
-    d = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), len(text.split()), f"h{text}")
+    d = ChunkDraft(
+        index, text, (), Location(None, 1, 1, 0, len(text)), len(text.split()), f"h{text}"
+    )
     return IndexedChunk(d, f"e-{text}")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.search_index import SearchIndex
 from loci.store.vector_files import matrix_path
@@ -31,7 +31,7 @@ def _add(store: SqliteStore, brain_id: int, number: int, rng: np.random.Generato
     chunks, vectors = [], {}
     for index in range(3):
         text = f"passage {index} of {number}"
-        chunk = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), 4, text)
+        chunk = ChunkDraft(index, text, (), Location(None, 1, 1, 0, len(text)), 4, text)
         vector = rng.standard_normal(DIMS).astype(np.float32)
         vectors[f"{brain_id}-{number}-{index}"] = vector / np.linalg.norm(vector)
         chunks.append(IndexedChunk(chunk, f"{brain_id}-{number}-{index}"))

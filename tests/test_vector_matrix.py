@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument, SearchFilters
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.store.sqlite import SqliteStore
 from loci.store.vector_matrix import RESCORE, VectorMatrix
 
@@ -56,7 +56,7 @@ def _add(store: SqliteStore, brain_id: int, number: int, rng: np.random.Generato
     chunks, vectors = [], {}
     for index in range(3):
         text = f"passage {index} of {number}"
-        chunk = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), 4, text)
+        chunk = ChunkDraft(index, text, (), Location(None, 1, 1, 0, len(text)), 4, text)
         vector = rng.standard_normal(16).astype(np.float32)
         vectors[f"{number}-{index}"] = vector / np.linalg.norm(vector)
         chunks.append(IndexedChunk(chunk, f"{number}-{index}"))

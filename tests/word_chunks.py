@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from loci.models import ChunkDraft, IndexedChunk, NewDocument
+from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument
 from loci.store.sqlite import SqliteStore
 
 DIMS = 8
@@ -32,7 +32,7 @@ def reindex_words(store: SqliteStore, doc_id: int, name: str, words: list[str]) 
     chunks, vectors = [], {}
     for index, word in enumerate(words):
         text = f"{word} notes"
-        draft = ChunkDraft(index, text, (), None, 1, 1, 0, len(text), 2, f"{name}-{word}")
+        draft = ChunkDraft(index, text, (), Location(None, 1, 1, 0, len(text)), 2, f"{name}-{word}")
         chunks.append(IndexedChunk(draft, f"{name}-{word}"))
         vectors[f"{name}-{word}"] = word_vector(word)
     store.replace_index(doc_id, chunks, vectors, "m", "", None, None)

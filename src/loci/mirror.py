@@ -3,14 +3,18 @@
 Both surfaces that speak JSON — the HTTP API's schemas and the MCP server's tool outputs — show
 frozen dataclasses from `loci.models` and `loci.graph.results`. Where a response has the same
 fields under the same names, it says so by being a Mirror, and `of` copies them (tuples become
-lists), so a field added to the domain object cannot be forgotten in a hand-written copy.
+lists), so a field added to the domain object cannot be forgotten in a hand-written copy. A
+`Location` is one value inside but flat on the wire: its fields show beside the object's own.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict
+
+from loci.models import Location
 
 
 class Mirror(BaseModel):
@@ -21,4 +25,9 @@ class Mirror(BaseModel):
 
     @classmethod
     def of(cls, value: Any) -> Self:
+        location = getattr(value, "location", None)
+        if isinstance(location, Location) and dataclasses.is_dataclass(value):
+            shown = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            del shown["location"]
+            return cls.model_validate({**shown, **location.flat()})
         return cls.model_validate(value)

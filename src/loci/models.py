@@ -2,13 +2,15 @@
 
 Parsers produce a `ParsedDocument` (a title, metadata and a list of `Block`s); the chunker turns
 blocks into `ChunkDraft`s; the store keeps `Document`s and `Chunk`s; search returns `Hit`s whose
-`Citation` points at the exact file, page, line span and heading a passage came from.
+`Citation` points at the exact file, page, line span and heading a passage came from. Where a
+passage is — page, lines, characters, OCR region, recording time — is one `Location`, carried
+whole from block to citation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 BlockKind = Literal["heading", "paragraph", "list", "table", "code"]
 DocumentStatus = Literal["processing", "ready", "failed"]
@@ -29,6 +31,8 @@ TokenKind = Literal["api", "session"]
 Region = tuple[float, float, float, float]
 
 
+_N = TypeVar("_N", int, float)
+
 # Below this mean confidence (0-1) OCR text is kept but marked as uncertain in citations.
 LOW_OCR_CONFIDENCE = 0.6
 
@@ -38,12 +42,18 @@ def region_text(region: Region) -> str:
     return ",".join(f"{v:.3f}" for v in region)
 
 
-def region_words(region: str) -> str:
-    """Where a stored region sits, as a reader would look for it: "top left", "middle", …"""
+def region_of(text: str | None) -> Region | None:
+    """A stored region ("left,top,right,bottom") read back; None when there is none."""
     try:
-        left, top, right, bottom = (float(v) for v in region.split(","))
-    except ValueError:
-        return "region " + region
+        left, top, right, bottom = (float(v) for v in (text or "").split(","))
+    except ValueError:  # none, or not four numbers: nothing a reader could be pointed at
+        return None
+    return (left, top, right, bottom)
+
+
+def region_words(region: Region) -> str:
+    """Where a region sits, as a reader would look for it: "top left", "middle", …"""
+    left, top, right, bottom = region
     x, y = (left + right) / 2, (top + bottom) / 2
     # A region spanning most of the height (or width) says nothing about that direction.
     row = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
@@ -70,28 +80,111 @@ def time_span_text(start: float, end: float | None) -> str:
     return f"{time_text(start)}–{time_text(end)}"
 
 
+def _low(a: _N | None, b: _N | None) -> _N | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _high(a: _N | None, b: _N | None) -> _N | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def _bounding(a: Region | None, b: Region | None) -> Region | None:
+    if a is None or b is None:
+        return b if a is None else a
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a passage is in its document: one value from the parser's block to the citation.
+
+    `page` is 1-based for paged formats. `line_start`/`line_end` are 1-based and inclusive, in
+    the source's own coordinates: lines of the file for text formats, lines of the page's
+    extracted text for PDF, paragraph numbers for DOCX. `char_start`/`char_end` are offsets
+    into `ParsedDocument.text` (a chunk has them; a block's follow from its place in the text).
+    Text read by OCR has its `region` on the page and the engine's confidence (0-1) in it; text
+    transcribed from a recording has the seconds it was spoken between.
+    """
+
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    region: Region | None = None
+    ocr_confidence: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None
+
+    def union(self, other: Location) -> Location:
+        """The location of a passage holding both: spans widened to cover each, the region
+        their bounding box, the lower confidence (one uncertain part marks the whole). A
+        passage stays on one page, so the page is this one's when it has one."""
+        return Location(
+            page=self.page if self.page is not None else other.page,
+            line_start=_low(self.line_start, other.line_start),
+            line_end=_high(self.line_end, other.line_end),
+            char_start=_low(self.char_start, other.char_start),
+            char_end=_high(self.char_end, other.char_end),
+            region=_bounding(self.region, other.region),
+            ocr_confidence=_low(self.ocr_confidence, other.ocr_confidence),
+            time_start=_low(self.time_start, other.time_start),
+            time_end=_high(self.time_end, other.time_end),
+        )
+
+    @property
+    def region_text(self) -> str | None:
+        """The region as stored and shown on the wire (see `region_text`)."""
+        return None if self.region is None else region_text(self.region)
+
+    @property
+    def ocr_uncertain(self) -> bool:
+        return self.ocr_confidence is not None and self.ocr_confidence < LOW_OCR_CONFIDENCE
+
+    def where(self, page_word: str = "page", lines: bool = False) -> list[str]:
+        """How a person finds the passage, part by part: "page 3", "lines 4–9" (with `lines`),
+        "top left", "12:04–12:37"."""
+        parts = []
+        if self.page:
+            parts.append(f"{page_word} {self.page}")
+        if lines and self.line_start:
+            parts.append(
+                f"lines {self.line_start}–{self.line_end}"
+                if self.line_end is not None and self.line_end != self.line_start
+                else f"line {self.line_start}"
+            )
+        if self.region is not None:
+            parts.append(region_words(self.region))
+        if self.time_start is not None:
+            parts.append(time_span_text(self.time_start, self.time_end))
+        return parts
+
+    def flat(self) -> dict[str, Any]:
+        """The flat fields a citation shows on the wire (API, MCP, stored answers): the
+        character offsets stay inside, the region is its text."""
+        return {
+            "page": self.page,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "region": self.region_text,
+            "ocr_confidence": self.ocr_confidence,
+            "time_start": self.time_start,
+            "time_end": self.time_end,
+        }
+
+
+NOWHERE = Location()
+
+
 @dataclass(frozen=True)
 class Block:
-    """One structural unit of a parsed document, in reading order.
-
-    `line_start`/`line_end` are 1-based and inclusive, in the source's own coordinates: lines of the
-    file for text formats, lines of the page's extracted text for PDF, paragraph numbers for DOCX.
-    `page` is 1-based for paged formats and None otherwise. A heading block has `level` >= 1.
-    Text read by OCR also has its `region` on the page (see `Region`) and the engine's mean
-    `confidence` (0-1) in it. Text transcribed from a recording has the seconds it was spoken
-    between (`time_start`, `time_end`).
-    """
+    """One structural unit of a parsed document, in reading order, and where it is (no character
+    offsets: they follow from its place in `ParsedDocument.text`). A heading has `level` >= 1."""
 
     kind: BlockKind
     text: str
     level: int = 0
-    page: int | None = None
-    line_start: int | None = None
-    line_end: int | None = None
-    region: Region | None = None
-    confidence: float | None = None
-    time_start: float | None = None
-    time_end: float | None = None
+    location: Location = NOWHERE
 
 
 @dataclass(frozen=True)
@@ -119,22 +212,56 @@ class ParsedDocument:
 
 @dataclass(frozen=True)
 class ChunkDraft:
-    """A passage ready to embed and index; offsets are into `ParsedDocument.text`."""
+    """A passage ready to embed and index; its character offsets are into
+    `ParsedDocument.text`."""
 
     index: int
     text: str
     heading_path: tuple[str, ...]
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    char_start: int
-    char_end: int
+    location: Location
     token_count: int
     content_hash: str
-    region: str | None = None  # `region_text` of the OCR text in it, when it came from OCR
-    ocr_confidence: float | None = None  # the lowest of its OCR text's confidences (0-1)
-    time_start: float | None = None  # a transcript's: seconds into the recording
-    time_end: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.location.char_start is None or self.location.char_end is None:
+            raise ValueError("a chunk draft's location needs its character offsets")
+
+    # The chunks table's columns, which the stores' inserts read by name.
+    @property
+    def page(self) -> int | None:
+        return self.location.page
+
+    @property
+    def line_start(self) -> int | None:
+        return self.location.line_start
+
+    @property
+    def line_end(self) -> int | None:
+        return self.location.line_end
+
+    @property
+    def char_start(self) -> int:
+        return self.location.char_start or 0  # never None: see __post_init__
+
+    @property
+    def char_end(self) -> int:
+        return self.location.char_end or 0
+
+    @property
+    def region(self) -> str | None:
+        return self.location.region_text
+
+    @property
+    def ocr_confidence(self) -> float | None:
+        return self.location.ocr_confidence
+
+    @property
+    def time_start(self) -> float | None:
+        return self.location.time_start
+
+    @property
+    def time_end(self) -> float | None:
+        return self.location.time_end
 
 
 @dataclass(frozen=True)
@@ -174,17 +301,9 @@ class Chunk:
     index: int
     text: str
     heading_path: tuple[str, ...]
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    char_start: int
-    char_end: int
+    location: Location
     token_count: int
     content_hash: str
-    region: str | None = None
-    ocr_confidence: float | None = None
-    time_start: float | None = None
-    time_end: float | None = None
     # The key of the chunk's vector: sha256 of what was embedded (context line and text).
     embed_hash: str = ""
 
@@ -195,15 +314,21 @@ class Citation:
     name: str
     title: str | None
     chunk_index: int
-    page: int | None
-    line_start: int | None
-    line_end: int | None
+    location: Location
     heading_path: tuple[str, ...]
     source_url: str | None
-    region: str | None = None  # where on the page OCR read the passage (see `Region`)
-    ocr_confidence: float | None = None
-    time_start: float | None = None  # where in a recording it was said, in seconds
-    time_end: float | None = None
+
+    def flat(self) -> dict[str, Any]:
+        """The citation as the wire shows it: flat, its location's fields beside the rest."""
+        return {
+            "document_id": self.document_id,
+            "name": self.name,
+            "title": self.title,
+            "chunk_index": self.chunk_index,
+            **self.location.flat(),
+            "heading_path": list(self.heading_path),
+            "source_url": self.source_url,
+        }
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from loci.models import LOW_OCR_CONFIDENCE, Hit, region_words, time_span_text
+from loci.models import Hit, time_span_text
 
 SOURCE_CLOSE = re.compile(r"</\s*source\s*>", re.IGNORECASE)
 
@@ -25,26 +25,21 @@ class Source:
     def label(self) -> str:
         """ "report.pdf, page 3, § Results" — how a person reads the citation."""
         c = self.hit.citation
-        parts = [c.name]
-        if c.page is not None:
-            parts.append(f"page {c.page}")
-        if c.region:
-            parts.append(region_words(c.region))
-        if c.time_start is not None:
-            parts.append(time_span_text(c.time_start, c.time_end))
+        parts = [c.name, *c.location.where()]
         if c.heading_path:
             parts.append("§ " + " › ".join(c.heading_path[-2:]))
-        if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
+        if c.location.ocr_uncertain:
             parts.append("OCR uncertain")
         return ", ".join(parts)
 
     def as_block(self) -> str:
         c = self.hit.citation
+        at = c.location
         attributes = f'number="{self.number}" file="{_attr(c.name)}"'
-        if c.page is not None:
-            attributes += f' page="{c.page}"'
-        if c.time_start is not None:
-            attributes += f' time="{time_span_text(c.time_start, c.time_end)}"'
+        if at.page is not None:
+            attributes += f' page="{at.page}"'
+        if at.time_start is not None:
+            attributes += f' time="{time_span_text(at.time_start, at.time_end)}"'
         if c.heading_path:
             attributes += f' section="{_attr(" > ".join(c.heading_path))}"'
         body = SOURCE_CLOSE.sub("</ source>", self.hit.text)
@@ -52,6 +47,7 @@ class Source:
 
     def citation(self) -> dict[str, Any]:
         c = self.hit.citation
+        at = c.location
         return {
             "number": self.number,
             "label": f"Source {self.number}",
@@ -61,15 +57,15 @@ class Source:
             "title": c.title,
             "chunk_id": self.hit.chunk_id,
             "chunk_index": c.chunk_index,
-            "page": c.page,
-            "line_start": c.line_start,
-            "line_end": c.line_end,
+            "page": at.page,
+            "line_start": at.line_start,
+            "line_end": at.line_end,
             "heading_path": list(c.heading_path),
             "source_url": c.source_url,
-            "region": c.region,
-            "ocr_confidence": c.ocr_confidence,
-            "time_start": c.time_start,
-            "time_end": c.time_end,
+            "region": at.region_text,
+            "ocr_confidence": at.ocr_confidence,
+            "time_start": at.time_start,
+            "time_end": at.time_end,
             "snippet": self.hit.snippet,
             "where": self.label(),
         }

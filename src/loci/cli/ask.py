@@ -27,16 +27,16 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
-from loci.models import Feedback, SearchFilters
+from loci.models import Feedback, Location, SearchFilters
 
 
 def _where(citation: dict[str, Any]) -> str:
-    parts = [citation["name"]]
-    if citation.get("page"):
-        parts.append(f"p. {citation['page']}")
-    if citation.get("line_start"):
-        start, end = citation["line_start"], citation["line_end"]
-        parts.append(f"lines {start}–{end}" if end != start else f"line {start}")
+    at = Location(
+        page=citation.get("page"),
+        line_start=citation.get("line_start"),
+        line_end=citation.get("line_end"),
+    )
+    parts = [citation["name"], *at.where("p.", lines=True)]
     if citation.get("heading_path"):
         parts.append(" › ".join(citation["heading_path"]))
     return " · ".join(parts)

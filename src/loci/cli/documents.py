@@ -106,11 +106,12 @@ def register(app: typer.Typer) -> None:
             out.print()
             out.print(escape(body))
         for c in parts or []:
+            at = c.location
             where = " · ".join(
                 x
                 for x in (
-                    f"p. {c.page}" if c.page else "",
-                    f"lines {c.line_start}–{c.line_end}" if c.line_start else "",
+                    f"p. {at.page}" if at.page else "",
+                    f"lines {at.line_start}–{at.line_end}" if at.line_start else "",
                     " › ".join(c.heading_path),
                 )
                 if x

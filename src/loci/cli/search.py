@@ -12,7 +12,7 @@ from rich.markup import escape
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
-from loci.models import LOW_OCR_CONFIDENCE, Hit, SearchFilters, region_words, time_span_text
+from loci.models import Hit, SearchFilters
 
 Mode = Literal["hybrid", "text", "vector"]
 
@@ -30,22 +30,10 @@ MARK = re.compile(r"\*\*(.+?)\*\*")
 
 def location(hit: Hit) -> str:
     c = hit.citation
-    parts = [c.name]
-    if c.page:
-        parts.append(f"p. {c.page}")
-    if c.line_start:
-        parts.append(
-            f"lines {c.line_start}–{c.line_end}"
-            if c.line_end != c.line_start
-            else f"line {c.line_start}"
-        )
-    if c.region:
-        parts.append(region_words(c.region))
-    if c.time_start is not None:
-        parts.append(time_span_text(c.time_start, c.time_end))
+    parts = [c.name, *c.location.where("p.", lines=True)]
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
-    if c.ocr_confidence is not None and c.ocr_confidence < LOW_OCR_CONFIDENCE:
+    if c.location.ocr_uncertain:
         parts.append("OCR uncertain")
     return " · ".join(parts)
 

@@ -17,6 +17,7 @@ from loci.graph.linked_search import lead_line, live_page, page_neighbours
 from loci.graph.links import source_refs
 from loci.graph.results import FolderCount, Page, QueryHit, SourcePointer, Summary, summary
 from loci.models import (
+    NOWHERE,
     Brain,
     Citation,
     Document,
@@ -153,9 +154,7 @@ class GraphReader:
                 name=f"{record.folder}/{record.id}.md",
                 title=record.title,
                 chunk_index=0,
-                page=None,
-                line_start=None,
-                line_end=None,
+                location=NOWHERE,
                 heading_path=(),
                 source_url=None,
             )

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from loci.errors import LociError
 from loci.llm.client import Chat
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -109,8 +109,9 @@ def with_captions(parsed: ParsedDocument, data: bytes, captioner: Captioner) -> 
     blocks: list[Block] = []
     pending = dict(captions)
     for block in parsed.blocks:
-        if block.page in pending:
-            blocks.append(_caption_block(pending.pop(block.page), block.page))
+        page = block.location.page
+        if page in pending:
+            blocks.append(_caption_block(pending.pop(page), page))
         blocks.append(block)
     blocks.extend(_caption_block(text, page) for page, text in pending.items())
     metadata = {
@@ -123,7 +124,7 @@ def with_captions(parsed: ParsedDocument, data: bytes, captioner: Captioner) -> 
 
 
 def _caption_block(text: str, page: int | None) -> Block:
-    return Block("paragraph", CAPTION_PREFIX + text, page=page)
+    return Block("paragraph", CAPTION_PREFIX + text, location=Location(page=page))
 
 
 def _pictures(parsed: ParsedDocument, data: bytes) -> Iterator[tuple[int | None, Image.Image]]:

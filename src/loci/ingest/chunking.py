@@ -22,15 +22,15 @@ file stops being read once `max_chunks` chunks exist.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from loci.errors import InvalidInput
-from loci.models import Block, ChunkDraft, ParsedDocument, Region, region_text
+from loci.models import Block, ChunkDraft, Location, ParsedDocument
 
 __all__ = ["ChunkingResult", "chunk_document"]
 
@@ -64,25 +64,20 @@ class _Piece:
     start: int
     end: int
     tokens: int  # content tokens: the counter's fixed per-call overhead removed
-    page: int | None
-    line_start: int | None
-    line_end: int | None
+    location: Location  # its block's, lines narrowed to the piece; no character offsets
     section: int
     heading_path: tuple[str, ...]
     heading_level: int  # > 0 for (a piece of) a heading block
-    region: Region | None = None  # OCR text: where on the page it was read
-    confidence: float | None = None  # OCR text: how sure the engine was
-    time_start: float | None = None  # transcribed speech: when it was said, in seconds
-    time_end: float | None = None
 
 
 @dataclass(frozen=True)
 class _Overlap:
     start: int
     tokens: int
-    line_start: int | None
+    # Where the repeated sentences begin (their line, and when a transcript's piece was said);
+    # its OCR region and confidence are the previous chunk's to cite, not this one's.
+    location: Location
     spaced: bool  # its sentences are separated by whitespace (CJK ones need not be)
-    time_start: float | None = None  # when the piece it repeats was said (transcripts)
 
 
 class _Counter:
@@ -199,7 +194,7 @@ class _Chunker:
         return ChunkingResult(chunks=tuple(chunks), truncated=truncated)
 
     def _continues(self, current: list[_Piece], piece: _Piece) -> bool:
-        if piece.page != current[-1].page:
+        if piece.location.page != current[-1].location.page:
             return False  # a citation names one page, so a chunk stays on one
         if piece.section == current[-1].section:
             return True
@@ -243,20 +238,15 @@ class _Chunker:
                 dropped = pieces.pop()
                 estimate -= dropped.tokens + self.counter.join
                 leftovers.insert(0, dropped)
-        first, last = pieces[0], pieces[-1]
+        spans = [p.location for p in pieces] + ([overlap.location] if overlap else [])
+        location = functools.reduce(Location.union, spans)
         draft = ChunkDraft(
             index=index,
             text=text,
-            heading_path=last.heading_path,
-            page=first.page,
-            line_start=overlap.line_start if overlap else first.line_start,
-            line_end=last.line_end,
-            char_start=start,
-            char_end=last.end,
+            heading_path=pieces[-1].heading_path,
+            location=replace(location, char_start=start, char_end=pieces[-1].end),
             token_count=tokens,
             content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest(),
-            **_ocr_location(pieces),
-            **_time_span(pieces, overlap),
         )
         return draft, pieces, leftovers
 
@@ -284,10 +274,11 @@ class _Chunker:
             start = s
         if start is None or start <= kept[0].start:
             return None  # nothing fits, or it would repeat the whole previous chunk
-        line_start = None
-        if last.line_start is not None:
-            line_start = last.line_start + self.text.count("\n", last.start, start)
-        return _Overlap(start, tokens, line_start, spaced, last.time_start)
+        line_start = last.location.line_start
+        if line_start is not None:
+            line_start += self.text.count("\n", last.start, start)
+        where = Location(line_start=line_start, time_start=last.location.time_start)
+        return _Overlap(start, tokens, where, spaced)
 
     # --- pieces ----------------------------------------------------------------------------
 
@@ -312,21 +303,7 @@ class _Chunker:
             if end - start <= self.count_limit:
                 tokens = self.counter.content(self.text[start:end])
                 if self.counter.overhead + tokens <= self.max_tokens:
-                    yield _Piece(
-                        start,
-                        end,
-                        tokens,
-                        block.page,
-                        block.line_start,
-                        block.line_end,
-                        section,
-                        path,
-                        level,
-                        block.region,
-                        block.confidence,
-                        block.time_start,
-                        block.time_end,
-                    )
+                    yield _Piece(start, end, tokens, block.location, section, path, level)
                     continue
             yield from self._split_block(block, start, end, section, path, level)
 
@@ -339,31 +316,19 @@ class _Chunker:
         path: tuple[str, ...],
         level: int,
     ) -> Iterator[_Piece]:
-        cursor, line = start, block.line_start
+        where = block.location
+        cursor, line = start, where.line_start
         for s, e, tokens in self._split(start, end, _PARAGRAPHS, block.kind in _LINE_KINDS):
             line_start = line_end = None
             if line is not None:
                 line_start = line + self.text.count("\n", cursor, s)
                 line_end = line_start + self.text.count("\n", s, e)
-                if block.line_end is not None:
-                    line_start = min(line_start, block.line_end)
-                    line_end = min(line_end, block.line_end)
+                if where.line_end is not None:
+                    line_start = min(line_start, where.line_end)
+                    line_end = min(line_end, where.line_end)
                 cursor, line = e, line_end
-            yield _Piece(
-                s,
-                e,
-                tokens,
-                block.page,
-                line_start,
-                line_end,
-                section,
-                path,
-                level,
-                block.region,
-                block.confidence,
-                block.time_start,
-                block.time_end,
-            )
+            piece_where = replace(where, line_start=line_start, line_end=line_end)
+            yield _Piece(s, e, tokens, piece_where, section, path, level)
 
     def _split(
         self, start: int, end: int, level: int, by_lines: bool
@@ -472,34 +437,3 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
     while end > start and text[end - 1].isspace():
         end -= 1
     return (start, end) if start < end else None
-
-
-def _ocr_location(pieces: list[_Piece]) -> dict[str, Any]:
-    """The region a chunk of OCR text covers on its page (the union of its pieces', which all
-    sit on one page) and its lowest confidence: one uncertain passage marks the chunk."""
-    regions = [p.region for p in pieces if p.region is not None]
-    confidences = [p.confidence for p in pieces if p.confidence is not None]
-    if not regions:
-        return {}
-    union = (
-        min(r[0] for r in regions),
-        min(r[1] for r in regions),
-        max(r[2] for r in regions),
-        max(r[3] for r in regions),
-    )
-    return {
-        "region": region_text(union),
-        "ocr_confidence": min(confidences) if confidences else None,
-    }
-
-
-def _time_span(pieces: list[_Piece], overlap: _Overlap | None) -> dict[str, Any]:
-    """The seconds of a recording a chunk of transcript covers: from the first words it holds
-    (those it repeats from the chunk before included) to the last."""
-    starts = [p.time_start for p in pieces if p.time_start is not None]
-    ends = [p.time_end for p in pieces if p.time_end is not None]
-    if overlap is not None and overlap.time_start is not None:
-        starts.append(overlap.time_start)
-    if not starts:
-        return {}
-    return {"time_start": min(starts), "time_end": max(ends) if ends else None}

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from loci.models import Location
+
 MAX_ANSWER = 3000  # characters of the answer itself
 MAX_SOURCES = 10
 MAX_REPLY = 4000  # the whole message (Slack's limit is 40,000; its advice, 4,000)
@@ -63,14 +65,12 @@ def source_line(citation: Mapping[str, Any], public_url: str | None) -> str:
             public_url, brain, document_id, page if isinstance(page, int) else None
         )
         shown = f"<{link}|{_label(shown)}>"
-    where = []
-    if citation.get("page") is not None:
-        where.append(f"page {citation['page']}")
-    start, end = citation.get("line_start"), citation.get("line_end")
-    if isinstance(start, int):
-        where.append(
-            f"lines {start}–{end}" if isinstance(end, int) and end != start else f"line {start}"
-        )
+    at = Location(
+        page=citation.get("page"),
+        line_start=citation.get("line_start"),
+        line_end=citation.get("line_end"),
+    )
+    where = at.where(lines=True)
     if citation.get("heading_path"):
         where.append("§ " + escape(" › ".join(str(h) for h in citation["heading_path"][-2:])))
     return f"[{citation.get('number')}] " + ", ".join([shown, *where])

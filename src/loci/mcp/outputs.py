@@ -7,7 +7,6 @@ one, a user's model key or a server setting — only what the brain holds and wh
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -49,7 +48,7 @@ class Passage(BaseModel):
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
-        citation = dataclasses.asdict(hit.citation)
+        citation = hit.citation.flat()
         passage = citation.pop("chunk_index")
         return cls(
             **citation,

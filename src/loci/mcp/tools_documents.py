@@ -213,8 +213,9 @@ def register(server: MCPServer, kit: Toolkit) -> None:
                 brain=target.name, document=info, text=text, offset=offset,
                 total_chars=len(chunk.text),
                 next_offset=end if end < len(chunk.text) else None,
-                passage=passage, page=chunk.page, line_start=chunk.line_start,
-                line_end=chunk.line_end, heading_path=list(chunk.heading_path),
+                passage=passage, page=chunk.location.page,
+                line_start=chunk.location.line_start, line_end=chunk.location.line_end,
+                heading_path=list(chunk.heading_path),
             )  # fmt: skip
         full = loci.document_text(target, document_id)
         if full is None:

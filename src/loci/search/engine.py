@@ -239,15 +239,9 @@ class SearchEngine:
             name=document.name,
             title=document.title,
             chunk_index=chunk.index,
-            page=chunk.page,
-            line_start=chunk.line_start,
-            line_end=chunk.line_end,
+            location=chunk.location,
             heading_path=chunk.heading_path,
             source_url=document.source_url,
-            region=chunk.region,
-            ocr_confidence=chunk.ocr_confidence,
-            time_start=chunk.time_start,
-            time_end=chunk.time_end,
         )
         return Hit(
             chunk_id=chunk.id,

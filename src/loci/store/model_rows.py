@@ -3,7 +3,8 @@
 Columns are matched to the model's fields by name (`idx` is `index`); columns the model does not
 have (`generation` on brains, `brain_id` on chunks) are dropped. JSON columns arrive as the
 backend stores them — text in SQLite, decoded values from PostgreSQL — so each backend passes
-its decoder; lists become tuples.
+its decoder; lists become tuples. A chunk's location columns (page, lines, characters, OCR
+region and confidence, recording time) become its one `Location`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any, TypeVar
 
-from loci.models import Brain, Chunk, Document, Job
+from loci.models import Brain, Chunk, Document, Job, Location, region_of
 
 T = TypeVar("T")
 JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
@@ -51,7 +52,22 @@ class ModelRows:
         return self.model(Document, row)
 
     def chunk(self, row: Mapping[str, Any]) -> Chunk:
-        return self.model(Chunk, row)
+        return self.model(Chunk, {**row, "location": location_of(row)})
 
     def job(self, row: Mapping[str, Any]) -> Job:
         return self.model(Job, row)
+
+
+def location_of(row: Mapping[str, Any]) -> Location:
+    """A chunk row's location columns as one value (the region is stored as its text)."""
+    return Location(
+        page=row["page"],
+        line_start=row["line_start"],
+        line_end=row["line_end"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        region=region_of(row["region"]),
+        ocr_confidence=row["ocr_confidence"],
+        time_start=row["time_start"],
+        time_end=row["time_end"],
+    )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 
 from pydantic import BaseModel, Field, field_validator
@@ -84,7 +83,7 @@ class HitOut(CitationFields):
         return cls(
             brain=brain.name,
             chunk_id=hit.chunk_id,
-            **dataclasses.asdict(hit.citation),
+            **hit.citation.flat(),
             snippet=hit.snippet,
             text=hit.text,
             score=hit.score,

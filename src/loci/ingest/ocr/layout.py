@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from loci.ingest.ocr.engine import Recognized, Word
-from loci.models import LOW_OCR_CONFIDENCE, Block, Region
+from loci.models import LOW_OCR_CONFIDENCE, Block, Location, Region
 
 LOW_CONFIDENCE = LOW_OCR_CONFIDENCE  # below this mean confidence a block is marked as uncertain
 
@@ -38,11 +38,13 @@ def ocr_blocks(recognized: Recognized, page: int | None = None, first_line: int 
             Block(
                 "paragraph",
                 text,
-                page=page,
-                line_start=line_number,
-                line_end=line_number + len(lines) - 1,
-                region=_region(words, recognized.width, recognized.height),
-                confidence=round(_confidence(words), 3),
+                location=Location(
+                    page=page,
+                    line_start=line_number,
+                    line_end=line_number + len(lines) - 1,
+                    region=_region(words, recognized.width, recognized.height),
+                    ocr_confidence=round(_confidence(words), 3),
+                ),
             )
         )
         line_number += len(lines)
@@ -50,7 +52,7 @@ def ocr_blocks(recognized: Recognized, page: int | None = None, first_line: int 
 
 
 def low_confidence(blocks: list[Block]) -> int:
-    return sum(1 for b in blocks if b.confidence is not None and b.confidence < LOW_CONFIDENCE)
+    return sum(1 for b in blocks if b.location.ocr_uncertain)
 
 
 def text_chars(blocks: list[Block]) -> int:

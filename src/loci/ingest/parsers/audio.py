@@ -16,7 +16,7 @@ import wave
 from typing import TYPE_CHECKING
 
 from loci.errors import TranscriptionRefused
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 if TYPE_CHECKING:
     from loci.llm.transcribe import Transcriber
@@ -76,13 +76,18 @@ def parse_audio(data: bytes, audio_format: str, transcriber: Transcriber | None)
     transcript = transcriber.transcribe(data, audio_format)
     duration = transcript.duration_s or wav_seconds(data)
     blocks = tuple(
-        Block("paragraph", s.text, time_start=s.start, time_end=s.end) for s in transcript.segments
+        Block("paragraph", s.text, location=Location(time_start=s.start, time_end=s.end))
+        for s in transcript.segments
     )
     warnings: list[str] = []
     if not blocks and transcript.text:
         # A model that gives no segment times (plain `json`): the words are still searchable,
         # cited as the whole recording.
-        blocks = (Block("paragraph", transcript.text, time_start=0.0, time_end=duration),)
+        blocks = (
+            Block(
+                "paragraph", transcript.text, location=Location(time_start=0.0, time_end=duration)
+            ),
+        )
         warnings.append("the transcription service gave no timestamps for this recording")
     if not blocks:
         warnings.append("no speech found in this recording")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from loci.ingest.encoding import decode_text
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 LANGUAGES: dict[str, str] = {
     ".py": "python",
@@ -126,10 +126,18 @@ def parse_code(data: bytes, name: str) -> ParsedDocument:
                 start = number
             current.append(line.rstrip())
         elif current:
-            blocks.append(Block("code", "\n".join(current), line_start=start, line_end=number - 1))
+            blocks.append(
+                Block(
+                    "code",
+                    "\n".join(current),
+                    location=Location(line_start=start, line_end=number - 1),
+                )
+            )
             current = []
     if current:
-        blocks.append(Block("code", "\n".join(current), line_start=start, line_end=number))
+        blocks.append(
+            Block("code", "\n".join(current), location=Location(line_start=start, line_end=number))
+        )
     warnings = () if blocks else ("no text found",)
     return ParsedDocument(
         title=None,

@@ -25,7 +25,7 @@ from loci.errors import ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.package import Package
 from loci.ingest.reasons import with_detail
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +129,7 @@ class _Reader:
                     "heading",
                     " ".join(text.split()),
                     level=level,
-                    line_start=self._line,
-                    line_end=self._line,
+                    location=Location(line_start=self._line, line_end=self._line),
                 )
             )
             return
@@ -144,7 +143,9 @@ class _Reader:
             self._list.append(f"{indent}{marker} {text}")
             return
         self._end_list()
-        self._blocks.append(Block("paragraph", text, line_start=self._line, line_end=self._line))
+        self._blocks.append(
+            Block("paragraph", text, location=Location(line_start=self._line, line_end=self._line))
+        )
 
     def _table(self, table: Any) -> None:
         self._end_list()
@@ -163,7 +164,11 @@ class _Reader:
                 rows.append(" | ".join(cells))
         if rows:
             self._blocks.append(
-                Block("table", "\n".join(rows), line_start=first, line_end=self._line)
+                Block(
+                    "table",
+                    "\n".join(rows),
+                    location=Location(line_start=first, line_end=self._line),
+                )
             )
 
     def _end_list(self) -> None:
@@ -172,8 +177,7 @@ class _Reader:
                 Block(
                     "list",
                     "\n".join(self._list),
-                    line_start=self._list_start,
-                    line_end=self._list_end,
+                    location=Location(line_start=self._list_start, line_end=self._list_end),
                 )
             )
             self._list = []

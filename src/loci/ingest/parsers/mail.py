@@ -29,7 +29,7 @@ from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.text import paragraph_blocks
 from loci.ingest.reasons import with_detail
-from loci.models import Attachment, Block, ParsedDocument
+from loci.models import Attachment, Block, Location, ParsedDocument
 
 _MAX_ATTACHMENTS = 100
 _MAX_MESSAGES = 20_000
@@ -84,7 +84,9 @@ def parse_mbox(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
         subject = _header(message, "Subject") or "(no subject)"
         date = _header(message, "Date")
         heading = f"{subject} — {date}" if date else subject
-        blocks.append(Block("heading", heading, level=1, line_start=line, line_end=line))
+        blocks.append(
+            Block("heading", heading, level=1, location=Location(line_start=line, line_end=line))
+        )
         blocks.extend(reader.message(message, raw, first_line=line + 1))
     metadata: dict[str, Any] = {"messages": len(starts)}
     if reader.attachments:
@@ -122,7 +124,13 @@ class _Reader:
         blocks = []
         if lines:
             end = first_line + header_lines - 1
-            blocks.append(Block("paragraph", "\n".join(lines), line_start=first_line, line_end=end))
+            blocks.append(
+                Block(
+                    "paragraph",
+                    "\n".join(lines),
+                    location=Location(line_start=first_line, line_end=end),
+                )
+            )
         body_line = None
         if header_end is not None and not message.is_multipart():
             encoding = str(message.get("Content-Transfer-Encoding", "")).strip().lower()

@@ -18,7 +18,7 @@ from markdown_it.token import Token
 
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers.html import strip_markup
-from loci.models import Block, BlockKind, ParsedDocument
+from loci.models import Block, BlockKind, Location, ParsedDocument
 
 logger = logging.getLogger(__name__)
 
@@ -143,13 +143,20 @@ def _blocks(tokens: list[Token], lines: list[str], offset: int) -> list[Block]:
             if content:
                 level = int(token.tag[1:]) if token.tag[1:].isdigit() else 1
                 blocks.append(
-                    Block("heading", content, level=level, line_start=start + 1, line_end=end)
+                    Block(
+                        "heading",
+                        content,
+                        level=level,
+                        location=Location(line_start=start + 1, line_end=end),
+                    )
                 )
             continue
         if token.type == "html_block":
             text = strip_markup(token.content).strip()
             if text:
-                blocks.append(Block("paragraph", text, line_start=start + 1, line_end=end))
+                blocks.append(
+                    Block("paragraph", text, location=Location(line_start=start + 1, line_end=end))
+                )
             continue
         kind = _SOURCE_KINDS.get(token.type)
         if kind is None:  # hr and anything unknown carry no text of their own
@@ -158,5 +165,5 @@ def _blocks(tokens: list[Token], lines: list[str], offset: int) -> list[Block]:
             end -= 1  # markdown-it counts the blank lines after a list into its map
         text = "\n".join(line.rstrip() for line in lines[start:end]).strip("\n")
         if text.strip():
-            blocks.append(Block(kind, text, line_start=start + 1, line_end=end))
+            blocks.append(Block(kind, text, location=Location(line_start=start + 1, line_end=end)))
     return blocks

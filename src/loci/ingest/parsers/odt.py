@@ -13,7 +13,7 @@ from typing import Any
 
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.package import Package, local_name
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
@@ -145,7 +145,9 @@ class _Reader:
             self._block("table", "\n".join(rows), first, self._line)
 
     def _block(self, kind: Any, text: str, start: int, end: int, level: int = 0) -> None:
-        self.blocks.append(Block(kind, text, level=level, line_start=start, line_end=end))
+        self.blocks.append(
+            Block(kind, text, level=level, location=Location(line_start=start, line_end=end))
+        )
 
 
 def _inline(element: Any) -> str:

@@ -94,7 +94,7 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
     blocks = document_blocks(paragraphs)
     if scanned.blocks:
         # Each page is either text or OCR, so a stable sort by page interleaves them rightly.
-        blocks = sorted([*blocks, *scanned.blocks], key=lambda b: b.page or 0)
+        blocks = sorted([*blocks, *scanned.blocks], key=lambda b: b.location.page or 0)
     warnings.extend(scanned.warnings())
     if scanned.pages:
         metadata["ocr"] = scanned.summary()
@@ -104,7 +104,8 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
         warnings.append("no extractable text")
     declared = metadata.pop("title", None)
     title = (declared if isinstance(declared, str) and _useful_title(declared) else None) or next(
-        (b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.page == 1), None
+        (b.text for b in blocks if b.kind == "heading" and b.level == 1 and b.location.page == 1),
+        None,
     )
     return ParsedDocument(
         title=title, blocks=tuple(blocks), metadata=metadata, warnings=tuple(warnings)

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from loci.ingest.parsers.pdf_layout import Paragraph
-from loci.models import Block
+from loci.models import Block, Location
 
 _HEADING_RATIO = 1.15  # font size over body size from which a short paragraph is a heading
 _HEADING_MAX_CHARS = 200
@@ -30,15 +30,14 @@ def document_blocks(paragraphs: list[Paragraph]) -> list[Block]:
     for paragraph in paragraphs:
         text = "\n".join(paragraph.lines)
         line_end = paragraph.line_start + len(paragraph.lines) - 1
+        where = Location(page=paragraph.page, line_start=paragraph.line_start, line_end=line_end)
         if _is_heading(paragraph, body):
             blocks.append(
                 Block(
                     "heading",
                     " ".join(paragraph.lines),
                     level=levels[_size(paragraph)],
-                    page=paragraph.page,
-                    line_start=paragraph.line_start,
-                    line_end=line_end,
+                    location=where,
                 )
             )
         else:
@@ -46,9 +45,7 @@ def document_blocks(paragraphs: list[Paragraph]) -> list[Block]:
                 Block(
                     "paragraph",
                     text,
-                    page=paragraph.page,
-                    line_start=paragraph.line_start,
-                    line_end=line_end,
+                    location=where,
                 )
             )
     return blocks

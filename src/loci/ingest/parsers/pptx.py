@@ -14,7 +14,7 @@ from typing import Any
 from loci.errors import BudgetExceeded, ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.parsers.package import Package, local_name
-from loci.models import Block, BlockKind, ParsedDocument
+from loci.models import Block, BlockKind, Location, ParsedDocument
 
 _REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 _TITLE_TYPES = frozenset({"title", "ctrTitle"})
@@ -53,7 +53,7 @@ def parse_pptx(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
         )
         if notes is not None and notes in package:
             slide.read_notes(package.xml(notes))
-        if any(b.line_start is not None for b in slide.blocks):  # not just "Slide 7" alone
+        if any(b.location.line_start is not None for b in slide.blocks):  # not just "Slide 7" alone
             blocks.extend(slide.blocks)
         first_title = first_title or slide.title
 
@@ -131,9 +131,7 @@ class _Slide:
                 kind,
                 "\n".join(lines),
                 level=level,
-                page=self.number,
-                line_start=span[0],
-                line_end=span[1],
+                location=Location(page=self.number, line_start=span[0], line_end=span[1]),
             )
         )
 

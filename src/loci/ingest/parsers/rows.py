@@ -9,7 +9,7 @@ line numbers of the file for CSV.
 
 from __future__ import annotations
 
-from loci.models import Block
+from loci.models import Block, Location
 
 MAX_CELL_CHARS = 2000
 _BLOCK_CHARS = 400
@@ -58,12 +58,16 @@ class RowBlocks:
             self._flush()
         elif self._header is not None and not self.blocks:
             start, end = self._header_lines
-            self.blocks.append(Block("table", self._header, line_start=start, line_end=end))
+            self.blocks.append(
+                Block("table", self._header, location=Location(line_start=start, line_end=end))
+            )
         return self.blocks
 
     def _flush(self) -> None:
         text = "\n".join([self._header or "", *self._pending])
-        self.blocks.append(Block("table", text, line_start=self._start, line_end=self._end))
+        self.blocks.append(
+            Block("table", text, location=Location(line_start=self._start, line_end=self._end))
+        )
         self._pending = []
 
     def _cell(self, value: str) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 from loci.errors import ParseError
 from loci.ingest.parsers import Deadline, ParseBudgets
-from loci.models import Block, BlockKind, ParsedDocument
+from loci.models import Block, BlockKind, Location, ParsedDocument
 
 _TOKEN = re.compile(
     rb"\\([a-zA-Z]{1,32})(-?\d{1,10})? ?"  # control word with optional parameter
@@ -401,7 +401,12 @@ class _Reader:
 
     def _block(self, kind: BlockKind, text: str, start: int, end: int, level: int = 0) -> None:
         self.state.blocks.append(
-            Block(kind, text, level=level, line_start=start, line_end=max(start, end))
+            Block(
+                kind,
+                text,
+                level=level,
+                location=Location(line_start=start, line_end=max(start, end)),
+            )
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from loci.ingest.encoding import decode_text
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Location, ParsedDocument
 
 
 def parse_text(data: bytes) -> ParsedDocument:
@@ -30,7 +30,13 @@ def paragraph_blocks(text: str, first_line: int = 1) -> Iterator[Block]:
                 start = number
             current.append(line.rstrip())
         elif current:
-            yield Block("paragraph", "\n".join(current), line_start=start, line_end=number - 1)
+            yield Block(
+                "paragraph",
+                "\n".join(current),
+                location=Location(line_start=start, line_end=number - 1),
+            )
             current = []
     if current:
-        yield Block("paragraph", "\n".join(current), line_start=start, line_end=number)
+        yield Block(
+            "paragraph", "\n".join(current), location=Location(line_start=start, line_end=number)
+        )
