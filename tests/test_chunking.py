@@ -90,7 +90,7 @@ def test_sections_never_mix_and_carry_their_heading_path() -> None:
     install = result.chunks[1]
     assert "Run it twice." in install.text and "Reboot when asked." in install.text  # packed
     assert "settings" not in install.text
-    assert (install.line_start, install.line_end) == (5, 9)
+    assert (install.location.line_start, install.location.line_end) == (5, 9)
     assert not result.truncated
 
 

@@ -159,6 +159,14 @@ class Location:
             parts.append(time_span_text(self.time_start, self.time_end))
         return parts
 
+    def span_columns(self) -> tuple[int | None, int | None, int | None, int | None, int | None]:
+        """page, line_start, line_end, char_start, char_end: the chunks table's columns."""
+        return self.page, self.line_start, self.line_end, self.char_start, self.char_end
+
+    def reading_columns(self) -> tuple[str | None, float | None, float | None, float | None]:
+        """region, ocr_confidence, time_start, time_end: how the text was read, as stored."""
+        return self.region_text, self.ocr_confidence, self.time_start, self.time_end
+
     def flat(self) -> dict[str, Any]:
         """The flat fields a citation shows on the wire (API, MCP, stored answers): the
         character offsets stay inside, the region is its text."""
@@ -226,42 +234,14 @@ class ChunkDraft:
         if self.location.char_start is None or self.location.char_end is None:
             raise ValueError("a chunk draft's location needs its character offsets")
 
-    # The chunks table's columns, which the stores' inserts read by name.
-    @property
-    def page(self) -> int | None:
-        return self.location.page
-
-    @property
-    def line_start(self) -> int | None:
-        return self.location.line_start
-
-    @property
-    def line_end(self) -> int | None:
-        return self.location.line_end
-
+    # A draft always has its offsets (checked above): read as plain ints.
     @property
     def char_start(self) -> int:
-        return self.location.char_start or 0  # never None: see __post_init__
+        return self.location.char_start or 0
 
     @property
     def char_end(self) -> int:
         return self.location.char_end or 0
-
-    @property
-    def region(self) -> str | None:
-        return self.location.region_text
-
-    @property
-    def ocr_confidence(self) -> float | None:
-        return self.location.ocr_confidence
-
-    @property
-    def time_start(self) -> float | None:
-        return self.location.time_start
-
-    @property
-    def time_end(self) -> float | None:
-        return self.location.time_end
 
 
 @dataclass(frozen=True)

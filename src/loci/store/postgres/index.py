@@ -108,11 +108,11 @@ def insert_chunks(
         rows.append(
             (
                 chunk_id, brain_id, document_id, c.index, c.text,
-                json.dumps(list(c.heading_path)), c.page, c.line_start, c.line_end,
-                c.char_start, c.char_end, c.token_count, c.content_hash, item.embed_hash,
+                json.dumps(list(c.heading_path)), *c.location.span_columns(),
+                c.token_count, c.content_hash, item.embed_hash,
                 model if vector is not None else None,
                 len(vector) if vector is not None else None,
-                vector, length, c.region, c.ocr_confidence, c.time_start, c.time_end,
+                vector, length, *c.location.reading_columns(),
             )
         )  # fmt: skip
     cur.executemany(
