@@ -172,7 +172,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         caller = kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            made = loci.digest(target, since, chat)
+            made = loci.reviews.digest(target, since, chat)
         # The HTTP route's structure, defined once: both surfaces return the same digest.
         return DigestOut.model_validate(made.as_dict())
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 from loci.answer.facade import Answering
 from loci.curate.pipeline import CURATE_JOB, Curation
@@ -38,7 +38,7 @@ from loci.models import (
     Visibility,
 )
 from loci.names import check_name
-from loci.review.facade import Reviewing
+from loci.review.facade import Reviews
 from loci.search.engine import SearchEngine, SearchRequest
 from loci.search.filters import check_filters
 from loci.search.related import MAX_RELATED, Related, related_documents
@@ -62,7 +62,7 @@ class Status:
     blob_bytes: int
 
 
-class Loci(Adding, Answering, Reviewing):
+class Loci(Adding, Answering):
     """The facade; adding lives in `loci.service.adding`, asking, studying and conversations
     in `loci.answer.facade`, digests in `loci.review.facade`."""
 
@@ -77,7 +77,8 @@ class Loci(Adding, Answering, Reviewing):
         transcriber: Callable[[], Transcriber | None] | None = None,
     ) -> None:
         self.store = store
-        self._chat_factory = chat or (lambda: None)
+        # Built once, on first use, and shared by every service that needs one.
+        self._chat = cache(chat or (lambda: None))
         self._transcriber_factory = transcriber or (lambda: None)
         self.blobs = blobs
         self._embedder_factory = embedder
@@ -90,10 +91,10 @@ class Loci(Adding, Answering, Reviewing):
         """Built on first use: listing files or a text search never loads the model."""
         return self._embedder_factory()
 
-    @cached_property
+    @property
     def chat(self) -> Chat | None:
         """The configured chat model (None: answers come from the sources alone)."""
-        return self._chat_factory()
+        return self._chat()
 
     @cached_property
     def transcriber(self) -> Transcriber | None:
@@ -111,10 +112,15 @@ class Loci(Adding, Answering, Reviewing):
             self.store,
             self.blobs,
             self.graph,
-            lambda: self.chat,
+            self._chat,
             limits=self.settings.curation,
             max_bytes=self.settings.max_file_bytes,
         )
+
+    @cached_property
+    def reviews(self) -> Reviews:
+        """Digests of what came into a brain (`loci.review.facade`)."""
+        return Reviews(self.store, self.graph, self._chat)
 
     # brains -------------------------------------------------------------------------------
     def brain(self, name: str | None = None) -> Brain:

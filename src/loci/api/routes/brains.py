@@ -135,5 +135,5 @@ def brain_digest(
     (the caller's model, the server's, or the documents' own sentences). Reads only; save it
     as a page with `loci digest --save`."""
     with own_model(models, principal) as chat:
-        made = loci.digest(brain, since, chat)
+        made = loci.reviews.digest(brain, since, chat)
     return DigestOut.model_validate(made.as_dict())
