@@ -65,14 +65,14 @@ def main() -> None:
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-ask-bench-"))
     loci = service(home, LocalEmbedder())
     brain = synthetic_brain(loci, args.chunks)
-    list(loci.ask(brain, QUERIES[0]))  # warm caches and the model
+    list(loci.answers.ask(brain, QUERIES[0]))  # warm caches and the model
 
     totals: list[float] = []
     decisions: dict[str, int] = {}
     for i in range(args.questions):
         question = QUERIES[i % len(QUERIES)] + f" {i}"
         start = time.perf_counter()
-        done = final_answer(loci.ask(brain, question))
+        done = final_answer(loci.answers.ask(brain, question))
         totals.append((time.perf_counter() - start) * 1000)
         decisions[done.decision] = decisions.get(done.decision, 0) + 1
     totals.sort()
@@ -87,7 +87,7 @@ def main() -> None:
         per_step: dict[str, list[float]] = {step: [] for step in (*STEPS, "total")}
         for i in range(args.questions):
             question = QUERIES[i % len(QUERIES)] + f" {i}"
-            done = final_answer(loci.ask(brain, question, chat=chat))
+            done = final_answer(loci.answers.ask(brain, question, chat=chat))
             assert not done.fallbacks, done.fallbacks
             for step, ms in done.timings.items():
                 per_step.setdefault(step, []).append(ms)

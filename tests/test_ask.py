@@ -49,7 +49,7 @@ def brain(loci: Loci) -> Brain:
 
 
 def run(loci: Loci, brain: Brain, question: str, **kwargs: Any) -> list[AskEvent]:
-    return list(loci.ask(brain, question, **kwargs))
+    return list(loci.answers.ask(brain, question, **kwargs))
 
 
 def done(events: list[AskEvent]) -> dict[str, Any]:

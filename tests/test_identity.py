@@ -181,7 +181,7 @@ def test_doctor_reports_pointers_at_deleted_documents(backend: str, loci: Loci) 
         "Monthly [1].",
         citations=[{"number": 1, "document_id": answered, "name": "rent", "snippet": "monthly"}],
     )
-    saved = loci.save_answer(brain, conversation.id, answer.id).page
+    saved = loci.answers.save_answer(brain, conversation.id, answer.id).page
     doctor = Doctor(graph, lambda _: None)
 
     def missing() -> set[tuple[str, str]]:

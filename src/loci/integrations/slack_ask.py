@@ -60,12 +60,12 @@ class SlackAnswers:
         conversation_id = self.thread_conversation(message, user, brain)
         if conversation_id is not None:
             try:
-                self.loci.conversation(brain, conversation_id, user.id)
+                self.loci.answers.conversation(brain, conversation_id, user.id)
             except NotFound:  # deleted in the web app meanwhile: the thread starts afresh
                 conversation_id = None
         chat = self.chat_for(user) if self.chat_for is not None else None
         try:
-            events = self.loci.converse(
+            events = self.loci.answers.converse(
                 brain,
                 message.text,
                 user_id=user.id,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 
-from loci.answer.facade import Answering
+from loci.answer.facade import Answers
 from loci.curate.pipeline import CURATE_JOB, Curation
 from loci.embed.base import Embedder
 from loci.errors import Conflict, InvalidInput, NotFound
@@ -62,7 +62,7 @@ class Status:
     blob_bytes: int
 
 
-class Loci(Adding, Answering):
+class Loci(Adding):
     """The facade; adding lives in `loci.service.adding`, asking, studying and conversations
     in `loci.answer.facade`, digests in `loci.review.facade`."""
 
@@ -116,6 +116,11 @@ class Loci(Adding, Answering):
             limits=self.settings.curation,
             max_bytes=self.settings.max_file_bytes,
         )
+
+    @cached_property
+    def answers(self) -> Answers:
+        """Asking, studying and conversations (`loci.answer.facade`)."""
+        return Answers(self.store, self.graph, self.search, self._chat, self.curation)
 
     @cached_property
     def reviews(self) -> Reviews:
