@@ -4,7 +4,7 @@
 
 Builds a synthetic brain through the store (bench/search_latency.py's corpus: Zipf vocabulary,
 random unit vectors), then:
-1. times `Loci.ask` with no model configured (rule router, score grading, extractive answer) —
+1. times `Answers.ask` with no model configured (rule router, score grading, extractive answer) —
    target p95 ≤ 300 ms on a 10k-chunk brain;
 2. times each step against a scripted OpenAI-compatible server on 127.0.0.1 that answers every
    call at once, so what a step costs is the pipeline's own overhead (HTTP round trip, JSON,

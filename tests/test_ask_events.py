@@ -42,7 +42,9 @@ def test_a_stream_that_failed_raises_its_error_and_reads_no_further() -> None:
 
 def test_final_answer_is_the_done_of_a_real_ask(loci: Loci) -> None:
     brain = loci.brain("home")
-    loci.wait_for(brain, [loci.add_note(brain, "The garage door code is 4471.").document.id])
+    loci.library.wait_for(
+        brain, [loci.library.add_note(brain, "The garage door code is 4471.").document.id]
+    )
     events = list(loci.answers.ask(brain, QUESTION))
     done = final_answer(events)
     assert done is events[-1] and "4471" in done.answer and "[1]" in done.answer
@@ -57,7 +59,9 @@ def test_final_answer_is_the_done_of_a_real_ask(loci: Loci) -> None:
 
 def test_loci_ask_json_prints_the_answer_with_the_page_it_saved(loci: Loci, tmp_path: Path) -> None:
     brain = loci.brain("home")
-    loci.wait_for(brain, [loci.add_note(brain, "The garage door code is 4471.").document.id])
+    loci.library.wait_for(
+        brain, [loci.library.add_note(brain, "The garage door code is 4471.").document.id]
+    )
     done = run_cli("ask", QUESTION, "-b", "home", "--save", "--json", home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)

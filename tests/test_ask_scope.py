@@ -110,11 +110,11 @@ def backdate(loci: Loci, document_id: int, when: str) -> None:
 def garage(loci: Loci) -> tuple[Brain, dict[str, int]]:
     brain = loci.brain("home")
     ids = {
-        "note": loci.add_note(brain, NOTE, title="Garage code", tags=["house"]).document.id,
-        "file": loci.add_bytes(brain, "garage.md", FILE.encode()).document.id,
-        "old": loci.add_bytes(brain, "old-lease.md", OLD.encode()).document.id,
+        "note": loci.library.add_note(brain, NOTE, title="Garage code", tags=["house"]).document.id,
+        "file": loci.library.add_bytes(brain, "garage.md", FILE.encode()).document.id,
+        "old": loci.library.add_bytes(brain, "old-lease.md", OLD.encode()).document.id,
     }
-    assert all(d.status == "ready" for d in loci.wait_for(brain, list(ids.values())))
+    assert all(d.status == "ready" for d in loci.library.wait_for(brain, list(ids.values())))
     backdate(loci, ids["old"], "2021-04-02")
     return brain, ids
 
@@ -210,8 +210,8 @@ def test_asking_across_brains_cites_both_and_names_each(
 ) -> None:
     home, ids = garage
     work = loci.brain("work")
-    shed = loci.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
-    loci.wait_for(work, [shed.document.id])
+    shed = loci.library.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
+    loci.library.wait_for(work, [shed.document.id])
     loci.brain("private")  # exists, not asked
     events = list(loci.answers.ask(home, "What are the garage door code and the shed padlock code?",
                            brains=[work]))  # fmt: skip
@@ -292,8 +292,8 @@ def test_loci_ask_takes_filters_and_several_brains(
 ) -> None:
     _, ids = garage
     work = loci.brain("work")
-    shed = loci.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
-    loci.wait_for(work, [shed.document.id])
+    shed = loci.library.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
+    loci.library.wait_for(work, [shed.document.id])
     home = tmp_path / "home"
     notes = run_cli("ask", QUESTION, "-b", "home", "--kind", "note", "--json", home=home)
     assert notes.returncode == 0, notes.stderr

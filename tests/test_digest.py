@@ -63,16 +63,19 @@ def week(loci: Loci) -> tuple[Brain, dict[str, int]]:
         "kettle1": KETTLE_1, "garden1": GARDEN_1, "kettle2": KETTLE_2, "garden2": GARDEN_2,
         "old": OLD,
     }  # fmt: skip
-    ids = {k: loci.add_bytes(brain, f"{k}.md", v.encode()).document.id for k, v in files.items()}
-    ids["bad"] = loci.add_bytes(brain, "scan.pdf", b"%PDF-1.4 not really").document.id
-    ids["old_bad"] = loci.add_bytes(brain, "old.pdf", b"%PDF-1.4 broken too").document.id
-    ids["note"] = loci.add_note(brain, NOTE, title="Plumber").document.id
-    settled = {d.id: d.status for d in loci.wait_for(brain, list(ids.values()))}
+    ids = {
+        k: loci.library.add_bytes(brain, f"{k}.md", v.encode()).document.id
+        for k, v in files.items()
+    }
+    ids["bad"] = loci.library.add_bytes(brain, "scan.pdf", b"%PDF-1.4 not really").document.id
+    ids["old_bad"] = loci.library.add_bytes(brain, "old.pdf", b"%PDF-1.4 broken too").document.id
+    ids["note"] = loci.library.add_note(brain, NOTE, title="Plumber").document.id
+    settled = {d.id: d.status for d in loci.library.wait_for(brain, list(ids.values()))}
     assert settled[ids["bad"]] == "failed" and settled[ids["kettle1"]] == "ready"
     backdate(loci, ids["old"], "2021-04-02")
     backdate(loci, ids["old_bad"], "2021-04-03", updated=True)
-    loci.save(brain, "Buy tomato seeds and a new kettle filter", actor="test")
-    loci.save(brain, "Ask Mia about the compost bin", actor="test")
+    loci.library.save(brain, "Buy tomato seeds and a new kettle filter", actor="test")
+    loci.library.save(brain, "Ask Mia about the compost bin", actor="test")
     return brain, ids
 
 
@@ -100,7 +103,7 @@ def test_failed_documents_are_listed_with_their_reasons(
     failed = loci.reviews.digest(brain, "7d").as_dict()["failed"]
     assert [f["id"] for f in failed] == [ids["bad"]]  # the 2021 failure is outside the period
     assert failed[0]["name"] == "scan.pdf"
-    assert failed[0]["reason"] == loci.document(brain, ids["bad"]).status_reason
+    assert failed[0]["reason"] == loci.library.document(brain, ids["bad"]).status_reason
     assert "PDF" in failed[0]["reason"]
 
 
@@ -205,7 +208,9 @@ def test_saving_the_same_period_twice_keeps_one_searchable_page(
     now = dt.datetime.now(dt.UTC)
     first = loci.reviews.save_digest(brain, "7d", now=now)
     assert first.created and first.page.folder == "reviews" and first.page.type == "analysis"
-    loci.add_note(brain, "The kettle filter is in the drawer under the sink.", title="Filter")
+    loci.library.add_note(
+        brain, "The kettle filter is in the drawer under the sink.", title="Filter"
+    )
     second = loci.reviews.save_digest(brain, "7d", now=now + dt.timedelta(minutes=5))
     assert not second.created and second.page.id == first.page.id
     assert [d.id for d in loci.store.graph.documents(brain.id, folder="reviews")] == [first.page.id]
@@ -217,8 +222,8 @@ def test_saving_the_same_period_twice_keeps_one_searchable_page(
     )
     # Searchable later, like any page.
     assert second.page.document_id is not None
-    loci.wait_for(brain, [second.page.document_id])
-    hits = loci.search(
+    loci.library.wait_for(brain, [second.page.document_id])
+    hits = loci.searching.search(
         brain, SearchRequest("digest limescale kettle", filters=SearchFilters(kinds=("page",)))
     )
     assert second.page.document_id in {h.citation.document_id for h in hits}

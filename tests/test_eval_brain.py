@@ -40,9 +40,10 @@ def test_wilson_interval_matches_published_values() -> None:
 
 def _fill(loci: Loci, brain: Brain) -> dict[str, int]:
     ids = {
-        name: loci.add_bytes(brain, name, text.encode()).document.id for name, text in DOCS.items()
+        name: loci.library.add_bytes(brain, name, text.encode()).document.id
+        for name, text in DOCS.items()
     }
-    loci.wait_for(brain, list(ids.values()))
+    loci.library.wait_for(brain, list(ids.values()))
     return ids
 
 

@@ -28,7 +28,7 @@ def _converse(loci: Loci, brain: Brain, question: str, user_id: int | None = Non
 
 @pytest.mark.both_backends
 def test_rating_replaces_and_is_kept_on_the_answer(loci: Loci, brain: Brain) -> None:
-    loci.wait_for(brain, [loci.add_note(brain, CODE).document.id])
+    loci.library.wait_for(brain, [loci.library.add_note(brain, CODE).document.id])
     first = _converse(loci, brain, "What is the garage door code?")
     second = _converse(loci, brain, "Which code opens the garage?")
     talk, answer = first["conversation_id"], first["message_id"]
@@ -121,7 +121,7 @@ def test_rating_over_http_only_answers_and_only_the_owner(server: LiveServer) ->
 
 
 def test_loci_conversations_rate(loci: Loci, brain: Brain, tmp_path: Path) -> None:
-    loci.wait_for(brain, [loci.add_note(brain, CODE).document.id])
+    loci.library.wait_for(brain, [loci.library.add_note(brain, CODE).document.id])
     done = _converse(loci, brain, "What is the garage door code?")
     talk, answer = str(done["conversation_id"]), str(done["message_id"])
     home = tmp_path / "home"

@@ -20,8 +20,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def brain(loci: Loci) -> Brain:
     brain = loci.brain("home")
-    ids = [loci.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())
+    ]
+    loci.library.wait_for(brain, ids)
     return brain
 
 
@@ -51,8 +53,8 @@ def test_without_a_topic_study_draws_on_what_was_added_not_on_loci_pages(
         brain, actor="test", doc_type="project", title="Allotment",
         text="The allotment committee meets on the first Monday of every month at seven.",
     )  # fmt: skip
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
-    assert loci.document(brain, page.document_id or 0).status == "ready"
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
+    assert loci.library.document(brain, page.document_id or 0).status == "ready"
     cited = {c.source.hit.citation.name for c in loci.answers.flashcards(brain, count=10)}
     examples = {p.name for p in (ROOT / "examples").iterdir()}
     assert cited and cited <= examples

@@ -303,7 +303,7 @@ class Preflighter:
         self, name: str, data: bytes, size: int, media_type: str | None = None
     ) -> PreflightItem:
         """An uploaded file whose `data` may stop past the cap (not read to its end for memory):
-        its whole `size` is checked against the cap as `Loci.add_upload` checks it."""
+        its whole `size` is checked against the cap as `Library.add_upload` checks it."""
         refusal = over_cap(clean_name(name), size, self._settings.max_file_bytes)
         if refusal is not None:
             item = PreflightItem(name, "refuse", name=clean_name(name), size_bytes=size)

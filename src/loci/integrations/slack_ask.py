@@ -1,7 +1,7 @@
 """Asking Loci from Slack: a question answered from the asker's linked brain, in its thread.
 
     question (mention, or "?"/"ask " in a DM) ─ linked user who may read the brain
-      └─ (after Slack has its 200) `Loci.converse` in the thread's conversation
+      └─ (after Slack has its 200) `Answers.converse` in the thread's conversation
            └─ the answer and its numbered sources, as mrkdwn, in the thread
 
 A Slack thread is one conversation per asker: the first question opens it, the thread's

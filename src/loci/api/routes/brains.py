@@ -116,7 +116,7 @@ def list_jobs(
     brain: ReadableBrain, loci: LociDep, limit: int = Query(default=50, ge=1, le=500)
 ) -> list[JobOut]:
     """The brain's most recent ingestion jobs, newest first."""
-    return [JobOut.of(j) for j in loci.jobs(brain, limit)]
+    return [JobOut.of(j) for j in loci.library.jobs(brain, limit)]
 
 
 @router.get("/brains/{brain}/digest", response_model=DigestOut, responses=errors(400, 404))
