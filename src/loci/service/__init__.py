@@ -1,7 +1,8 @@
 """The core every surface calls (CLI, HTTP, MCP): `Loci` and the services it holds.
 
 `facade` (`Loci`: brains, status, and the services below, wired once), `library` (adding,
-reading, changing documents; the worker), `searching` (search, related documents) and
+reading, changing documents; the worker), `index_jobs` (what the worker runs to index),
+`searching` (search, related documents) and
 `settings`; asking lives in `loci.answer.facade`, digests in `loci.review.facade`. The names
 surfaces import are re-exported here so they keep importing from `loci.service`, whichever
 module holds them.

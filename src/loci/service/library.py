@@ -9,7 +9,6 @@ the worker.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from loci.embed.base import Embedder
 from loci.errors import Conflict, InvalidInput, LociError, NotFound
 from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_page import WebPage, fetch_page
-from loci.ingest.indexer import Indexer, Prepared
+from loci.ingest.indexer import Prepared
 from loci.ingest.plan import plan_file
 from loci.ingest.preflight import (
     Preflight,
@@ -41,15 +40,14 @@ from loci.ingest.sources import (
     page_name,
     web_markdown,
 )
-from loci.jobs.worker import Worker, by_kind
+from loci.jobs.worker import BatchHandler, Worker, by_kind
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus, Job, NewDocument
+from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex
-
-log = logging.getLogger(__name__)
 
 INDEX_JOB = "index"  # the job every added document is queued for; the library's worker runs it
 WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
@@ -92,9 +90,11 @@ class Library:
         # Called on use, each built once by whoever assembled us: listing files or adding a
         # note never loads the embedding model, a chat client or a speech-to-text client.
         self._embedder = embedder
-        self._chat = chat
         self._transcriber = transcriber
         self.curation = curation
+        self._index_jobs = IndexJobs(
+            store, blobs, settings.indexer, embedder, chat, transcriber, self._add_attachments
+        )
 
     # adding -------------------------------------------------------------------------------
     def add_bytes(
@@ -437,46 +437,11 @@ class Library:
 
     # background work ----------------------------------------------------------------------
     def worker(self, name: str | None = None) -> Worker:
-        handlers = {INDEX_JOB: self.run_index_jobs, CURATE_JOB: self.curation.run_jobs}
+        handlers: dict[str, BatchHandler] = {
+            INDEX_JOB: self._index_jobs,
+            CURATE_JOB: self.curation.run_jobs,
+        }
         return Worker(self.store, by_kind(handlers), self.settings.worker, name)
-
-    def run_index_jobs(self, jobs: Sequence[Job]) -> dict[int, BaseException | None]:
-        """Index a batch of documents: parse and chunk each, embed all passages together,
-        then swap each document's index in. A failure stays with its own document."""
-        brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
-        chat = self._chat() if self.settings.indexer.caption_images else None
-        indexer = Indexer(
-            self.store,
-            self.blobs,
-            self._embedder(),
-            self.settings.indexer,
-            chat,
-            self._transcriber(),
-        )
-        outcomes: dict[int, BaseException | None] = {}
-        prepared: dict[int, Prepared] = {}
-        for job in jobs:
-            try:
-                document = self.store.get_document(job.brain_id, job.document_id)
-                prepared[job.id] = indexer.prepare(brains[job.brain_id], document)
-            except Exception as error:
-                outcomes[job.id] = error
-        try:
-            vectors = indexer.embed(list(prepared.values()))
-        except Exception as error:
-            return outcomes | dict.fromkeys(prepared, error)
-        for job_id, item in prepared.items():
-            try:
-                indexer.commit(item, vectors)
-                outcomes[job_id] = None
-            except Exception as error:
-                outcomes[job_id] = error
-                continue
-            try:
-                self._add_attachments(item)
-            except Exception:  # the message itself is indexed; reprocessing retries these
-                log.exception("could not add the attachments of document %s", item.document.id)
-        return outcomes
 
     def wait_for(
         self,
