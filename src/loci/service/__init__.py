@@ -2,10 +2,9 @@
 
 `facade` (`Loci`: brains, status, and the services below, wired once), `library` (adding,
 reading, changing documents; the worker), `index_jobs` (what the worker runs to index),
-`searching` (search, related documents) and
-`settings`; asking lives in `loci.answer.facade`, digests in `loci.review.facade`. The names
-surfaces import are re-exported here so they keep importing from `loci.service`, whichever
-module holds them.
+`searching` (search, related documents) and `settings`; asking lives in `loci.answer.facade`,
+digests in `loci.review.facade`. The names surfaces import are re-exported here so they keep
+importing from `loci.service`, whichever module holds them.
 """
 
 from loci.service.facade import Loci, Status
