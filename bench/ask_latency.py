@@ -4,7 +4,7 @@
 
 Builds a synthetic brain through the store (bench/search_latency.py's corpus: Zipf vocabulary,
 random unit vectors), then:
-1. times `Loci.ask` with no model configured (rule router, score grading, extractive answer) —
+1. times `Answers.ask` with no model configured (rule router, score grading, extractive answer) —
    target p95 ≤ 300 ms on a 10k-chunk brain;
 2. times each step against a scripted OpenAI-compatible server on 127.0.0.1 that answers every
    call at once, so what a step costs is the pipeline's own overhead (HTTP round trip, JSON,
@@ -65,14 +65,14 @@ def main() -> None:
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-ask-bench-"))
     loci = service(home, LocalEmbedder())
     brain = synthetic_brain(loci, args.chunks)
-    list(loci.ask(brain, QUERIES[0]))  # warm caches and the model
+    list(loci.answers.ask(brain, QUERIES[0]))  # warm caches and the model
 
     totals: list[float] = []
     decisions: dict[str, int] = {}
     for i in range(args.questions):
         question = QUERIES[i % len(QUERIES)] + f" {i}"
         start = time.perf_counter()
-        done = final_answer(loci.ask(brain, question))
+        done = final_answer(loci.answers.ask(brain, question))
         totals.append((time.perf_counter() - start) * 1000)
         decisions[done.decision] = decisions.get(done.decision, 0) + 1
     totals.sort()
@@ -87,7 +87,7 @@ def main() -> None:
         per_step: dict[str, list[float]] = {step: [] for step in (*STEPS, "total")}
         for i in range(args.questions):
             question = QUERIES[i % len(QUERIES)] + f" {i}"
-            done = final_answer(loci.ask(brain, question, chat=chat))
+            done = final_answer(loci.answers.ask(brain, question, chat=chat))
             assert not done.fallbacks, done.fallbacks
             for step, ms in done.timings.items():
                 per_step.setdefault(step, []).append(ms)

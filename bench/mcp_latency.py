@@ -3,9 +3,9 @@
     python bench/mcp_latency.py [--notes 300] [--calls 100]
 
 Builds a brain of `--notes` short notes plus examples/, then times `--calls` hybrid searches
-(each query different) four ways: `Loci.search` directly; the `search` tool through the official
-client in process; over stdio to a `loci mcp` subprocess; over streamable HTTP at /mcp on a real
-server (uvicorn on 127.0.0.1, bearer token). Then, over stdio and HTTP, the time from calling
+(each query different) four ways: `Searching.search` directly; the `search` tool through the
+official client in process; over stdio to a `loci mcp` subprocess; over streamable HTTP at /mcp on
+a real server (uvicorn on 127.0.0.1, bearer token). Then, over stdio and HTTP, the time from calling
 `create_file` to its reply (the file is indexed by then). Prints figures only;
 docs/benchmarks.md records them.
 """
@@ -88,24 +88,26 @@ def main() -> None:
     home = Path(tempfile.mkdtemp()) / "home"
     loci = make_service(home, LocalEmbedder())
     brain = loci.brain()
-    ids = [loci.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())]
+    ids = [
+        loci.library.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())
+    ]
     for i in range(args.notes):
         topic = TOPICS[i % len(TOPICS)]
         ids.append(
-            loci.add_note(
+            loci.library.add_note(
                 brain, f"The {topic} was checked on day {i} by person {i % 17}."
             ).document.id
         )
-    loci.wait_for(brain, ids)
+    loci.library.wait_for(brain, ids)
     qs = queries(args.calls)
     print(f"brain: {len(ids)} documents; {args.calls} searches each")
 
     direct = []
     for q in qs:
         start = time.perf_counter()
-        loci.search(brain, SearchRequest(q))
+        loci.searching.search(brain, SearchRequest(q))
         direct.append(time.perf_counter() - start)
-    summary("Loci.search (direct)", direct)
+    summary("Searching.search (direct)", direct)
     summary(
         "MCP in process", run(lambda: Client(local_server(loci)), lambda c: timed_searches(c, qs))
     )

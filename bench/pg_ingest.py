@@ -42,7 +42,7 @@ def run(admin_url: str, corpus: Path, docs: int, workers: int) -> tuple[float, i
     with corpus.open() as handle:
         for _, line in zip(range(docs), handle, strict=False):
             entry = json.loads(line)
-            loci.add_note(brain, entry["text"], title=entry.get("title") or None)
+            loci.library.add_note(brain, entry["text"], title=entry.get("title") or None)
     env = {**os.environ, "LOCI_HOME": str(home), "LOCI_DATABASE_URL": url, "LOCI_BLOBS": "database"}
     started = time.perf_counter()
     procs = [

@@ -88,13 +88,13 @@ def main() -> None:
         loci.embedder.count_tokens("warm up")  # load the model outside both timings
 
         started = time.perf_counter()
-        flight = loci.preflight(None, paths=paths)
+        flight = loci.library.preflight(None, paths=paths)
         dry_s = time.perf_counter() - started
 
         brain = loci.brain()
         started = time.perf_counter()
-        ids = [loci.add_file(brain, path).document.id for path in paths]
-        documents = loci.wait_for(brain, ids)
+        ids = [loci.library.add_file(brain, path).document.id for path in paths]
+        documents = loci.library.wait_for(brain, ids)
         real_s = time.perf_counter() - started
         chunks = sum(d.chunk_count for d in documents)
 

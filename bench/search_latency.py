@@ -3,7 +3,7 @@
     python bench/search_latency.py --chunks 100000 [--queries 200] [--keep DIR] [--fast-only]
 
 Builds a brain of N synthetic chunks (Zipf-distributed vocabulary for BM25, random unit vectors
-for the vector leg) directly through the store, then times `Loci.search` in hybrid mode for
+for the vector leg) directly through the store, then times `Searching.search` in hybrid mode for
 natural-language queries: embedding the query, both legs, fusion and citation hydration.
 
 Two stores open the same data directory: "plain" with the large-brain paths switched off (FTS5's
@@ -138,7 +138,9 @@ def main() -> None:
         if store.search_index.lexical_index_min_chunks is not None:
             store.search_index.lexical_index(brain.id)  # built now rather than in the background
         for mode in ("text", "vector"):
-            loci.search(brain, SearchRequest(QUERIES[0], mode=mode))  # build caches and indexes
+            loci.searching.search(
+                brain, SearchRequest(QUERIES[0], mode=mode)
+            )  # build caches and indexes
         print(f"{name}: derived indexes loaded in {time.perf_counter() - start:.1f} s")
     if "plain" in paths:
         store_p, store_f = paths["plain"].store, fast.store
@@ -170,7 +172,7 @@ def main() -> None:
             query = QUERIES[i % len(QUERIES)] + f" {i}"  # defeat any caching of the embedding
             for name, loci in paths.items():
                 start = time.perf_counter()
-                loci.search(brain, SearchRequest(query, mode=mode))  # type: ignore[arg-type]
+                loci.searching.search(brain, SearchRequest(query, mode=mode))  # type: ignore[arg-type]
                 times[name].append((time.perf_counter() - start) * 1000)
         for name, values in times.items():
             values.sort()

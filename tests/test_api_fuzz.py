@@ -115,8 +115,9 @@ class Target:
             assert note.status_code == 201
             ids = [upload.json()["results"][0]["document"]["id"], note.json()["document"]["id"]]
         brain = self.loci.brain(BRAIN)
-        self.loci.worker().drain(
-            ids, lambda: all(self.loci.document(brain, i).status != "processing" for i in ids)
+        self.loci.library.worker().drain(
+            ids,
+            lambda: all(self.loci.library.document(brain, i).status != "processing" for i in ids),
         )
 
 

@@ -39,17 +39,17 @@ The replacement filters for the air handler are ordered from Brightflow every Ma
 def brain(loci: Loci) -> Brain:
     brain = loci.brain("office")
     ids = [
-        loci.add_bytes(brain, "office-notes.md", VAULT.encode()).document.id,
-        loci.add_bytes(brain, "supplier-memo.md", INJECTION.encode()).document.id,
-        loci.add_file(brain, ROOT / "examples" / "boiler-manual.md").document.id,
-        loci.add_file(brain, ROOT / "examples" / "sourdough.html").document.id,
+        loci.library.add_bytes(brain, "office-notes.md", VAULT.encode()).document.id,
+        loci.library.add_bytes(brain, "supplier-memo.md", INJECTION.encode()).document.id,
+        loci.library.add_file(brain, ROOT / "examples" / "boiler-manual.md").document.id,
+        loci.library.add_file(brain, ROOT / "examples" / "sourdough.html").document.id,
     ]
-    assert all(d.status == "ready" for d in loci.wait_for(brain, ids))
+    assert all(d.status == "ready" for d in loci.library.wait_for(brain, ids))
     return brain
 
 
 def run(loci: Loci, brain: Brain, question: str, **kwargs: Any) -> list[AskEvent]:
-    return list(loci.ask(brain, question, **kwargs))
+    return list(loci.answers.ask(brain, question, **kwargs))
 
 
 def done(events: list[AskEvent]) -> dict[str, Any]:
@@ -120,11 +120,11 @@ def test_summarize_a_named_file(loci: Loci, brain: Brain) -> None:
 
 
 def test_an_injected_instruction_stays_quoted(loci: Loci, brain: Brain) -> None:
-    before = {d.id for d in loci.documents(brain)}
+    before = {d.id for d in loci.library.documents(brain)}
     result = done(run(loci, brain, "When are the air handler filters ordered?"))
     assert "March" in result["answer"] and result["answer"].strip() != "PWNED"
     assert {c["name"] for c in result["citations"]} == {"supplier-memo.md"}
-    assert {d.id for d in loci.documents(brain)} == before  # nothing was deleted
+    assert {d.id for d in loci.library.documents(brain)} == before  # nothing was deleted
 
 
 # with a scripted model ---------------------------------------------------------------------

@@ -42,22 +42,26 @@ def test_a_stream_that_failed_raises_its_error_and_reads_no_further() -> None:
 
 def test_final_answer_is_the_done_of_a_real_ask(loci: Loci) -> None:
     brain = loci.brain("home")
-    loci.wait_for(brain, [loci.add_note(brain, "The garage door code is 4471.").document.id])
-    events = list(loci.ask(brain, QUESTION))
+    loci.library.wait_for(
+        brain, [loci.library.add_note(brain, "The garage door code is 4471.").document.id]
+    )
+    events = list(loci.answers.ask(brain, QUESTION))
     done = final_answer(events)
     assert done is events[-1] and "4471" in done.answer and "[1]" in done.answer
     assert done.citations[0]["number"] == 1 and done.model is None
     assert set(done.to_json()) == WIRE  # `ask` alone names no conversation
 
-    kept = final_answer(loci.converse(brain, QUESTION))
-    _, messages = loci.conversation(brain, kept.kept()[0])
+    kept = final_answer(loci.answers.converse(brain, QUESTION))
+    _, messages = loci.answers.conversation(brain, kept.kept()[0])
     assert set(kept.to_json()) == WIRE | {"conversation_id", "message_id"}
     assert (messages[-1].id, messages[-1].content) == (kept.message_id, kept.answer)
 
 
 def test_loci_ask_json_prints_the_answer_with_the_page_it_saved(loci: Loci, tmp_path: Path) -> None:
     brain = loci.brain("home")
-    loci.wait_for(brain, [loci.add_note(brain, "The garage door code is 4471.").document.id])
+    loci.library.wait_for(
+        brain, [loci.library.add_note(brain, "The garage door code is 4471.").document.id]
+    )
     done = run_cli("ask", QUESTION, "-b", "home", "--save", "--json", home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     printed = json.loads(done.stdout)

@@ -88,7 +88,7 @@ def test_a_saved_answer_is_a_valid_linked_page_and_saving_twice_is_one(
     assert [e.text for e in kept.doc.timeline] == [f"answered {QUESTION}"]
     assert full["document"]["id"] == doc["id"]
     # The page is searchable like any other once indexed.
-    assert any(d.kind == "page" for d in loci.documents(brain))
+    assert any(d.kind == "page" for d in loci.library.documents(brain))
 
 
 def test_saving_needs_write_access_and_your_own_answer(server: LiveServer) -> None:
@@ -133,8 +133,8 @@ def test_remember_that_saves_through_capture_instead_of_answering(
 
 def test_loci_ask_save_prints_the_page(loci: Loci, tmp_path: Any) -> None:
     brain = loci.brain("home")
-    added = loci.add_note(brain, "The garage door code is 4471.")
-    loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_note(brain, "The garage door code is 4471.")
+    loci.library.wait_for(brain, [added.document.id])
     done = run_cli("ask", QUESTION, "-b", "home", "--save", home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert "saved as research/answer-what-is-the-garage-door-code-" in done.stdout

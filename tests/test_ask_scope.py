@@ -110,11 +110,11 @@ def backdate(loci: Loci, document_id: int, when: str) -> None:
 def garage(loci: Loci) -> tuple[Brain, dict[str, int]]:
     brain = loci.brain("home")
     ids = {
-        "note": loci.add_note(brain, NOTE, title="Garage code", tags=["house"]).document.id,
-        "file": loci.add_bytes(brain, "garage.md", FILE.encode()).document.id,
-        "old": loci.add_bytes(brain, "old-lease.md", OLD.encode()).document.id,
+        "note": loci.library.add_note(brain, NOTE, title="Garage code", tags=["house"]).document.id,
+        "file": loci.library.add_bytes(brain, "garage.md", FILE.encode()).document.id,
+        "old": loci.library.add_bytes(brain, "old-lease.md", OLD.encode()).document.id,
     }
-    assert all(d.status == "ready" for d in loci.wait_for(brain, list(ids.values())))
+    assert all(d.status == "ready" for d in loci.library.wait_for(brain, list(ids.values())))
     backdate(loci, ids["old"], "2021-04-02")
     return brain, ids
 
@@ -129,7 +129,7 @@ QUESTION = "What is the garage door code?"
 
 def test_unfiltered_ask_cites_every_kind(loci: Loci, garage: tuple[Brain, dict[str, int]]) -> None:
     brain, ids = garage
-    result = done(list(loci.ask(brain, QUESTION)))
+    result = done(list(loci.answers.ask(brain, QUESTION)))
     cited = {c["document_id"] for c in result["citations"]}
     assert {ids["note"], ids["file"]} <= cited
     assert result["scope"] is None  # nothing narrowed it
@@ -137,7 +137,7 @@ def test_unfiltered_ask_cites_every_kind(loci: Loci, garage: tuple[Brain, dict[s
 
 def test_a_note_only_ask_cites_only_notes(loci: Loci, garage: tuple[Brain, dict[str, int]]) -> None:
     brain, ids = garage
-    events = list(loci.ask(brain, QUESTION, filters=SearchFilters(kinds=("note",))))
+    events = list(loci.answers.ask(brain, QUESTION, filters=SearchFilters(kinds=("note",))))
     result = done(events)
     assert "4471" in result["answer"]
     assert {c["document_id"] for c in result["citations"]} == {ids["note"]}
@@ -150,7 +150,7 @@ def test_a_dated_ask_cites_only_documents_in_range(
 ) -> None:
     brain, ids = garage
     dated = SearchFilters(created_after="2021-01-01", created_before="2022-01-01")
-    result = done(list(loci.ask(brain, QUESTION, filters=dated)))
+    result = done(list(loci.answers.ask(brain, QUESTION, filters=dated)))
     assert "1234" in result["answer"]
     assert {c["document_id"] for c in result["citations"]} == {ids["old"]}
 
@@ -162,11 +162,11 @@ def test_a_time_phrase_narrows_only_when_something_was_added_then(
     last_month = time_range("last month", dt.date.today())
     assert last_month is not None and last_month.after is not None
     backdate(loci, ids["old"], last_month.after)
-    phrased = done(list(loci.ask(brain, "What was the garage door code last month?")))
+    phrased = done(list(loci.answers.ask(brain, "What was the garage door code last month?")))
     assert {c["document_id"] for c in phrased["citations"]} == {ids["old"]}
     assert phrased["scope"]["from_question"] == "last month"
     # Nothing was added yesterday: the guessed dates step aside and the answer is not "nothing".
-    anyway = done(list(loci.ask(brain, "What was the garage door code yesterday?")))
+    anyway = done(list(loci.answers.ask(brain, "What was the garage door code yesterday?")))
     assert {ids["note"], ids["file"]} <= {c["document_id"] for c in anyway["citations"]}
     assert anyway["scope"] is None
 
@@ -174,12 +174,12 @@ def test_a_time_phrase_narrows_only_when_something_was_added_then(
 def test_an_empty_filtered_search_says_so(loci: Loci, garage: tuple[Brain, dict[str, int]]) -> None:
     brain, _ = garage
     dated = SearchFilters(created_after="2019-01-01", created_before="2020-01-01")
-    result = done(list(loci.ask(brain, QUESTION, filters=dated)))
+    result = done(list(loci.answers.ask(brain, QUESTION, filters=dated)))
     assert result["citations"] == [] and result["decision"] == "no_relevant_sources"
     assert result["answer"].startswith(
         "I found nothing in this brain among documents added from 2019-01-01 to 2019-12-31"
     )
-    tagged = done(list(loci.ask(brain, QUESTION, filters=SearchFilters(tags=("car",)))))
+    tagged = done(list(loci.answers.ask(brain, QUESTION, filters=SearchFilters(tags=("car",)))))
     assert tagged["citations"] == [] and "tagged car" in tagged["answer"]
 
 
@@ -188,13 +188,17 @@ def test_a_file_filter_reaches_document_level_intents(
 ) -> None:
     brain, ids = garage
     listing = done(
-        list(loci.ask(brain, "list documents about the garage door", filters=SearchFilters(
+        list(loci.answers.ask(brain, "list documents about the garage door", filters=SearchFilters(
             name="garage.md")))
     )  # fmt: skip
     assert listing["intent"] == "list_documents"
     assert {c["document_id"] for c in listing["citations"]} == {ids["file"]}
     summary = done(
-        list(loci.ask(brain, "summarize old-lease.md", filters=SearchFilters(kinds=("note",))))
+        list(
+            loci.answers.ask(
+                brain, "summarize old-lease.md", filters=SearchFilters(kinds=("note",))
+            )
+        )
     )
     # The named file is not a note: the summary falls back to a search among notes.
     assert summary["intent"] == "summarization" and "1234" not in summary["answer"]
@@ -206,10 +210,10 @@ def test_asking_across_brains_cites_both_and_names_each(
 ) -> None:
     home, ids = garage
     work = loci.brain("work")
-    shed = loci.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
-    loci.wait_for(work, [shed.document.id])
+    shed = loci.library.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
+    loci.library.wait_for(work, [shed.document.id])
     loci.brain("private")  # exists, not asked
-    events = list(loci.ask(home, "What are the garage door code and the shed padlock code?",
+    events = list(loci.answers.ask(home, "What are the garage door code and the shed padlock code?",
                            brains=[work]))  # fmt: skip
     result = done(events)
     by_brain = {(c["brain"], c["document_id"]) for c in result["citations"]}
@@ -217,7 +221,7 @@ def test_asking_across_brains_cites_both_and_names_each(
     assert any(b == "home" and d in ids.values() for b, d in by_brain)
     assert {b for b, _ in by_brain} == {"home", "work"}
     assert next(e.data for e in events if e.type == "scope")["brains"] == ["home", "work"]
-    alone = done(list(loci.ask(home, "What is the shed padlock code?")))
+    alone = done(list(loci.answers.ask(home, "What is the shed padlock code?")))
     assert all(c["brain"] == "home" for c in alone["citations"])
 
 
@@ -225,13 +229,15 @@ def test_conversations_keep_the_filters_choice_per_question(
     loci: Loci, garage: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, ids = garage
-    first = done(list(loci.converse(brain, QUESTION, filters=SearchFilters(kinds=("note",)))))
+    first = done(
+        list(loci.answers.converse(brain, QUESTION, filters=SearchFilters(kinds=("note",))))
+    )
     assert {c["document_id"] for c in first["citations"]} == {ids["note"]}
-    _, messages = loci.conversation(brain, first["conversation_id"])
+    _, messages = loci.answers.conversation(brain, first["conversation_id"])
     assert messages[-1].citations[0]["document_id"] == ids["note"]
     with pytest.raises(InvalidInput):
-        list(loci.converse(brain, QUESTION, filters=SearchFilters(created_after="soon")))
-    assert len(loci.conversation(brain, first["conversation_id"])[1]) == 2  # nothing kept
+        list(loci.answers.converse(brain, QUESTION, filters=SearchFilters(created_after="soon")))
+    assert len(loci.answers.conversation(brain, first["conversation_id"])[1]) == 2  # nothing kept
 
 
 # with the scripted model: every search is filtered ------------------------------------------
@@ -267,7 +273,9 @@ def test_every_query_the_model_writes_is_searched_within_the_filters(
     chat = OpenAICompatibleChat(
         ChatSettings(base_url=llm.base_url, model="scripted", timeout_s=5, backoff_base_s=0.01)
     )
-    events = list(loci.ask(brain, QUESTION, chat=chat, filters=SearchFilters(kinds=("note",))))
+    events = list(
+        loci.answers.ask(brain, QUESTION, chat=chat, filters=SearchFilters(kinds=("note",)))
+    )
     result = done(events)
     queries = next(e.data["queries"] for e in events if e.type == "queries")
     assert "old flat drawer" in queries
@@ -284,8 +292,8 @@ def test_loci_ask_takes_filters_and_several_brains(
 ) -> None:
     _, ids = garage
     work = loci.brain("work")
-    shed = loci.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
-    loci.wait_for(work, [shed.document.id])
+    shed = loci.library.add_bytes(work, "shed.md", b"# Shed\n\nThe shed padlock code is 8080.\n")
+    loci.library.wait_for(work, [shed.document.id])
     home = tmp_path / "home"
     notes = run_cli("ask", QUESTION, "-b", "home", "--kind", "note", "--json", home=home)
     assert notes.returncode == 0, notes.stderr

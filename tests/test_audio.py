@@ -88,7 +88,7 @@ def service_with(
 
 
 def hit_for(loci: Loci, query: str, name: str) -> Hit:
-    hits = loci.search(loci.brain(), SearchRequest(query, limit=10))
+    hits = loci.searching.search(loci.brain(), SearchRequest(query, limit=10))
     return next(h for h in hits if h.citation.name == name)
 
 
@@ -132,8 +132,8 @@ def test_a_recording_under_another_name_is_still_a_recording(
     tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
 ) -> None:
     loci = service_with(tmp_path, embedder, stt)
-    added = loci.add_bytes(loci.brain(), "memo.dat", wav())
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "memo.dat", wav())
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "ready", done.status_reason
     assert stt.requests[0].filename == "audio.wav"  # the format, not the user's file name
 
@@ -147,8 +147,8 @@ def test_a_meeting_is_found_by_what_was_said_and_cited_by_when(
 ) -> None:
     loci = service_with(tmp_path, embedder, stt, stt_language="en", database_url=database_url)
     recording = wav()
-    added = loci.add_bytes(loci.brain(), "tuesday-meeting.wav", recording)
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "tuesday-meeting.wav", recording)
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "ready", done.status_reason
     assert done.chunk_count > 1  # two minutes of talk is more than one passage
 
@@ -200,8 +200,8 @@ def test_a_rate_limit_is_waited_out_as_the_service_asks(
 ) -> None:
     stt.failures = [Failure(429, retry_after="1", message="Rate limit reached for whisper-1")]
     loci = service_with(tmp_path, embedder, stt)
-    added = loci.add_bytes(loci.brain(), "memo.wav", wav())
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "memo.wav", wav())
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "ready", done.status_reason
     first, second = stt.requests
     assert second.at - first.at >= 1.0  # Retry-After: 1 was honoured
@@ -214,9 +214,9 @@ def test_a_service_that_keeps_failing_fails_that_file_alone(
     stt.always_fail = Failure(500, retry_after="0", message="the GPU fell over")
     loci = service_with(tmp_path, embedder, stt)
     brain = loci.brain()
-    memo = loci.add_bytes(brain, "memo.wav", wav())
-    notes = loci.add_bytes(brain, "notes.md", b"# Notes\n\nThe gutter needs clearing.\n")
-    memo_done, notes_done = loci.wait_for(brain, [memo.document.id, notes.document.id])
+    memo = loci.library.add_bytes(brain, "memo.wav", wav())
+    notes = loci.library.add_bytes(brain, "notes.md", b"# Notes\n\nThe gutter needs clearing.\n")
+    memo_done, notes_done = loci.library.wait_for(brain, [memo.document.id, notes.document.id])
     assert memo_done.status == "failed"
     assert memo_done.status_reason is not None
     assert "failed after 4 attempts" in memo_done.status_reason
@@ -226,8 +226,8 @@ def test_a_service_that_keeps_failing_fails_that_file_alone(
     assert notes_done.status == "ready"
     # The recording is kept: reprocessing once the service is back indexes it.
     stt.always_fail = None
-    loci.reprocess(brain, memo.document.id)
-    (again,) = loci.wait_for(brain, [memo.document.id])
+    loci.library.reprocess(brain, memo.document.id)
+    (again,) = loci.library.wait_for(brain, [memo.document.id])
     assert again.status == "ready", again.status_reason
 
 
@@ -235,8 +235,8 @@ def test_a_recording_over_the_service_limit_is_refused_before_upload(
     tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
 ) -> None:
     loci = service_with(tmp_path, embedder, stt, stt_max_mb=0.5)
-    added = loci.add_bytes(loci.brain(), "long-meeting.wav", wav())  # 0.9 MB
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "long-meeting.wav", wav())  # 0.9 MB
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "failed"
     assert done.status_reason is not None
     assert "the recording is 0.9 MB" in done.status_reason
@@ -249,9 +249,9 @@ def test_without_a_service_a_recording_is_kept_and_marked_failed(
 ) -> None:
     loci = service_with(tmp_path, embedder, None)
     brain = loci.brain()
-    memo = loci.add_bytes(brain, "memo.wav", wav(3))
-    notes = loci.add_bytes(brain, "notes.md", b"# Notes\n\nBuy felt for the shed roof.\n")
-    memo_done, notes_done = loci.wait_for(brain, [memo.document.id, notes.document.id])
+    memo = loci.library.add_bytes(brain, "memo.wav", wav(3))
+    notes = loci.library.add_bytes(brain, "notes.md", b"# Notes\n\nBuy felt for the shed roof.\n")
+    memo_done, notes_done = loci.library.wait_for(brain, [memo.document.id, notes.document.id])
     assert memo_done.status == "failed"
     assert memo_done.status_reason == "no transcription service configured (set LOCI_STT_BASE_URL)"
     assert loci.blobs.get(memo_done.content_hash) == wav(3)  # kept, to transcribe later
@@ -262,8 +262,8 @@ def test_junk_named_like_a_recording_fails_without_reaching_the_service(
     tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
 ) -> None:
     loci = service_with(tmp_path, embedder, stt)
-    added = loci.add_bytes(loci.brain(), "memo.m4a", b"this is not audio at all" * 10)
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "memo.m4a", b"this is not audio at all" * 10)
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "failed"
     assert done.status_reason == (
         "not a M4A recording: its first bytes are not an audio header"
@@ -277,8 +277,8 @@ def test_a_model_without_timestamps_still_makes_the_words_searchable(
 ) -> None:
     stt.verbose_json = False  # gpt-4o-transcribe answers only json or text
     loci = service_with(tmp_path, embedder, stt, stt_model="gpt-4o-transcribe")
-    added = loci.add_bytes(loci.brain(), "memo.wav", wav())
-    (done,) = loci.wait_for(loci.brain(), [added.document.id])
+    added = loci.library.add_bytes(loci.brain(), "memo.wav", wav())
+    (done,) = loci.library.wait_for(loci.brain(), [added.document.id])
     assert done.status == "ready", done.status_reason
     assert done.status_reason == "the transcription service gave no timestamps for this recording"
     assert [r.fields["response_format"] for r in stt.requests] == ["verbose_json", "json"]
@@ -295,7 +295,7 @@ def test_preflight_says_a_recording_needs_transcription_and_whether_it_is_config
     memo = tmp_path / "memo.wav"
     memo.write_bytes(wav())
     configured = service_with(tmp_path / "a", embedder, stt)
-    (item,) = configured.preflight(None, paths=[memo]).items
+    (item,) = configured.library.preflight(None, paths=[memo]).items
     assert item.outcome == "add" and item.parser == "audio"
     assert item.transcription == "whisper-1"
     assert not item.chunks_exact and item.chunks >= 1
@@ -303,11 +303,11 @@ def test_preflight_says_a_recording_needs_transcription_and_whether_it_is_config
     assert warning.startswith("a recording (2.0 min): its words come from the transcription")
 
     small = service_with(tmp_path / "b", embedder, stt, stt_max_mb=0.5)
-    (item,) = small.preflight(None, paths=[memo]).items
+    (item,) = small.library.preflight(None, paths=[memo]).items
     assert item.outcome == "fail" and item.error is not None and "at most 0.5 MB" in item.error
 
     missing = service_with(tmp_path / "c", embedder, None)
-    flight = missing.preflight(None, paths=[memo])
+    flight = missing.library.preflight(None, paths=[memo])
     assert flight.items[0].outcome == "fail"
     assert flight.errors == [f"{memo}: no transcription service configured (set LOCI_STT_BASE_URL)"]
     assert stt.requests == []  # a dry run never uploads a recording
@@ -417,7 +417,7 @@ def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
         assert done.status == "ready", done.status_reason
         (request,) = stt.requests
         assert request.filename in ("audio.webm", "audio.ogg") and len(request.data) > 1000
-        hits = loci.search(brain, SearchRequest("call the plumber", limit=3))
+        hits = loci.searching.search(brain, SearchRequest("call the plumber", limit=3))
         hit = next(h for h in hits if h.citation.name == memo.name)
         assert (hit.citation.location.time_start, hit.citation.location.time_end) == (0.0, 1.5)
     finally:
@@ -428,21 +428,21 @@ def test_reindexing_reads_the_kept_transcript_instead_of_asking_again(
     tmp_path: Path, embedder: Embedder, stt: ScriptedSTT
 ) -> None:
     loci = service_with(tmp_path, embedder, stt)
-    memo = loci.add_bytes(loci.brain(), "memo.wav", wav())
-    loci.wait_for(loci.brain(), [memo.document.id])
+    memo = loci.library.add_bytes(loci.brain(), "memo.wav", wav())
+    loci.library.wait_for(loci.brain(), [memo.document.id])
     assert len(stt.requests) == 1
-    loci.reindex(loci.brain())
-    (again,) = loci.wait_for(loci.brain(), [memo.document.id])
+    loci.library.reindex(loci.brain())
+    (again,) = loci.library.wait_for(loci.brain(), [memo.document.id])
     assert again.status == "ready" and len(stt.requests) == 1  # not sent a second time
     assert "plumber" in hit_for(loci, "plumber boiler heat exchanger", "memo.wav").text
 
     # A damaged entry is ignored and replaced; another model is another transcript.
     (kept,) = (tmp_path / "home" / "cache" / "transcripts").glob("*/*.json")
     kept.write_text("{not json")
-    loci.reprocess(loci.brain(), memo.document.id)
-    loci.wait_for(loci.brain(), [memo.document.id])
+    loci.library.reprocess(loci.brain(), memo.document.id)
+    loci.library.wait_for(loci.brain(), [memo.document.id])
     assert len(stt.requests) == 2 and json.loads(kept.read_text())["model"] == "whisper-1"
     other = service_with(tmp_path, embedder, stt, stt_model="whisper-large-v3")
-    other.reprocess(other.brain(), memo.document.id)
-    other.wait_for(other.brain(), [memo.document.id])
+    other.library.reprocess(other.brain(), memo.document.id)
+    other.library.wait_for(other.brain(), [memo.document.id])
     assert len(stt.requests) == 3 and stt.requests[-1].fields["model"] == "whisper-large-v3"

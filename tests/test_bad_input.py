@@ -95,7 +95,7 @@ def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None
     loci = make_service(tmp_path / "home", embedder)
     brain = loci.brain()
     for hostile in ("../../etc/passwd", "..\\..\\boot.ini", "a/b/c.txt", "..", "\x00evil.txt"):
-        result = loci.add_bytes(brain, hostile, f"content of {hostile!r}".encode())
+        result = loci.library.add_bytes(brain, hostile, f"content of {hostile!r}".encode())
         name = result.document.name
         assert (
             "/" not in name and "\\" not in name and name not in ("..", ".") and "\x00" not in name

@@ -68,7 +68,7 @@ def content(loci: Loci, brain: Brain, doc_id: str) -> str:
 # keeping -----------------------------------------------------------------------------------
 def test_a_capture_is_an_inbox_draft_at_once(loci: Loci, brain: Brain) -> None:
     text = f"{NOTE}\nSee [[page:Not A Slug]].\n## Timeline\n- not an entry"
-    captured = loci.save(brain, text, source="slack:C01/1712345")
+    captured = loci.library.save(brain, text, source="slack:C01/1712345")
     draft = loci.graph.get(brain, captured.draft.id)
     assert (draft.summary.folder, draft.summary.type, draft.summary.status) == (
         "inbox",
@@ -86,28 +86,32 @@ def test_a_capture_is_an_inbox_draft_at_once(loci: Loci, brain: Brain) -> None:
 
 
 def test_saving_the_same_text_twice_is_one_draft(loci: Loci, brain: Brain) -> None:
-    first = loci.save(brain, NOTE, title="Ana", source="cli:2026-03-04T10:00:00Z")
-    again = loci.save(brain, NOTE, title="Other title", source="cli:2026-03-04T10:05:00Z")
+    first = loci.library.save(brain, NOTE, title="Ana", source="cli:2026-03-04T10:00:00Z")
+    again = loci.library.save(brain, NOTE, title="Other title", source="cli:2026-03-04T10:05:00Z")
     assert not first.deduped and again.deduped
     assert again.draft.id == first.draft.id and again.item.id == first.item.id
     assert [d.id for d in loci.graph.list_documents(brain, folder="inbox")] == [first.draft.id]
-    assert len(loci.documents(brain, kind="item")) == 1 and len(curate_jobs(loci, brain)) == 1
+    assert (
+        len(loci.library.documents(brain, kind="item")) == 1 and len(curate_jobs(loci, brain)) == 1
+    )
 
 
 def test_a_bad_source_or_empty_text_is_refused(loci: Loci, brain: Brain) -> None:
     with pytest.raises(Exception, match="provider:id"):
-        loci.save(brain, NOTE, source="not a ref")
+        loci.library.save(brain, NOTE, source="not a ref")
     with pytest.raises(Exception, match="empty"):
-        loci.save(brain, "  \n ")
-    assert loci.documents(brain) == []
+        loci.library.save(brain, "  \n ")
+    assert loci.library.documents(brain) == []
 
 
 # curation by rules -------------------------------------------------------------------------
 def test_the_rules_fold_a_capture_into_the_page_it_names(loci: Loci, brain: Brain) -> None:
     loci.graph.create(brain, actor="test", doc_type="project", title="Garden project")
     loci.graph.alias(brain, "garden-project", "Community Garden", actor="test")
-    captured = loci.save(brain, "the community garden needs compost bins by May", source="cli:1")
-    [item] = loci.wait_for(brain, [captured.item.id])
+    captured = loci.library.save(
+        brain, "the community garden needs compost bins by May", source="cli:1"
+    )
+    [item] = loci.library.wait_for(brain, [captured.item.id])
 
     assert item.status == "ready" and item.status_reason == (
         f"folded {captured.draft.id} into garden-project"
@@ -126,8 +130,8 @@ def test_the_rules_fold_a_capture_into_the_page_it_names(loci: Loci, brain: Brai
 
 def test_an_unmatched_capture_stays_in_the_inbox(loci: Loci, brain: Brain) -> None:
     loci.graph.create(brain, actor="test", doc_type="concept", title="Garden")
-    captured = loci.save(brain, "Gardening tips: water early.", source="cli:2")
-    [item] = loci.wait_for(brain, [captured.item.id])
+    captured = loci.library.save(brain, "Gardening tips: water early.", source="cli:2")
+    [item] = loci.library.wait_for(brain, [captured.item.id])
     assert item.status == "ready" and "in inbox/" in (item.status_reason or "")
     assert loci.graph.get(brain, captured.draft.id).summary.status == "draft"
     assert loci.graph.get(brain, "garden").doc.timeline == ()
@@ -136,8 +140,8 @@ def test_an_unmatched_capture_stays_in_the_inbox(loci: Loci, brain: Brain) -> No
 def test_a_tie_between_two_pages_folds_nothing(loci: Loci, brain: Brain) -> None:
     loci.graph.create(brain, actor="test", doc_type="person", title="Ana")
     loci.graph.create(brain, actor="test", doc_type="person", title="Bob")
-    captured = loci.save(brain, "Ana and Bob met.", source="cli:3")
-    loci.wait_for(brain, [captured.item.id])
+    captured = loci.library.save(brain, "Ana and Bob met.", source="cli:3")
+    loci.library.wait_for(brain, [captured.item.id])
     assert loci.graph.get(brain, captured.draft.id).summary.status == "draft"
 
 
@@ -147,8 +151,8 @@ def test_a_model_that_always_fails_leaves_the_draft_and_fails_the_job(
 ) -> None:
     llm.responder = lambda body: Reply(status=500, error_message="upstream exploded")
     model = with_model(loci, llm)
-    captured = model.save(brain, NOTE, source="cli:4")
-    [item] = model.wait_for(brain, [captured.item.id])
+    captured = model.library.save(brain, NOTE, source="cli:4")
+    [item] = model.library.wait_for(brain, [captured.item.id])
 
     [job] = curate_jobs(model, brain)
     attempts = model.settings.worker.max_attempts
@@ -168,8 +172,8 @@ def test_a_handler_that_raises_leaves_the_draft_and_fails_the_job(
         raise RuntimeError("curator crashed")
 
     monkeypatch.setattr(RuleCurator, "curate_capture", boom)
-    captured = loci.save(brain, NOTE, source="cli:5")
-    [item] = loci.wait_for(brain, [captured.item.id])
+    captured = loci.library.save(brain, NOTE, source="cli:5")
+    [item] = loci.library.wait_for(brain, [captured.item.id])
     [job] = curate_jobs(loci, brain)
     assert job.status == "failed" and job.attempts == loci.settings.worker.max_attempts
     assert item.status_reason and "RuntimeError: curator crashed" in item.status_reason
@@ -182,7 +186,7 @@ def test_the_agent_runs_its_tool_calls_against_the_brain(
 ) -> None:
     loci.graph.create(brain, actor="test", doc_type="project", title="Garden project")
     model = with_model(loci, llm)
-    captured = model.save(brain, NOTE, source="cli:6")
+    captured = model.library.save(brain, NOTE, source="cli:6")
     draft_id = captured.draft.id
     truth = "Ana leads the compost work of [[page:garden-project|the garden project]]."
     llm.script = [
@@ -192,7 +196,7 @@ def test_the_agent_runs_its_tool_calls_against_the_brain(
         call("merge", {"source": draft_id, "target": "ana-lopez"}),
         Reply("Filed the capture under ana-lopez."),
     ]
-    [item] = model.wait_for(brain, [captured.item.id])
+    [item] = model.library.wait_for(brain, [captured.item.id])
 
     assert item.status == "ready", item.status_reason
     assert item.status_reason == (
@@ -224,7 +228,7 @@ def test_the_agent_runs_its_tool_calls_against_the_brain(
 
 def test_a_bad_tool_call_goes_back_to_the_model(loci: Loci, brain: Brain, llm: ScriptedLLM) -> None:
     model = with_model(loci, llm)
-    captured = model.save(brain, NOTE, source="cli:7")
+    captured = model.library.save(brain, NOTE, source="cli:7")
     llm.script = [
         call("merge", {"source": captured.draft.id}),
         call("create", '{"type": "person", "title": '),
@@ -233,7 +237,7 @@ def test_a_bad_tool_call_goes_back_to_the_model(loci: Loci, brain: Brain, llm: S
         call("get", {"ref": "nobody", "extra": 1}),
         Reply("I will leave it in the inbox."),
     ]
-    [item] = model.wait_for(brain, [captured.item.id])
+    [item] = model.library.wait_for(brain, [captured.item.id])
 
     errors = [r["messages"][-1]["content"] for r in llm.requests[1:]]
     assert errors[0] == "error: merge needs 'target' (the document that stays)"
@@ -249,8 +253,8 @@ def test_a_bad_tool_call_goes_back_to_the_model(loci: Loci, brain: Brain, llm: S
 def test_the_agent_stops_at_32_steps(loci: Loci, brain: Brain, llm: ScriptedLLM) -> None:
     llm.responder = lambda body: call("list", {"folder": "inbox"})
     model = with_model(loci, llm)
-    captured = model.save(brain, NOTE, source="cli:8")
-    [item] = model.wait_for(brain, [captured.item.id])
+    captured = model.library.save(brain, NOTE, source="cli:8")
+    [item] = model.library.wait_for(brain, [captured.item.id])
     assert len(llm.requests) == 32
     assert item.status == "ready" and item.status_reason is not None
     assert item.status_reason.startswith("the agent stopped at its 32-step limit")
@@ -260,8 +264,8 @@ def test_the_agent_stops_at_32_steps(loci: Loci, brain: Brain, llm: ScriptedLLM)
 def test_the_agent_stops_when_its_time_is_up(loci: Loci, brain: Brain, llm: ScriptedLLM) -> None:
     llm.responder = lambda body: Reply(delay_s=0.2, tool_calls=[tool_call("list")])
     model = with_model(loci, llm, timeout_s=0.5)
-    captured = model.save(brain, NOTE, source="cli:9")
-    [item] = model.wait_for(brain, [captured.item.id])
+    captured = model.library.save(brain, NOTE, source="cli:9")
+    [item] = model.library.wait_for(brain, [captured.item.id])
     assert item.status_reason is not None and "ran out of time" in item.status_reason
     assert 2 <= len(llm.requests) <= 4
 
@@ -289,11 +293,11 @@ def test_each_kind_of_job_goes_to_its_own_handler() -> None:
 # source items ------------------------------------------------------------------------------
 def test_a_meeting_makes_linked_pages_citing_its_evidence(loci: Loci, brain: Brain) -> None:
     loci.graph.create(brain, actor="test", doc_type="person", title="Bob Stone")
-    ingested = loci.ingest_item(brain, "jamie", MEETING)
+    ingested = loci.library.ingest_item(brain, "jamie", MEETING)
     assert ingested.evidence is not None and ingested.evidence.folder == "evidence/jamie"
     evidence_id = ingested.evidence.id
     assert "I will bring compost" in content(loci, brain, evidence_id)  # snapshotted at once
-    [item] = loci.wait_for(brain, [ingested.item.id])
+    [item] = loci.library.wait_for(brain, [ingested.item.id])
     assert item.status == "ready", item.status_reason
 
     graph = loci.graph
@@ -327,15 +331,15 @@ def test_a_meeting_makes_linked_pages_citing_its_evidence(loci: Loci, brain: Bra
         return tuple((d.id, d.content_hash) for d in docs), len(loci.store.list_jobs(brain.id))
 
     before = state()
-    again = loci.ingest_item(brain, "jamie", json.loads(json.dumps(MEETING)))
+    again = loci.library.ingest_item(brain, "jamie", json.loads(json.dumps(MEETING)))
     assert again.deduped and again.item.id == ingested.item.id
     assert state() == before
 
 
 def test_a_retried_meeting_job_finishes_without_duplicates(loci: Loci, brain: Brain) -> None:
-    ingested = loci.ingest_item(brain, "jamie", MEETING)
-    loci.wait_for(brain, [ingested.item.id])
-    row = loci.document(brain, ingested.item.id)
+    ingested = loci.library.ingest_item(brain, "jamie", MEETING)
+    loci.library.wait_for(brain, [ingested.item.id])
+    row = loci.library.document(brain, ingested.item.id)
     loci.curation.curate(brain, row)  # as a retry after a crash would
     assert len(loci.graph.list_documents(brain, doc_type="person")) == 2
     assert len(loci.graph.get(brain, "ana-lopez").doc.timeline) == 1
@@ -344,16 +348,16 @@ def test_a_retried_meeting_job_finishes_without_duplicates(loci: Loci, brain: Br
 
 def test_a_bad_item_is_refused_with_what_to_fix(loci: Loci, brain: Brain) -> None:
     with pytest.raises(Exception, match="needs a `date`"):
-        loci.ingest_item(brain, "jamie", {**MEETING, "date": None})
+        loci.library.ingest_item(brain, "jamie", {**MEETING, "date": None})
     with pytest.raises(Exception, match="needs an `id`"):
-        loci.ingest_item(brain, "jamie", {**MEETING, "id": "has spaces"})
+        loci.library.ingest_item(brain, "jamie", {**MEETING, "id": "has spaces"})
     with pytest.raises(Exception, match="lowercase slug"):
-        loci.ingest_item(brain, "Jamie!", MEETING)
-    assert loci.documents(brain) == []
+        loci.library.ingest_item(brain, "Jamie!", MEETING)
+    assert loci.library.documents(brain) == []
 
 
 def test_a_capture_item_goes_to_the_inbox(loci: Loci, brain: Brain) -> None:
-    ingested = loci.ingest_item(brain, "slack", {"id": "C01/1712345", "text": NOTE})
+    ingested = loci.library.ingest_item(brain, "slack", {"id": "C01/1712345", "text": NOTE})
     assert ingested.draft is not None and ingested.draft.folder == "inbox"
     assert loci.graph.get(brain, ingested.draft.id).doc.sources == ("slack:C01/1712345",)
 

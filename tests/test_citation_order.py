@@ -51,10 +51,12 @@ def test_an_answer_without_a_model_cites_in_reading_order(loci: Loci, brain: Bra
         f"2026-{month:02d}-{day:02d},gauge,1.{day % 9}" for month in range(1, 13) for day in (1, 15)
     )
     text = table + "\n\n" + "\n\n".join(f"## {title}\n\n{body}" for title, body in BOILER)
-    loci.wait_for(brain, [loci.add_note(brain, text, title="Boiler log").document.id])
+    loci.library.wait_for(
+        brain, [loci.library.add_note(brain, text, title="Boiler log").document.id]
+    )
 
     for question in ("Summarize the note Boiler log", "Who services the boiler?"):
-        done = final_answer(loci.ask(brain, question))
+        done = final_answer(loci.answers.ask(brain, question))
         order = _first_uses(done.answer)
         assert order, done.answer
         assert order == list(range(1, len(order) + 1)), done.answer

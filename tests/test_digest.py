@@ -63,16 +63,19 @@ def week(loci: Loci) -> tuple[Brain, dict[str, int]]:
         "kettle1": KETTLE_1, "garden1": GARDEN_1, "kettle2": KETTLE_2, "garden2": GARDEN_2,
         "old": OLD,
     }  # fmt: skip
-    ids = {k: loci.add_bytes(brain, f"{k}.md", v.encode()).document.id for k, v in files.items()}
-    ids["bad"] = loci.add_bytes(brain, "scan.pdf", b"%PDF-1.4 not really").document.id
-    ids["old_bad"] = loci.add_bytes(brain, "old.pdf", b"%PDF-1.4 broken too").document.id
-    ids["note"] = loci.add_note(brain, NOTE, title="Plumber").document.id
-    settled = {d.id: d.status for d in loci.wait_for(brain, list(ids.values()))}
+    ids = {
+        k: loci.library.add_bytes(brain, f"{k}.md", v.encode()).document.id
+        for k, v in files.items()
+    }
+    ids["bad"] = loci.library.add_bytes(brain, "scan.pdf", b"%PDF-1.4 not really").document.id
+    ids["old_bad"] = loci.library.add_bytes(brain, "old.pdf", b"%PDF-1.4 broken too").document.id
+    ids["note"] = loci.library.add_note(brain, NOTE, title="Plumber").document.id
+    settled = {d.id: d.status for d in loci.library.wait_for(brain, list(ids.values()))}
     assert settled[ids["bad"]] == "failed" and settled[ids["kettle1"]] == "ready"
     backdate(loci, ids["old"], "2021-04-02")
     backdate(loci, ids["old_bad"], "2021-04-03", updated=True)
-    loci.save(brain, "Buy tomato seeds and a new kettle filter", actor="test")
-    loci.save(brain, "Ask Mia about the compost bin", actor="test")
+    loci.library.save(brain, "Buy tomato seeds and a new kettle filter", actor="test")
+    loci.library.save(brain, "Ask Mia about the compost bin", actor="test")
     return brain, ids
 
 
@@ -80,7 +83,7 @@ def test_the_period_selects_the_documents_added_in_it(
     loci: Loci, week: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, ids = week
-    made = loci.digest(brain, "7d").as_dict()
+    made = loci.reviews.digest(brain, "7d").as_dict()
     added = {d["id"] for d in made["added"]}
     assert added == {ids[k] for k in ("kettle1", "kettle2", "garden1", "garden2", "bad")}
     assert made["added_by_kind"] == {"file": 5}
@@ -88,7 +91,7 @@ def test_the_period_selects_the_documents_added_in_it(
     assert {d["title"] for d in made["added"]} >= {"Descaling the kettle", "Garden beds"}
     assert made["counts"]["added"] == 5 and made["counts"]["notes"] == 1
     # Since a date before the old file: it is in; the old failure is too.
-    since_2021 = loci.digest(brain, "2021-01-01").as_dict()
+    since_2021 = loci.reviews.digest(brain, "2021-01-01").as_dict()
     assert ids["old"] in {d["id"] for d in since_2021["added"]}
     assert ids["old_bad"] in {d["id"] for d in since_2021["failed"]}
 
@@ -97,10 +100,10 @@ def test_failed_documents_are_listed_with_their_reasons(
     loci: Loci, week: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, ids = week
-    failed = loci.digest(brain, "7d").as_dict()["failed"]
+    failed = loci.reviews.digest(brain, "7d").as_dict()["failed"]
     assert [f["id"] for f in failed] == [ids["bad"]]  # the 2021 failure is outside the period
     assert failed[0]["name"] == "scan.pdf"
-    assert failed[0]["reason"] == loci.document(brain, ids["bad"]).status_reason
+    assert failed[0]["reason"] == loci.library.document(brain, ids["bad"]).status_reason
     assert "PDF" in failed[0]["reason"]
 
 
@@ -108,21 +111,21 @@ def test_captures_waiting_in_the_inbox_are_counted(
     loci: Loci, week: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, _ = week
-    made = loci.digest(brain, "24h").as_dict()
+    made = loci.reviews.digest(brain, "24h").as_dict()
     assert made["counts"]["inbox"] == 2 and made["counts"]["inbox_new"] == 2
     titles = {d["title"] for d in made["inbox"]}
     assert any("compost bin" in t for t in titles) and any("tomato seeds" in t for t in titles)
     # A draft filed away is no longer waiting.
     draft = made["inbox"][0]["id"]
     loci.graph.move(brain, draft, actor="test", folder="projects")
-    assert loci.digest(brain, "24h").as_dict()["counts"]["inbox"] == 1
+    assert loci.reviews.digest(brain, "24h").as_dict()["counts"]["inbox"] == 1
 
 
 def test_themes_keep_the_kettle_pair_apart_from_the_garden_pair(
     loci: Loci, week: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, ids = week
-    themes = loci.digest(brain, "7d").as_dict()["themes"]
+    themes = loci.reviews.digest(brain, "7d").as_dict()["themes"]
     groups = {frozenset(t["document_ids"]): t["words"] for t in themes}
     kettle = frozenset({ids["kettle1"], ids["kettle2"]})
     garden = frozenset({ids["garden1"], ids["garden2"]})
@@ -133,7 +136,7 @@ def test_themes_keep_the_kettle_pair_apart_from_the_garden_pair(
     # The two pairs come first (biggest groups); the note is a theme of its own.
     assert {frozenset(t["document_ids"]) for t in themes[:2]} == {kettle, garden}
     # Deterministic: the same brain gives the same themes.
-    assert loci.digest(brain, "7d").as_dict()["themes"] == themes
+    assert loci.reviews.digest(brain, "7d").as_dict()["themes"] == themes
 
 
 def test_graph_pages_written_in_the_period_come_with_their_new_timeline_entries(
@@ -142,7 +145,7 @@ def test_graph_pages_written_in_the_period_come_with_their_new_timeline_entries(
     brain, _ = week
     loci.graph.create(brain, actor="test", doc_type="project", title="Kitchen refit")
     loci.graph.append_timeline(brain, "kitchen-refit", "Ordered the new worktop", actor="test")
-    pages = loci.digest(brain, "7d").as_dict()["pages"]
+    pages = loci.reviews.digest(brain, "7d").as_dict()["pages"]
     page = next(p for p in pages if p["id"] == "kitchen-refit")
     assert page["created"] is True and page["type"] == "project"
     assert [e["text"] for e in page["entries"]] == ["Ordered the new worktop"]
@@ -153,7 +156,7 @@ def test_without_a_model_the_summary_quotes_the_newest_documents(
     loci: Loci, week: tuple[Brain, dict[str, int]]
 ) -> None:
     brain, ids = week
-    summary = loci.digest(brain, "7d").as_dict()["summary"]
+    summary = loci.reviews.digest(brain, "7d").as_dict()["summary"]
     assert summary["by"] == "extract" and summary["model"] is None
     assert "Limescale builds up inside the kettle in hard-water areas." in summary["text"]
     numbers = {s["number"]: s["document_id"] for s in summary["sources"]}
@@ -177,7 +180,7 @@ def test_with_a_model_the_summary_is_its_own_and_cites_valid_numbers(
     written = "You kept busy descaling the kettle [1] [2] and planting the garden [3][17]."
     llm.script.append(Reply(written))
     chat = OpenAICompatibleChat(ChatSettings(base_url=llm.base_url, model="recap-model"))
-    summary = loci.digest(brain, "7d", chat).as_dict()["summary"]
+    summary = loci.reviews.digest(brain, "7d", chat).as_dict()["summary"]
     assert summary["by"] == "model" and summary["model"] == "recap-model"
     assert summary["text"].startswith("You kept busy descaling the kettle [1] [2]")
     assert "[17]" not in summary["text"] and "[3]" in summary["text"]  # no passage 17
@@ -193,7 +196,7 @@ def test_a_failing_model_falls_back_to_extracts(
     brain, _ = week
     llm.script.append(Reply(status=500))
     settings = ChatSettings(base_url=llm.base_url, model="recap-model", max_retries=0)
-    summary = loci.digest(brain, "7d", OpenAICompatibleChat(settings)).as_dict()["summary"]
+    summary = loci.reviews.digest(brain, "7d", OpenAICompatibleChat(settings)).as_dict()["summary"]
     assert summary["by"] == "extract" and summary["fallback"]
     assert "Limescale builds up" in summary["text"]
 
@@ -203,20 +206,24 @@ def test_saving_the_same_period_twice_keeps_one_searchable_page(
 ) -> None:
     brain, ids = week
     now = dt.datetime.now(dt.UTC)
-    first = loci.save_digest(brain, "7d", now=now)
+    first = loci.reviews.save_digest(brain, "7d", now=now)
     assert first.created and first.page.folder == "reviews" and first.page.type == "analysis"
-    loci.add_note(brain, "The kettle filter is in the drawer under the sink.", title="Filter")
-    second = loci.save_digest(brain, "7d", now=now + dt.timedelta(minutes=5))
+    loci.library.add_note(
+        brain, "The kettle filter is in the drawer under the sink.", title="Filter"
+    )
+    second = loci.reviews.save_digest(brain, "7d", now=now + dt.timedelta(minutes=5))
     assert not second.created and second.page.id == first.page.id
     assert [d.id for d in loci.store.graph.documents(brain.id, folder="reviews")] == [first.page.id]
     content = loci.graph.get(brain, first.page.id).content
     assert "Filter" in content and f"[[source:file:{ids['kettle1']}|" in content
     # A saved digest is not part of the next one's pages.
-    assert all(p["folder"] != "reviews" for p in loci.digest(brain, "7d").as_dict()["pages"])
+    assert all(
+        p["folder"] != "reviews" for p in loci.reviews.digest(brain, "7d").as_dict()["pages"]
+    )
     # Searchable later, like any page.
     assert second.page.document_id is not None
-    loci.wait_for(brain, [second.page.document_id])
-    hits = loci.search(
+    loci.library.wait_for(brain, [second.page.document_id])
+    hits = loci.searching.search(
         brain, SearchRequest("digest limescale kettle", filters=SearchFilters(kinds=("page",)))
     )
     assert second.page.document_id in {h.citation.document_id for h in hits}
@@ -262,7 +269,7 @@ def test_the_http_route_returns_the_same_digest(
     finally:
         live.stop()
     body = response.json()
-    expected = loci.digest(brain, "7d").as_dict()
+    expected = loci.reviews.digest(brain, "7d").as_dict()
     assert body["counts"] == expected["counts"] and body["themes"] == expected["themes"]
     assert body["added"] == expected["added"] and body["summary"]["by"] == "extract"
     assert bad.status_code == 400 and "not a period" in bad.json()["message"]
@@ -285,5 +292,5 @@ def test_the_mcp_tool_returns_the_same_digest_and_refuses_a_bad_since(
             return await steps(client)
 
     good, bad = anyio.run(run)
-    assert ok(good)["counts"] == loci.digest(brain, "7d").as_dict()["counts"]
+    assert ok(good)["counts"] == loci.reviews.digest(brain, "7d").as_dict()["counts"]
     assert bad.is_error and "not a period" in text_of(bad)

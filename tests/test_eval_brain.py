@@ -40,9 +40,10 @@ def test_wilson_interval_matches_published_values() -> None:
 
 def _fill(loci: Loci, brain: Brain) -> dict[str, int]:
     ids = {
-        name: loci.add_bytes(brain, name, text.encode()).document.id for name, text in DOCS.items()
+        name: loci.library.add_bytes(brain, name, text.encode()).document.id
+        for name, text in DOCS.items()
     }
-    loci.wait_for(brain, list(ids.values()))
+    loci.library.wait_for(brain, list(ids.values()))
     return ids
 
 
@@ -133,11 +134,13 @@ def test_thumbs_down_answers_become_questions_to_rerun(
     _fill(loci, brain)
     asked = {}
     for question in ("What is the garage door code?", "When does the ferry leave?", "Pier?"):
-        done = list(loci.converse(brain, question))[-1].data
+        done = list(loci.answers.converse(brain, question))[-1].data
         asked[question] = (done["conversation_id"], done["message_id"])
-    loci.rate_answer(brain, *asked["What is the garage door code?"], "down", "it is 4471 now")
-    loci.rate_answer(brain, *asked["When does the ferry leave?"], "up")
-    loci.rate_answer(brain, *asked["Pier?"], "down")
+    loci.answers.rate_answer(
+        brain, *asked["What is the garage door code?"], "down", "it is 4471 now"
+    )
+    loci.answers.rate_answer(brain, *asked["When does the ferry leave?"], "up")
+    loci.answers.rate_answer(brain, *asked["Pier?"], "down")
     home = tmp_path / "home"
 
     built = run_cli("eval", "--from-feedback", home=home)

@@ -22,50 +22,52 @@ CODE = "The garage door code is 4471."
 
 def _converse(loci: Loci, brain: Brain, question: str, user_id: int | None = None) -> Any:
     """Ask in a new conversation (no model: the extractive answer); the `done` event's data."""
-    events = list(loci.converse(brain, question, user_id=user_id))
+    events = list(loci.answers.converse(brain, question, user_id=user_id))
     return events[-1].data
 
 
 @pytest.mark.both_backends
 def test_rating_replaces_and_is_kept_on_the_answer(loci: Loci, brain: Brain) -> None:
-    loci.wait_for(brain, [loci.add_note(brain, CODE).document.id])
+    loci.library.wait_for(brain, [loci.library.add_note(brain, CODE).document.id])
     first = _converse(loci, brain, "What is the garage door code?")
     second = _converse(loci, brain, "Which code opens the garage?")
     talk, answer = first["conversation_id"], first["message_id"]
 
-    up = loci.rate_answer(brain, talk, answer, "up")
+    up = loci.answers.rate_answer(brain, talk, answer, "up")
     assert up.feedback is not None and (up.feedback.rating, up.feedback.reason) == ("up", None)
-    down = loci.rate_answer(brain, talk, answer, "down", "  the  code changed\nlast year ")
+    down = loci.answers.rate_answer(brain, talk, answer, "down", "  the  code changed\nlast year ")
     assert down.feedback is not None
     assert (down.feedback.rating, down.feedback.reason) == ("down", "the code changed last year")
-    _, messages = loci.conversation(brain, talk)
+    _, messages = loci.answers.conversation(brain, talk)
     assert [m.feedback for m in messages] == [None, down.feedback]  # replaced, not added
     assert messages[1].content == down.content and messages[1].citations == down.citations
 
-    loci.rate_answer(brain, second["conversation_id"], second["message_id"], "up")
-    rated = loci.rated_answers(brain)
+    loci.answers.rate_answer(brain, second["conversation_id"], second["message_id"], "up")
+    rated = loci.answers.rated_answers(brain)
     assert [(r.question, r.answer.id) for r in rated] == [
         ("What is the garage door code?", answer),
         ("Which code opens the garage?", second["message_id"]),
     ]
-    assert [r.answer.id for r in loci.rated_answers(brain, "down")] == [answer]
-    assert loci.rated_answers(loci.brain("other"), "down") == []  # scoped to the brain
+    assert [r.answer.id for r in loci.answers.rated_answers(brain, "down")] == [answer]
+    assert loci.answers.rated_answers(loci.brain("other"), "down") == []  # scoped to the brain
 
     question_id = messages[0].id
     with pytest.raises(InvalidInput, match="is a question"):
-        loci.rate_answer(brain, talk, question_id, "up")
+        loci.answers.rate_answer(brain, talk, question_id, "up")
     with pytest.raises(NotFound):  # an answer of another conversation
-        loci.rate_answer(brain, talk, second["message_id"], "down")
+        loci.answers.rate_answer(brain, talk, second["message_id"], "down")
     with pytest.raises(NotFound):  # another user's conversation
-        loci.rate_answer(brain, talk, answer, "up", user_id=loci.store.accounts.create_user("x").id)
+        loci.answers.rate_answer(
+            brain, talk, answer, "up", user_id=loci.store.accounts.create_user("x").id
+        )
     with pytest.raises(InvalidInput, match="up or down"):
-        loci.rate_answer(brain, talk, answer, "sideways")
+        loci.answers.rate_answer(brain, talk, answer, "sideways")
     with pytest.raises(InvalidInput, match="longer than"):
-        loci.rate_answer(brain, talk, answer, "down", "x" * 1001)
+        loci.answers.rate_answer(brain, talk, answer, "down", "x" * 1001)
     # Refusals changed nothing; deleting the conversation takes its ratings along.
-    assert loci.conversation(brain, talk)[1][1].feedback == down.feedback
-    loci.delete_conversation(brain, talk)
-    assert [r.answer.id for r in loci.rated_answers(brain)] == [second["message_id"]]
+    assert loci.answers.conversation(brain, talk)[1][1].feedback == down.feedback
+    loci.answers.delete_conversation(brain, talk)
+    assert [r.answer.id for r in loci.answers.rated_answers(brain)] == [second["message_id"]]
 
 
 def _answer(api: httpx.Client, brain: str, question: str) -> dict[str, Any]:
@@ -119,7 +121,7 @@ def test_rating_over_http_only_answers_and_only_the_owner(server: LiveServer) ->
 
 
 def test_loci_conversations_rate(loci: Loci, brain: Brain, tmp_path: Path) -> None:
-    loci.wait_for(brain, [loci.add_note(brain, CODE).document.id])
+    loci.library.wait_for(brain, [loci.library.add_note(brain, CODE).document.id])
     done = _converse(loci, brain, "What is the garage door code?")
     talk, answer = str(done["conversation_id"]), str(done["message_id"])
     home = tmp_path / "home"
@@ -138,5 +140,5 @@ def test_loci_conversations_rate(loci: Loci, brain: Brain, tmp_path: Path) -> No
     assert refused.returncode == 1 and "is a question" in refused.stderr
     missing = run_cli("conversations", "rate", "999", answer, "down", home=home)
     assert missing.returncode == 3 and "no conversation" in missing.stderr
-    _, messages = loci.conversation(brain, int(talk))
+    _, messages = loci.answers.conversation(brain, int(talk))
     assert messages[1].feedback is not None and messages[1].feedback.rating == "up"

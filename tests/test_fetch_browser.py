@@ -158,7 +158,7 @@ def test_a_javascript_built_article_is_added_and_found(
     assert document["title"] == "Reader"
     # how it was read is kept with the document (the JSON shows what the API shows)
     loci = _service(tmp_path, embedder)
-    stored = loci.document(loci.brain(), document["id"])
+    stored = loci.library.document(loci.brain(), document["id"])
     loci.store.close()
     assert stored.metadata["rendered"]["engine"] == "chromium"
 
@@ -173,10 +173,10 @@ def test_requests_to_disallowed_addresses_are_blocked(
 ) -> None:
     loci = _service(tmp_path, embedder)
     brain = loci.brain()
-    added = loci.add_url(brain, f"{site.url}/shell-peek")
-    [document] = loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_url(brain, f"{site.url}/shell-peek")
+    [document] = loci.library.wait_for(brain, [added.document.id])
     assert document.status == "ready"
-    text = loci.document_text(brain, document.id) or ""
+    text = loci.library.document_text(brain, document.id) or ""
     assert "blastema" in text and "secret" not in text
     blocked = document.metadata["rendered"]["blocked_requests"]
     # The script's fetch and the image's redirect: both refused, neither connected.
@@ -191,9 +191,9 @@ def test_a_script_navigating_to_a_disallowed_address_is_refused(
 ) -> None:
     loci = _service(tmp_path, embedder)
     with pytest.raises(BlockedAddress, match="127.0.0.2"):
-        loci.add_url(loci.brain(), f"{site.url}/shell-leave")
+        loci.library.add_url(loci.brain(), f"{site.url}/shell-leave")
     assert site.intranet_connections == []
-    assert loci.documents(loci.brain()) == []
+    assert loci.library.documents(loci.brain()) == []
 
 
 def test_a_challenge_after_rendering_is_refused(
@@ -201,8 +201,8 @@ def test_a_challenge_after_rendering_is_refused(
 ) -> None:
     loci = _service(tmp_path, embedder)
     with pytest.raises(ChallengePage, match="Cloudflare challenge page.*even after rendering"):
-        loci.add_url(loci.brain(), f"{site.url}/shell-wall")
-    assert loci.documents(loci.brain()) == []
+        loci.library.add_url(loci.brain(), f"{site.url}/shell-wall")
+    assert loci.library.documents(loci.brain()) == []
 
 
 @pytest.mark.parametrize("page", ["shell-slow", "shell-spin"])
@@ -212,10 +212,10 @@ def test_the_time_limit_gives_a_clear_error(
     loci = _service(tmp_path, embedder, browser_timeout_s=3.0)
     started = time.monotonic()
     with pytest.raises(FetchError, match=r"in the browser took longer than 3 s"):
-        loci.add_url(loci.brain(), f"{site.url}/{page}")
+        loci.library.add_url(loci.brain(), f"{site.url}/{page}")
     # Chromium's start is not part of the budget; a hung page must not hold on much longer.
     assert time.monotonic() - started < 3.0 + 15
-    assert loci.documents(loci.brain()) == []
+    assert loci.library.documents(loci.brain()) == []
 
 
 def test_without_a_browser_an_app_shell_is_refused_with_what_to_do(
@@ -223,17 +223,17 @@ def test_without_a_browser_an_app_shell_is_refused_with_what_to_do(
 ) -> None:
     off = _service(tmp_path, embedder, browser_render=False)
     with pytest.raises(ChallengePage, match="enable JavaScript.*turned off"):
-        off.add_url(off.brain(), f"{site.url}/shell-article")
+        off.library.add_url(off.brain(), f"{site.url}/shell-article")
     missing = _service(tmp_path / "2", embedder, browser_path=str(tmp_path / "no-chromium"))
     with pytest.raises(ChallengePage, match="needs Chromium, not found"):
-        missing.add_url(missing.brain(), f"{site.url}/shell-article")
+        missing.library.add_url(missing.brain(), f"{site.url}/shell-article")
 
 
 def test_a_page_whose_article_is_all_script_is_rendered(
     site: Site, tmp_path: Path, embedder: Embedder
 ) -> None:
     loci = _service(tmp_path, embedder)
-    web = loci.fetch_page(f"{site.url}/thin")
+    web = loci.library.fetch_page(f"{site.url}/thin")
     assert web.rendered and web.why_rendered == "little text without its scripts"
     assert b"blastema" in web.page.body
 
@@ -243,7 +243,7 @@ def test_a_rendered_page_over_the_size_cap_is_refused(
 ) -> None:
     loci = _service(tmp_path, embedder, fetch_max_mb=0.1)
     with pytest.raises(FetchError, match="rendered page is larger than"):
-        loci.add_url(loci.brain(), f"{site.url}/shell-huge")
+        loci.library.add_url(loci.brain(), f"{site.url}/shell-huge")
 
 
 def test_a_dry_run_of_a_javascript_page_says_it_will_be_rendered(
@@ -251,12 +251,12 @@ def test_a_dry_run_of_a_javascript_page_says_it_will_be_rendered(
 ) -> None:
     loci = _service(tmp_path, embedder)
     url = f"{site.url}/shell-article"
-    flight = loci.preflight(None, urls=[url])
+    flight = loci.library.preflight(None, urls=[url])
     [item] = flight.items
     assert item.outcome == "add" and item.rendered and item.parser == "html"
-    assert loci.documents(loci.brain()) == []
-    added = loci.add_url(loci.brain(), url)
-    [document] = loci.wait_for(loci.brain(), [added.document.id])
+    assert loci.library.documents(loci.brain()) == []
+    added = loci.library.add_url(loci.brain(), url)
+    [document] = loci.library.wait_for(loci.brain(), [added.document.id])
     assert document.chunk_count == item.chunks >= 1
 
 
@@ -322,7 +322,7 @@ def test_a_page_script_cannot_send_udp_by_webrtc_or_webtransport(
 
     with Loopback(Handler) as site:
         loci = _service(tmp_path, embedder)
-        web = loci.fetch_page(site.url("/reader"))
+        web = loci.library.fetch_page(site.url("/reader"))
     # The page still rendered: its article is there, built by its script.
     assert web.rendered and b"blastema" in web.page.body
     # Nothing the scripts tried, from any frame or worker, reached the port. (Chromium has been

@@ -73,7 +73,7 @@ def _added(loci: Loci, item: PreflightItem, add: AddResult | LociError) -> Docum
         return None
     assert isinstance(add, AddResult) and not add.deduped, (item.source, add)
     brain = loci.brain()
-    [document] = loci.wait_for(brain, [add.document.id])
+    [document] = loci.library.wait_for(brain, [add.document.id])
     assert document.kind == item.kind, item.source
     extracted = document.metadata.get("extracted", {})
     if item.outcome == "fail":
@@ -94,8 +94,8 @@ def test_the_dry_run_predicts_what_adding_does(
     loci, brain = capped, capped.brain()
     paths = _files(tmp_path / "in")
     url = page_server.url("/article")
-    flight = loci.preflight(brain, paths=paths, urls=[url])
-    assert loci.documents(brain) == []  # the dry run kept nothing
+    flight = loci.library.preflight(brain, paths=paths, urls=[url])
+    assert loci.library.documents(brain) == []  # the dry run kept nothing
 
     predicted = {Path(i.source).name if i.kind == "file" else "page": i for i in flight.items}
     assert {k: (i.outcome, i.parser, i.ocr) for k, i in predicted.items()} == {
@@ -119,7 +119,11 @@ def test_the_dry_run_predicts_what_adding_does(
 
     def add(path: Path | None) -> AddResult | LociError:
         try:
-            return loci.add_url(brain, url) if path is None else loci.add_file(brain, path)
+            return (
+                loci.library.add_url(brain, url)
+                if path is None
+                else loci.library.add_file(brain, path)
+            )
         except LociError as error:
             return error
 
@@ -145,4 +149,4 @@ def test_an_upload_is_refused_as_its_dry_run_said(capped: Loci) -> None:
     assert item["outcome"] == "refuse"
     assert real.status_code == 413 and real.json()["error"] == "file_too_large"
     assert real.json()["message"] == item["error"] == "big.txt is 51.4 KB; the limit is 51.2 KB"
-    assert capped.documents(brain) == []
+    assert capped.library.documents(brain) == []

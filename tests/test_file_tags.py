@@ -25,14 +25,14 @@ The boiler is serviced every October by Marsh Heating; the pressure should sit a
 
 
 def test_frontmatter_tags_join_the_tags_given_and_follow_the_file(loci: Loci, brain: Brain) -> None:
-    added = loci.add_bytes(brain, "boiler.md", BOILER, tags=("manual",))
-    loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_bytes(brain, "boiler.md", BOILER, tags=("manual",))
+    loci.library.wait_for(brain, [added.document.id])
 
-    doc = loci.document(brain, added.document.id)
+    doc = loci.library.document(brain, added.document.id)
     assert doc.tags == ("manual", "house", "boiler")  # `#boiler` is Obsidian's way to say boiler
     assert doc.title == "Boiler service"
-    assert [d.id for d in loci.documents(brain, tag="house")] == [doc.id]
-    found = loci.search(
+    assert [d.id for d in loci.library.documents(brain, tag="house")] == [doc.id]
+    found = loci.searching.search(
         brain, SearchRequest("boiler pressure", filters=SearchFilters(tags=("boiler",)))
     )
     assert found and found[0].citation.document_id == doc.id
@@ -40,7 +40,7 @@ def test_frontmatter_tags_join_the_tags_given_and_follow_the_file(loci: Loci, br
     # The next version of the file names other tags: the ones it dropped leave, those given
     # when it was added stay.
     loci.store.set_extracted(doc.id, {"parser": "markdown"}, ["house", "heating"])
-    assert loci.document(brain, doc.id).tags == ("manual", "house", "heating")
+    assert loci.library.document(brain, doc.id).tags == ("manual", "house", "heating")
 
 
 def test_loci_list_by_a_frontmatter_tag(tmp_path: Path, database_url: str | None) -> None:

@@ -408,7 +408,7 @@ def test_mbox_messages_are_sections_with_file_lines() -> None:
 
 
 def find(loci: Loci, query: str, name: str) -> Hit:
-    hits = loci.search(loci.brain(), SearchRequest(query, limit=10))
+    hits = loci.searching.search(loci.brain(), SearchRequest(query, limit=10))
     for hit in hits:
         if hit.citation.name == name:
             return hit
@@ -427,8 +427,8 @@ def test_every_format_is_searchable_with_its_location(loci: Loci) -> None:
         "tides.py": b"import os\n\n\ndef harbour_tide_tables(level):\n    return level * 2\n",
         "archive.mbox": fixtures.mbox_mailbox(),
     }
-    ids = [loci.add_bytes(brain, name, data).document.id for name, data in files.items()]
-    for document in loci.wait_for(brain, ids):
+    ids = [loci.library.add_bytes(brain, name, data).document.id for name, data in files.items()]
+    for document in loci.library.wait_for(brain, ids):
         assert document.status == "ready", (document.name, document.status_reason)
 
     slide = find(loci, "otter partnership north figures", "review.pptx")
@@ -467,7 +467,7 @@ def test_every_format_is_searchable_with_its_location(loci: Loci) -> None:
     assert (
         code.citation.location.line_start <= 4 and code.citation.location.line_end == 5
     )  # the def's lines
-    source = loci.document(brain, code.citation.document_id)
+    source = loci.library.document(brain, code.citation.document_id)
     assert source.metadata["extracted"]["language"] == "python"
 
     mail = find(loci, "analytical engine weaves algebraic patterns", "archive.mbox")
@@ -499,15 +499,15 @@ def test_eml_attachments_become_linked_documents(loci: Loci) -> None:
         subtype="pdf",
         filename="broken.pdf",
     )
-    parent_id = loci.add_bytes(brain, "berths.eml", message.as_bytes()).document.id
-    [parent] = loci.wait_for(brain, [parent_id])  # waits for the attachments too
+    parent_id = loci.library.add_bytes(brain, "berths.eml", message.as_bytes()).document.id
+    [parent] = loci.library.wait_for(brain, [parent_id])  # waits for the attachments too
     assert parent.status == "ready", parent.status_reason
     links = {link["name"]: link["id"] for link in parent.metadata["attachments"]}
     assert set(links) == {"berths.md", "broken.pdf"}
 
-    child = loci.document(brain, links["berths.md"])
+    child = loci.library.document(brain, links["berths.md"])
     assert child.status == "ready" and child.metadata["attached_to"] == parent_id
-    broken = loci.document(brain, links["broken.pdf"])
+    broken = loci.library.document(brain, links["broken.pdf"])
     assert broken.status == "failed" and broken.status_reason  # fails alone
     assert broken.metadata["attached_to"] == parent_id
 
@@ -519,10 +519,10 @@ def test_eml_attachments_become_linked_documents(loci: Loci) -> None:
     assert body.citation.title == "Berth allocations"
 
     # reprocessing the message links the same attachments again, no duplicates
-    loci.reprocess(brain, parent_id)
-    [again] = loci.wait_for(brain, [parent_id])
+    loci.library.reprocess(brain, parent_id)
+    [again] = loci.library.wait_for(brain, [parent_id])
     assert {link["id"] for link in again.metadata["attachments"]} == set(links.values())
-    assert len(loci.documents(brain)) == 3
+    assert len(loci.library.documents(brain)) == 3
 
 
 def test_bad_packages_fail_alone_in_a_batch(loci: Loci) -> None:
@@ -535,8 +535,10 @@ def test_bad_packages_fail_alone_in_a_batch(loci: Loci) -> None:
         "deck.pptx": fixtures.pptx_deck(),
         "staff.xlsx": fixtures.xlsx_workbook(),
     }
-    ids = {name: loci.add_bytes(brain, name, data).document.id for name, data in files.items()}
-    documents = {d.name: d for d in loci.wait_for(brain, list(ids.values()))}
+    ids = {
+        name: loci.library.add_bytes(brain, name, data).document.id for name, data in files.items()
+    }
+    documents = {d.name: d for d in loci.library.wait_for(brain, list(ids.values()))}
 
     def reason(name: str) -> str:
         assert documents[name].status == "failed", name

@@ -49,8 +49,10 @@ def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: 
         "Boiler boiler boiler boiler boiler boiler boiler boiler boiler boiler.",
         "The garden shed needs a new roof.",
     ]
-    ids = [loci.add_note(brain, t, title=f"Note {n}").document.id for n, t in enumerate(texts)]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_note(brain, t, title=f"Note {n}").document.id for n, t in enumerate(texts)
+    ]
+    loci.library.wait_for(brain, ids)
     brain = loci.store.get_brain(brain.name)
     terms = query_terms("boiler pressure nonexistentword")
     ceiling = loci.store.text_ceiling(brain.id, terms)

@@ -41,8 +41,8 @@ pytestmark = pytest.mark.both_backends
 
 
 def index_all(loci: Loci, brain: Brain) -> None:
-    waiting = [d.id for d in loci.documents(brain, status="processing")]
-    loci.wait_for(brain, waiting)
+    waiting = [d.id for d in loci.library.documents(brain, status="processing")]
+    loci.library.wait_for(brain, waiting)
 
 
 def edges(graph: BrainGraph, brain: Brain, source: str) -> set[tuple[str, str]]:
@@ -182,7 +182,7 @@ def test_concurrent_writers_in_two_processes_views_never_both_win(
     graph.create(brain, actor="t", text=ANA)
     other = reopen(loci.store)
     try:
-        writers = [graph, BrainGraph(other, loci.blobs, loci.search)]
+        writers = [graph, BrainGraph(other, loci.blobs, loci.searching.search)]
         seen = graph.get(brain, "ana-lopez").summary.content_hash
         barrier = threading.Barrier(2)
         outcomes: list[str] = []
@@ -263,7 +263,7 @@ def test_move_and_rename_keep_links_from_other_pages(
         "relink", "mover",
     )  # fmt: skip
     assert [v.action for v in graph.history(brain, "community-garden")][:2] == ["move", "move"]
-    document = loci.document(brain, moved.document_id or 0)
+    document = loci.library.document(brain, moved.document_id or 0)
     assert document.name == "projects/home/community-garden.md"
     with pytest.raises(Conflict, match="already exists"):
         graph.move(brain, "acme", new_id="ana-lopez", actor="t")
@@ -284,7 +284,7 @@ def test_delete_is_a_dry_run_until_confirmed_and_reports_backlinks(
     assert document_id is not None
     graph.delete(brain, "garden-project", actor="t", confirm=True)
     with pytest.raises(NotFound):
-        loci.document(brain, document_id)  # the indexed document went with it
+        loci.library.document(brain, document_id)  # the indexed document went with it
 
 
 def test_a_page_is_found_by_search_with_a_citation(
@@ -295,7 +295,7 @@ def test_a_page_is_found_by_search_with_a_citation(
         text="Hugelkultur buries rotting logs under soil so beds hold water for years.",
     )  # fmt: skip
     index_all(loci, brain)
-    hits = loci.search(brain, SearchRequest("beds built on buried logs"))
+    hits = loci.searching.search(brain, SearchRequest("beds built on buried logs"))
     top = hits[0].citation
     assert (top.document_id, top.name, top.title) == (
         page.document_id, "concepts/hugelkultur.md", "Hugelkultur",
@@ -309,12 +309,14 @@ def test_a_page_is_found_by_search_with_a_citation(
     graph.rewrite(brain, "hugelkultur", "Mound beds of wood that act like sponges.", actor="t")
     index_all(loci, brain)
     assert graph.query(brain, "sponges")[0].document.id == "hugelkultur"
-    assert loci.document(brain, page.document_id or 0).status == "ready"
+    assert loci.library.document(brain, page.document_id or 0).status == "ready"
 
 
 def test_a_page_cites_an_ingested_file(loci: Loci, graph: BrainGraph, brain: Brain) -> None:
-    added = loci.add_bytes(brain, "lease.txt", b"The deposit is 2,300 euros, due on signing.")
-    loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_bytes(
+        brain, "lease.txt", b"The deposit is 2,300 euros, due on signing."
+    )
+    loci.library.wait_for(brain, [added.document.id])
     file_id = added.document.id
     graph.create(
         brain, actor="t", doc_type="analysis", title="Flat costs",
@@ -427,11 +429,11 @@ def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     loci: Loci, graph: BrainGraph, brain: Brain, tmp_path: Path, database_url: str | None
 ) -> None:
     compost_drive_pages(graph, brain)
-    loci.add_note(brain, "Bread needs a starter of flour and water.", title="Baking")
-    loci.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
+    loci.library.add_note(brain, "Bread needs a starter of flour and water.", title="Baking")
+    loci.library.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
     index_all(loci, brain)
 
-    hits = loci.search(brain, SearchRequest("who runs the compost drive", limit=5))
+    hits = loci.searching.search(brain, SearchRequest("who runs the compost drive", limit=5))
     names = [h.citation.name for h in hits]
     assert names[0] == "projects/compost-drive.md"
     ana = hits[names.index("people/ana-lopez.md")]
@@ -440,7 +442,7 @@ def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     assert ana.graph_path == ("compost-drive", "ana-lopez")
     assert "people/old-lead.md" not in names  # archived pages are not reached by links
     # a single leg is a diagnostic view: no link followed
-    text_only = loci.search(brain, SearchRequest("compost drive", mode="text", limit=5))
+    text_only = loci.searching.search(brain, SearchRequest("compost drive", mode="text", limit=5))
     assert all(not h.graph_path for h in text_only)
 
     # the CLI shows how a hit was reached
@@ -454,7 +456,7 @@ def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     # a brain without pages ranks exactly as the passage search alone
     plain = loci.brain("plain")
     for text in ("Kettles boil water.", "Ovens bake bread at high heat.", "Bread rises slowly."):
-        loci.add_note(plain, text)
+        loci.library.add_note(plain, text)
     index_all(loci, plain)
     request = SearchRequest("baking bread", limit=3)
-    assert loci.search(plain, request) == loci._passages(plain, request)
+    assert loci.searching.search(plain, request) == loci.searching.passages(plain, request)

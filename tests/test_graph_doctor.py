@@ -34,7 +34,9 @@ WARNINGS = {"orphan", "weak-provenance", "nonstandard-source"}
 @pytest.fixture
 def doctor(loci: Loci, graph: BrainGraph) -> Doctor:
     def settle(target: Brain) -> None:
-        loci.wait_for(target, [d.id for d in loci.documents(target, status="processing")])
+        loci.library.wait_for(
+            target, [d.id for d in loci.library.documents(target, status="processing")]
+        )
 
     return Doctor(graph, settle)
 
@@ -123,7 +125,7 @@ def test_a_clean_brain_has_no_findings_and_the_round_trip_works(
     loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor
 ) -> None:
     # the pages' `file:12` pointers name a document this brain really has
-    cited = loci.add_note(brain, "The kickoff minutes.").document.id
+    cited = loci.library.add_note(brain, "The kickoff minutes.").document.id
     for text in (KICKOFF, ANA, ACME):
         graph.create(brain, actor="test", text=text.replace("file:12", f"file:{cited}"))
     checkup = doctor.check_brain(brain)

@@ -25,13 +25,13 @@ HOUSEHOLD = {
 
 @pytest.fixture
 def household(loci: Loci, brain: Brain) -> Brain:
-    ids = [loci.add_bytes(brain, n, t.encode()).document.id for n, t in HOUSEHOLD.items()]
-    loci.wait_for(brain, ids)
+    ids = [loci.library.add_bytes(brain, n, t.encode()).document.id for n, t in HOUSEHOLD.items()]
+    loci.library.wait_for(brain, ids)
     return brain
 
 
 def _ask(loci: Loci, brain: Brain, question: str) -> tuple[Done, Graded]:
-    events = list(loci.ask(brain, question))
+    events = list(loci.answers.ask(brain, question))
     graded = next(e for e in events if isinstance(e, Graded))
     return final_answer(iter(events)), graded
 

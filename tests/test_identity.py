@@ -128,7 +128,7 @@ def test_ids_of_deleted_rows_are_never_handed_out_again(backend: str, loci: Loci
     def fill(name: str) -> dict[str, int]:
         """A brain with a file, a graph page, a conversation and a queued job; the ids."""
         brain = store.create_brain(name, "restricted", None)
-        document = loci.add_note(brain, f"Notes of {name}.").document
+        document = loci.library.add_note(brain, f"Notes of {name}.").document
         page = loci.graph.create(brain, actor="t", doc_type="concept", title=f"Page {name}")
         loci.graph.set_fields(brain, page.id, ["status=draft"], actor="t")  # a version
         conversation = store.conversations.create(brain.id, None, "chat")
@@ -157,17 +157,17 @@ def test_ids_of_deleted_rows_are_never_handed_out_again(backend: str, loci: Loci
 
     # A document deleted on its own, too.
     brain = store.get_brain_by_id(second["brain"])
-    loci.remove(brain, second["document"])
-    again = loci.add_note(brain, "Another note entirely.").document
+    loci.library.remove(brain, second["document"])
+    again = loci.library.add_note(brain, "Another note entirely.").document
     assert again.id > second["document"]
 
 
 def test_doctor_reports_pointers_at_deleted_documents(backend: str, loci: Loci) -> None:
     brain = loci.brain("default")
     graph = loci.graph
-    cited = loci.add_note(brain, "The lease runs to May.").document.id
-    timeline = loci.add_note(brain, "The beds were planted.").document.id
-    answered = loci.add_note(brain, "The rent is due monthly.").document.id
+    cited = loci.library.add_note(brain, "The lease runs to May.").document.id
+    timeline = loci.library.add_note(brain, "The beds were planted.").document.id
+    answered = loci.library.add_note(brain, "The rent is due monthly.").document.id
     graph.create(brain, actor="t", doc_type="person", title="Ana", text="Ana rents the plot.")
     graph.set_fields(brain, "ana", [f"sources=file:{cited}"], actor="t")
     graph.append_timeline(
@@ -181,7 +181,7 @@ def test_doctor_reports_pointers_at_deleted_documents(backend: str, loci: Loci) 
         "Monthly [1].",
         citations=[{"number": 1, "document_id": answered, "name": "rent", "snippet": "monthly"}],
     )
-    saved = loci.save_answer(brain, conversation.id, answer.id).page
+    saved = loci.answers.save_answer(brain, conversation.id, answer.id).page
     doctor = Doctor(graph, lambda _: None)
 
     def missing() -> set[tuple[str, str]]:
@@ -194,8 +194,8 @@ def test_doctor_reports_pointers_at_deleted_documents(backend: str, loci: Loci) 
 
     assert missing() == set()
     for document_id in (cited, timeline, answered):
-        loci.remove(brain, document_id)
-    newcomer = loci.add_note(brain, "Something else altogether.").document.id
+        loci.library.remove(brain, document_id)
+    newcomer = loci.library.add_note(brain, "Something else altogether.").document.id
     assert newcomer not in (cited, timeline, answered)
     assert missing() == {
         ("ana", f"file:{cited}"),

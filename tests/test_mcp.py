@@ -115,7 +115,7 @@ def test_a_created_file_is_found_read_and_cited(server: MCPServer, loci: Loci) -
         page = ok(await c.call_tool("read", {"document_id": doc_id, "max_chars": 100}))
         assert page["text"].startswith("Zebra project") and page["next_offset"] == 100
         rest = ok(await c.call_tool("read", {"document_id": doc_id, "offset": 100}))
-        assert page["text"] + rest["text"] == loci.document_text(loci.brain(), doc_id)
+        assert page["text"] + rest["text"] == loci.library.document_text(loci.brain(), doc_id)
         assert rest["next_offset"] is None
 
         passage = ok(await c.call_tool("read", {"document_id": doc_id, "passage": best["passage"]}))
@@ -231,7 +231,7 @@ def test_graph_tools_read_and_edit_pages(server: MCPServer, loci: Loci) -> None:
     brain = loci.brain()
     loci.graph.create(brain, actor="test", doc_type="project", title="Zebra", text="A beta.")
     loci.graph.create(brain, actor="test", doc_type="person", title="Ada Byron", text="Lead.")
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
 
     async def steps(c: Client) -> None:
         hits = ok(await c.call_tool("brain_query", {"query": "zebra beta"}))["hits"]
@@ -343,7 +343,7 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
         "digest", "brain_query", "brain_get", "brain_timeline", "brain_doctor",
     }  # fmt: skip
     assert refused.is_error and "read-only" in text_of(refused)
-    assert loci.documents(loci.brain()) == []
+    assert loci.library.documents(loci.brain()) == []
 
 
 LONG = "\n\n".join(f"## Part {i}\n\n" + fixtures.prose(180, seed=i) for i in range(6))
@@ -357,7 +357,7 @@ def test_a_dry_run_of_create_file_predicts_its_chunks_and_writes_nothing(
         dry = ok(await c.call_tool("create_file", {**args, "dry_run": True}))
         found = ok(await c.call_tool("search", {"query": "Part 3", "mode": "text"}))
         assert found["hits"] == []
-        assert loci.documents(loci.brain()) == [] and loci.blobs.disk_usage() == 0
+        assert loci.library.documents(loci.brain()) == [] and loci.blobs.disk_usage() == 0
         real = ok(await c.call_tool("create_file", args))
         return dry, found, real
 
@@ -372,7 +372,7 @@ def test_a_dry_run_of_create_file_predicts_its_chunks_and_writes_nothing(
     assert item["chunks"] >= 3 and item["chunks_exact"] is True and item["seconds"] > 0
     # the prediction is what the real add then does
     assert real["dry_run"] is False and real["preflight"] is None
-    stored = loci.document(loci.brain(), real["document"]["id"])
+    stored = loci.library.document(loci.brain(), real["document"]["id"])
     assert stored.status == "ready" and stored.chunk_count == item["chunks"]
 
 
@@ -390,7 +390,7 @@ def test_a_dry_run_names_the_document_it_duplicates(server: MCPServer, loci: Loc
     assert flight["item"]["duplicate_of"] == {"id": doc_id, "name": "zebra.md", "status": "ready"}
     assert f"#{doc_id} zebra.md" in flight["warnings"][0]
     assert dry["deduped"] is True and dry["document"] is None
-    assert [d.id for d in loci.documents(loci.brain())] == [doc_id]
+    assert [d.id for d in loci.library.documents(loci.brain())] == [doc_id]
 
 
 def test_a_dry_run_add_url_refuses_a_loopback_address_without_connecting(
@@ -402,7 +402,7 @@ def test_a_dry_run_add_url_refuses_a_loopback_address_without_connecting(
     assert flight["status"] == "error" and flight["item"]["outcome"] == "refuse"
     assert "loopback address" in flight["item"]["error"] and flight["errors"]
     assert page_server.connections == []
-    assert loci.documents(loci.brain()) == []
+    assert loci.library.documents(loci.brain()) == []
 
 
 def test_a_dry_run_add_url_fetches_an_allowed_page_and_predicts_the_add(
@@ -414,11 +414,11 @@ def test_a_dry_run_add_url_fetches_an_allowed_page_and_predicts_the_add(
 
         async def steps(c: Client) -> tuple[dict[str, Any], list[int], dict[str, Any]]:
             dry = ok(await c.call_tool("add_url", {"url": url, "dry_run": True}))
-            ids = [d.id for d in loci.documents(loci.brain())]
+            ids = [d.id for d in loci.library.documents(loci.brain())]
             return dry, ids, ok(await c.call_tool("add_url", {"url": url}))
 
         dry, ids_after_dry_run, real = session(local_server(loci), steps)
-        stored = loci.document(loci.brain(), real["document"]["id"])
+        stored = loci.library.document(loci.brain(), real["document"]["id"])
     finally:
         loci.store.close()
     item = dry["preflight"]["item"]

@@ -118,9 +118,11 @@ CALLS: dict[str, dict[str, Any]] = {
 
 def _plant_brain_b(loci: Loci) -> tuple[int, str]:
     b = loci.brain("b")
-    secret = loci.add_note(b, "The secret plan of brain B is to repaint the lighthouse.").document
+    secret = loci.library.add_note(
+        b, "The secret plan of brain B is to repaint the lighthouse."
+    ).document
     page = loci.graph.create(b, actor="test", doc_type="project", title="Plan B", text="Quiet.")
-    loci.wait_for(b, [d.id for d in loci.documents(b, status="processing")])
+    loci.library.wait_for(b, [d.id for d in loci.library.documents(b, status="processing")])
     return secret.id, page.content_hash
 
 
@@ -128,9 +130,9 @@ def _plant_brain_b(loci: Loci) -> tuple[int, str]:
 def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> None:
     loci = server.loci
     a = loci.brain("a")
-    loci.add_note(a, "Brain A keeps the garden rota.")
+    loci.library.add_note(a, "Brain A keeps the garden rota.")
     b_doc, b_hash = _plant_brain_b(loci)
-    before = [(d.id, d.content_hash) for d in loci.documents(loci.brain("b"))]
+    before = [(d.id, d.content_hash) for d in loci.library.documents(loci.brain("b"))]
     user = server.accounts.user("owner")
     token = server.accounts.issue_token(user, name="a-only", brain_ids=[a.id]).secret
 
@@ -164,7 +166,7 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
 
     outcomes = over_http(server, token, steps)
     assert all("lighthouse" not in text for text in outcomes.values())
-    assert [(d.id, d.content_hash) for d in loci.documents(loci.brain("b"))] == before
+    assert [(d.id, d.content_hash) for d in loci.library.documents(loci.brain("b"))] == before
     assert loci.graph.get(loci.brain("b"), "plan-b").summary.content_hash == b_hash
 
 
@@ -188,7 +190,7 @@ def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer, mode:
     names, refusals = over_http(server, token, steps, mode)
     assert names == {n for n in CALLS if n not in WRITES} | {"list_brains"}
     assert all("read-only" in r for r in refusals)
-    assert loci.documents(loci.brain()) == []
+    assert loci.library.documents(loci.brain()) == []
 
 
 WRITES = {"add_url", "create_file", "save", "brain_append_timeline", "brain_link", "brain_rewrite"}
@@ -268,7 +270,7 @@ def test_a_token_revoked_mid_session_stops_working_at_once(server: LiveServer) -
             await c.call_tool("create_file", {"name": "late.md", "content": "after revocation"})
 
     over_http(server, issued.secret, steps, "legacy")
-    assert server.loci.documents(server.loci.brain()) == []
+    assert server.loci.library.documents(server.loci.brain()) == []
 
 
 @pytest.mark.attack

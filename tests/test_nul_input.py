@@ -332,4 +332,4 @@ def test_every_string_argument_of_every_mcp_tool_refuses_a_nul(loci: Loci) -> No
     tried, wrong = anyio.run(run)
     assert tried > 30 and not wrong, "\n".join(wrong)
     brain = loci.brain("default")
-    assert loci.documents(brain) == []  # no tool ran
+    assert loci.library.documents(brain) == []  # no tool ran

@@ -67,7 +67,7 @@ def scanned_pdf(pages: list[Image.Image]) -> bytes:
 
 
 def find(loci: Loci, query: str, name: str) -> Hit:
-    hits = loci.search(loci.brain(), SearchRequest(query, limit=10))
+    hits = loci.searching.search(loci.brain(), SearchRequest(query, limit=10))
     for hit in hits:
         if hit.citation.name == name:
             return hit
@@ -185,8 +185,8 @@ def test_images_are_found_by_search(loci: Loci) -> None:
         ),
         "receipt.jpg": encoded(text_image(["Ironmonger receipt", "Brass hinges 4.20"]), "JPEG"),
     }
-    ids = [loci.add_bytes(brain, name, data).document.id for name, data in files.items()]
-    for document in loci.wait_for(brain, ids):
+    ids = [loci.library.add_bytes(brain, name, data).document.id for name, data in files.items()]
+    for document in loci.library.wait_for(brain, ids):
         assert document.status == "ready", (document.name, document.status_reason)
 
     hit = find(loci, "pelican database migration", "whiteboard.png")
@@ -206,8 +206,8 @@ def test_scanned_pdf_cites_the_page_the_answer_is_on(loci: Loci) -> None:
         text_image(["Tenancy agreement", "The rent is due on the first day"]),
         text_image(["Schedule of repairs", "The landlord replaces the boiler flue"]),
     ]
-    added = loci.add_bytes(brain, "lease-scan.pdf", scanned_pdf(pages))
-    (document,) = loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_bytes(brain, "lease-scan.pdf", scanned_pdf(pages))
+    (document,) = loci.library.wait_for(brain, [added.document.id])
     assert document.status == "ready", document.status_reason
 
     hit = find(loci, "who replaces the boiler flue", "lease-scan.pdf")
@@ -219,14 +219,16 @@ def test_scanned_pdf_cites_the_page_the_answer_is_on(loci: Loci) -> None:
 @pytest.mark.attack
 def test_a_bomb_fails_alone_while_the_rest_of_the_batch_lands(loci: Loci) -> None:
     brain = loci.brain()
-    bomb = loci.add_bytes(brain, "bomb.png", encoded(Image.new("1", (8000, 8000)), "PNG"))
-    broken = loci.add_bytes(brain, "broken.gif", b"GIF89a" + b"\x00" * 40)
-    good = loci.add_bytes(
+    bomb = loci.library.add_bytes(brain, "bomb.png", encoded(Image.new("1", (8000, 8000)), "PNG"))
+    broken = loci.library.add_bytes(brain, "broken.gif", b"GIF89a" + b"\x00" * 40)
+    good = loci.library.add_bytes(
         brain, "gate.png", encoded(text_image(["Gate code is walnut seven"]), "PNG")
     )
     done = {
         d.name: d
-        for d in loci.wait_for(brain, [bomb.document.id, broken.document.id, good.document.id])
+        for d in loci.library.wait_for(
+            brain, [bomb.document.id, broken.document.id, good.document.id]
+        )
     }
     assert done["bomb.png"].status == "failed"
     assert "megapixel budget" in (done["bomb.png"].status_reason or "")
@@ -294,14 +296,14 @@ def test_pictures_get_captions_indexed_beside_their_text(
         brain = loci.brain()
         photo = Image.new("RGB", (640, 480), "skyblue")
         ImageDraw.Draw(photo).ellipse((200, 150, 440, 390), fill="red")
-        first = loci.add_bytes(brain, "garden.jpg", encoded(photo, "JPEG"))
-        (done,) = loci.wait_for(brain, [first.document.id])
+        first = loci.library.add_bytes(brain, "garden.jpg", encoded(photo, "JPEG"))
+        (done,) = loci.library.wait_for(brain, [first.document.id])
         assert done.status == "ready", done.status_reason
         scan = scanned_pdf(
             [text_image(["Rain gauge log for spring"]), text_image(["Rain gauge log for autumn"])]
         )
-        second = loci.add_bytes(brain, "rain.pdf", scan)
-        (done,) = loci.wait_for(brain, [second.document.id])
+        second = loci.library.add_bytes(brain, "rain.pdf", scan)
+        (done,) = loci.library.wait_for(brain, [second.document.id])
         assert done.status == "ready", done.status_reason
 
         # one request per picture, each carrying the picture: the photo, then each scanned page
@@ -330,10 +332,10 @@ def test_without_vision_no_picture_is_sent_anywhere(
     loci = service_with_chat(tmp_path, embedder, vision_llm, vision=False)
     try:
         brain = loci.brain()
-        added = loci.add_bytes(
+        added = loci.library.add_bytes(
             brain, "memo.png", encoded(text_image(["Memo about the tandem bicycle"]), "PNG")
         )
-        (done,) = loci.wait_for(brain, [added.document.id])
+        (done,) = loci.library.wait_for(brain, [added.document.id])
         assert done.status == "ready"
         assert vision_llm.requests == []
         assert "Picture:" not in find(loci, "tandem bicycle memo", "memo.png").text
@@ -348,10 +350,10 @@ def test_a_failing_vision_model_leaves_the_ocr_text(
     loci = service_with_chat(tmp_path, embedder, vision_llm, vision=True)
     try:
         brain = loci.brain()
-        added = loci.add_bytes(
+        added = loci.library.add_bytes(
             brain, "sign.png", encoded(text_image(["Beware of the geese"]), "PNG")
         )
-        (done,) = loci.wait_for(brain, [added.document.id])
+        (done,) = loci.library.wait_for(brain, [added.document.id])
         assert done.status == "ready"
         assert "no picture caption" in (done.status_reason or "")
         assert "geese" in find(loci, "beware geese", "sign.png").text
@@ -398,8 +400,8 @@ def test_low_confidence_text_is_kept_and_marked(
     loci = make_service(tmp_path / "home", embedder, database_url, ocr_fallback=False)
     try:
         brain = loci.brain()
-        added = loci.add_bytes(brain, "carbon.png", data)
-        (done,) = loci.wait_for(brain, [added.document.id])
+        added = loci.library.add_bytes(brain, "carbon.png", data)
+        (done,) = loci.library.wait_for(brain, [added.document.id])
         assert done.status == "ready" and "low OCR confidence" in (done.status_reason or "")
         hit = find(loci, "carbon copy", "carbon.png")
         assert (
@@ -443,8 +445,8 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
     loci = service_with_chat(tmp_path, embedder, vision_llm, vision=True)
     try:
         brain = loci.brain()
-        added = loci.add_bytes(brain, "minutes.pdf", pdf)
-        (done,) = loci.wait_for(brain, [added.document.id])
+        added = loci.library.add_bytes(brain, "minutes.pdf", pdf)
+        (done,) = loci.library.wait_for(brain, [added.document.id])
         assert done.status == "ready", done.status_reason
         assert len(vision_llm.requests) == 1  # page 1 is text with a small figure: no caption
         (image,) = sent_images(vision_llm.requests[0])

@@ -63,7 +63,9 @@ def png(image: Image.Image) -> bytes:
 
 
 def names_found(loci: Loci, query: str) -> list[str]:
-    return [h.citation.name for h in loci.search(loci.brain(), SearchRequest(query, limit=10))]
+    return [
+        h.citation.name for h in loci.searching.search(loci.brain(), SearchRequest(query, limit=10))
+    ]
 
 
 def test_the_photo_is_beyond_tesseract() -> None:
@@ -80,13 +82,13 @@ def test_a_phone_photo_is_found_by_search_with_the_fallback_and_not_without(
         loci = make_service(tmp_path / home, embedder, ocr_fallback=fallback)
         try:
             brain = loci.brain()
-            added = loci.add_bytes(brain, "whiteboard.png", photo)
-            (done,) = loci.wait_for(brain, [added.document.id])
+            added = loci.library.add_bytes(brain, "whiteboard.png", photo)
+            (done,) = loci.library.wait_for(brain, [added.document.id])
             assert done.status == "ready", done.status_reason
             found = names_found(loci, "quokka deployment")
             if fallback:
                 assert found == ["whiteboard.png"]
-                (hit,) = loci.search(brain, SearchRequest("quokka deployment", limit=10))
+                (hit,) = loci.searching.search(brain, SearchRequest("quokka deployment", limit=10))
                 assert "quokka deployment" in hit.text.lower()
                 assert (
                     hit.citation.location.region is not None

@@ -25,7 +25,7 @@ PAGE_QUESTION = "who keeps the shed keys for the compost drive"
 
 def _fill(loci: Loci, brain: Brain) -> None:
     for path in sorted(EXAMPLES.iterdir()):
-        loci.add_file(brain, path)
+        loci.library.add_file(brain, path)
     graph = loci.graph
     graph.create(
         brain, actor="t", doc_type="project", title="Compost drive",
@@ -40,8 +40,8 @@ def _fill(loci: Loci, brain: Brain) -> None:
         brain, actor="t", doc_type="person", title="Ben Okafor",
         text="Ben fixes bikes and lends his trailer. He works with [[page:ana-lopez|Ana]].",
     )  # fmt: skip
-    loci.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    loci.library.add_note(brain, "The allotment committee meets on Mondays.", title="Committee")
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
 
 
 def _cli(home: Path, *args: str) -> dict[str, Any]:

@@ -36,12 +36,12 @@ def _scores_rounded(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_the_cli_json_and_the_api_give_the_same_shapes(
     loci: Loci, brain: Brain, server: LiveServer, tmp_path: Path
 ) -> None:
-    added = loci.add_file(brain, BOILER, tags=("home",))
+    added = loci.library.add_file(brain, BOILER, tags=("home",))
     loci.graph.create(
         brain, actor="t", doc_type="project", title="Boiler service",
         text="The boiler is serviced every autumn; see the manual.",
     )  # fmt: skip
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
     doc_id = added.document.id
     home = tmp_path / "home"  # the `loci` fixture's data directory: the CLI opens the same brain
 

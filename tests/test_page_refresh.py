@@ -22,38 +22,38 @@ AFTER = "# Allotment rules\n\nBonfires are banned all year; green waste goes to 
 
 
 def texts_found(loci: Loci, brain: Brain, query: str) -> list[str]:
-    return [h.text for h in loci.search(brain, SearchRequest(query, mode="text"))]
+    return [h.text for h in loci.searching.search(brain, SearchRequest(query, mode="text"))]
 
 
 @pytest.mark.both_backends
 def test_a_changed_page_refreshes_its_document(loci: Loci, brain: Brain) -> None:
-    first = loci.add_page_text(brain, URL, BEFORE, title="Allotment rules", tags=["garden"])
-    loci.wait_for(brain, [first.document.id])
-    again = loci.add_page_text(brain, URL, BEFORE, title="Allotment rules")
+    first = loci.library.add_page_text(brain, URL, BEFORE, title="Allotment rules", tags=["garden"])
+    loci.library.wait_for(brain, [first.document.id])
+    again = loci.library.add_page_text(brain, URL, BEFORE, title="Allotment rules")
     assert again.deduped and not again.refreshed and again.document.id == first.document.id
 
-    changed = loci.add_page_text(brain, URL, AFTER, title="Allotment rules", tags=["rules"])
+    changed = loci.library.add_page_text(brain, URL, AFTER, title="Allotment rules", tags=["rules"])
     assert changed.refreshed and not changed.deduped
     assert changed.document.id == first.document.id and changed.document.status == "processing"
-    (now,) = loci.wait_for(brain, [first.document.id])
+    (now,) = loci.library.wait_for(brain, [first.document.id])
     assert now.status == "ready" and now.tags == ("garden", "rules")
-    assert [d.id for d in loci.documents(brain)] == [first.document.id]
+    assert [d.id for d in loci.library.documents(brain)] == [first.document.id]
     assert any("green waste" in t for t in texts_found(loci, brain, "bonfire green waste skip"))
     assert not any("Sundays" in t for t in texts_found(loci, brain, "bonfire Sundays morning"))
     # The old version's bytes are gone from the blob store; the new ones are kept.
     assert not loci.blobs.exists(first.document.content_hash)
-    assert loci.original(brain, now.id).decode().count("green waste") == 1
+    assert loci.library.original(brain, now.id).decode().count("green waste") == 1
 
 
 @pytest.mark.both_backends
 def test_the_same_page_in_two_brains_is_two_documents(loci: Loci, brain: Brain) -> None:
     other = loci.brain("other")
-    a = loci.add_page_text(brain, URL, BEFORE)
-    b = loci.add_page_text(other, URL, AFTER)
+    a = loci.library.add_page_text(brain, URL, BEFORE)
+    b = loci.library.add_page_text(other, URL, AFTER)
     assert a.document.id != b.document.id and not b.refreshed
     # The other brain's copy is its own: refreshing it leaves this brain's page alone.
-    loci.add_page_text(other, URL, BEFORE + "\n\nUpdated.")
-    assert loci.document(brain, a.document.id).content_hash == a.document.content_hash
+    loci.library.add_page_text(other, URL, BEFORE + "\n\nUpdated.")
+    assert loci.library.document(brain, a.document.id).content_hash == a.document.content_hash
 
 
 class Site(QuietHandler):
@@ -103,12 +103,12 @@ def test_a_fetched_page_saved_again_by_the_extension_is_read_as_markdown(
     document takes the new type, so it is parsed as what it now is."""
     loci = make_service(tmp_path / "home", embedder, fetch_allowed_networks=["127.0.0.1/32"])
     brain = loci.brain("default")
-    fetched = loci.add_url(brain, site)
-    (before,) = loci.wait_for(brain, [fetched.document.id])
+    fetched = loci.library.add_url(brain, site)
+    (before,) = loci.library.wait_for(brain, [fetched.document.id])
     assert before.mime_type is not None and before.mime_type.startswith("text/html")
     markdown = "# Hall\n\n| day | opens |\n| --- | --- |\n| Saturday | eight |"
-    saved = loci.add_page_text(brain, site, markdown, title="Hall")
-    (now,) = loci.wait_for(brain, [saved.document.id])
+    saved = loci.library.add_page_text(brain, site, markdown, title="Hall")
+    (now,) = loci.library.wait_for(brain, [saved.document.id])
     assert saved.refreshed and now.id == before.id
     assert now.mime_type == "text/markdown" and now.status == "ready"
     assert any("| Saturday | eight |" in t for t in texts_found(loci, brain, "Saturday eight"))

@@ -35,8 +35,11 @@ def test_migrate_copies_everything_and_ranks_the_same(
     home = tmp_path / "home"
     loci = make_service(home, embedder)
     brain = loci.brain("default")
-    ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_bytes(brain, name, text.encode()).document.id
+        for name, text in NOTES.items()
+    ]
+    loci.library.wait_for(brain, ids)
     graph = loci.graph
     graph.create(brain, actor="t", doc_type="person", title="Ana", text="Ana grows tomatoes.")
     graph.rewrite(brain, "ana", "Ana grows peppers.", actor="t",
@@ -64,9 +67,9 @@ def test_migrate_copies_everything_and_ranks_the_same(
     said = loci.store.conversations.add_message(talk.id, "assistant", "kelp", [], "simple_lookup")
     loci.store.conversations.rate(talk.id, said.id, "down", "they hold hands")  # feedback moves
     talked = loci.store.conversations.messages(talk.id)
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
     before = {
-        (q, mode): [(h.citation.document_id, round(h.score, 9)) for h in loci.search(
+        (q, mode): [(h.citation.document_id, round(h.score, 9)) for h in loci.searching.search(
             brain, SearchRequest(q, mode=mode, limit=5))]
         for q in QUESTIONS for mode in ("text", "vector", "hybrid")
     }  # fmt: skip
@@ -88,7 +91,7 @@ def test_migrate_copies_everything_and_ranks_the_same(
         same = moved.brain("default")
         assert same.id == brain.id and same.embedder_model == embedder.model_id
         after = {
-            (q, mode): [(h.citation.document_id, round(h.score, 9)) for h in moved.search(
+            (q, mode): [(h.citation.document_id, round(h.score, 9)) for h in moved.searching.search(
                 same, SearchRequest(q, mode=mode, limit=5))]
             for q in QUESTIONS for mode in ("text", "vector", "hybrid")
         }  # fmt: skip
@@ -109,14 +112,16 @@ def test_migrate_copies_everything_and_ranks_the_same(
         assert (ocr.location.region, ocr.location.ocr_confidence) == ((0.1, 0.2, 0.9, 0.4), 0.87)
         later = store.integrations.create_webhook_secret(same.id, "jamie", "whsec_cd", "s2")
         assert later.id > secret.id
-        moved_graph = BrainGraph(store, moved.blobs, moved.search)
+        moved_graph = BrainGraph(store, moved.blobs, moved.searching.search)
         assert moved_graph.get(same, "ana").doc.truth == "Ana grows peppers."
         assert [v.actor for v in moved_graph.history(same, "ana")] == ["t"]
         blobs = PostgresBlobStore(store.db)
         data = NOTES["kelp.txt"].encode()
         assert blobs.get(sha256_hex(data)) == data
         # New rows continue after the copied ids, and nothing was embedded again.
-        extra = moved.add_bytes(same, "new.txt", b"Herons wait in shallow water.").document.id
+        extra = moved.library.add_bytes(
+            same, "new.txt", b"Herons wait in shallow water."
+        ).document.id
         assert extra > max(ids)
         again = run_cli("migrate", "--to", url, home=home)
         assert again.returncode != 0 and "empty" in again.stderr
@@ -138,10 +143,15 @@ def test_a_nul_kept_by_an_old_sqlite_brain_is_named_and_nothing_is_copied(
     home = tmp_path / "home"
     loci = make_service(home, embedder)
     brain = loci.brain("default")
-    ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
-    loci.wait_for(brain, ids)
-    note = loci.add_note(brain, "The cellar key hangs by the door.", title="Keys").document.id
-    loci.wait_for(brain, [note])
+    ids = [
+        loci.library.add_bytes(brain, name, text.encode()).document.id
+        for name, text in NOTES.items()
+    ]
+    loci.library.wait_for(brain, ids)
+    note = loci.library.add_note(
+        brain, "The cellar key hangs by the door.", title="Keys"
+    ).document.id
+    loci.library.wait_for(brain, [note])
     assert isinstance(loci.store, SqliteStore)
     with loci.store.db.write() as conn:  # as an older Loci stored it, before NUL was refused
         conn.execute("UPDATE documents SET title = ? WHERE id = ?", ("Ke\x00ys", note))
@@ -170,8 +180,11 @@ def test_a_nul_in_a_chunk_or_a_row_postgresql_refuses_is_named(
     home = tmp_path / "home"
     loci = make_service(home, embedder)
     brain = loci.brain("default")
-    ids = [loci.add_bytes(brain, name, text.encode()).document.id for name, text in NOTES.items()]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_bytes(brain, name, text.encode()).document.id
+        for name, text in NOTES.items()
+    ]
+    loci.library.wait_for(brain, ids)
     source = loci.store
     assert isinstance(source, SqliteStore)
     chunk = source.list_chunks(brain.id, ids[1])[0]

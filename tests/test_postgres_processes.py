@@ -60,7 +60,9 @@ def test_three_workers_drain_300_jobs_exactly_once_though_one_is_killed(
     loci = make_service(home, embedder, database)
     brain = loci.brain("default")
     ids = [
-        loci.add_note(brain, f"Note {i}: the heron number {i} waits in pond {i % 17}.").document.id
+        loci.library.add_note(
+            brain, f"Note {i}: the heron number {i} waits in pond {i % 17}."
+        ).document.id
         for i in range(JOBS)
     ]
     store = loci.store
@@ -100,7 +102,7 @@ def test_three_workers_drain_300_jobs_exactly_once_though_one_is_killed(
     assert not unfinished  # the killed worker finished nothing it held
     assert all(by_job[j]["attempts"] >= 2 for j in held if j in by_job)  # reclaimed, retried
     assert {r["owner"].split(":")[1] for r in done} >= {str(w.pid) for w in workers[1:]}
-    for doc in loci.documents(brain):
+    for doc in loci.library.documents(brain):
         assert doc.status == "ready" and doc.chunk_count == 1, doc
     chunks = store.db.rows("SELECT document_id, count(*) AS n FROM chunks GROUP BY document_id")
     assert sorted(int(r["document_id"]) for r in chunks) == sorted(ids)

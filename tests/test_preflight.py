@@ -157,10 +157,10 @@ def test_the_api_preflight_returns_the_same_object(tmp_path: Path, embedder: Emb
     folder = _folder(tmp_path)
     (folder / "huge.txt").unlink()  # over the cap, a whole request is refused (413) as an upload
     brain = loci.brain()
-    existing = loci.add_file(brain, folder / "boiler.md").document
-    loci.wait_for(brain, [existing.id])
+    existing = loci.library.add_file(brain, folder / "boiler.md").document
+    loci.library.wait_for(brain, [existing.id])
     paths = sorted(p for p in folder.rglob("*") if p.is_file())
-    expected = loci.preflight(brain, paths=paths)
+    expected = loci.library.preflight(brain, paths=paths)
     live = LiveServer(loci, run_worker=False)  # creates the owner account
     before = _snapshot(tmp_path / "home")
     live.start()
@@ -200,7 +200,9 @@ def test_the_api_preflight_returns_the_same_object(tmp_path: Path, embedder: Emb
 def test_a_url_dry_run_checks_the_address_without_connecting(
     page_server: Loopback, loci: Loci
 ) -> None:
-    flight = loci.preflight(loci.brain(), urls=[page_server.url("/article"), "file:///etc/passwd"])
+    flight = loci.library.preflight(
+        loci.brain(), urls=[page_server.url("/article"), "file:///etc/passwd"]
+    )
     loopback, file_url = flight.items
     assert loopback.outcome == "refuse" and "loopback address" in (loopback.error or "")
     assert loopback.address is None

@@ -18,16 +18,18 @@ from tests.conftest import run_cli
 def test_recent_documents_are_newest_first_within_the_limit_and_kinds(
     loci: Loci, brain: Brain
 ) -> None:
-    notes = [loci.add_note(brain, f"Note number {i} about otters.").document for i in range(5)]
+    notes = [
+        loci.library.add_note(brain, f"Note number {i} about otters.").document for i in range(5)
+    ]
     page = loci.graph.create(brain, actor="test", doc_type="concept", title="Otters")
     other = loci.brain("elsewhere")
-    loci.add_note(other, "A newer note in another brain.")
+    loci.library.add_note(other, "A newer note in another brain.")
 
-    recent = loci.recent_documents(brain, 3, ("note",))
+    recent = loci.library.recent_documents(brain, 3, ("note",))
     assert [d.id for d in recent] == [n.id for n in reversed(notes)][:3]
-    newest_any_kind = loci.recent_documents(brain, 1)
+    newest_any_kind = loci.library.recent_documents(brain, 1)
     assert newest_any_kind[0].id == page.document_id  # the page's indexed document came last
-    assert len(loci.recent_documents(brain, 50)) == 6  # the other brain's note is not here
+    assert len(loci.library.recent_documents(brain, 50)) == 6  # the other brain's note is not here
 
 
 @pytest.mark.both_backends
@@ -54,9 +56,11 @@ def test_loci_recall_prints_recent_notes_and_timeline(
         brain, "garden", "Compost bins ordered for the garden", actor="test", at="2026-03-04"
     )
     for i in range(3):
-        loci.add_note(brain, f"Old note {i}: nothing to see.")
-    fresh = loci.add_note(brain, "Kelp grows sixty centimetres a day.", title="Kelp").document
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
+        loci.library.add_note(brain, f"Old note {i}: nothing to see.")
+    fresh = loci.library.add_note(
+        brain, "Kelp grows sixty centimetres a day.", title="Kelp"
+    ).document
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
     home = tmp_path / "home"  # the `loci` fixture's data directory
 
     shown = run_cli("recall", "--limit", "2", home=home)

@@ -26,21 +26,21 @@ NOTES = {
 
 
 def fill(loci: Loci, brain: Brain) -> dict[str, int]:
-    ids = {t: loci.add_note(brain, text, title=t).document.id for t, text in NOTES.items()}
-    assert all(d.status == "ready" for d in loci.wait_for(brain, list(ids.values())))
+    ids = {t: loci.library.add_note(brain, text, title=t).document.id for t, text in NOTES.items()}
+    assert all(d.status == "ready" for d in loci.library.wait_for(brain, list(ids.values())))
     return ids
 
 
 @pytest.mark.both_backends
 def test_related_documents_share_the_subject(loci: Loci, brain: Brain) -> None:
     ids = fill(loci, brain)
-    found = loci.related(brain, ids["Descaling the kettle"], limit=3)
+    found = loci.searching.related(brain, ids["Descaling the kettle"], limit=3)
     titles = [r.document.title for r in found]
     assert titles[0] == "Hard water"  # about limescale too, in other words
     assert "Descaling the kettle" not in titles and len(titles) == 3
     assert found[0].score > found[-1].score
     assert "limescale" in found[0].passage.text
-    garden = [r.document.title for r in loci.related(brain, ids["Raised beds"], limit=1)]
+    garden = [r.document.title for r in loci.searching.related(brain, ids["Raised beds"], limit=1)]
     assert garden == ["Tomato blight"]
 
 
@@ -48,22 +48,26 @@ def test_related_documents_share_the_subject(loci: Loci, brain: Brain) -> None:
 def test_related_stays_in_its_brain_and_refuses_bad_input(loci: Loci, brain: Brain) -> None:
     ids = fill(loci, brain)
     other = loci.brain("other")
-    elsewhere = loci.add_note(other, NOTES["Hard water"], title="Hard water (copy)").document.id
-    loci.wait_for(other, [elsewhere])
-    titles = {r.document.title for r in loci.related(brain, ids["Descaling the kettle"], 20)}
+    elsewhere = loci.library.add_note(
+        other, NOTES["Hard water"], title="Hard water (copy)"
+    ).document.id
+    loci.library.wait_for(other, [elsewhere])
+    titles = {
+        r.document.title for r in loci.searching.related(brain, ids["Descaling the kettle"], 20)
+    }
     assert titles == set(NOTES) - {"Descaling the kettle"}  # never the other brain's copy
     with pytest.raises(NotFound):
-        loci.related(brain, elsewhere)
+        loci.searching.related(brain, elsewhere)
     for limit in (0, 21):
         with pytest.raises(InvalidInput, match="limit"):
-            loci.related(brain, ids["Raised beds"], limit)
+            loci.searching.related(brain, ids["Raised beds"], limit)
 
 
 def test_a_document_not_indexed_yet_has_no_relatives(loci: Loci, brain: Brain) -> None:
     fill(loci, brain)
-    pending = loci.add_note(brain, "Kettle limescale again.", title="Draft").document
+    pending = loci.library.add_note(brain, "Kettle limescale again.", title="Draft").document
     assert pending.status == "processing"
-    assert loci.related(brain, pending.id) == []
+    assert loci.searching.related(brain, pending.id) == []
 
 
 def test_related_over_http_and_the_cli(server: LiveServer, loci: Loci, tmp_path: Path) -> None:

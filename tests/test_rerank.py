@@ -112,8 +112,10 @@ def service(home: Path, embedder: Embedder, base_url: str) -> Loci:
 
 def fill(loci: Loci) -> Brain:
     brain = loci.brain("kitchen")
-    ids = [loci.add_note(brain, text, title=title).document.id for title, text in NOTES.items()]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_note(brain, text, title=title).document.id for title, text in NOTES.items()
+    ]
+    loci.library.wait_for(brain, ids)
     return brain
 
 
@@ -141,10 +143,10 @@ def test_the_rerankers_order_is_the_order_a_user_sees(
     plain: tuple[Loci, Brain], reranked: tuple[Loci, Brain], reranker: RerankServer
 ) -> None:
     loci, brain = reranked
-    fused = titles(plain[0].search(plain[1], SearchRequest(QUESTION, limit=4)))
+    fused = titles(plain[0].searching.search(plain[1], SearchRequest(QUESTION, limit=4)))
     # A judge that knows limescale comes off with vinegar, whatever the words of the question.
     reranker.judge = by_rule(lambda _q, doc: 0.97 if "vinegar" in doc else 0.02)
-    hits = loci.search(brain, SearchRequest(QUESTION, limit=4))
+    hits = loci.searching.search(brain, SearchRequest(QUESTION, limit=4))
     assert hits[0].citation.title == "Descaling the kettle"
     assert hits[0].score == pytest.approx(0.97) and all(h.reranked for h in hits)
     assert set(titles(hits)) == set(fused)  # the same passages, reordered
@@ -153,7 +155,7 @@ def test_the_rerankers_order_is_the_order_a_user_sees(
     reranker.judge = lambda _q, docs: {
         "results": [{"index": i, "relevance_score": float(i)} for i in range(len(docs))]
     }
-    hits = loci.search(brain, SearchRequest(QUESTION, limit=4))
+    hits = loci.searching.search(brain, SearchRequest(QUESTION, limit=4))
     sent = reranker.requests[-1]["documents"]
     assert [next(n for n, d in enumerate(sent) if h.text in d) for h in hits] == [3, 2, 1, 0]
     assert titles(hits) == fused[::-1]
@@ -163,7 +165,7 @@ def test_what_loci_sends_to_the_reranker(
     reranked: tuple[Loci, Brain], reranker: RerankServer
 ) -> None:
     loci, brain = reranked
-    loci.search(brain, SearchRequest(QUESTION, limit=3))
+    loci.searching.search(brain, SearchRequest(QUESTION, limit=3))
     body, headers = reranker.requests[-1], reranker.headers[-1]
     assert body["model"] == "bge-reranker-v2-m3" and body["query"] == QUESTION
     # Every passage of the small brain (depth 30 > 4), each with its title in front.
@@ -178,7 +180,7 @@ def test_text_and_vector_modes_never_ask_the_reranker(
 ) -> None:
     loci, brain = reranked
     for mode in ("text", "vector"):
-        hits = loci.search(brain, SearchRequest(QUESTION, mode=mode))
+        hits = loci.searching.search(brain, SearchRequest(QUESTION, mode=mode))
         assert hits and not any(h.reranked for h in hits)
     assert reranker.requests == []
 
@@ -188,8 +190,8 @@ def test_evaluation_ranks_through_the_reranker(
 ) -> None:
     loci, brain = reranked
     reranker.judge = by_rule(lambda _q, doc: 1.0 if "raised beds" in doc else 0.0)
-    ranked = loci.ranked_documents(brain, QUESTION)
-    garden = next(d for d in loci.documents(brain) if d.title == "Garden beds")
+    ranked = loci.searching.ranked_documents(brain, QUESTION)
+    garden = next(d for d in loci.library.documents(brain) if d.title == "Garden beds")
     assert ranked[0][0] == garden.id  # what `loci eval` measures is what search returns
 
 
@@ -234,8 +236,8 @@ def test_a_failing_reranker_leaves_the_fused_order(
         reranker.site.stop()
     request = SearchRequest(QUESTION, limit=4)
     with caplog.at_level(logging.WARNING, logger="loci.search.engine"):
-        hits = loci.search(brain, request)
-    expected = plain[0].search(plain[1], request)
+        hits = loci.searching.search(brain, request)
+    expected = plain[0].searching.search(plain[1], request)
     assert titles(hits) == titles(expected)
     assert [h.score for h in hits] == pytest.approx([h.score for h in expected])
     assert not any(h.reranked for h in hits)
@@ -250,7 +252,7 @@ def test_text_embeddings_inference_answers_are_read(
     reranker.judge = lambda _q, docs: [
         {"index": i, "score": 0.9 if "green tea" in d else 0.1} for i, d in enumerate(docs)
     ]
-    hits = loci.search(brain, SearchRequest(QUESTION, limit=2))
+    hits = loci.searching.search(brain, SearchRequest(QUESTION, limit=2))
     assert hits[0].citation.title == "Tea for guests" and hits[0].reranked
 
 

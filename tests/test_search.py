@@ -70,24 +70,24 @@ def test_modes_legs_and_min_similarity(loci: Loci) -> None:
         "bread.txt": "Sourdough needs a long cold proof in the fridge before baking.",
         "code.txt": "Error code F22 means the boiler pressure is below 0.8 bar.",
     }
-    ids = [loci.add_bytes(brain, n, t.encode()).document.id for n, t in docs.items()]
-    loci.wait_for(brain, ids)
+    ids = [loci.library.add_bytes(brain, n, t.encode()).document.id for n, t in docs.items()]
+    loci.library.wait_for(brain, ids)
 
-    text_hits = loci.search(brain, SearchRequest("F22", mode="text"))
+    text_hits = loci.searching.search(brain, SearchRequest("F22", mode="text"))
     assert [h.citation.name for h in text_hits] == ["code.txt"]
     assert text_hits[0].matched_by == "text" and text_hits[0].vector_rank is None
 
-    vector_hits = loci.search(
+    vector_hits = loci.searching.search(
         brain, SearchRequest("marine mammals feeding", mode="vector", limit=3)
     )
     assert vector_hits[0].citation.name == "kelp.txt"
     assert all(h.matched_by == "vector" for h in vector_hits)
 
-    strict = loci.search(
+    strict = loci.searching.search(
         brain, SearchRequest("marine mammals feeding", mode="vector", min_similarity=0.99)
     )
     assert strict == []
 
-    hybrid = loci.search(brain, SearchRequest("why do otters matter for kelp", limit=2))
+    hybrid = loci.searching.search(brain, SearchRequest("why do otters matter for kelp", limit=2))
     assert hybrid[0].citation.name == "kelp.txt" and hybrid[0].matched_by == "both"
     assert len(hybrid) == 2

@@ -73,8 +73,8 @@ def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain:
         "# Dentist\n\nNext check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street "
         "practice. The booking code is DX-4471."
     )
-    loci.wait_for(brain, [loci.add_note(brain, note, title="Dentist").document.id])
-    answer = final_answer(loci.ask(brain, "When is my next dentist appointment?")).answer
+    loci.library.wait_for(brain, [loci.library.add_note(brain, note, title="Dentist").document.id])
+    answer = final_answer(loci.answers.ask(brain, "When is my next dentist appointment?")).answer
     assert (
         "Next check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street practice."
         in (answer)

@@ -14,8 +14,8 @@ pytestmark = pytest.mark.both_backends
 
 def test_database_size_comes_from_the_store(loci: Loci) -> None:
     brain = loci.brain()
-    added = loci.add_note(brain, "The zebra beta ships on Friday, from the Leeds office.")
-    loci.wait_for(brain, [added.document.id])
+    added = loci.library.add_note(brain, "The zebra beta ships on Friday, from the Leeds office.")
+    loci.library.wait_for(brain, [added.document.id])
 
     if isinstance(loci.store, PostgresStore):
         # The server's own figure, asked on a connection of our own. Sizes only grow here,

@@ -20,13 +20,15 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def brain(loci: Loci) -> Brain:
     brain = loci.brain("home")
-    ids = [loci.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())]
-    loci.wait_for(brain, ids)
+    ids = [
+        loci.library.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())
+    ]
+    loci.library.wait_for(brain, ids)
     return brain
 
 
 def test_cloze_quiz_without_a_model(loci: Loci, brain: Brain) -> None:
-    questions = loci.quiz(brain, count=4)
+    questions = loci.answers.quiz(brain, count=4)
     assert questions
     for q in questions:
         assert "_____" in q.question and len(q.choices) == 4 and len(set(q.choices)) == 4
@@ -38,7 +40,7 @@ def test_cloze_quiz_without_a_model(loci: Loci, brain: Brain) -> None:
 
 
 def test_cloze_flashcards_on_a_topic(loci: Loci, brain: Brain) -> None:
-    cards = loci.flashcards(brain, "boiler pressure", count=3)
+    cards = loci.answers.flashcards(brain, "boiler pressure", count=3)
     assert cards and all(c.source.hit.citation.name == "boiler-manual.md" for c in cards)
     assert all("_____" in c.front and c.back for c in cards)
 
@@ -51,9 +53,9 @@ def test_without_a_topic_study_draws_on_what_was_added_not_on_loci_pages(
         brain, actor="test", doc_type="project", title="Allotment",
         text="The allotment committee meets on the first Monday of every month at seven.",
     )  # fmt: skip
-    loci.wait_for(brain, [d.id for d in loci.documents(brain, status="processing")])
-    assert loci.document(brain, page.document_id or 0).status == "ready"
-    cited = {c.source.hit.citation.name for c in loci.flashcards(brain, count=10)}
+    loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
+    assert loci.library.document(brain, page.document_id or 0).status == "ready"
+    cited = {c.source.hit.citation.name for c in loci.answers.flashcards(brain, count=10)}
     examples = {p.name for p in (ROOT / "examples").iterdir()}
     assert cited and cited <= examples
 
@@ -76,7 +78,7 @@ def test_model_items_that_cite_nothing_are_dropped(
     ]  # fmt: skip
     llm.script = [Reply(json.dumps({"questions": questions}))]
     chat = OpenAICompatibleChat(ChatSettings(base_url=llm.base_url, model="m"))
-    made = loci.quiz(brain, "boiler", count=5, chat=chat)
+    made = loci.answers.quiz(brain, "boiler", count=5, chat=chat)
     assert [q.question for q in made] == ["How often is the boiler serviced?"]
     assert made[0].source.number == 1
 
@@ -86,7 +88,7 @@ def test_a_failing_model_falls_back_to_cloze_cards(
 ) -> None:
     llm.script = [Reply("no json at all")]
     chat = OpenAICompatibleChat(ChatSettings(base_url=llm.base_url, model="m"))
-    cards = loci.flashcards(brain, "sourdough", count=2, chat=chat)
+    cards = loci.answers.flashcards(brain, "sourdough", count=2, chat=chat)
     assert cards and all("_____" in c.front for c in cards)
 
 

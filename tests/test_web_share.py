@@ -152,7 +152,7 @@ def test_a_shared_link_is_kept_as_a_page_and_text_as_a_capture(live: LiveServer,
 
 
 def test_a_share_without_the_session_or_its_csrf_token_is_refused(live: LiveServer) -> None:
-    before = live.loci.documents(live.loci.brain("default"))
+    before = live.loci.library.documents(live.loci.brain("default"))
     body = {"text": "planted from another site"}
     with live.client("") as anonymous:
         assert anonymous.post("/brains/default/share", json=body).status_code == 401
@@ -166,7 +166,7 @@ def test_a_share_without_the_session_or_its_csrf_token_is_refused(live: LiveServ
         assert forged.status_code == 403 and "X-CSRF-Token" in forged.json()["message"]
         as_json = client.post("/brains/default/share", json=body)
         assert as_json.status_code == 403
-    assert live.loci.documents(live.loci.brain("default")) == before
+    assert live.loci.library.documents(live.loci.brain("default")) == before
 
 
 def test_sharing_while_signed_out_asks_to_sign_in_then_saves(live: LiveServer, site: str) -> None:

@@ -79,16 +79,16 @@ def gather(loci: Loci, brain: Brain, topic: str | None = None, limit: int = LIMI
             d.kind,
             d.title or d.name,
             d.created_at,
-            excerpt(loci.document_text(brain, d.id) or ""),
+            excerpt(loci.library.document_text(brain, d.id) or ""),
         )
-        for d in loci.recent_documents(brain, limit, DOCUMENT_KINDS)
+        for d in loci.library.recent_documents(brain, limit, DOCUMENT_KINDS)
     )
     topic = topic.strip() if topic and topic.strip() else None
     passages: tuple[RecalledPassage, ...] = ()
     if topic:
         from loci.search.engine import SearchRequest  # on use: `loci mcp` starts without it
 
-        hits = loci.search(brain, SearchRequest(topic, limit=TOPIC_HITS))
+        hits = loci.searching.search(brain, SearchRequest(topic, limit=TOPIC_HITS))
         passages = tuple(
             RecalledPassage(h.citation.document_id, h.citation.name, excerpt(h.text)) for h in hits
         )

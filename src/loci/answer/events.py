@@ -165,7 +165,7 @@ class Token(AskEvent):
 @dataclass(frozen=True)
 class Done(AskEvent):
     """The answer. An answer without sources (a greeting, "saved", "nothing found") keeps the
-    defaults; `Loci.converse` adds the conversation and message it was kept as, and
+    defaults; `Answers.converse` adds the conversation and message it was kept as, and
     `loci ask --save` the page it was saved to."""
 
     answer: str

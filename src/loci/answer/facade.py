@@ -1,15 +1,13 @@
-"""Asking, studying and conversations, as methods of the `Loci` facade.
+"""Asking, studying and conversations: `Answers`, the service `Loci` holds as `loci.answers`.
 
-`Loci` inherits these (it is the one object surfaces call); they live here so the facade's file
-stays about adding, reading and indexing. They use only what every `Loci` has: the store, its
-search, its configured chat model.
+It is built with what it uses: the store (conversations, passages), the brain's search, the
+graph (saved answers), the configured chat model and capture (a "remember that …" in a chat).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from loci.answer import keep
 from loci.answer.events import AskEvent, Done, Routed, Token
@@ -21,6 +19,7 @@ from loci.answer.sources import number as number_sources
 from loci.answer.study import Flashcard, QuizQuestion
 from loci.answer.study import flashcards as make_flashcards
 from loci.answer.study import quiz as make_quiz
+from loci.curate.pipeline import Curation
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.results import Summary
 from loci.graph.service import BrainGraph
@@ -54,31 +53,22 @@ class SavedAnswer:
     created: bool  # False: this answer was saved before, and that page is returned
 
 
-class Answering:
-    # What `Loci` provides; declared here for the type checker, defined there.
-    store: Store
+class Answers:
+    """Asking, studying and conversations over one store, its search and the graph."""
 
-    @property
-    def graph(self) -> BrainGraph:
-        raise NotImplementedError  # Loci: the brain graph's operations
-
-    def save(
+    def __init__(
         self,
-        brain: Brain,
-        text: str,
-        *,
-        title: str | None = None,
-        source: str | None = None,
-        actor: str = "capture",
-    ) -> Any:
-        raise NotImplementedError  # Loci: capture first, curate later
-
-    @property
-    def chat(self) -> Chat | None:
-        raise NotImplementedError  # Loci: the configured model
-
-    def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
-        raise NotImplementedError  # Loci: hybrid search with citations
+        store: Store,
+        graph: BrainGraph,
+        search: Callable[[Brain, SearchRequest], list[Hit]],
+        chat: Callable[[], Chat | None],
+        capture: Curation,
+    ) -> None:
+        self.store = store
+        self.graph = graph
+        self.search = search  # hybrid search with citations, links followed
+        self._chat = chat  # called on use: an answer from the sources alone builds no model
+        self.capture = capture  # "remember that …" in a conversation saves through it
 
     def ask(
         self,
@@ -150,7 +140,7 @@ class Answering:
             scope=scope.event([t.name for t in targets]) if narrowed or widened else None,
             limits=scope.describe() if narrowed else None,
         )
-        return Asker(retrieval, chat if chat is not None else self.chat).ask(question, history)
+        return Asker(retrieval, chat if chat is not None else self._chat()).ask(question, history)
 
     # study tools --------------------------------------------------------------------------
     def study_sources(self, brain: Brain, topic: str | None, limit: int = 12) -> list[Source]:
@@ -180,13 +170,13 @@ class Answering:
         self, brain: Brain, topic: str | None = None, count: int = 5, chat: Chat | None = None
     ) -> list[QuizQuestion]:
         _check_count(count)
-        return make_quiz(self.study_sources(brain, topic), count, chat or self.chat)
+        return make_quiz(self.study_sources(brain, topic), count, chat or self._chat())
 
     def flashcards(
         self, brain: Brain, topic: str | None = None, count: int = 10, chat: Chat | None = None
     ) -> list[Flashcard]:
         _check_count(count)
-        return make_flashcards(self.study_sources(brain, topic), count, chat or self.chat)
+        return make_flashcards(self.study_sources(brain, topic), count, chat or self._chat())
 
     # conversations ------------------------------------------------------------------------
     def converse(
@@ -251,7 +241,7 @@ class Answering:
         elif not text.strip():
             reply = "There is nothing to save yet: say what to remember, or ask something first."
         else:
-            captured = self.save(brain, text, source=None, actor=actor)
+            captured = self.capture.save(brain, text, source=None, actor=actor)
             draft = captured.draft
             again = " (it was already there)" if captured.deduped else ""
             reply = f"Saved to {draft.path} as a draft{again}; it will be filed where it belongs."

@@ -77,7 +77,7 @@ def create_app(
         stop = threading.Event()
         thread = None
         if run_worker:
-            worker = loci.worker()
+            worker = loci.library.worker()
             thread = threading.Thread(
                 target=worker.run_forever, args=(stop,), name="loci-worker", daemon=True
             )

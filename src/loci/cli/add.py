@@ -96,7 +96,7 @@ def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
         def update(docs: list[Document]) -> None:
             progress.update(task, completed=sum(d.status != "processing" for d in docs))
 
-        final = {d.id: d for d in loci.wait_for(brain, pending, update)}
+        final = {d.id: d for d in loci.library.wait_for(brain, pending, update)}
     for o in outcomes:
         if o.document is not None and o.document.id in final:
             o.document = final[o.document.id]
@@ -185,14 +185,14 @@ def register(app: typer.Typer) -> None:
         paths, problems = expand_paths([s for s in sources if not is_url(s)], include, exclude)
         if dry_run:
             existing = loci.find_brain(brain)  # a dry run does not create the brain
-            flight = loci.preflight(existing, paths=paths, urls=urls, problems=problems)
+            flight = loci.library.preflight(existing, paths=paths, urls=urls, problems=problems)
             _report_preflight(flight, json_)
             return
         target = loci.brain(brain)
         outcomes = [Outcome(p.arg, error=p.reason) for p in problems]
         for url in urls:
             try:
-                result = loci.add_url(target, url, tag)
+                result = loci.library.add_url(target, url, tag)
                 outcomes.append(
                     Outcome(url, result.document, result.deduped, refreshed=result.refreshed)
                 )
@@ -200,7 +200,7 @@ def register(app: typer.Typer) -> None:
                 outcomes.append(Outcome(url, error=error.message))
         for path in paths:
             try:
-                result = loci.add_file(target, path, tag)
+                result = loci.library.add_file(target, path, tag)
                 outcomes.append(Outcome(str(path), result.document, result.deduped))
             except LociError as error:
                 outcomes.append(Outcome(str(path), error=error.message))
@@ -231,7 +231,7 @@ def register(app: typer.Typer) -> None:
         body = sys.stdin.read() if text in (None, "-") else text
         refuse_nul("the note", body or "")
         loci = service()
-        result = loci.add_note(loci.brain(brain), body or "", title=title, tags=tag)
+        result = loci.library.add_note(loci.brain(brain), body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
         if not no_wait:
             _wait(outcomes, brain)

@@ -131,7 +131,7 @@ def register(app: typer.Typer) -> None:
             created_after=after,
             created_before=before,
         )
-        events = loci.converse(
+        events = loci.answers.converse(
             home,
             question,
             conversation_id=conversation,
@@ -145,7 +145,7 @@ def register(app: typer.Typer) -> None:
         def saved_as_page(done: Done) -> Done:
             if not save or done.intent == "save":
                 return done
-            saved = loci.save_answer(home, *done.kept(), actor="cli")
+            saved = loci.answers.save_answer(home, *done.kept(), actor="cli")
             return replace(done, saved=saved.page.path)
 
         if json_:
@@ -180,7 +180,7 @@ def register(app: typer.Typer) -> None:
     def list_conversations(brain: BrainOption = None, json_: JsonOption = False) -> None:
         """Conversations of this brain, most recent first."""
         loci = service()
-        found = loci.conversations(existing_brain(brain))
+        found = loci.answers.conversations(existing_brain(brain))
         if json_:
             emit_json(found)
             return
@@ -198,7 +198,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The questions and answers of one conversation."""
         loci = service()
-        found, messages = loci.conversation(existing_brain(brain), conversation_id)
+        found, messages = loci.answers.conversation(existing_brain(brain), conversation_id)
         if json_:
             emit_json({"conversation": found, "messages": messages})
             return
@@ -226,7 +226,7 @@ def register(app: typer.Typer) -> None:
         """Rate an answer up or down; rating it again replaces the rating. Thumbs-down answers
         become questions to re-run with `loci eval --from-feedback`."""
         loci = service()
-        rated = loci.rate_answer(
+        rated = loci.answers.rate_answer(
             existing_brain(brain), conversation_id, message_id, rating.value, reason
         )
         if json_:
@@ -243,7 +243,7 @@ def register(app: typer.Typer) -> None:
         brain: BrainOption = None,
     ) -> None:
         loci = service()
-        loci.rename_conversation(existing_brain(brain), conversation_id, title)
+        loci.answers.rename_conversation(existing_brain(brain), conversation_id, title)
 
     @conversations.command("rm")
     @exits_cleanly
@@ -253,4 +253,4 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Delete a conversation and its messages."""
         loci = service()
-        loci.delete_conversation(existing_brain(brain), conversation_id)
+        loci.answers.delete_conversation(existing_brain(brain), conversation_id)

@@ -34,13 +34,15 @@ def _settle(target: Brain, items: list[Document]) -> list[Document]:
     loci = service()
     pending = [d.id for d in items if d.status == "processing"]
     if pending:
-        loci.wait_for(target, pending)
+        loci.library.wait_for(target, pending)
     waiting = [
-        d.id for d in loci.documents(target, status="processing") if d.kind in ("page", "evidence")
+        d.id
+        for d in loci.library.documents(target, status="processing")
+        if d.kind in ("page", "evidence")
     ]
     if waiting:
-        loci.wait_for(target, waiting)
-    return [loci.document(target, d.id) for d in items]
+        loci.library.wait_for(target, waiting)
+    return [loci.library.document(target, d.id) for d in items]
 
 
 def _now(target: Brain, summary: Summary | None) -> Summary | None:
@@ -115,7 +117,7 @@ def register(app: typer.Typer) -> None:
         loci = service()
         target = loci.brain(brain)
         stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        captured = loci.save(
+        captured = loci.library.save(
             target, _read_text(text), title=title, source=source or f"cli:{stamp}", actor=ACTOR
         )
         item, draft = captured.item, captured.draft
@@ -157,7 +159,7 @@ def _register_ingest(brain_app: typer.Typer) -> None:
         value: Any = read_json(raw, file)
         refuse_nul(file, value)
         values = value if isinstance(value, list) else [value]
-        results = [loci.ingest_item(target, provider, v, actor=ACTOR) for v in values]
+        results = [loci.library.ingest_item(target, provider, v, actor=ACTOR) for v in values]
         items = [r.item for r in results]
         if not no_wait:
             items = _settle(target, items)

@@ -35,8 +35,8 @@ def register(app: typer.Typer) -> None:
         themes of the new material, with a short recap citing the documents."""
         loci = service()
         target = existing_brain(brain)
-        saved = loci.save_digest(target, since) if save else None
-        made = saved.digest if saved is not None else loci.digest(target, since)
+        saved = loci.reviews.save_digest(target, since) if save else None
+        made = saved.digest if saved is not None else loci.reviews.digest(target, since)
         if json_:
             data = made.as_dict()
             if saved is not None:

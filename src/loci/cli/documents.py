@@ -50,7 +50,7 @@ def register(app: typer.Typer) -> None:
         """List the documents of a brain with status, chunk count and size."""
         loci = service()
         target = existing_brain(brain)
-        docs = loci.documents(target, status=status, kind=kind, tag=tag)
+        docs = loci.library.documents(target, status=status, kind=kind, tag=tag)
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
@@ -77,9 +77,9 @@ def register(app: typer.Typer) -> None:
         """Show one document: metadata, status and, on request, its text or chunks."""
         loci = service()
         target = existing_brain(brain)
-        doc = loci.document(target, document_id)
-        body = loci.document_text(target, document_id) if text else None
-        parts = loci.chunks(target, document_id) if chunks else None
+        doc = loci.library.document(target, document_id)
+        body = loci.library.document_text(target, document_id) if text else None
+        parts = loci.library.chunks(target, document_id) if chunks else None
         if json_:
             from loci.api.schemas.documents import ChunkOut, DocumentOut
 
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
         """Delete documents with their chunks, and their blobs when nothing else uses them."""
         loci = service()
         target = existing_brain(brain)
-        removed = [loci.remove(target, i) for i in document_ids]
+        removed = [loci.library.remove(target, i) for i in document_ids]
         if json_:
             emit_json({"removed": [d.id for d in removed]})
         else:
@@ -149,9 +149,9 @@ def register(app: typer.Typer) -> None:
         """Re-parse, re-chunk and re-embed documents from their stored originals."""
         loci = service()
         target = existing_brain(brain)
-        docs = [loci.reprocess(target, i) for i in document_ids]
+        docs = [loci.library.reprocess(target, i) for i in document_ids]
         if not no_wait:
-            docs = loci.wait_for(target, [d.id for d in docs])
+            docs = loci.library.wait_for(target, [d.id for d in docs])
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
@@ -190,9 +190,9 @@ def register(app: typer.Typer) -> None:
             else:
                 out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
             return
-        docs = loci.reindex(target, embeddings=embeddings)
+        docs = loci.library.reindex(target, embeddings=embeddings)
         if not no_wait and docs:
-            docs = loci.wait_for(target, [d.id for d in docs])
+            docs = loci.library.wait_for(target, [d.id for d in docs])
         if json_:
             from loci.api.schemas.documents import DocumentOut
 

@@ -85,5 +85,5 @@ def print_feedback_questions(brain_name: str | None) -> None:
     brain = existing_brain(brain_name)
     from loci.eval.feedback import feedback_questions
 
-    for line in feedback_questions(service().rated_answers(brain, "down")):
+    for line in feedback_questions(service().answers.rated_answers(brain, "down")):
         sys.stdout.write(json.dumps(line, ensure_ascii=False) + "\n")

@@ -35,7 +35,9 @@ def settle(target: Brain, no_wait: bool) -> None:
         return
     loci = service()
     waiting = [
-        d.id for d in loci.documents(target, status="processing") if d.kind in ("page", "evidence")
+        d.id
+        for d in loci.library.documents(target, status="processing")
+        if d.kind in ("page", "evidence")
     ]
     if waiting:
-        loci.wait_for(target, waiting)
+        loci.library.wait_for(target, waiting)

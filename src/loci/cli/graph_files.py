@@ -147,7 +147,9 @@ def register_files(app: typer.Typer) -> None:
         loci = service()
 
         def index_now(scratch: Brain) -> None:
-            loci.wait_for(scratch, [d.id for d in loci.documents(scratch, status="processing")])
+            loci.library.wait_for(
+                scratch, [d.id for d in loci.library.documents(scratch, status="processing")]
+            )
 
         from loci.graph.doctor import Doctor
 

@@ -106,7 +106,7 @@ def register(app: typer.Typer) -> None:
             min_similarity=min_similarity,
             include_retired=include_archived,
         )
-        hits = loci.search(target, request)
+        hits = loci.searching.search(target, request)
         if json_:
             from loci.api.schemas.search import HitOut
 
@@ -140,7 +140,7 @@ def register(app: typer.Typer) -> None:
         """Other documents about what this one is about, closest first."""
         loci = service()
         target = existing_brain(brain)
-        found = loci.related(target, document_id, limit)
+        found = loci.searching.related(target, document_id, limit)
         if json_:
             from loci.api.schemas.documents import RelatedOut
 

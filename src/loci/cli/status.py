@@ -55,7 +55,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run a standalone ingestion worker (several may run at once)."""
         logging.getLogger("loci").setLevel(logging.INFO)
-        w = service().worker()
+        w = service().library.worker()
         if once:
             count = 0
             while claimed := w.run_batch():

@@ -32,7 +32,7 @@ def register(app: typer.Typer) -> None:
 
         The answers come at the end."""
         loci = service()
-        questions = loci.quiz(existing_brain(brain), topic, count)
+        questions = loci.answers.quiz(existing_brain(brain), topic, count)
         if json_:
             emit_json([{**_plain(q), "source": q.source.citation()} for q in questions])
             return
@@ -58,7 +58,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Flashcards (front, back, source) from your documents."""
         loci = service()
-        cards = loci.flashcards(existing_brain(brain), topic, count)
+        cards = loci.answers.flashcards(existing_brain(brain), topic, count)
         if json_:
             emit_json(
                 [{"front": c.front, "back": c.back, "source": c.source.citation()} for c in cards]

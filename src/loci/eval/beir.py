@@ -71,9 +71,9 @@ def index_corpus(
         text = entry.get("text") or entry.get("title") or ""
         if not text.strip():
             continue
-        result = loci.add_note(brain, text, title=entry.get("title") or None)
+        result = loci.library.add_note(brain, text, title=entry.get("title") or None)
         doc_to_corpus[result.document.id] = entry["_id"]
-    pending = [d for d in doc_to_corpus if loci.document(brain, d).status == "processing"]
+    pending = [d for d in doc_to_corpus if loci.library.document(brain, d).status == "processing"]
     total = len(doc_to_corpus)
 
     def progress(docs: Sequence[object]) -> None:
@@ -82,7 +82,7 @@ def index_corpus(
             on_progress(total - len(pending) + done, total)
 
     if pending:
-        loci.wait_for(brain, pending, progress)
+        loci.library.wait_for(brain, pending, progress)
     return doc_to_corpus
 
 
@@ -101,7 +101,7 @@ def evaluate(
         ndcg, r10, r100, mrr, latencies = [], [], [], [], []
         for qid in query_ids:
             start = time.perf_counter()
-            ranked = loci.ranked_documents(brain, data.queries[qid], mode, depth=100)
+            ranked = loci.searching.ranked_documents(brain, data.queries[qid], mode, depth=100)
             latencies.append((time.perf_counter() - start) * 1000)
             ranking = [doc_to_corpus.get(doc_id, "") for doc_id, _ in ranked]
             judged = data.qrels[qid]

@@ -69,7 +69,7 @@ def evaluate_brain(
     documents = loci.store.list_documents(brain.id)
     # The first search loads the embedding model (seconds); it is not the search's latency.
     if questions:
-        loci.search(brain, SearchRequest(questions[0].question, limit=1))
+        loci.searching.search(brain, SearchRequest(questions[0].question, limit=1))
     results = [_run(loci, brain, q, k, documents) for q in questions]
     judged = [r for r in results if r.verdict != "unjudged"]
     passed = sum(r.verdict == "pass" for r in judged)
@@ -101,7 +101,7 @@ def _run(
     loci: Loci, brain: Brain, question: Question, k: int, documents: Sequence[Document]
 ) -> QuestionResult:
     start = time.perf_counter()
-    hits = loci.search(brain, SearchRequest(question.question, limit=k))
+    hits = loci.searching.search(brain, SearchRequest(question.question, limit=k))
     latency = (time.perf_counter() - start) * 1000
     ranking = list(dict.fromkeys(str(h.citation.document_id) for h in hits))
     names = {str(h.citation.document_id): h.citation.name for h in hits}

@@ -4,7 +4,7 @@ From the bytes, the name and how they came (a file, or a page fetched from a URL
 type), `plan_file` says whether they are refused before anything is stored (over the size cap,
 or empty), which parser reads them, whether they are a web page whose HTML is cleaned down to
 its main content, whether OCR or transcription will run, and why parsing will fail when it will.
-`Loci.add_bytes` refuses what the plan refuses, the indexer parses as the plan says, and the
+`Library.add_bytes` refuses what the plan refuses, the indexer parses as the plan says, and the
 preflight reports the plan: a dry run cannot predict one thing while the add does another.
 
 Choosing the parser is cheap (magic bytes, a zip's directory); finding the scanned pages of a

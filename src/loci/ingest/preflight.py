@@ -7,7 +7,7 @@ how many chunks and how long. Seed 004 asks for this as one object with a
 `status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
 and the totals.
 
-Each item follows the same steps as `Loci.add_*` and the indexer, minus the writes, from the same
+Each item follows the same steps as `Library.add_*` and the indexer, minus the writes, from the same
 plan (`loci.ingest.plan`): its refusal (the size cap, the empty check), the content hash against
 the brain (and against the items before it, as a real add would dedupe a file given twice), its
 parser and OCR pages, then parse and chunk with the embedder's own token counter — so chunk counts
@@ -303,7 +303,7 @@ class Preflighter:
         self, name: str, data: bytes, size: int, media_type: str | None = None
     ) -> PreflightItem:
         """An uploaded file whose `data` may stop past the cap (not read to its end for memory):
-        its whole `size` is checked against the cap as `Loci.add_upload` checks it."""
+        its whole `size` is checked against the cap as `Library.add_upload` checks it."""
         refusal = over_cap(clean_name(name), size, self._settings.max_file_bytes)
         if refusal is not None:
             item = PreflightItem(name, "refuse", name=clean_name(name), size_bytes=size)

@@ -1,7 +1,7 @@
 """Asking Loci from Slack: a question answered from the asker's linked brain, in its thread.
 
     question (mention, or "?"/"ask " in a DM) ─ linked user who may read the brain
-      └─ (after Slack has its 200) `Loci.converse` in the thread's conversation
+      └─ (after Slack has its 200) `Answers.converse` in the thread's conversation
            └─ the answer and its numbered sources, as mrkdwn, in the thread
 
 A Slack thread is one conversation per asker: the first question opens it, the thread's
@@ -60,12 +60,12 @@ class SlackAnswers:
         conversation_id = self.thread_conversation(message, user, brain)
         if conversation_id is not None:
             try:
-                self.loci.conversation(brain, conversation_id, user.id)
+                self.loci.answers.conversation(brain, conversation_id, user.id)
             except NotFound:  # deleted in the web app meanwhile: the thread starts afresh
                 conversation_id = None
         chat = self.chat_for(user) if self.chat_for is not None else None
         try:
-            events = self.loci.converse(
+            events = self.loci.answers.converse(
                 brain,
                 message.text,
                 user_id=user.id,

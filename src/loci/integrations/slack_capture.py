@@ -3,7 +3,7 @@ reply in its thread says so — the confirmation makes the capture loop visible.
 
     delivery ─ signature (before anything is parsed) ─ url_verification? → the challenge
       └─ a person's message ─ linked Slack user? (else refused, logged) ─ may still write?
-           └─ event_id claimed once ─ `Loci.save` (an inbox draft, indexed in seconds)
+           └─ event_id claimed once ─ `Library.save` (an inbox draft, indexed in seconds)
                 └─ after the answer: `chat.postMessage` in the message's thread
 
 A retried delivery (same event_id) saves nothing and posts nothing again; a crash while saving
@@ -130,7 +130,9 @@ class SlackCapture:
             log.info("slack: event %s was already handled", message.event_id)
             return SlackResult("duplicate", "this event was already handled")
         try:
-            captured = self.loci.save(brain, message.text, source=message.source, actor=user.name)
+            captured = self.loci.library.save(
+                brain, message.text, source=message.source, actor=user.name
+            )
         except (InvalidInput, FileTooLarge, NotFound, Conflict) as error:
             # The message itself cannot be kept: retrying would fail the same way.
             self.store.finish_delivery(DELIVERY_SOURCE, message.event_id, now)

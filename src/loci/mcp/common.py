@@ -131,7 +131,7 @@ def chat_for(caller: Caller) -> Iterator[Chat | None]:
 
 def settle_here(loci: Loci, brain: Brain, ids: Sequence[int]) -> list[Document]:
     """Index in this process, as the CLI does (stdio: no server worker may be running)."""
-    return loci.wait_for(brain, list(ids))
+    return loci.library.wait_for(brain, list(ids))
 
 
 def settle_within(timeout_s: float) -> Settle:
@@ -145,9 +145,9 @@ def settle_within(timeout_s: float) -> Settle:
         def settled() -> bool:
             if time.monotonic() > deadline:
                 return True
-            return all(loci.document(brain, i).status != "processing" for i in ids)
+            return all(loci.library.document(brain, i).status != "processing" for i in ids)
 
-        loci.worker().drain(list(ids), settled)
-        return [loci.document(brain, i) for i in ids]
+        loci.library.worker().drain(list(ids), settled)
+        return [loci.library.document(brain, i) for i in ids]
 
     return settle

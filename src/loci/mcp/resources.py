@@ -26,8 +26,8 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             raise ResourceError(f"a document id is a positive number, got {doc_id!r}")
         try:
             target = kit.caller(ctx).brain(brain, "read")
-            found = kit.loci.document(target, int(doc_id))
-            text = kit.loci.document_text(target, found.id)
+            found = kit.loci.library.document(target, int(doc_id))
+            text = kit.loci.library.document_text(target, found.id)
         except LociError as error:
             raise ResourceError(f"{error.code}: {error.message}") from error
         if text is None:

@@ -94,7 +94,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         )
         with chat_for(caller) as chat:
             done = final_answer(
-                loci.ask(target, question, chat=chat, filters=filters, brains=others)
+                loci.answers.ask(target, question, chat=chat, filters=filters, brains=others)
             )
         return AnswerResult(
             brain=target.name,
@@ -117,7 +117,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         caller = kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            questions = loci.quiz(target, topic, count, chat)
+            questions = loci.answers.quiz(target, topic, count, chat)
         return Quiz(
             brain=target.name,
             questions=[
@@ -144,7 +144,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         caller = kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            cards = loci.flashcards(target, topic, count, chat)
+            cards = loci.answers.flashcards(target, topic, count, chat)
         return Flashcards(
             brain=target.name,
             cards=[
@@ -172,7 +172,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         caller = kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            made = loci.digest(target, since, chat)
+            made = loci.reviews.digest(target, since, chat)
         # The HTTP route's structure, defined once: both surfaces return the same digest.
         return DigestOut.model_validate(made.as_dict())
 

@@ -1,12 +1,14 @@
-"""Digests as methods of the `Loci` facade (`Loci` inherits `Reviewing`).
+"""Digests: `Reviews`, the service `Loci` holds as `loci.reviews`.
 
 `digest` reads; `save_digest` keeps the result as a page in reviews/ (the same period again
-rewrites that page). Both use only what every `Loci` has: the store, the graph, the chat model.
+rewrites that page). Both need only what `Reviews` is built with: the store, the graph, the
+chat model.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -67,17 +69,13 @@ class SavedDigest:
     created: bool  # False: the period's page existed and was rewritten
 
 
-class Reviewing:
-    # What `Loci` provides; declared here for the type checker, defined there.
-    store: Store
+class Reviews:
+    """Digests of what came into a brain, read or kept as a page."""
 
-    @property
-    def graph(self) -> BrainGraph:
-        raise NotImplementedError  # Loci: the brain graph's operations
-
-    @property
-    def chat(self) -> Chat | None:
-        raise NotImplementedError  # Loci: the configured model
+    def __init__(self, store: Store, graph: BrainGraph, chat: Callable[[], Chat | None]) -> None:
+        self.store = store
+        self.graph = graph
+        self._chat = chat  # called on use: a digest without a model never builds one
 
     def digest(
         self,
@@ -90,7 +88,7 @@ class Reviewing:
         """What came into `brain` since `since` (24h, 7d, 2w or a date; default 7d), with a
         recap: `chat`'s (or the configured model's), else the new documents' own sentences."""
         facts = gather(self.store, brain, period_since(since, now))
-        written = recap(facts, self._recap_sources(brain, facts), chat or self.chat)
+        written = recap(facts, self._recap_sources(brain, facts), chat or self._chat())
         return Digest(facts, written)
 
     def save_digest(

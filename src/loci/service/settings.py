@@ -1,4 +1,4 @@
-"""How the `Loci` facade is configured: limits, and the settings of the parts it assembles."""
+"""How `Loci` and its services are configured: limits, and the settings of what it assembles."""
 
 from __future__ import annotations
 

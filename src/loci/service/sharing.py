@@ -54,7 +54,7 @@ def share(loci: Loci, brain: Brain, *, title: str, text: str, url: str, actor: s
     fetch_error = None
     if link is not None:
         try:
-            added = loci.add_url(brain, link)
+            added = loci.library.add_url(brain, link)
         except LociError as error:
             fetch_error = error.message
         else:
@@ -66,5 +66,7 @@ def share(loci: Loci, brain: Brain, *, title: str, text: str, url: str, actor: s
     else:
         short = ""
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    captured = loci.save(brain, body, title=short or None, source=f"share:{stamp}", actor=actor)
+    captured = loci.library.save(
+        brain, body, title=short or None, source=f"share:{stamp}", actor=actor
+    )
     return Shared("capture", captured.item, captured.draft, captured.deduped, fetch_error)

@@ -66,7 +66,7 @@ def _checked(
     filters = body.filters.to_filters()
     check_filters(filters)
     if body.conversation_id is not None:
-        loci.conversation(brain, body.conversation_id, principal.user.id)
+        loci.answers.conversation(brain, body.conversation_id, principal.user.id)
     others = [accounts.brain(principal, name, "read")[0] for name in dict.fromkeys(body.brains)]
     try:
         accounts.brain(principal, brain.name, "write")
@@ -122,7 +122,7 @@ def answer(
 def _converse(
     loci: Loci, asking: _Asking, brain: Brain, principal: Principal, chat: Chat | None
 ) -> Iterator[AskEvent]:
-    return loci.converse(
+    return loci.answers.converse(
         brain,
         asking.body.question,
         user_id=principal.user.id,
@@ -140,7 +140,7 @@ def list_conversations(
     brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> list[ConversationOut]:
     """The caller's conversations in this brain, most recent first."""
-    return [ConversationOut.of(c) for c in loci.conversations(brain, principal.user.id)]
+    return [ConversationOut.of(c) for c in loci.answers.conversations(brain, principal.user.id)]
 
 
 @router.get(
@@ -151,7 +151,7 @@ def list_conversations(
 def get_conversation(
     conversation_id: RowId, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> ConversationDetailOut:
-    found, messages = loci.conversation(brain, conversation_id, principal.user.id)
+    found, messages = loci.answers.conversation(brain, conversation_id, principal.user.id)
     return ConversationDetailOut(
         conversation=ConversationOut.of(found), messages=[MessageOut.of(m) for m in messages]
     )
@@ -170,7 +170,9 @@ def rename_conversation(
     loci: LociDep,
 ) -> ConversationOut:
     """Rename your conversation (needs a write token)."""
-    renamed = loci.rename_conversation(brain, conversation_id, body.title, principal.user.id)
+    renamed = loci.answers.rename_conversation(
+        brain, conversation_id, body.title, principal.user.id
+    )
     return ConversationOut.of(renamed)
 
 
@@ -179,7 +181,7 @@ def delete_conversation(
     conversation_id: RowId, brain: OwnBrain, principal: PrincipalDep, loci: LociDep
 ) -> Response:
     """Delete your conversation (needs a write token)."""
-    loci.delete_conversation(brain, conversation_id, principal.user.id)
+    loci.answers.delete_conversation(brain, conversation_id, principal.user.id)
     return Response(status_code=204)
 
 
@@ -199,7 +201,7 @@ def save_answer(
     folder: the question, the answer, its citations as page links, evidence citations or
     source pointers (`file:12`), and a timeline entry "answered …". Saving the same answer
     again returns the first page (`created: false`). Needs write access to the brain."""
-    saved = loci.save_answer(
+    saved = loci.answers.save_answer(
         brain, conversation_id, message_id, principal.user.id, actor=principal.user.name
     )
     return SavedAnswerOut(document=GraphSummaryOut.of(saved.page), created=saved.created)
@@ -222,7 +224,7 @@ def rate_answer(
     rating it again replaces the rating (needs a write token). A question is a 400; another
     user's conversation a 404. The conversation's messages show each answer's `feedback`, and
     thumbs-down answers become questions to re-run with `loci eval --from-feedback`."""
-    rated = loci.rate_answer(
+    rated = loci.answers.rate_answer(
         brain, conversation_id, message_id, body.rating, body.reason, principal.user.id
     )
     return MessageOut.of(rated)
@@ -238,7 +240,7 @@ def make_quiz(
 ) -> list[QuizQuestionOut]:
     """Multiple-choice questions from the brain (or a topic in it), each citing its passage."""
     with own_model(models, principal) as chat:
-        questions = loci.quiz(brain, body.topic, body.count, chat)
+        questions = loci.answers.quiz(brain, body.topic, body.count, chat)
     return [
         QuizQuestionOut(
             question=q.question,
@@ -261,5 +263,5 @@ def make_flashcards(
 ) -> list[FlashcardOut]:
     """Flashcards (front, back) from the brain (or a topic in it), each citing its passage."""
     with own_model(models, principal) as chat:
-        cards = loci.flashcards(brain, body.topic, body.count, chat)
+        cards = loci.answers.flashcards(brain, body.topic, body.count, chat)
     return [FlashcardOut(front=c.front, back=c.back, source=c.source.citation()) for c in cards]

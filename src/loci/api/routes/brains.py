@@ -116,7 +116,7 @@ def list_jobs(
     brain: ReadableBrain, loci: LociDep, limit: int = Query(default=50, ge=1, le=500)
 ) -> list[JobOut]:
     """The brain's most recent ingestion jobs, newest first."""
-    return [JobOut.of(j) for j in loci.jobs(brain, limit)]
+    return [JobOut.of(j) for j in loci.library.jobs(brain, limit)]
 
 
 @router.get("/brains/{brain}/digest", response_model=DigestOut, responses=errors(400, 404))
@@ -135,5 +135,5 @@ def brain_digest(
     (the caller's model, the server's, or the documents' own sentences). Reads only; save it
     as a page with `loci digest --save`."""
     with own_model(models, principal) as chat:
-        made = loci.digest(brain, since, chat)
+        made = loci.reviews.digest(brain, since, chat)
     return DigestOut.model_validate(made.as_dict())

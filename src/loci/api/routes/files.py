@@ -80,7 +80,7 @@ def upload_files(
     for upload in files:
         name = upload.filename or "upload"
         try:
-            added = loci.add_upload(brain, _read(upload, limit), _tags(tags))
+            added = loci.library.add_upload(brain, _read(upload, limit), _tags(tags))
             results.append(
                 UploadResultOut(
                     name=added.document.name,
@@ -109,9 +109,11 @@ def add_url(body: UrlIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     or, given `markdown`, keep that text for the page without fetching it (what the browser
     extension saves). Either way it is searchable once indexed, moments later."""
     if body.markdown is not None:
-        added = loci.add_page_text(brain, body.url, body.markdown, title=body.title, tags=body.tags)
+        added = loci.library.add_page_text(
+            brain, body.url, body.markdown, title=body.title, tags=body.tags
+        )
     else:
-        added = loci.add_url(brain, body.url, tags=body.tags)
+        added = loci.library.add_url(brain, body.url, tags=body.tags)
     return AddedOut(
         document=DocumentOut.of(added.document, brain),
         deduped=added.deduped,
@@ -131,7 +133,7 @@ def preflight_files(
     `status` ok | warning | error with `warnings`, `errors` and `existing_rows`."""
     limit = loci.settings.max_file_bytes
     uploads = [_read(upload, limit) for upload in files]
-    return PreflightOut.of(loci.preflight(brain, uploads=uploads))
+    return PreflightOut.of(loci.library.preflight(brain, uploads=uploads))
 
 
 @router.post("/preflight/urls", response_model=PreflightOut, responses=errors(400, 404, 403, 422))
@@ -139,7 +141,7 @@ def preflight_urls(body: UrlsPreflightIn, brain: WritableBrain, loci: LociDep) -
     """What adding these URLs would do, without storing anything. Each address is checked
     first, without connecting; an allowed URL is fetched (rendered in a browser if it needs
     JavaScript) to see its type, size and whether the brain already has it."""
-    return PreflightOut.of(loci.preflight(brain, urls=body.urls))
+    return PreflightOut.of(loci.library.preflight(brain, urls=body.urls))
 
 
 @router.get("/files", response_model=list[DocumentOut], responses=errors(404))
@@ -151,13 +153,13 @@ def list_files(
     tag: str | None = Query(default=None, max_length=200),
 ) -> list[DocumentOut]:
     """The brain's documents (files, web pages and notes), oldest first, with their status."""
-    documents = loci.documents(brain, status=status, kind=kind, tag=tag)
+    documents = loci.library.documents(brain, status=status, kind=kind, tag=tag)
     return [DocumentOut.of(d, brain) for d in documents]
 
 
 @router.get("/files/{document_id}", response_model=DocumentOut, responses=errors(404))
 def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> DocumentOut:
-    return DocumentOut.of(loci.document(brain, document_id), brain)
+    return DocumentOut.of(loci.library.document(brain, document_id), brain)
 
 
 @router.get(
@@ -167,8 +169,8 @@ def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Documen
 )
 def download_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Response:
     """The original bytes, always as an attachment (never rendered by the browser)."""
-    document = loci.document(brain, document_id)
-    data = loci.original(brain, document_id)
+    document = loci.library.document(brain, document_id)
+    data = loci.library.original(brain, document_id)
     ascii_name = document.name.encode("ascii", "replace").decode().replace('"', "_")
     return Response(
         content=data,
@@ -191,16 +193,16 @@ def file_text(
     max_chars: int = Query(default=200_000, ge=1, le=5_000_000),
 ) -> TextOut:
     """The extracted text, as search sees it (empty until the document is indexed)."""
-    loci.document(brain, document_id)
-    text = loci.document_text(brain, document_id) or ""
+    loci.library.document(brain, document_id)
+    text = loci.library.document_text(brain, document_id) or ""
     return TextOut(document_id=document_id, text=text[:max_chars], truncated=len(text) > max_chars)
 
 
 @router.get("/files/{document_id}/chunks", response_model=list[ChunkOut], responses=errors(404))
 def file_chunks(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> list[ChunkOut]:
     """The passages search matches against, with page, lines and heading path."""
-    loci.document(brain, document_id)
-    return [ChunkOut.of(c) for c in loci.chunks(brain, document_id)]
+    loci.library.document(brain, document_id)
+    return [ChunkOut.of(c) for c in loci.library.chunks(brain, document_id)]
 
 
 @router.get("/files/{document_id}/related", response_model=list[RelatedOut], responses=errors(404))
@@ -213,13 +215,13 @@ def related_files(
     """Other documents about what this one is about, closest first: the brain's passages
     nearest the mean of this document's passage vectors, best per document. Empty while the
     document is not indexed yet."""
-    return [RelatedOut.of(r, brain) for r in loci.related(brain, document_id, limit)]
+    return [RelatedOut.of(r, brain) for r in loci.searching.related(brain, document_id, limit)]
 
 
 @router.delete("/files/{document_id}", status_code=204, responses=errors(404, 403))
 def delete_file(document_id: RowId, brain: WritableBrain, loci: LociDep) -> Response:
     """Delete the document, its chunks and index entries, and its original if unshared."""
-    loci.remove(brain, document_id)
+    loci.library.remove(brain, document_id)
     return Response(status_code=204)
 
 
@@ -231,4 +233,4 @@ def delete_file(document_id: RowId, brain: WritableBrain, loci: LociDep) -> Resp
 )
 def reprocess_file(document_id: RowId, brain: WritableBrain, loci: LociDep) -> DocumentOut:
     """Parse, chunk and embed again from the stored original (after a failure, or an upgrade)."""
-    return DocumentOut.of(loci.reprocess(brain, document_id), brain)
+    return DocumentOut.of(loci.library.reprocess(brain, document_id), brain)

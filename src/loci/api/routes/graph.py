@@ -340,7 +340,7 @@ def capture(
 ) -> CapturedOut:
     """Keep something now as an inbox draft; curation (in the background) finds its home. The
     same text twice is one draft (`deduped`)."""
-    captured = loci.save(
+    captured = loci.library.save(
         brain, body.text, title=body.title, source=body.source, actor=principal.user.name
     )
     return CapturedOut.of(captured, brain)
@@ -399,4 +399,4 @@ def ingest_source_item(
     evidence/ and queue its curation; the same item twice is kept once (`deduped`). Send a
     token, or sign the request with the brain's webhook secret (`X-Loci-Signature`)."""
     brain, actor = pusher
-    return CapturedOut.of(loci.ingest_item(brain, provider, item, actor=actor), brain)
+    return CapturedOut.of(loci.library.ingest_item(brain, provider, item, actor=actor), brain)

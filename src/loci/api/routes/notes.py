@@ -16,7 +16,9 @@ router = APIRouter(prefix="/brains/{brain}", tags=["notes"])
 @router.post("/notes", status_code=201, response_model=AddedOut, responses=errors(400, 404, 403))
 def create_note(body: NoteIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     """Save a note; it is searchable with the brain's files once indexed (seconds)."""
-    added = loci.add_note(brain, body.text, title=body.title, tags=body.tags, color=body.color)
+    added = loci.library.add_note(
+        brain, body.text, title=body.title, tags=body.tags, color=body.color
+    )
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
 
 
@@ -24,12 +26,12 @@ def create_note(body: NoteIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
 def list_notes(
     brain: ReadableBrain, loci: LociDep, tag: str | None = Query(default=None, max_length=200)
 ) -> list[DocumentOut]:
-    return [DocumentOut.of(d, brain) for d in loci.documents(brain, kind="note", tag=tag)]
+    return [DocumentOut.of(d, brain) for d in loci.library.documents(brain, kind="note", tag=tag)]
 
 
 @router.get("/notes/{document_id}", response_model=NoteOut, responses=errors(404))
 def get_note(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> NoteOut:
-    document, text = loci.note(brain, document_id)
+    document, text = loci.library.note(brain, document_id)
     return NoteOut(
         document=DocumentOut.of(document, brain), text=text, html=markdown_to_safe_html(text)
     )
@@ -45,7 +47,7 @@ def update_note(
 ) -> DocumentOut:
     """Replace a note's text, title, tags and colour — only if it is still the version you
     read (`expected_hash`); otherwise 409, and nothing is overwritten."""
-    document = loci.update_note(
+    document = loci.library.update_note(
         brain,
         document_id,
         body.text,
@@ -59,6 +61,6 @@ def update_note(
 
 @router.delete("/notes/{document_id}", status_code=204, responses=errors(404, 403))
 def delete_note(document_id: RowId, brain: WritableBrain, loci: LociDep) -> Response:
-    loci.note(brain, document_id)  # a file's id is not a note: 404 rather than deleting it
-    loci.remove(brain, document_id)
+    loci.library.note(brain, document_id)  # a file's id is not a note: 404 rather than deleting it
+    loci.library.remove(brain, document_id)
     return Response(status_code=204)

@@ -27,7 +27,7 @@ def _request(body: SearchIn) -> SearchRequest:
 def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchOut:
     """Passages that answer the query, best first, each with its citation: file, page, lines,
     heading path, and a snippet with the matched terms marked."""
-    hits = loci.search(brain, _request(body))
+    hits = loci.searching.search(brain, _request(body))
     return SearchOut(query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits])
 
 
@@ -40,7 +40,7 @@ def search_all(
     hits = [
         HitOut.of(hit, brain)
         for brain, _ in accounts.readable_brains(principal)
-        for hit in loci.search(brain, request)
+        for hit in loci.searching.search(brain, request)
     ]
     hits.sort(key=lambda h: -h.score)
     return SearchOut(query=body.query, mode=body.mode, hits=hits[: body.limit])

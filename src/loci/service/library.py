@@ -1,22 +1,22 @@
-"""Adding to a brain, as methods of the `Loci` facade: files, web pages, notes, captures, the
-attachments a document carries, and the preflight that says what an add would do.
+"""A brain's documents: `Library`, the service `Loci` holds as `loci.library`.
 
-`Loci` inherits these (as it does asking, from `loci.answer.facade`); they live here so the
-facade's file stays about brains, reading, search and background work. Every add writes the
-canonical form first (the blob, then the row and its job in one transaction) and leaves the
-derived index to the worker.
+Adding (files, web pages, notes, captures, the attachments a document carries, and the
+preflight that says what an add would do), reading and editing notes, listing and removing
+documents, and the background work that indexes them. Every add writes the canonical form
+first (the blob, then the row and its job in one transaction) and leaves the derived index to
+the worker.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from loci.curate.pipeline import Captured, Curation, Ingested
+from loci.curate.pipeline import CURATE_JOB, Captured, Curation, Ingested
 from loci.embed.base import Embedder
-from loci.errors import Conflict, InvalidInput, LociError
+from loci.errors import Conflict, InvalidInput, LociError, NotFound
 from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Prepared
@@ -34,18 +34,22 @@ from loci.ingest.sources import (
     PathProblem,
     clean_name,
     is_url,
+    note_body,
     note_markdown,
     note_name,
     page_name,
     web_markdown,
 )
+from loci.jobs.worker import BatchHandler, Worker, by_kind
+from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
-from loci.models import Brain, Document, DocumentKind, NewDocument
+from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus, Job, NewDocument
+from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex
 
-INDEX_JOB = "index"  # the job every added document is queued for; the facade's worker runs it
+INDEX_JOB = "index"  # the job every added document is queued for; the library's worker runs it
 WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
 
 
@@ -66,23 +70,31 @@ class Upload:
     mime_type: str | None = None
 
 
-class Adding:
-    # What `Loci` provides; declared here for the type checker, defined there.
-    store: Store
-    blobs: BlobStore
-    settings: ServiceSettings
+class Library:
+    """A brain's documents: adding them, reading them, changing them, and the background
+    work that indexes them."""
 
-    @property
-    def embedder(self) -> Embedder:
-        raise NotImplementedError  # Loci: built on first use
-
-    @property
-    def curation(self) -> Curation:
-        raise NotImplementedError  # Loci: capture and curation over its store and graph
-
-    @property
-    def transcriber(self) -> Transcriber | None:
-        raise NotImplementedError  # Loci: the configured speech-to-text service, if any
+    def __init__(
+        self,
+        store: Store,
+        blobs: BlobStore,
+        settings: ServiceSettings,
+        embedder: Callable[[], Embedder],
+        chat: Callable[[], Chat | None],
+        transcriber: Callable[[], Transcriber | None],
+        curation: Curation,
+    ) -> None:
+        self.store = store
+        self.blobs = blobs
+        self.settings = settings
+        # Called on use, each built once by whoever assembled us: listing files or adding a
+        # note never loads the embedding model, a chat client or a speech-to-text client.
+        self._embedder = embedder
+        self._transcriber = transcriber
+        self.curation = curation
+        self._index_jobs = IndexJobs(
+            store, blobs, settings.indexer, embedder, chat, transcriber, self._add_attachments
+        )
 
     # adding -------------------------------------------------------------------------------
     def add_bytes(
@@ -263,6 +275,7 @@ class Adding:
         files and fetches allowed URLs, writes nothing. Items come in the order `add` takes.
         `brain` None: a brain that does not exist yet, so nothing in it can be a duplicate."""
         indexer = self.settings.indexer
+        embedder, transcriber = self._embedder(), self._transcriber()
         flight = Preflighter(
             PreflightSettings(
                 max_file_bytes=self.settings.max_file_bytes,
@@ -272,13 +285,13 @@ class Adding:
                 chunks_per_s=self.settings.ingest_chunks_per_s,
                 transcription=(
                     None
-                    if self.transcriber is None
-                    else TranscriptionPlan(self.transcriber.model, self.transcriber.max_bytes)
+                    if transcriber is None
+                    else TranscriptionPlan(transcriber.model, transcriber.max_bytes)
                 ),
             ),
             lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
-            self.embedder.count_tokens,
-            self.embedder.max_tokens,
+            embedder.count_tokens,
+            embedder.max_tokens,
         )
         items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
         items.extend(self._preflight_url(flight, url) for url in urls)
@@ -318,6 +331,150 @@ class Adding:
         """Keep a provider's normalized item (e.g. a meeting transcript with attendees),
         snapshot it into evidence/ and queue its curation; idempotent on content hash."""
         return self.curation.ingest_item(brain, provider, item, actor=actor)
+
+    # notes --------------------------------------------------------------------------------
+    def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
+        """A note and the text it was written with (without its frontmatter)."""
+        document = self.store.get_document(brain.id, document_id)
+        if document.kind != "note":
+            raise NotFound(f"no note with id {document_id}")
+        return document, note_body(self.blobs.get(document.content_hash))
+
+    def update_note(
+        self,
+        brain: Brain,
+        document_id: int,
+        text: str,
+        *,
+        expected_hash: str,
+        title: str | None = None,
+        tags: Sequence[str] = (),
+        color: str | None = None,
+    ) -> Document:
+        """Rewrite a note if it is still at `expected_hash`; a concurrent edit is `Conflict`."""
+        old, _ = self.note(brain, document_id)
+        if not text.strip():
+            raise InvalidInput("the note is empty")
+        if old.content_hash != expected_hash:  # checked again, atomically, by the store
+            raise Conflict("the note changed since you read it; reload it and apply your edit")
+        tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+        data = note_markdown(text, title, tags)
+        self.blobs.put(data)
+        new = NewDocument(
+            kind="note",
+            name=note_name(text, title),
+            title=title,
+            source_url=None,
+            mime_type="text/markdown",
+            size_bytes=len(data),
+            content_hash=sha256_hex(data),
+            tags=tags,
+            metadata={"color": color} if color else {},
+        )
+        document, old_unused = self.store.replace_content(
+            brain.id, document_id, expected_hash, new, INDEX_JOB
+        )
+        if old_unused and old.content_hash != new.content_hash:
+            self.blobs.delete(old.content_hash)
+        return document
+
+    # reading ------------------------------------------------------------------------------
+    def documents(
+        self,
+        brain: Brain,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[Document]:
+        return self.store.list_documents(brain.id, status=status, kind=kind, tag=tag)
+
+    def recent_documents(
+        self, brain: Brain, limit: int, kinds: Sequence[DocumentKind] = ()
+    ) -> list[Document]:
+        """The brain's `limit` newest documents (of `kinds`, if given), newest first."""
+        return self.store.recent_documents(brain.id, limit, kinds)
+
+    def document(self, brain: Brain, document_id: int) -> Document:
+        return self.store.get_document(brain.id, document_id)
+
+    def document_text(self, brain: Brain, document_id: int) -> str | None:
+        return self.store.document_text(brain.id, document_id)
+
+    def chunks(self, brain: Brain, document_id: int) -> list[Chunk]:
+        return self.store.list_chunks(brain.id, document_id)
+
+    def original(self, brain: Brain, document_id: int) -> bytes:
+        return self.blobs.get(self.store.get_document(brain.id, document_id).content_hash)
+
+    # changing -----------------------------------------------------------------------------
+    def remove(self, brain: Brain, document_id: int) -> Document:
+        document = self.store.get_document(brain.id, document_id)
+        if self.store.delete_document(brain.id, document_id):
+            self.blobs.delete(document.content_hash)
+        return document
+
+    def jobs(self, brain: Brain, limit: int = 100) -> list[Job]:
+        return self.store.list_jobs(brain.id, limit)
+
+    def reprocess(self, brain: Brain, document_id: int) -> Document:
+        document = self.store.get_document(brain.id, document_id)
+        kind = CURATE_JOB if document.kind == "item" else INDEX_JOB
+        return self.store.requeue_document(brain.id, document_id, kind)
+
+    def reindex(self, brain: Brain, *, embeddings: bool = False) -> list[Document]:
+        """Rebuild every derived row of a brain from its blobs; with `embeddings`, under the
+        configured embedder (the brain's recorded identity changes to it)."""
+        if embeddings:
+            self.store.clear_brain_index(brain.id)
+            self.store.set_brain_embedder(brain.id, None, None)
+        items = {d.id for d in self.store.list_documents(brain.id, kind="item")}  # not indexed
+        return [
+            self.store.requeue_document(brain.id, doc_id, INDEX_JOB)
+            for doc_id in self.store.document_ids(brain.id)
+            if doc_id not in items
+        ]
+
+    # background work ----------------------------------------------------------------------
+    def worker(self, name: str | None = None) -> Worker:
+        handlers: dict[str, BatchHandler] = {
+            INDEX_JOB: self._index_jobs,
+            CURATE_JOB: self.curation.run_jobs,
+        }
+        return Worker(self.store, by_kind(handlers), self.settings.worker, name)
+
+    def wait_for(
+        self,
+        brain: Brain,
+        document_ids: Sequence[int],
+        on_progress: Callable[[list[Document]], None] | None = None,
+    ) -> list[Document]:
+        """Process the documents' jobs in this process until each is ready or failed, then
+        those of the attachments they gave rise to (an e-mail's files), so a CLI `add` of a
+        message leaves its attachments searchable too."""
+
+        def current(ids: Sequence[int] = document_ids) -> list[Document]:
+            return [self.store.get_document(brain.id, i) for i in ids]
+
+        pending, seen = list(document_ids), set(document_ids)
+        report = (lambda: on_progress(current())) if on_progress else None
+        while pending:
+            batch = pending
+
+            def settled(ids: Sequence[int] = batch) -> bool:
+                return all(d.status != "processing" for d in current(ids))
+
+            self.worker().drain(batch, settled, report)
+            pending = [
+                link["id"]
+                for document in current(batch)
+                for link in document.metadata.get("attachments") or ()
+                if isinstance(link, dict)
+                and isinstance(link.get("id"), int)
+                and link["id"] not in seen
+            ]
+            seen.update(pending)
+        return current()
 
     def _add_attachments(self, item: Prepared) -> None:
         """Files carried inside a document (an e-mail's attachments) become documents of their
