@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
-from typing import TypeVar
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, TypeVar
 
-from loci.answer.facade import Answers
 from loci.curate.pipeline import Curation
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput, NotFound
@@ -25,7 +24,6 @@ from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, BrainStats, Visibility
 from loci.names import check_name
-from loci.review.facade import Reviews
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
 from loci.service.library import Library
@@ -33,6 +31,10 @@ from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
+
+if TYPE_CHECKING:
+    from loci.answer.facade import Answers
+    from loci.review.facade import Reviews
 
 T = TypeVar("T")
 
@@ -91,8 +93,20 @@ class Loci:
         self.library = Library(
             store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
         )
-        self.answers = Answers(store, self.graph, self.searching.search, self._chat, self.curation)
-        self.reviews = Reviews(store, self.graph, self._chat)
+
+    # Asking and reviews are built when first used, their modules imported then: a command
+    # that lists or adds files (most of them) should not pay for the answer pipeline.
+    @cached_property
+    def answers(self) -> Answers:
+        from loci.answer.facade import Answers
+
+        return Answers(self.store, self.graph, self.searching.search, self._chat, self.curation)
+
+    @cached_property
+    def reviews(self) -> Reviews:
+        from loci.review.facade import Reviews
+
+        return Reviews(self.store, self.graph, self._chat)
 
     @property
     def embedder(self) -> Embedder:
