@@ -47,6 +47,8 @@ def build_embedder(settings: Settings) -> Embedder:
             api_key=settings.embed_api_key,
             model=settings.embed_model,
             dimensions=settings.embed_dimensions,
+            batch_tokens=settings.embed_batch_tokens,
+            concurrency=settings.embed_concurrency,
         )
     from loci.embed.local import LocalEmbedder
 
