@@ -255,11 +255,15 @@ def test_requests_overlap_up_to_the_concurrency_and_vectors_keep_input_order(
 
     server.before_reply = hold
     with make_embedder(server, batch_size=10, concurrency=2, max_retries=0) as embedder:
+        assert embedder.chunks_per_s() is None  # nothing measured yet
         vectors = embedder.embed(texts)
-        assert embedder.chunks_per_s() is not None
+        rate = embedder.chunks_per_s()
+        assert rate is not None and rate > 0
+        embedder.embed(["a search's query"])  # one round trip: not an ingest rate
+        assert embedder.chunks_per_s() == rate
 
     assert server.most_in_flight == 2  # overlapping, and never more than the setting
-    assert sorted(len(r.body["input"]) for r in server.requests) == [10, 10, 10, 10]
+    assert sorted(len(r.body["input"]) for r in server.requests) == [1, 10, 10, 10, 10]
     for i, text in enumerate(texts):
         expected = np.asarray(_vector(text, DIMS))
         np.testing.assert_allclose(vectors[i], expected / np.linalg.norm(expected), rtol=1e-5)
@@ -267,11 +271,11 @@ def test_requests_overlap_up_to_the_concurrency_and_vectors_keep_input_order(
 
 def test_requests_are_cut_by_estimated_tokens(server: FakeEmbeddingsServer) -> None:
     # count_tokens estimates one token per 3 bytes: 300 bytes are 100 tokens.
-    texts = ["a" * 300] * 7 + ["b" * 3000] + ["c" * 30] * 3
+    texts = [f"{i}" + "a" * 299 for i in range(7)] + ["b" * 3000] + [f"{i}c" for i in range(3)]
     with make_embedder(server, batch_tokens=250, concurrency=3) as embedder:
         vectors = embedder.embed(texts)
         budget = [embedder.count_tokens(t) for t in texts]
-    assert budget[0] == 100 and budget[7] == 1000
+    assert budget[0] == 100 and budget[7] == 1000 and budget[8] == 1
 
     sent = sorted((r.body["input"] for r in server.requests), key=lambda b: texts.index(b[0]))
     # Consecutive runs of at most 250 estimated tokens; the 1000-token text alone.

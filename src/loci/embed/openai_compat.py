@@ -53,6 +53,9 @@ DEFAULT_BATCH_TOKENS = 8192
 # Two requests in flight keep a server busy while the other's answer travels back; more mostly
 # meets rate limits (hosted) or queues behind the same GPU (local).
 DEFAULT_CONCURRENCY = 2
+# Calls this small (a search's query) are one round trip each: they would make the rate measured
+# for ingest estimates look far slower than ingest is.
+_RATE_MIN_INPUTS = 8
 
 
 class OpenAICompatibleEmbedder:
@@ -68,8 +71,8 @@ class OpenAICompatibleEmbedder:
     Token counts are estimated: no tokenizer for remote models is available offline (see
     `count_tokens`).
 
-    `chunks_per_s()` is the rate this instance has measured on its own requests so far (None
-    before the first), for the dry run's time estimate.
+    `chunks_per_s()` is the rate this instance has measured on its own calls of several texts so
+    far (None before the first), for the dry run's time estimate.
     """
 
     def __init__(
@@ -157,9 +160,10 @@ class OpenAICompatibleEmbedder:
             finally:
                 # A failed request fails the call: the batches not yet sent are not sent.
                 pool.shutdown(wait=True, cancel_futures=True)
-        with self._measured_lock:
-            count, seconds = self._measured
-            self._measured = (count + len(texts), seconds + time.perf_counter() - started)
+        if len(texts) >= _RATE_MIN_INPUTS:
+            with self._measured_lock:
+                count, seconds = self._measured
+                self._measured = (count + len(texts), seconds + time.perf_counter() - started)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.maximum(norms, 1e-12)
         return out
