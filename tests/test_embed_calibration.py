@@ -13,6 +13,8 @@ from pathlib import Path
 
 from loci.embed.calibration import CalibrationCache, cpu_model, file_sha256
 from loci.embed.local import LocalEmbedder
+from loci.embed.openai_compat import OpenAICompatibleEmbedder
+from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S, embedding_rate
 from tests.conftest import run_cli
 
 MODEL = Path(__file__).resolve().parent.parent / "src" / "loci" / "embed" / "model" / "model.onnx"
@@ -104,3 +106,15 @@ def test_the_dry_run_estimates_with_the_rate_measured_on_the_first_estimate(
         "add", "--dry-run", "--json", str(notes), home=home, env={"LOCI_INGEST_CHUNKS_PER_S": "1"}
     )
     assert chunks <= _dry_run_seconds(fixed.stdout)["notes.md"] < chunks * 10
+
+
+def test_an_embedder_that_cannot_measure_itself_gets_the_default_rate(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not an onnx model")
+    local = LocalEmbedder(model_path=broken, calibration_dir=tmp_path / "cache")
+    # The dry run still estimates: a model that cannot load fails the add, not the estimate.
+    assert embedding_rate(local) == LOCAL_EMBED_CHUNKS_PER_S
+    assert _kept(tmp_path / "cache") == []
+    remote = OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", None, "m", 8)
+    with remote:  # nothing measured yet, and nothing is sent to find out
+        assert embedding_rate(remote) == LOCAL_EMBED_CHUNKS_PER_S

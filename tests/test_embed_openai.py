@@ -11,13 +11,17 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from loci.app import build_embedder
+from loci.config import load_settings
 from loci.embed import OpenAICompatibleEmbedder
 from loci.errors import EmbedderMismatch, EmbeddingError
+from tests.conftest import run_cli
 from tests.loopback import Loopback, QuietHandler
 
 DIMS = 8
@@ -301,3 +305,42 @@ def test_bad_concurrency_and_token_budget_are_refused() -> None:
         OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", None, "m", DIMS, concurrency=0)
     with pytest.raises(ValueError, match="batch_tokens"):
         OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", None, "m", DIMS, batch_tokens=0)
+
+
+def test_the_settings_set_concurrency_and_request_size(
+    server: FakeEmbeddingsServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name, value in {
+        "HOME": str(tmp_path / "home"),
+        "EMBEDDER": "openai",
+        "EMBED_BASE_URL": server.base_url,
+        "EMBED_MODEL": "text-embedding-test",
+        "EMBED_DIMENSIONS": str(DIMS),
+        "EMBED_CONCURRENCY": "3",
+        "EMBED_BATCH_TOKENS": "100",  # 2 texts of 100 bytes (34 estimated tokens each) a request
+    }.items():
+        monkeypatch.setenv(f"LOCI_{name}", value)
+    all_three = threading.Barrier(3, timeout=10)
+    texts = [f"{i:03d} " + "x" * 96 for i in range(18)]
+
+    def hold(inputs: list[str]) -> None:
+        if inputs[0] in (texts[0], texts[2], texts[4]):
+            all_three.wait()
+
+    server.before_reply = hold
+    embedder = build_embedder(load_settings())
+    assert isinstance(embedder, OpenAICompatibleEmbedder)
+    with embedder:
+        vectors = embedder.embed(texts)
+    assert server.most_in_flight == 3
+    assert sorted(len(r.body["input"]) for r in server.requests) == [2] * 9
+    expected = np.asarray(_vector(texts[17], DIMS))
+    np.testing.assert_allclose(vectors[17], expected / np.linalg.norm(expected), rtol=1e-5)
+
+
+def test_a_concurrency_of_zero_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_cli("list", home=tmp_path / "home", env={"LOCI_EMBED_CONCURRENCY": "0"})
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: invalid setting LOCI_EMBED_CONCURRENCY: Input should be greater than or equal to 1"
+    )
