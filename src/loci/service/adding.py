@@ -264,6 +264,7 @@ class Adding:
         files and fetches allowed URLs, writes nothing. Items come in the order `add` takes.
         `brain` None: a brain that does not exist yet, so nothing in it can be a duplicate."""
         indexer = self.settings.indexer
+        embedder = self.embedder
         flight = Preflighter(
             PreflightSettings(
                 max_file_bytes=self.settings.max_file_bytes,
@@ -271,7 +272,7 @@ class Adding:
                 overlap_tokens=indexer.overlap_tokens,
                 budgets=indexer.budgets,
                 chunks_per_s=self.settings.ingest_chunks_per_s
-                or (lambda: embedding_rate(self.embedder)),
+                or (lambda: embedding_rate(embedder)),
                 transcription=(
                     None
                     if self.transcriber is None
@@ -279,8 +280,8 @@ class Adding:
                 ),
             ),
             lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
-            self.embedder.count_tokens,
-            self.embedder.max_tokens,
+            embedder.count_tokens,
+            embedder.max_tokens,
         )
         items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
         items.extend(self._preflight_url(flight, url) for url in urls)
