@@ -131,7 +131,8 @@ def main() -> None:
         what = f"{args.words}-word windows"
     else:
         chunks = loci_chunks(probe, args.dataset, args.chunks)
-        what = "Loci chunks of SciFact notes"
+        source = "SciFact" if (args.dataset / "corpus.jsonl").exists() else "built-in"
+        what = f"Loci chunks of {source} notes"
     tokens = np.array([min(probe.count_tokens(c), probe.max_tokens) + 2 for c in chunks])
     p = np.percentile(tokens, [10, 25, 50, 75, 90])
     print(
