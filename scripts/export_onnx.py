@@ -83,7 +83,10 @@ interleaved on the same 2 cores (absolute numbers on these shared cores swing by
 | **shipped**: 7-bit, int8 word table | 0.6564 | 0.99385 / 0.98774 | 1.9x (44.4 docs/s) | 23.5 |
 
 bench/embed_throughput.py on the shipped file (512 chunks of 200 words, 254 tokens after
-truncation, 2 threads): 40.6 chunks/s median of 5 rounds (39.0 to 43.3).
+truncation, 2 threads): 40.6 chunks/s wall, median of 5 rounds (39.0 to 43.3), on a quiet machine
+when the file was made. Wall rates depend on the CPU and its neighbours: docs/benchmarks.md
+("Embedding") has chunks per CPU-second with the CPU model and load (`--words 200`: 36.1 per
+CPU-s on an AVX-512 Xeon; 21.5 chunks/s wall on an AMD Zen 3 without AVX-512).
 
 The int8 rows differ by less than their noise: dynamic activation quantization turns any tiny
 change of input (even float16 rounding of the embedding table, cosine 0.997 between the two

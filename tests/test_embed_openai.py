@@ -9,15 +9,19 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from loci.app import build_embedder
+from loci.config import load_settings
 from loci.embed import OpenAICompatibleEmbedder
 from loci.errors import EmbedderMismatch, EmbeddingError
+from tests.conftest import run_cli
 from tests.loopback import Loopback, QuietHandler
 
 DIMS = 8
@@ -43,6 +47,10 @@ class FakeEmbeddingsServer:
     def __init__(self) -> None:
         self.script: list[Scripted] = []
         self.requests: list[Received] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        # Set by a test: called with each request's inputs before it is answered (to hold it).
+        self.before_reply: Callable[[list[str]], None] | None = None
         self._lock = threading.Lock()
         self._web = Loopback(self._handler())
 
@@ -69,6 +77,15 @@ class FakeEmbeddingsServer:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length))
                 reply = server._next(body, self.path, dict(self.headers.items()))
+                with server._lock:
+                    server.in_flight += 1
+                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
+                try:
+                    if server.before_reply is not None:
+                        server.before_reply(body["input"])
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
                 if reply.status == 200:
                     data = [
                         {"object": "embedding", "index": i, "embedding": _vector(text, reply.dims)}
@@ -111,7 +128,7 @@ def make_embedder(server: FakeEmbeddingsServer, **overrides: Any) -> OpenAICompa
 
 def test_batches_200_inputs_as_96_96_8_in_order(server: FakeEmbeddingsServer) -> None:
     texts = [f"passage number {i}" for i in range(200)]
-    with make_embedder(server) as embedder:
+    with make_embedder(server, concurrency=1) as embedder:
         vectors = embedder.embed(texts)
 
     assert [len(r.body["input"]) for r in server.requests] == [96, 96, 8]
@@ -222,3 +239,108 @@ def test_identity_and_token_estimate(server: FakeEmbeddingsServer) -> None:
         # Real tokenizers give ~4 characters per English token; the estimate must not undercount.
         assert embedder.count_tokens(english) >= len(english) / 4
         assert embedder.count_tokens("") == 0
+
+
+def test_requests_overlap_up_to_the_concurrency_and_vectors_keep_input_order(
+    server: FakeEmbeddingsServer,
+) -> None:
+    texts = [f"passage number {i}" for i in range(40)]
+    both_arrived = threading.Barrier(2, timeout=10)
+    later_answered = threading.Event()
+
+    def hold(inputs: list[str]) -> None:
+        if inputs[0] in (texts[0], texts[10]):
+            both_arrived.wait()  # raises (and the server answers 500) unless the two overlap
+        if inputs[0] == texts[0]:
+            # The first batch is answered last: its vectors must still land in rows 0-9.
+            later_answered.wait(timeout=10)
+        elif inputs[0] == texts[30]:
+            later_answered.set()
+
+    server.before_reply = hold
+    with make_embedder(server, batch_size=10, concurrency=2, max_retries=0) as embedder:
+        assert embedder.chunks_per_s() is None  # nothing measured yet
+        vectors = embedder.embed(texts)
+        rate = embedder.chunks_per_s()
+        assert rate is not None and rate > 0
+        embedder.embed(["a search's query"])  # one round trip: not an ingest rate
+        assert embedder.chunks_per_s() == rate
+
+    assert server.most_in_flight == 2  # overlapping, and never more than the setting
+    assert sorted(len(r.body["input"]) for r in server.requests) == [1, 10, 10, 10, 10]
+    for i, text in enumerate(texts):
+        expected = np.asarray(_vector(text, DIMS))
+        np.testing.assert_allclose(vectors[i], expected / np.linalg.norm(expected), rtol=1e-5)
+
+
+def test_requests_are_cut_by_estimated_tokens(server: FakeEmbeddingsServer) -> None:
+    # count_tokens estimates one token per 3 bytes: 300 bytes are 100 tokens.
+    texts = [f"{i}" + "a" * 299 for i in range(7)] + ["b" * 3000] + [f"{i}c" for i in range(3)]
+    with make_embedder(server, batch_tokens=250, concurrency=3) as embedder:
+        vectors = embedder.embed(texts)
+        budget = [embedder.count_tokens(t) for t in texts]
+    assert budget[0] == 100 and budget[7] == 1000 and budget[8] == 1
+
+    sent = sorted((r.body["input"] for r in server.requests), key=lambda b: texts.index(b[0]))
+    # Consecutive runs of at most 250 estimated tokens; the 1000-token text alone.
+    assert [len(batch) for batch in sent] == [2, 2, 2, 1, 1, 3]
+    assert [t for batch in sent for t in batch] == texts
+    assert vectors.shape == (len(texts), DIMS)
+
+
+def test_a_failed_request_fails_the_call_with_its_reason(server: FakeEmbeddingsServer) -> None:
+    server.script = [Scripted(200), Scripted(401)]
+    texts = [f"passage {i}" for i in range(30)]
+    with (
+        make_embedder(server, batch_size=5, concurrency=2) as embedder,
+        pytest.raises(EmbeddingError, match="HTTP 401"),
+    ):
+        embedder.embed(texts)
+    # The batches queued behind the failure were not sent.
+    assert len(server.requests) < 6
+
+
+def test_bad_concurrency_and_token_budget_are_refused() -> None:
+    with pytest.raises(ValueError, match="concurrency"):
+        OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", None, "m", DIMS, concurrency=0)
+    with pytest.raises(ValueError, match="batch_tokens"):
+        OpenAICompatibleEmbedder("http://127.0.0.1:9/v1", None, "m", DIMS, batch_tokens=0)
+
+
+def test_the_settings_set_concurrency_and_request_size(
+    server: FakeEmbeddingsServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name, value in {
+        "HOME": str(tmp_path / "home"),
+        "EMBEDDER": "openai",
+        "EMBED_BASE_URL": server.base_url,
+        "EMBED_MODEL": "text-embedding-test",
+        "EMBED_DIMENSIONS": str(DIMS),
+        "EMBED_CONCURRENCY": "3",
+        "EMBED_BATCH_TOKENS": "100",  # 2 texts of 100 bytes (34 estimated tokens each) a request
+    }.items():
+        monkeypatch.setenv(f"LOCI_{name}", value)
+    all_three = threading.Barrier(3, timeout=10)
+    texts = [f"{i:03d} " + "x" * 96 for i in range(18)]
+
+    def hold(inputs: list[str]) -> None:
+        if inputs[0] in (texts[0], texts[2], texts[4]):
+            all_three.wait()
+
+    server.before_reply = hold
+    embedder = build_embedder(load_settings())
+    assert isinstance(embedder, OpenAICompatibleEmbedder)
+    with embedder:
+        vectors = embedder.embed(texts)
+    assert server.most_in_flight == 3
+    assert sorted(len(r.body["input"]) for r in server.requests) == [2] * 9
+    expected = np.asarray(_vector(texts[17], DIMS))
+    np.testing.assert_allclose(vectors[17], expected / np.linalg.norm(expected), rtol=1e-5)
+
+
+def test_a_concurrency_of_zero_is_one_clear_line(tmp_path: Path) -> None:
+    result = run_cli("list", home=tmp_path / "home", env={"LOCI_EMBED_CONCURRENCY": "0"})
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        "error: invalid setting LOCI_EMBED_CONCURRENCY: Input should be greater than or equal to 1"
+    )

@@ -15,7 +15,6 @@ from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.ingest.parsers import ParseBudgets
-from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.jobs.worker import WorkerSettings
 from loci.private_files import secure_home
 from loci.search.engine import RankingParams
@@ -48,10 +47,14 @@ def build_embedder(settings: Settings) -> Embedder:
             api_key=settings.embed_api_key,
             model=settings.embed_model,
             dimensions=settings.embed_dimensions,
+            batch_tokens=settings.embed_batch_tokens,
+            concurrency=settings.embed_concurrency,
         )
     from loci.embed.local import LocalEmbedder
 
-    return LocalEmbedder(threads=settings.embed_threads or None)
+    return LocalEmbedder(
+        threads=settings.embed_threads or None, calibration_dir=settings.calibration_dir
+    )
 
 
 def build_chat(settings: Settings) -> Chat | None:
@@ -113,7 +116,7 @@ def build_reranker(settings: Settings) -> Reranker | None:
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
-        ingest_chunks_per_s=settings.ingest_chunks_per_s or LOCAL_EMBED_CHUNKS_PER_S,
+        ingest_chunks_per_s=settings.ingest_chunks_per_s,
         max_file_bytes=settings.max_file_bytes,
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,

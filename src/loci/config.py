@@ -46,9 +46,12 @@ class Settings(BaseSettings):
     embed_model: str = "text-embedding-3-small"
     embed_dimensions: int = Field(default=1536, gt=0)
     embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
+    # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
+    embed_concurrency: int = Field(default=2, ge=1)
+    embed_batch_tokens: int = Field(default=8192, ge=1)
 
-    # Chunks embedded a second, for `add --dry-run` estimates; unset: the local model's measured
-    # figure (docs/benchmarks.md). Set it when a remote embedder is faster or slower.
+    # Chunks embedded a second, for `add --dry-run` estimates; unset: the embedder's own rate
+    # (the local model measures itself once on this machine and keeps it in `calibration_dir`).
     ingest_chunks_per_s: float | None = Field(default=None, gt=0)
 
     chunk_overlap_tokens: int = Field(default=32, ge=0)
@@ -175,6 +178,11 @@ class Settings(BaseSettings):
     def transcript_dir(self) -> Path:
         """Recordings' transcripts, kept by content (derived: safe to delete)."""
         return self.home / "cache" / "transcripts"
+
+    @property
+    def calibration_dir(self) -> Path:
+        """The local embedder's measured throughput on this machine (derived: safe to delete)."""
+        return self.home / "cache" / "embedder"
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -20,6 +20,7 @@ import onnxruntime as ort
 from tokenizers import Encoding, Tokenizer
 
 from loci.embed.base import Vectors
+from loci.embed.calibration import Calibration, CalibrationCache, cpu_model, file_sha256, measure
 from loci.embed.word_counts import WordTokenCounter
 from loci.errors import EmbeddingError
 
@@ -63,6 +64,9 @@ class LocalEmbedder:
 
     `model_path` and `tokenizer_path` replace the bundled files (benchmarks use them to compare
     model variants).
+
+    `calibration_dir` is where `chunks_per_s()` keeps the throughput it measured on this machine
+    (see `loci.embed.calibration`); None measures once per instance and keeps nothing.
     """
 
     def __init__(
@@ -72,6 +76,7 @@ class LocalEmbedder:
         batch_size: int = 1,
         model_path: Path | None = None,
         tokenizer_path: Path | None = None,
+        calibration_dir: Path | None = None,
     ) -> None:
         if threads is not None and threads < 1:
             raise ValueError("threads must be at least 1")
@@ -87,6 +92,8 @@ class LocalEmbedder:
         self._truncating: Tokenizer | None = None
         self._counting: Tokenizer | None = None
         self._word_counter: WordTokenCounter | None = None
+        self._calibration_dir = calibration_dir
+        self._calibration: Calibration | None = None
 
     @property
     def model_id(self) -> str:
@@ -99,6 +106,30 @@ class LocalEmbedder:
     @property
     def max_tokens(self) -> int:
         return MAX_SEQUENCE - _SPECIAL_TOKENS
+
+    def chunks_per_s(self) -> float:
+        """Full-length chunks this instance embeds a second on this machine (wall time).
+
+        Measured on first call, about a second of embedding, and reused from the calibration
+        cache afterwards (also by later processes) while the model file, CPU and threads stay
+        the same.
+        """
+        if self._calibration is None:
+            model_hash = self._model_sha256()
+            threads = self._threads or _usable_cores()
+            if self._calibration_dir is None:
+                self._calibration = measure(self.embed, model_hash, cpu_model(), threads)
+            else:
+                cache = CalibrationCache(self._calibration_dir)
+                self._calibration = cache.rate(model_hash, threads, self.embed)
+        return self._calibration.chunks_per_s
+
+    def _model_sha256(self) -> str:
+        if self._model_path is not None:
+            return file_sha256(self._model_path)
+        resource = resources.files("loci.embed") / "model" / MODEL_FILE
+        with resources.as_file(resource) as path:
+            return file_sha256(path)
 
     def count_tokens(self, text: str) -> int:
         counting = self._tokenizers()[1]

@@ -8,6 +8,11 @@ OpenAI itself, OpenRouter, Ollama, vLLM and llama.cpp's server all accept the sa
 and answer `{"data": [{"index": 0, "embedding": [...]}, ...]}`. `encoding_format` is explicit
 because some local servers default to base64 or reject a missing field.
 
+Inputs are sent in requests of at most `batch_size` texts and about `batch_tokens` tokens (by
+`count_tokens`' over-estimate), up to `concurrency` requests at a time: a remote embedder's time is
+mostly the round trip and the server's queue, not this process's CPU. Vectors come back in input
+order whatever order the requests finish in.
+
 Rate limits and server errors are retried with exponential backoff; what is left after the retries
 becomes an `EmbeddingError` whose message is one line a person can act on.
 """
@@ -16,8 +21,10 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -39,6 +46,16 @@ log = logging.getLogger(__name__)
 # budgets of smaller servers, while still amortising the round trip.
 DEFAULT_BATCH_SIZE = 96
 DEFAULT_MAX_TOKENS = 8191  # text-embedding-3-*'s input limit
+# Estimated tokens a request: ~40 full chunks of prose, well under the request budgets of hosted
+# APIs (OpenAI: 300k) and small enough that a local server (Ollama, llama.cpp) answers in seconds
+# rather than hitting a timeout. One input longer than this still goes, alone.
+DEFAULT_BATCH_TOKENS = 8192
+# Two requests in flight keep a server busy while the other's answer travels back; more mostly
+# meets rate limits (hosted) or queues behind the same GPU (local).
+DEFAULT_CONCURRENCY = 2
+# Calls this small (a search's query) are one round trip each: they would make the rate measured
+# for ingest estimates look far slower than ingest is.
+_RATE_MIN_INPUTS = 8
 
 
 class OpenAICompatibleEmbedder:
@@ -53,6 +70,9 @@ class OpenAICompatibleEmbedder:
 
     Token counts are estimated: no tokenizer for remote models is available offline (see
     `count_tokens`).
+
+    `chunks_per_s()` is the rate this instance has measured on its own calls of several texts so
+    far (None before the first), for the dry run's time estimate.
     """
 
     def __init__(
@@ -63,6 +83,8 @@ class OpenAICompatibleEmbedder:
         dimensions: int,
         *,
         batch_size: int = DEFAULT_BATCH_SIZE,
+        batch_tokens: int = DEFAULT_BATCH_TOKENS,
+        concurrency: int = DEFAULT_CONCURRENCY,
         timeout: float = 60.0,
         max_retries: int = 5,
         max_tokens: int = DEFAULT_MAX_TOKENS,
@@ -73,12 +95,20 @@ class OpenAICompatibleEmbedder:
             raise ValueError("dimensions must be at least 1")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if batch_tokens < 1:
+            raise ValueError("batch_tokens must be at least 1")
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
             raise ValueError("max_retries cannot be negative")
         self._url = base_url.rstrip("/") + "/embeddings"
         self._model = model
         self._dimensions = dimensions
         self._batch_size = batch_size
+        self._batch_tokens = batch_tokens
+        self._concurrency = concurrency
+        self._measured = (0, 0.0)  # inputs embedded, wall seconds spent on them
+        self._measured_lock = threading.Lock()
         self._max_retries = max_retries
         self._max_tokens = max_tokens
         self._backoff_base = backoff_base
@@ -113,12 +143,48 @@ class OpenAICompatibleEmbedder:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")
         out = np.empty((len(texts), self._dimensions), dtype=np.float32)
-        for start in range(0, len(texts), self._batch_size):
-            batch = list(texts[start : start + self._batch_size])
-            out[start : start + len(batch)] = self._embed_batch(batch)
+        if not texts:
+            return out
+        started = time.perf_counter()
+        batches = list(self._batches(texts))
+        if len(batches) == 1 or self._concurrency == 1:
+            for start, batch in batches:
+                out[start : start + len(batch)] = self._embed_batch(batch)
+        else:
+            workers = min(self._concurrency, len(batches))
+            pool = ThreadPoolExecutor(workers, thread_name_prefix="loci-embed")
+            try:
+                results = pool.map(lambda item: self._embed_batch(item[1]), batches)
+                for (start, batch), vectors in zip(batches, results, strict=True):
+                    out[start : start + len(batch)] = vectors
+            finally:
+                # A failed request fails the call: the batches not yet sent are not sent.
+                pool.shutdown(wait=True, cancel_futures=True)
+        if len(texts) >= _RATE_MIN_INPUTS:
+            with self._measured_lock:
+                count, seconds = self._measured
+                self._measured = (count + len(texts), seconds + time.perf_counter() - started)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.maximum(norms, 1e-12)
         return out
+
+    def chunks_per_s(self) -> float | None:
+        count, seconds = self._measured
+        return count / seconds if count and seconds > 0 else None
+
+    def _batches(self, texts: Sequence[str]) -> Iterator[tuple[int, list[str]]]:
+        """Consecutive runs of `texts` within the request's size and token budgets, with where
+        each run starts."""
+        start, batch, tokens = 0, list[str](), 0
+        for index, text in enumerate(texts):
+            cost = self.count_tokens(text)
+            if batch and (len(batch) >= self._batch_size or tokens + cost > self._batch_tokens):
+                yield start, batch
+                start, batch, tokens = index, [], 0
+            batch.append(text)
+            tokens += cost
+        if batch:
+            yield start, batch
 
     def close(self) -> None:
         self._client.close()

@@ -28,6 +28,7 @@ An item's `outcome` predicts what `add` reports for it:
 from __future__ import annotations
 
 import io
+import logging
 import math
 import mimetypes
 import time
@@ -49,8 +50,12 @@ from loci.llm.transcribe import check_size
 from loci.models import Document
 from loci.store.blobs import sha256_hex
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "LOCAL_EMBED_CHUNKS_PER_S",
+    "ChunkRate",
+    "embedding_rate",
     "Preflight",
     "PreflightItem",
     "PreflightSettings",
@@ -63,11 +68,15 @@ __all__ = [
 
 Outcome = Literal["add", "duplicate", "fail", "refuse"]
 
-# Passages a second the shipped local model (int8 MiniLM, ONNX) embeds on 2 cores: 40.4 chunks/s
-# for ~200-word chunks, and ~40 passages/s through the whole worker on SciFact (docs/benchmarks.md,
-# "Embedding model — speed and fidelity", `bench/embed_throughput.py`). A remote embedder's speed
-# depends on its server: set `ingest_chunks_per_s` for it.
+# Chunks a second assumed when the embedder cannot say how fast it is (a remote embedder before
+# its first request) or its calibration fails. The local model measures itself on the machine it
+# runs on (`loci.embed.calibration`); this is its rate on the 2-core machine of
+# docs/benchmarks.md ("Embedding"), ~190-token SciFact chunks at a load of about 2.
 LOCAL_EMBED_CHUNKS_PER_S = 40.0
+
+# What `PreflightSettings.chunks_per_s` takes: a rate, or a way to get one (asked once, on the
+# first estimate: the local model's calibration costs a second, for nothing if nothing is added).
+ChunkRate = float | Callable[[], float]
 
 # OCR time a page: 1.58 CPU-s measured per scanned page with Tesseract, two OCR processes on two
 # cores → ~1.2 pages/s (docs/benchmarks.md, "Scanned vs text PDF"; an estimate from CPU time).
@@ -95,7 +104,7 @@ class PreflightSettings:
     max_chunks: int
     overlap_tokens: int
     budgets: ParseBudgets
-    chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
+    chunks_per_s: ChunkRate = LOCAL_EMBED_CHUNKS_PER_S
     transcription: TranscriptionPlan | None = None  # None: recordings will fail
 
 
@@ -227,6 +236,18 @@ class Preflighter:
         self._count_tokens = count_tokens
         self._chunk_tokens = max_tokens - CONTEXT_TOKENS  # as the indexer chunks
         self._seen: dict[str, str] = {}  # content hash -> name, for this batch
+        rate = settings.chunks_per_s
+        self._rate: float | None = None if callable(rate) else rate
+
+    def _embed_seconds(self, chunks: int) -> float:
+        """How long embedding `chunks` chunks takes; the rate is asked for on the first need."""
+        if not chunks:
+            return 0.0
+        if self._rate is None:
+            rate = self._settings.chunks_per_s
+            assert callable(rate)  # a number was kept in __init__
+            self._rate = rate()
+        return chunks / self._rate
 
     def file(self, path: Path) -> PreflightItem:
         item = PreflightItem(str(path), "refuse", name=clean_name(path.name))
@@ -339,7 +360,7 @@ class Preflighter:
             warnings.append(f"only the first {self._settings.max_chunks} chunks will be indexed")
         if not chunks:
             warnings.append("no text found in this file")
-        seconds = time.monotonic() - started + chunks / self._settings.chunks_per_s
+        seconds = time.monotonic() - started + self._embed_seconds(chunks)
         return replace(
             stored,
             outcome="add",
@@ -371,7 +392,7 @@ class Preflighter:
             transcription=plan.model,
             chunks=chunks,
             chunks_exact=False,
-            seconds=round(chunks / self._settings.chunks_per_s, 2),
+            seconds=round(self._embed_seconds(chunks), 2),
             warnings=(warning,),
         )
 
@@ -385,7 +406,7 @@ class Preflighter:
             pages = _image_pages(data)
         tokens = pages * OCR_CHARS_PER_PAGE / CHARS_PER_TOKEN
         chunks = min(self._settings.max_chunks, max(1, math.ceil(tokens / self._chunk_tokens)))
-        seconds = ocr_pages * OCR_SECONDS_PER_PAGE + chunks / self._settings.chunks_per_s
+        seconds = ocr_pages * OCR_SECONDS_PER_PAGE + self._embed_seconds(chunks)
         plural = "s" if ocr_pages != 1 else ""
         warning = f"OCR of {ocr_pages} page{plural}: chunks and time are estimates"
         return replace(
@@ -395,6 +416,26 @@ class Preflighter:
             seconds=round(seconds, 2),
             warnings=(warning,),
         )
+
+
+def embedding_rate(embedder: object) -> float:
+    """The embedder's own measured rate (`chunks_per_s()`, if it has one and it works), else
+    `LOCAL_EMBED_CHUNKS_PER_S`: an estimate must never be the reason a dry run fails."""
+    measured = getattr(embedder, "chunks_per_s", None)
+    if not callable(measured):
+        return LOCAL_EMBED_CHUNKS_PER_S
+    try:
+        rate = measured()
+    except LociError as error:
+        log.warning(
+            "cannot measure the embedder's speed (%s); estimating at %.0f chunks/s",
+            error.message,
+            LOCAL_EMBED_CHUNKS_PER_S,
+        )
+        return LOCAL_EMBED_CHUNKS_PER_S
+    if isinstance(rate, int | float) and 0 < rate < math.inf:
+        return float(rate)
+    return LOCAL_EMBED_CHUNKS_PER_S
 
 
 def _refused(item: PreflightItem, refusal: InvalidInput) -> PreflightItem:

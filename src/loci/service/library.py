@@ -27,6 +27,7 @@ from loci.ingest.preflight import (
     PreflightItem,
     PreflightSettings,
     TranscriptionPlan,
+    embedding_rate,
     summarize,
 )
 from loci.ingest.size_cap import over_cap
@@ -282,7 +283,8 @@ class Library:
                 max_chunks=indexer.max_chunks,
                 overlap_tokens=indexer.overlap_tokens,
                 budgets=indexer.budgets,
-                chunks_per_s=self.settings.ingest_chunks_per_s,
+                chunks_per_s=self.settings.ingest_chunks_per_s
+                or (lambda: embedding_rate(embedder)),
                 transcription=(
                     None
                     if transcriber is None

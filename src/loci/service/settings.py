@@ -8,7 +8,6 @@ from loci.curate.agent import AgentLimits
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
-from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S
 from loci.jobs.worker import WorkerSettings
 from loci.search.engine import RankingParams
 
@@ -21,7 +20,7 @@ class ServiceSettings:
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     fetch: FetchPolicy = field(default_factory=FetchPolicy)
     browser: BrowserSettings = field(default_factory=BrowserSettings)
-    # The embedder's throughput for preflight estimates; the local model's measured figure.
-    ingest_chunks_per_s: float = LOCAL_EMBED_CHUNKS_PER_S
+    # The embedder's throughput for preflight estimates; None: what the embedder measures itself.
+    ingest_chunks_per_s: float | None = None
     ranking: RankingParams = field(default_factory=RankingParams)
     curation: AgentLimits = field(default_factory=AgentLimits)
