@@ -24,7 +24,7 @@ INSERT_FTS = "INSERT INTO chunks_fts(rowid, brain, title, headings, body) VALUES
 
 
 def fts_values(
-    chunk_id: int, brain_id: int, title: str, headings: str, body: str
+    chunk_id: int, brain_id: object, title: str, headings: str, body: str
 ) -> tuple[int, str, str, str, str]:
     """A chunk's chunks_fts row: the table is contentless, so it holds the segmented form of
     the text (`loci.store.text_analysis`) and queries are segmented alike."""

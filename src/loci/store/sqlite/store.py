@@ -262,7 +262,7 @@ class SqliteStore(JobQueue, BrainTables):
                     INSERT_FTS,
                     fts_values(
                         conn.last_insert_rowid(),
-                        int(brain_id),
+                        brain_id,
                         str(display_title),
                         " / ".join(c.heading_path),
                         c.text,
