@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import regex
 
-from loci.store.text_analysis import is_segmented
+from loci.store.text_analysis import is_segmented, normalize
 
 STEM_PREFIX = 5  # long enough to avoid junk matches, short enough to join inflections
 CONTEXT_BEFORE = 40
@@ -43,19 +43,34 @@ def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[Span]:
-    """Where the terms occur, overlapping occurrences (the bigrams of one phrase) merged."""
+    """Where the terms occur, overlapping occurrences (the bigrams of one phrase) merged.
+
+    Terms are normalised (`loci.store.text_analysis.normalize`: full-width folded, Thai SARA AM
+    split, vowel points dropped), so they are looked for in the text normalised alike, one
+    grapheme cluster at a time, and each match is mapped back to the clusters it covers."""
+    if text.isascii():
+        folded, bounds = text, None
+    else:
+        pieces: list[str] = []
+        bounds = []
+        for cluster in _CLUSTER.finditer(text):
+            piece = normalize(cluster.group())
+            pieces.append(piece)
+            bounds += [cluster.span()] * len(piece)
+        folded = "".join(pieces)
     found: list[Span] = []
     at = 0
-    while (match := pattern.search(text, at)) is not None:
+    while (match := pattern.search(folded, at)) is not None:
         start, end = match.span()
+        at = start + 1  # the next bigram of a phrase starts one character on
         if end == start:
-            at = start + 1
             continue
+        if bounds is not None:
+            start, end = bounds[start][0], bounds[end - 1][1]
         if found and start <= found[-1][1]:
             found[-1] = (found[-1][0], max(found[-1][1], end))
         else:
             found.append((start, end))
-        at = start + 1  # the next bigram of a phrase starts one character on
     return found
 
 
@@ -80,7 +95,7 @@ def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
     # Pick the window start that covers the most matches (two pointers over match positions).
     best_start, best_count, j = matches[0][0], 0, 0
     for i, (begin, _) in enumerate(matches):
-        while matches[j][0] < begin - width + CONTEXT_BEFORE:
+        while j < i and matches[j][0] < begin - width + CONTEXT_BEFORE:
             j += 1
         if i - j + 1 > best_count:
             best_count, best_start = i - j + 1, matches[j][0]
