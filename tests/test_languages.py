@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from loci.graph.links import is_slug, slugify
+from loci.graph.links import is_slug, slug_prefix, slugify
 from loci.graph.transfer import GraphTransfer
 from loci.models import Brain, ChunkDraft, IndexedChunk, NewDocument, SearchFilters
 from loci.search.engine import SearchRequest
@@ -363,3 +363,15 @@ def test_a_unicode_id_works_in_urls(server: LiveServer) -> None:
         assert refused.status_code == 422
         page = api.get(f"{docs}/{quote('内部リンク')}")
         assert page.status_code == 200 and "角括弧" in page.json()["truth"]
+
+
+def test_ids_built_from_a_long_title_stay_valid_in_any_script(loci: Loci, brain: Brain) -> None:
+    title = "特定の見出しにリンクする方法についての長い会議の記録" * 6  # 150 characters
+    page = loci.graph.create(brain, actor="t", doc_type="concept", title=title[:120])
+    assert is_slug(page.id) and page.id.startswith("特定の見出し")
+    evidence, _ = loci.graph.append_evidence(brain, page.id, "議事録。", title=title, actor="t")
+    assert is_slug(evidence.id) and evidence.id.startswith("ev-特定の見出し")
+    assert len(f"{evidence.id}.md".encode()) <= 255
+    # at most `chars` characters and 2 × `chars` bytes, never a letter without its marks
+    assert slug_prefix("ภาษาไทย", 4) == "ภา" and slug_prefix("kickoff call", 4) == "kick"
+    assert slug_prefix("กิน", 2) == ""  # "ก" alone would drop its vowel sign

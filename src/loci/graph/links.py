@@ -155,8 +155,24 @@ def slugify(text: str) -> str:
         else:
             out.append(char if is_slug_char(char) else "-")
     slug = unicodedata.normalize("NFKC", re.sub("-+", "-", "".join(out)).strip("-"))
-    slug = slug[:MAX_SLUG]
-    while len(slug.encode()) > MAX_SLUG_BYTES:
-        slug = slug[:-1]
-    slug = slug.strip("-")
+    slug = _shorten(slug, MAX_SLUG, MAX_SLUG_BYTES)
     return slug if is_slug(slug) else "untitled"
+
+
+def slug_prefix(text: str, chars: int) -> str:
+    """The start of `text`'s slug, for an id built from it and a suffix: at most `chars`
+    characters and twice as many bytes, so the id stays within MAX_SLUG_BYTES in any script."""
+    return _shorten(slugify(text), chars, 2 * chars)
+
+
+def _shorten(slug: str, chars: int, size: int) -> str:
+    """`slug` cut to `chars` characters and `size` UTF-8 bytes, never between a letter and
+    its marks, with no '-' left at the end."""
+    cut = slug[:chars]
+    while cut and (len(cut.encode()) > size or _is_mark(slug[len(cut) : len(cut) + 1])):
+        cut = cut[:-1]
+    return cut.strip("-")
+
+
+def _is_mark(char: str) -> bool:
+    return bool(char) and unicodedata.category(char)[0] == "M"
