@@ -7,11 +7,12 @@ through a brain import, an export/import round trip, links and URLs."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import Browser, expect
 
 from loci.graph.links import is_slug, slug_prefix, slugify
 from loci.graph.transfer import GraphTransfer
@@ -24,8 +25,10 @@ from loci.store.base import Store
 from loci.store.lexical_index import FTS5_B, FTS5_K1
 from loci.store.postgres import PostgresStore
 from loci.store.sqlite import SqliteStore
+from tests.browser import chromium
 from tests.live_server import LiveServer
 from tests.pg import EmbeddedPostgres
+from tests.test_web_app import open_session, sign_in
 
 pytestmark = pytest.mark.both_backends
 Opener = Callable[[], Store]
@@ -375,3 +378,39 @@ def test_ids_built_from_a_long_title_stay_valid_in_any_script(loci: Loci, brain:
     # at most `chars` characters and 2 × `chars` bytes, never a letter without its marks
     assert slug_prefix("ภาษาไทย", 4) == "ภา" and slug_prefix("kickoff call", 4) == "kick"
     assert slug_prefix("กิน", 2) == ""  # "ก" alone would drop its vowel sign
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+def test_the_web_app_links_and_opens_pages_with_unicode_ids(
+    browser: Browser, server: LiveServer
+) -> None:
+    docs = "/brains/wiki/graph/documents"
+    with server.client() as api:
+        assert api.post("/brains", json={"name": "wiki"}).status_code == 201
+        for title, text in (
+            ("見出し", "井桁記号で始めます。"),
+            ("内部リンク", "[[page:見出し|見出し]]を参照。"),
+        ):
+            made = api.post(docs, json={"type": "concept", "title": title, "text": text})
+            assert made.status_code == 201, made.text
+    session = open_session(browser, server, "languages", viewport={"width": 1280, "height": 900})
+    page = session.page
+    try:
+        page.goto(server.url + "/#brain/" + quote("内部リンク"))
+        sign_in(page, server.owner_token)
+        expect(page.locator("#graph-title")).to_have_text("内部リンク")
+        link = page.locator("#graph-truth a.graph-page")
+        expect(link).to_have_text("見出し")
+        link.click()
+        expect(page.locator("#graph-title")).to_have_text("見出し")
+        assert page.evaluate("decodeURIComponent(location.hash)") == "#brain/見出し"
+        expect(page.locator("#graph-backlinks")).to_contain_text("内部リンク")
+        session.shot("unicode-ids")
+        session.watch.assert_clean(("GET", "/api/v1/me", 401))  # before signing in
+    finally:
+        session.page.context.close()
