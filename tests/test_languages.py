@@ -14,6 +14,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, expect
 
+from loci.answer.grading import coverage
 from loci.graph.links import is_slug, slug_prefix, slugify
 from loci.graph.transfer import GraphTransfer
 from loci.models import Brain, ChunkDraft, IndexedChunk, NewDocument, SearchFilters
@@ -414,3 +415,10 @@ def test_the_web_app_links_and_opens_pages_with_unicode_ids(
         session.watch.assert_clean(("GET", "/api/v1/me", 401))  # before signing in
     finally:
         session.page.context.close()
+
+
+def test_grading_without_a_model_counts_a_cjk_questions_words() -> None:
+    _, text, phrase, unrelated = NOTES["japanese"]
+    assert coverage(phrase, text) == 1.0
+    assert coverage(unrelated, text) == 0.0
+    assert coverage("链接到特定标题", NOTES["chinese"][1]) == 1.0
