@@ -19,6 +19,7 @@ from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
 from loci.search.lexical import query_terms
 from loci.sentences import script_language
+from loci.store.text_analysis import segment
 
 Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
 Decision = Literal["sufficient", "needs_expansion", "no_relevant_sources"]
@@ -42,7 +43,8 @@ class Grade:
 
 
 def _stems(text: str) -> set[str]:
-    return {w.lower()[:STEM] for w in re.findall(r"[^\W_]+", text)}
+    # Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's.
+    return {w.lower()[:STEM] for w in re.findall(r"[^\W_]+", segment(text))}
 
 
 def coverage(question: str, text: str) -> float:

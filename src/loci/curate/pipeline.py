@@ -28,7 +28,7 @@ from loci.curate.rules import RuleCurator
 from loci.curate.tools import BrainTools
 from loci.errors import Conflict, NotFound
 from loci.graph.document import EVIDENCE_ZONE, BrainDoc, now
-from loci.graph.links import slugify
+from loci.graph.links import slug_prefix
 from loci.graph.results import Summary, summary
 from loci.graph.service import BrainGraph
 from loci.ingest.size_cap import over_cap
@@ -107,7 +107,7 @@ class Curation:
 
     def _keep_capture(self, brain: Brain, item: SourceItem, actor: str) -> Captured:
         digest = sha256_hex(item.canonical())
-        draft_id = f"{slugify(item.title)[:60].strip('-')}-{digest[:8]}"
+        draft_id = f"{slug_prefix(item.title, 60)}-{digest[:8]}"
         row, deduped = self._keep(brain, item, {"draft": draft_id})
         # A duplicate keeps the first save's draft (and title and source).
         first = stored_item(self.blobs.get(row.content_hash), row.metadata)
@@ -240,7 +240,7 @@ class Curation:
 
 def _evidence_id(item: SourceItem) -> str:
     digest = sha256_hex(item.canonical())[:8]
-    return f"ev-{slugify(f'{item.provider} {item.id}')[:100].strip('-')}-{digest}"
+    return f"ev-{slug_prefix(f'{item.provider} {item.id}', 100)}-{digest}"
 
 
 def _ran(run: AgentRun) -> str:

@@ -19,8 +19,16 @@ from typing import Literal
 
 LinkKind = Literal["page", "evidence", "source"]
 
-SLUG = r"[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?"
-SLUG_PATTERN = re.compile(rf"^{SLUG}$")
+# An id is 1-128 letters, digits and '-' in any script: lowercase where the script has case
+# (Ll; the uncased letters of Japanese, Chinese, Thai, ... are Lo and Lm), with the marks its
+# letters carry, NFKC-normalised, beginning and ending with a letter or digit, and short enough
+# (MAX_SLUG_BYTES of UTF-8) that `<id>.md` is a legal file name everywhere. No '.', '/',
+# control or format character (bidi overrides, zero-width joiners): an id is also a file name.
+# SLUG is the same rule as a regular expression for JSON Schema and the web app (\p classes).
+MAX_SLUG = 128
+MAX_SLUG_BYTES = 240
+_SLUG_START = r"\p{Ll}\p{Lo}\p{Lm}\p{Nd}"
+SLUG = rf"[{_SLUG_START}](?:[{_SLUG_START}\p{{M}}-]{{0,126}}[{_SLUG_START}\p{{M}}])?"
 SOURCE_REF = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}:[^\s\]|]{1,220}$")
 MAX_SOURCE_REF = 256
 
@@ -53,8 +61,31 @@ def links(text: str) -> list[Link]:
     ]
 
 
+def is_slug_char(char: str) -> bool:
+    """A letter (lowercase if it has case), a digit, or a mark: what an id is made of besides
+    '-' (and what a folder is made of besides '-', '.' and '_')."""
+    category = unicodedata.category(char)
+    return category in _SLUG_CATEGORIES or category[0] == "M"
+
+
+_SLUG_CATEGORIES = frozenset({"Ll", "Lo", "Lm", "Nd"})
+
+
+def is_name_part(value: str, extra: str, max_chars: int) -> bool:
+    """`value` is letters, digits and marks (is_slug_char) or characters of `extra`, starts with
+    a letter or digit, is NFKC-normalised and at most `max_chars` characters and MAX_SLUG_BYTES
+    bytes long."""
+    return (
+        0 < len(value) <= max_chars
+        and len(value.encode()) <= MAX_SLUG_BYTES
+        and unicodedata.category(value[0]) in _SLUG_CATEGORIES
+        and all(c in extra or is_slug_char(c) for c in value)
+        and unicodedata.normalize("NFKC", value) == value
+    )
+
+
 def is_slug(value: str) -> bool:
-    return bool(SLUG_PATTERN.match(value))
+    return is_name_part(value, "-", MAX_SLUG) and not value.endswith("-")
 
 
 def is_source_ref(value: str) -> bool:
@@ -104,7 +135,44 @@ def source_refs(texts: Iterable[str]) -> list[str]:
 
 
 def slugify(text: str) -> str:
-    """A lowercase slug for a title or a wikilink target: 'Ana López' → 'ana-lopez'."""
-    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-    slug = re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-")
-    return slug[:128].strip("-") or "untitled"
+    """A slug for a title, a file name or a wikilink target: 'Ana López' → 'ana-lopez',
+    '内部リンク' → '内部リンク', 'Über uns' → 'uber-uns'; anything else between words → '-'.
+
+    A Latin letter with accents becomes its bare ASCII letter, as it always did, so every title
+    that had an id keeps it; letters of other scripts stay as they are (NFKC, lowercase)."""
+    out: list[str] = []
+    for char in unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).lower()):
+        if char.isascii():
+            out.append(char if char.isalnum() else "-")
+            continue
+        parts = unicodedata.normalize("NFKD", char)
+        bare = "".join(c for c in parts if not unicodedata.combining(c))
+        if bare.isascii() and bare.isalnum():
+            out.append(bare.lower())
+        elif unicodedata.category(char)[0] == "M":
+            # A mark belongs to the letter before it; one after an ASCII letter was an accent.
+            out.append(char if out and not out[-1].isascii() else "")
+        else:
+            out.append(char if is_slug_char(char) else "-")
+    slug = unicodedata.normalize("NFKC", re.sub("-+", "-", "".join(out)).strip("-"))
+    slug = _shorten(slug, MAX_SLUG, MAX_SLUG_BYTES)
+    return slug if is_slug(slug) else "untitled"
+
+
+def slug_prefix(text: str, chars: int) -> str:
+    """The start of `text`'s slug, for an id built from it and a suffix: at most `chars`
+    characters and twice as many bytes, so the id stays within MAX_SLUG_BYTES in any script."""
+    return _shorten(slugify(text), chars, 2 * chars)
+
+
+def _shorten(slug: str, chars: int, size: int) -> str:
+    """`slug` cut to `chars` characters and `size` UTF-8 bytes, never between a letter and
+    its marks, with no '-' left at the end."""
+    cut = slug[:chars]
+    while cut and (len(cut.encode()) > size or _is_mark(slug[len(cut) : len(cut) + 1])):
+        cut = cut[:-1]
+    return cut.strip("-")
+
+
+def _is_mark(char: str) -> bool:
+    return bool(char) and unicodedata.category(char)[0] == "M"

@@ -24,7 +24,7 @@ from loci.graph.document import (
     new_entry,
     parse,
 )
-from loci.graph.links import slugify
+from loci.graph.links import slug_prefix, slugify
 from loci.graph.reads import GraphReader, Search
 from loci.graph.results import DeletePlan, Summary, Written, summary
 from loci.graph.writer import Change, GraphWriter
@@ -160,7 +160,7 @@ class BrainGraph(GraphReader):
         if page.kind != "page":
             raise InvalidInput(f"{page.id} is evidence itself; attach evidence to a page")
         digest = hashlib.sha256(text.strip().encode()).hexdigest()[:8]
-        evidence_id = f"ev-{slugify(title)[:100].strip('-')}-{digest}"
+        evidence_id = f"ev-{slug_prefix(title, 100)}-{digest}"
         changes: list[Change] = []
         try:
             self.graph.get(brain.id, evidence_id)

@@ -12,11 +12,11 @@ import re
 from dataclasses import dataclass
 
 from loci.graph.document import EVIDENCE_ZONE, STATUSES, TYPES, BrainDoc, entry_id
-from loci.graph.links import is_slug, is_source_ref, link_problem, links
+from loci.graph.links import is_name_part, is_slug, is_source_ref, link_problem, links
 
 MAX_FOLDER_SEGMENTS = 6
 RELATION_TYPE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-FOLDER_SEGMENT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
+MAX_FOLDER_SEGMENT = 64
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,22 @@ def validate(doc: BrainDoc) -> list[Problem]:
         problems.append(Problem(where, message))
 
     if not is_slug(doc.id):
-        problem("id", f"{doc.id!r} must be a lowercase slug: a-z, 0-9 and '-', 1–128 characters")
+        problem(
+            "id",
+            f"{doc.id!r} must be a lowercase slug: 1–128 letters of any script (lowercase where"
+            " it has case), digits and '-', starting and ending with a letter or digit",
+        )
     segments = doc.folder.split("/") if doc.folder else []
     if not segments:
         problem("folder", "a document needs a folder (e.g. people, projects/garden)")
     elif len(segments) > MAX_FOLDER_SEGMENTS:
         problem("folder", f"{doc.folder!r} has {len(segments)} levels; at most 6 are allowed")
-    elif not all(FOLDER_SEGMENT.match(s) for s in segments):
-        problem("folder", f"{doc.folder!r}: each level must be lowercase a-z, 0-9, '.', '_', '-'")
+    elif not all(is_folder_segment(s) for s in segments):
+        problem(
+            "folder",
+            f"{doc.folder!r}: each level must be lowercase letters of any script (where it has"
+            " case), digits, '.', '_' or '-', starting with a letter or digit",
+        )
     in_zone = bool(segments) and segments[0] == EVIDENCE_ZONE
     if doc.kind not in ("page", "evidence"):
         problem("kind", f"{doc.kind!r} must be page or evidence")
@@ -96,6 +104,11 @@ def validate(doc: BrainDoc) -> list[Problem]:
                 "[[evidence:ev-kickoff-notes|kickoff notes]]; keep it draft until it does",
             )
     return problems
+
+
+def is_folder_segment(segment: str) -> bool:
+    """One level of a folder: a name of letters, digits, '.', '_' and '-' (never '..')."""
+    return is_name_part(segment, "._-", MAX_FOLDER_SEGMENT)
 
 
 def _is_timestamp(value: str) -> bool:

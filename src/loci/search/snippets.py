@@ -1,7 +1,10 @@
 """Short excerpts of a chunk around the query's terms, with the matches marked.
 
 Matching is by word prefix so that "running" is marked for the query term "run" the way the
-porter-stemmed BM25 leg matched it; marks are `**…**` (Markdown bold), which the CLI renders.
+porter-stemmed BM25 leg matched it; a term of a script written without spaces (a Japanese or
+Thai bigram, `loci.store.text_analysis`) is found anywhere, and overlapping matches are marked
+as one. Marks are `**…**` (Markdown bold), which the CLI renders. An excerpt is cut only
+between grapheme clusters, never between a letter and its marks or inside an emoji sequence.
 """
 
 from __future__ import annotations
@@ -9,8 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import regex
+
+from loci.store.text_analysis import is_segmented, normalize
+
 STEM_PREFIX = 5  # long enough to avoid junk matches, short enough to join inflections
 CONTEXT_BEFORE = 40
+_CLUSTER = regex.compile(r"\X")
+_LONGEST_CLUSTER = 64  # how far back a cut looks for the cluster it falls in
+
+Span = tuple[int, int]
 
 
 def _stem_key(word: str) -> str:
@@ -18,35 +29,90 @@ def _stem_key(word: str) -> str:
 
 
 def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    """A regex matching whole words that start with any term's stem key."""
-    keys = sorted({_stem_key(t) for t in terms if t}, key=len, reverse=True)
-    if not keys:
+    """A regex matching whole words that start with any word term's stem key, and any term
+    of a space-less script wherever it occurs."""
+    keys = sorted({_stem_key(t) for t in terms if t and not is_segmented(t)}, key=len, reverse=True)
+    pieces = sorted({t for t in terms if t and is_segmented(t)}, key=len, reverse=True)
+    if not keys and not pieces:
         return None
     # A short term must match the whole word; a long one matches its inflections too.
-    alternatives = [re.escape(k) + (r"\w*" if len(k) >= STEM_PREFIX else "") for k in keys]
-    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + r")(?!\w)", re.IGNORECASE)
+    words = [re.escape(k) + (r"\w*" if len(k) >= STEM_PREFIX else "") for k in keys]
+    alternatives = [r"(?<!\w)(?:" + "|".join(words) + r")(?!\w)"] if words else []
+    alternatives += [re.escape(p) for p in pieces]
+    return re.compile("|".join(alternatives), re.IGNORECASE)
+
+
+def _spans(text: str, pattern: re.Pattern[str]) -> list[Span]:
+    """Where the terms occur, overlapping occurrences (the bigrams of one phrase) merged.
+
+    Terms are normalised (`loci.store.text_analysis.normalize`: full-width folded, Thai SARA AM
+    split, vowel points dropped), so they are looked for in the text normalised alike, one
+    grapheme cluster at a time, and each match is mapped back to the clusters it covers."""
+    if text.isascii():
+        folded, bounds = text, None
+    else:
+        pieces: list[str] = []
+        bounds = []
+        for cluster in _CLUSTER.finditer(text):
+            piece = normalize(cluster.group())
+            pieces.append(piece)
+            bounds += [cluster.span()] * len(piece)
+        folded = "".join(pieces)
+    found: list[Span] = []
+    at = 0
+    while (match := pattern.search(folded, at)) is not None:
+        start, end = match.span()
+        at = start + 1  # the next bigram of a phrase starts one character on
+        if end == start:
+            continue
+        if bounds is not None:
+            start, end = bounds[start][0], bounds[end - 1][1]
+        if found and start <= found[-1][1]:
+            found[-1] = (found[-1][0], max(found[-1][1], end))
+        else:
+            found.append((start, end))
+    return found
+
+
+def cluster_start(text: str, index: int) -> int:
+    """`index` moved back to the start of the grapheme cluster it falls inside."""
+    if index <= 0 or index >= len(text):
+        return max(0, min(index, len(text)))
+    for match in _CLUSTER.finditer(text, max(0, index - _LONGEST_CLUSTER)):
+        if match.end() > index:
+            return int(match.start())
+    return index
 
 
 def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
     """The `width`-character window of `text` holding the most matched terms, marked."""
     pattern = term_pattern(terms)
-    matches = list(pattern.finditer(text)) if pattern else []
+    matches = _spans(text, pattern) if pattern else []
     if not matches:
         flat = " ".join(text[: width * 2].split())
-        return flat[:width] + ("…" if len(flat) > width or len(text) > width * 2 else "")
+        cut = cluster_start(flat, width)
+        return flat[:cut] + ("…" if len(flat) > width or len(text) > width * 2 else "")
     # Pick the window start that covers the most matches (two pointers over match positions).
-    best_start, best_count, j = matches[0].start(), 0, 0
-    for i, m in enumerate(matches):
-        while matches[j].start() < m.start() - width + CONTEXT_BEFORE:
+    best_start, best_count, j = matches[0][0], 0, 0
+    for i, (begin, _) in enumerate(matches):
+        while j < i and matches[j][0] < begin - width + CONTEXT_BEFORE:
             j += 1
         if i - j + 1 > best_count:
-            best_count, best_start = i - j + 1, matches[j].start()
+            best_count, best_start = i - j + 1, matches[j][0]
     start = max(0, best_start - CONTEXT_BEFORE)
     if start > 0:  # snap to a word boundary so the excerpt does not open mid-word
         space = text.rfind(" ", 0, start + 1)
         start = space + 1 if space >= 0 and start - space < 20 else start
-    end = min(len(text), start + width)
-    assert pattern is not None
-    marked = pattern.sub(lambda m: f"**{m.group()}**", text[start:end])
-    marked = " ".join(marked.split())
+    start = cluster_start(text, start)
+    end = cluster_start(text, min(len(text), start + width))
+    parts: list[str] = []
+    at = start
+    for begin, finish in matches:
+        begin, finish = max(begin, start), min(finish, end)
+        if begin >= finish or begin < at:
+            continue
+        parts += [text[at:begin], "**", text[begin:finish], "**"]
+        at = finish
+    parts.append(text[at:end])
+    marked = " ".join("".join(parts).split())
     return ("…" if start > 0 else "") + marked + ("…" if end < len(text) else "")

@@ -27,7 +27,7 @@ from loci.store.lexical_index import LexicalIndex, Segment, Tokenize
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: terms of the shared segmentation (CJK bigrams, NFKC, marks kept)
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from loci.api.schemas.common import (
 )
 from loci.api.schemas.documents import DocumentOut
 from loci.curate.pipeline import Captured, Ingested
+from loci.graph import links
 from loci.graph.results import DeletePlan, Page, QueryHit, Written
 from loci.mirror import Mirror
 from loci.models import Brain
@@ -189,8 +190,11 @@ GraphType = Literal[
     "media", "email", "writing",
 ]  # fmt: skip  # the last three are older names (media and email: source; writing: analysis)
 GraphStatus = Literal["draft", "active", "archived", "merged"]
-SLUG = r"^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$"  # loci.graph.links.SLUG
-FOLDER = r"^[a-z0-9][a-z0-9._-]{0,63}(?:/[a-z0-9][a-z0-9._-]{0,63})*/?$"
+SLUG = rf"^{links.SLUG}$"
+# Levels of letters (lowercase where the script has case), digits, marks, '.', '_' and '-'
+# (loci.graph.validate.is_folder_segment, which also bounds their length).
+_LEVEL = r"[\p{Ll}\p{Lo}\p{Lm}\p{Nd}][\p{Ll}\p{Lo}\p{Lm}\p{Nd}\p{M}._-]{0,63}"
+FOLDER = rf"^{_LEVEL}(?:/{_LEVEL})*/?$"
 
 
 class GraphCreateIn(RequestIn):

@@ -14,15 +14,22 @@ advisory lock makes one of them migrate while the others wait.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import psycopg
 from psycopg import sql
 
 from loci.errors import StoreError
 from loci.store.postgres.connection import Row
+from loci.store.postgres.segmented_terms import recount_terms
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
 
-MIGRATIONS: list[str] = [
+# A step is SQL, or a function of the connection for work SQL alone cannot do (analysing text
+# the way the application does), run inside the step's transaction.
+Migration = str | Callable[[psycopg.Connection[Row]], None]
+
+MIGRATIONS: list[Migration] = [
     # 1: the core schema
     """
     CREATE EXTENSION IF NOT EXISTS vector;
@@ -448,6 +455,9 @@ MIGRATIONS: list[str] = [
     )
     DELETE FROM web_sessions WHERE token_id IN (SELECT id FROM changed WHERE kept = '[]'::jsonb);
     """,
+    # 16: every script a person writes in (`loci.store.text_analysis`): term statistics of the
+    # brains holding non-ASCII text counted again, CJK as bigrams (segmented_terms.py).
+    recount_terms,
 ]
 
 
@@ -492,10 +502,13 @@ def _apply(conn: psycopg.Connection[Row]) -> int:
         " to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'))"
     )
     done = {r["version"] for r in conn.execute("SELECT version FROM schema_migrations")}
-    for number, ddl in enumerate(MIGRATIONS, start=1):
+    for number, step in enumerate(MIGRATIONS, start=1):
         if number in done:
             continue
         with conn.transaction():
-            conn.execute(ddl)
+            if isinstance(step, str):
+                conn.execute(step)
+            else:
+                step(conn)
             conn.execute("INSERT INTO schema_migrations(version) VALUES (%s)", (number,))
     return len(MIGRATIONS)

@@ -17,10 +17,14 @@ from typing import Any
 import apsw
 
 from loci.private_files import create_private_file, make_private_dir, restrict
+from loci.store.text_analysis import segment
 
 BUSY_TIMEOUT_MS = 30_000
-# The FTS5 tokenizer of `chunks_fts` (migration 1), for code that must split text the same way.
-FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
+# The FTS5 tokenizer of `chunks_fts` (migration 16), for code that must split text the same way.
+# Marks are token characters: a Thai, Devanagari or Khmer word keeps its vowel signs instead of
+# breaking at each of them (Latin text is NFKC-composed first, so its accents still fold).
+FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2", "categories", "L* N* Co M*"])
+FTS_TOKENIZE_SQL = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 
 Row = dict[str, Any]
 Params = tuple[Any, ...] | dict[str, Any]
@@ -71,13 +75,13 @@ class Database:
         return conn
 
     def tokenize(self, text: str) -> list[str]:
-        """Split `text` into tokens exactly as the FTS index does (stemmed, folded)."""
+        """Split `text` into tokens exactly as the FTS index does (segmented, stemmed, folded)."""
         tokenizer = getattr(self._local, "tokenizer", None)
         if tokenizer is None:
             tokenizer = self.conn.fts5_tokenizer(*FTS_TOKENIZER)
             self._local.tokenizer = tokenizer
         tokens = tokenizer(
-            text.encode(),
+            segment(text).encode(),
             apsw.FTS5_TOKENIZE_DOCUMENT,
             None,
             include_offsets=False,

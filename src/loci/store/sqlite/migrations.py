@@ -13,6 +13,7 @@ import apsw
 
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.identities import never_reuse_ids
+from loci.store.sqlite.segmented_fts import reindex_text
 
 # A step is SQL, or a function of the connection for one SQL alone cannot write (a rebuild that
 # reads the tables' current definitions).
@@ -370,6 +371,9 @@ MIGRATIONS: list[Migration] = [
     # 15: ids are never handed out twice — a deleted brain's id given to the next brain made a
     # token limited to it a token for the newcomer (see identities.py).
     never_reuse_ids,
+    # 16: every script a person writes in (`loci.store.text_analysis`): the FTS table is made
+    # again with marks as token characters and filled with every chunk's segmented text.
+    reindex_text,
 ]
 
 

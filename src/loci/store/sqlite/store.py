@@ -35,7 +35,7 @@ from loci.store.sqlite.graph import SqliteGraph
 from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
-from loci.store.sqlite.rows import NOW, ROWS, brain_of, job_of
+from loci.store.sqlite.rows import INSERT_FTS, NOW, ROWS, brain_of, fts_values, job_of
 from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
@@ -231,7 +231,6 @@ class SqliteStore(JobQueue, BrainTables):
                 "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
                 [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in new_vectors.items()],
             )
-            brain_token = f"b{brain_id}"
             for item in chunks:
                 c = item.draft
                 conn.execute(
@@ -253,12 +252,11 @@ class SqliteStore(JobQueue, BrainTables):
                     ),
                 )
                 conn.execute(
-                    "INSERT INTO chunks_fts(rowid, brain, title, headings, body)"
-                    " VALUES (?,?,?,?,?)",
-                    (
+                    INSERT_FTS,
+                    fts_values(
                         conn.last_insert_rowid(),
-                        brain_token,
-                        display_title,
+                        brain_id,
+                        str(display_title),
                         " / ".join(c.heading_path),
                         c.text,
                     ),

@@ -11,7 +11,8 @@ const view = $("#graph-page");
 const statusSelect = $("#graph-status");
 // The grammar of loci.graph.links: [[page:id|Label]], [[evidence:ev-id|Label]], [[source:p:id|L]]
 const TYPED_LINK = /\[\[(page|evidence|source):([^\]|]*)(?:\|([^\]]*))?\]\]/g;
-const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,126}[a-z0-9])?$/;
+// loci.graph.links.SLUG: letters of any script (lowercase where it has case), digits, marks, "-".
+const SLUG = /^[\p{Ll}\p{Lo}\p{Lm}\p{Nd}](?:[\p{Ll}\p{Lo}\p{Lm}\p{Nd}\p{M}-]{0,126}[\p{Ll}\p{Lo}\p{Lm}\p{Nd}\p{M}])?$/u;
 
 let opened = null; // the page as the API returned it
 let doc = null; // {brain, id, hash}: the version every edit here is made against
