@@ -549,7 +549,7 @@ class RatedAnswer:
     answer: ChatMessage
 
 
-# the brain graph (seed 002) ---------------------------------------------------------------
+# the brain graph -----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
