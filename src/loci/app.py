@@ -28,11 +28,15 @@ from loci.store.sqlite import SqliteStore
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from loci.auth.people import People
     from loci.auth.user_models import UserModels
     from loci.integrations import Integrations
+    from loci.integrations.slack_links import SlackLinks
+    from loci.integrations.webhooks import Webhooks
     from loci.llm.client import Chat
     from loci.llm.transcribe import Transcriber
     from loci.search.rerank import Reranker
+    from loci.store.postgres import PostgresStore
 
 OWNER_TOKEN_FILE = "owner-token"
 SECRET_KEY_FILE = "secret.key"  # seals users' model API keys; back it up with the database
@@ -269,3 +273,41 @@ def api_from_environment() -> FastAPI:
     settings = load_settings()
     run_worker = os.environ.get(SERVE_WORKER_ENV, "1") == "1"
     return build_api(settings, build_service(settings), run_worker=run_worker)
+
+
+# What the CLI works with besides the service, built here like everything else so a command
+# receives it instead of constructing it.
+def build_accounts(loci: Loci) -> Accounts:
+    return Accounts(loci.store)
+
+
+def build_people(accounts: Accounts) -> People:
+    from loci.auth.people import People
+
+    return People(accounts)
+
+
+def build_slack_links(accounts: Accounts) -> SlackLinks:
+    from loci.integrations.slack_links import SlackLinks
+
+    return SlackLinks(accounts)
+
+
+def build_webhooks(settings: Settings, loci: Loci) -> Webhooks:
+    from loci.integrations.webhooks import Webhooks
+
+    return Webhooks(loci.store, secret_box(settings))
+
+
+def open_migration(settings: Settings, target_url: str) -> tuple[SqliteStore, PostgresStore]:
+    """The data directory's SQLite database and the PostgreSQL database `loci migrate` copies
+    it into."""
+    from loci.store.postgres import PostgresStore
+
+    source = SqliteStore(settings.database_path)
+    try:
+        target = PostgresStore(target_url, owner_url=settings.database_owner_url, pool_size=2)
+    except BaseException:
+        source.close()
+        raise
+    return source, target

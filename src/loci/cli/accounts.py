@@ -16,7 +16,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from loci.auth.accounts import Accounts, IssuedToken
-from loci.auth.people import INVITE_DAYS, People
+from loci.auth.people import INVITE_DAYS
+from loci.cli import context
 from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
@@ -26,10 +27,6 @@ from loci.models import User
 UserOption = Annotated[
     str | None, typer.Option("--user", "-u", help="Whose tokens (default: the first admin).")
 ]
-
-
-def _accounts() -> Accounts:
-    return Accounts(service().store)
 
 
 def _user(accounts: Accounts, name: str | None) -> User:
@@ -80,7 +77,7 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Add a person; prints their first sign-in token, once."""
-        _, issued = _accounts().add_user(name, is_admin=admin)
+        _, issued = context.accounts().add_user(name, is_admin=admin)
         _show_issued(issued, json_)
 
     @users.command("invite")
@@ -98,7 +95,7 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Invite a person: prints a one-time link where they choose a password."""
-        issued = People(_accounts()).invite(
+        issued = context.people().invite(
             name, email=email, role="admin" if admin else "member", days=days
         )
         link = server_url.rstrip("/") + issued.path
@@ -115,7 +112,7 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def set_password(name: Annotated[str, typer.Argument(help="Whose password.")]) -> None:
         """Set someone's password (asked for, or read from stdin); signs out their browsers."""
-        people = People(_accounts())
+        people = context.people()
         user = people.store.find_user(name)
         people.set_password(user.name, _read_password(user.name))
         err.print(f"password set for {escape(user.name)}")
@@ -124,21 +121,21 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
         """Disable a person: their tokens and sessions stop working at once."""
-        People(_accounts()).update(name, by=None, disabled=True)
+        context.people().update(name, by=None, disabled=True)
         err.print(f"{escape(name)} is disabled; their tokens are revoked")
 
     @users.command("enable")
     @exits_cleanly
     def enable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
         """Let a disabled person sign in again (with their password; old tokens stay revoked)."""
-        People(_accounts()).update(name, by=None, disabled=False)
+        context.people().update(name, by=None, disabled=False)
         err.print(f"{escape(name)} may sign in again")
 
     @users.command("list")
     @exits_cleanly
     def list_users(json_: JsonOption = False) -> None:
         """Everyone who can sign in."""
-        found = _accounts().users()
+        found = context.accounts().users()
         if json_:
             emit_json(found)
             return
@@ -167,7 +164,7 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Create an API token (prefixed `loci_`, stored only as a hash)."""
-        accounts = _accounts()
+        accounts = context.accounts()
         owner = _user(accounts, user)
         brain_ids = [service().store.get_brain(b).id for b in brain] if brain else None
         issued = accounts.issue_token(
@@ -183,7 +180,7 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def list_tokens(user: UserOption = None, json_: JsonOption = False) -> None:
         """A user's tokens: prefix, scope, brains, expiry, last use."""
-        accounts = _accounts()
+        accounts = context.accounts()
         found = accounts.tokens(_user(accounts, user))
         if json_:
             emit_json(found)
@@ -205,6 +202,6 @@ def register(app: typer.Typer) -> None:
         user: UserOption = None,
     ) -> None:
         """Revoke a token; requests with it fail from the next one on."""
-        accounts = _accounts()
+        accounts = context.accounts()
         accounts.revoke(_user(accounts, user), token_id)
         err.print(f"token {token_id} revoked")

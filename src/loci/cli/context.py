@@ -10,7 +10,11 @@ import typer
 from loci.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
+    from loci.auth.accounts import Accounts
+    from loci.auth.people import People
     from loci.config import Settings
+    from loci.integrations.slack_links import SlackLinks
+    from loci.integrations.webhooks import Webhooks
     from loci.models import Brain
     from loci.service import Loci
 
@@ -54,6 +58,31 @@ def service() -> Loci:
     from loci.app import build_service
 
     return build_service(settings_or_error())
+
+
+# What a command works with besides the service: assembled in `loci.app`, received here.
+def accounts() -> Accounts:
+    from loci.app import build_accounts
+
+    return build_accounts(service())
+
+
+def people() -> People:
+    from loci.app import build_people
+
+    return build_people(accounts())
+
+
+def slack_links() -> SlackLinks:
+    from loci.app import build_slack_links
+
+    return build_slack_links(accounts())
+
+
+def webhooks() -> Webhooks:
+    from loci.app import build_webhooks
+
+    return build_webhooks(settings_or_error(), service())
 
 
 def existing_brain(name: str | None) -> Brain:

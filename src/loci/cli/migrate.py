@@ -30,17 +30,16 @@ def register(app: typer.Typer) -> None:
 
         Ids, vectors (not re-embedded), the graph, users and tokens are copied; then the row
         counts of both are compared."""
-        from loci.store.postgres import PostgresStore, is_postgres_url
+        from loci.app import open_migration
+        from loci.store.postgres import is_postgres_url
         from loci.store.postgres.transfer import copy_blobs, copy_sqlite_to_postgres
-        from loci.store.sqlite import SqliteStore
 
         settings = settings_or_error()
         if not is_postgres_url(to):
             raise InvalidInput("--to must be a postgresql:// URL")
         if not settings.database_path.exists():
             raise NotFound(f"no SQLite database in {settings.home} to migrate")
-        source = SqliteStore(settings.database_path)
-        target = PostgresStore(to, owner_url=settings.database_owner_url, pool_size=2)
+        source, target = open_migration(settings, to)
         started: set[str] = set()
 
         def progress(table: str, _rows: int) -> None:

@@ -56,14 +56,19 @@ def register(app: typer.Typer) -> None:
         # command would pay for them at start-up (seconds of CPU on a small machine).
         import uvicorn
 
-        from loci.app import SERVE_WORKER_ENV, bootstrap_owner, build_api, owner_token_path
-        from loci.auth.accounts import Accounts
+        from loci.app import (
+            SERVE_WORKER_ENV,
+            bootstrap_owner,
+            build_accounts,
+            build_api,
+            owner_token_path,
+        )
 
         settings = settings_or_error()
         if (ssl_certfile is None) != (ssl_keyfile is None):
             raise InvalidInput("https needs both --ssl-certfile and --ssl-keyfile")
         loci = service()
-        issued = bootstrap_owner(settings, Accounts(loci.store))
+        issued = bootstrap_owner(settings, build_accounts(loci))
         if issued is not None:
             err.print(
                 "[bold]First start:[/bold] created the owner account. Sign in with this token"

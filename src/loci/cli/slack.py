@@ -13,20 +13,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.auth.accounts import Accounts
-from loci.cli.context import JsonOption, service
+from loci.cli import context
+from loci.cli.context import JsonOption
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
-from loci.integrations.slack_links import SlackLinks
 
 TeamOption = Annotated[
     str, typer.Option("--team", help="The Slack workspace id (T…), as in an event's team_id.")
 ]
 SlackUserOption = Annotated[str, typer.Option("--user", help="The Slack user id (U…).")]
-
-
-def _links() -> SlackLinks:
-    return SlackLinks(Accounts(service().store))
 
 
 def register(app: typer.Typer) -> None:
@@ -49,7 +44,7 @@ def register(app: typer.Typer) -> None:
         """Save this Slack user's messages as a Loci user into a brain.
 
         The Loci user must be able to write the brain; linking again moves the link."""
-        identity = _links().link(team, user, as_user, brain)
+        identity = context.slack_links().link(team, user, as_user, brain)
         if json_:
             emit_json(identity)
             return
@@ -62,7 +57,7 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def list_links(json_: JsonOption = False) -> None:
         """Every linked Slack user."""
-        found = _links().list()
+        found = context.slack_links().list()
         if json_:
             emit_json(found)
             return
@@ -78,5 +73,5 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def unlink(team: TeamOption, user: SlackUserOption) -> None:
         """Stop saving this Slack user's messages (they are refused from now on)."""
-        _links().unlink(team, user)
+        context.slack_links().unlink(team, user)
         err.print(f"Slack user {escape(team)}/{escape(user)} unlinked")

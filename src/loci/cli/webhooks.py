@@ -13,16 +13,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import JsonOption, service, settings_or_error
+from loci.cli import context
+from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
-from loci.integrations.webhooks import SIGNATURE_HEADER, Webhooks
-
-
-def _webhooks() -> Webhooks:
-    from loci.app import secret_box
-
-    return Webhooks(service().store, secret_box(settings_or_error()))
+from loci.integrations.webhooks import SIGNATURE_HEADER
 
 
 def _when(value: float | None) -> str:
@@ -49,7 +44,7 @@ def register(app: typer.Typer) -> None:
         """Create a signing secret for pushes to a brain's source route; printed once.
 
         Pushes go to /api/v1/brains/BRAIN/sources/PROVIDER."""
-        issued = _webhooks().create(service().store.get_brain(brain), provider)
+        issued = context.webhooks().create(service().store.get_brain(brain), provider)
         if json_:
             emit_json({"webhook": issued.record, "secret": issued.secret})
             return
@@ -70,7 +65,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Webhook secrets: id, brain, provider, prefix (never the secret)."""
         target = service().store.get_brain(brain) if brain else None
-        found = _webhooks().list(target)
+        found = context.webhooks().list(target)
         if json_:
             emit_json(found)
             return
@@ -88,5 +83,5 @@ def register(app: typer.Typer) -> None:
         secret_id: Annotated[int, typer.Argument(help="Secret id (see `loci webhooks list`).")],
     ) -> None:
         """Revoke a secret: pushes signed with it are refused (401) from now on."""
-        _webhooks().revoke(secret_id)
+        context.webhooks().revoke(secret_id)
         err.print(f"webhook secret {secret_id} revoked")
