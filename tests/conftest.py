@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,29 @@ def run_cli_process(
         input=stdin,
         timeout=timeout,
     )
+
+
+@contextmanager
+def served_world(
+    tmp_path_factory: pytest.TempPathFactory,
+    embedder: Embedder,
+    request: pytest.FixtureRequest,
+    name: str,
+) -> Iterator[tuple[Loci, LiveServer]]:
+    """A live server over a fresh service on the backend a `params=BACKENDS` fixture was given,
+    for a module's worth of tests; everything is closed and dropped afterwards."""
+    home = tmp_path_factory.mktemp(name) / "home"
+    postgres: EmbeddedPostgres | None = None
+    url = None
+    if request.param == "postgres":
+        postgres = request.getfixturevalue("postgres_server")
+        url = postgres.new_database()
+    loci = make_service(home, embedder, url, job_retry_base_s=0.01)
+    server = LiveServer(loci).start()
+    try:
+        yield loci, server
+    finally:
+        server.stop()
+        loci.store.close()
+        if postgres is not None and url is not None:
+            postgres.drop_database(url)

@@ -24,9 +24,8 @@ import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, make_service
+from tests.conftest import BACKENDS, served_world
 from tests.live_server import LiveServer
-from tests.pg import EmbeddedPostgres
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -95,14 +94,7 @@ def _ask(api: httpx.Client, brain: str, question: str) -> int:
 def world(
     tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    home = tmp_path_factory.mktemp("isolation") / "home"
-    url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        url = postgres.new_database()
-    loci = make_service(home, embedder, url, job_retry_base_s=0.01)
-    server = LiveServer(loci).start()
-    try:
+    with served_world(tmp_path_factory, embedder, request, "isolation") as (loci, server):
         accounts = server.accounts
         _, alice = accounts.add_user("alice")
         bob_user, bob = accounts.add_user("bob")
@@ -171,11 +163,6 @@ def world(
             file_bytes=file_bytes,
             bob_brain_ids=bob_brain_ids,
         )
-    finally:
-        server.stop()
-        loci.store.close()
-        if url is not None:
-            postgres.drop_database(url)
 
 
 # the matrix ---------------------------------------------------------------------------------

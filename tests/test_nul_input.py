@@ -23,10 +23,9 @@ from mcp import Client
 from loci.embed.base import Embedder
 from loci.mcp.stdio import local_server
 from loci.service import Loci
-from tests.conftest import BACKENDS, make_service
+from tests.conftest import BACKENDS, served_world
 from tests.live_server import LiveServer
 from tests.mcp_results import text_of
-from tests.pg import EmbeddedPostgres
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -48,14 +47,7 @@ class World:
 def world(
     tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, request: pytest.FixtureRequest
 ) -> Iterator[World]:
-    home = tmp_path_factory.mktemp("nul") / "home"
-    url = None
-    if request.param == "postgres":
-        postgres: EmbeddedPostgres = request.getfixturevalue("postgres_server")
-        url = postgres.new_database()
-    loci = make_service(home, embedder, url, job_retry_base_s=0.01)
-    server = LiveServer(loci).start()
-    try:
+    with served_world(tmp_path_factory, embedder, request, "nul") as (loci, server):
         with server.client() as api:
             assert api.post("/brains", json={"name": BRAIN}).status_code == 201
             note = api.post(f"/brains/{BRAIN}/notes", json={"text": "# Seed\n\nA seeded note."})
@@ -75,11 +67,6 @@ def world(
             "message_id": 1,
         }
         yield World(server, ids)
-    finally:
-        server.stop()
-        loci.store.close()
-        if url is not None:
-            postgres.drop_database(url)
 
 
 # generating requests from the schema ---------------------------------------------------------
