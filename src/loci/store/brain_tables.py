@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from loci.errors import Conflict, NotFound
@@ -41,6 +41,7 @@ CHUNK_COLUMNS = (
 
 
 T = TypeVar("T")
+Labels = dict[str, Any]  # a document's metadata
 
 
 def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
@@ -316,27 +317,28 @@ class BrainTables(ABC):
         return [h for h in dict.fromkeys(hashes) if h not in used]
 
     def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
-        db = self.portable
-        with db.transaction() as conn:  # the brain is not known: the system scope
-            rows = db.run(
-                conn,
-                f"SELECT metadata FROM documents WHERE id = ?{self.for_update}",
-                (document_id,),
-            )
-            if not rows:
-                return
-            stored = rows[0]["metadata"]
-            metadata = dict(self.model_rows.decode_json(stored) or {}) if stored else {}
-            metadata.update(values)
-            db.run(
-                conn,
-                "UPDATE documents SET metadata = ? WHERE id = ?",
-                (json.dumps(metadata, default=str), document_id),
-            )
+        self._rewrite_labels(document_id, lambda metadata, tags: ({**metadata, **values}, tags))
 
     def set_extracted(
         self, document_id: int, extracted: dict[str, Any], tags: Sequence[str]
     ) -> None:
+        def change(
+            metadata: dict[str, Any], current: list[str]
+        ) -> tuple[dict[str, Any], list[str]]:
+            before = (metadata.get("extracted") or {}).get("tags") or []
+            kept = [t for t in current if t not in before or t in tags]
+            labels = {**metadata, "extracted": {**extracted, "tags": list(tags)}}
+            return labels, list(dict.fromkeys((*kept, *tags)))
+
+        self._rewrite_labels(document_id, change)
+
+    def _rewrite_labels(
+        self,
+        document_id: int,
+        change: Callable[[Labels, list[str]], tuple[Labels, list[str]]],
+    ) -> None:
+        """A document's metadata and tags read, changed and written in one locked step (the
+        worker and a person may both be at it)."""
         db = self.portable
         with db.transaction() as conn:  # the brain is not known: the system scope
             rows = db.run(
@@ -348,18 +350,12 @@ class BrainTables(ABC):
                 return
             decode = self.model_rows.decode_json
             metadata = dict(decode(rows[0]["metadata"]) or {}) if rows[0]["metadata"] else {}
-            current = list(decode(rows[0]["tags"]) or []) if rows[0]["tags"] else []
-            before = (metadata.get("extracted") or {}).get("tags") or []
-            kept = [t for t in current if t not in before or t in tags]
-            metadata["extracted"] = {**extracted, "tags": list(tags)}
+            tags = list(decode(rows[0]["tags"]) or []) if rows[0]["tags"] else []
+            metadata, tags = change(metadata, tags)
             db.run(
                 conn,
                 "UPDATE documents SET metadata = ?, tags = ? WHERE id = ?",
-                (
-                    json.dumps(metadata, default=str),
-                    json.dumps(list(dict.fromkeys((*kept, *tags)))),
-                    document_id,
-                ),
+                (json.dumps(metadata, default=str), json.dumps(tags), document_id),
             )
 
     # search hits --------------------------------------------------------------------------
