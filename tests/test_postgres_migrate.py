@@ -12,7 +12,9 @@ import pytest
 from loci.embed.base import Embedder
 from loci.errors import StoreError
 from loci.graph.service import BrainGraph
+from loci.models import Brain
 from loci.search.engine import SearchRequest
+from loci.service import Loci
 from loci.store.blobs import sha256_hex
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.blobs import PostgresBlobStore
@@ -29,10 +31,8 @@ NOTES = {
 QUESTIONS = ("otters kelp", "boiler pressure error", "bread proof fridge", "sleeping otters")
 
 
-def test_migrate_copies_everything_and_ranks_the_same(
-    tmp_path: Path, embedder: Embedder, postgres_server: EmbeddedPostgres
-) -> None:
-    home = tmp_path / "home"
+def _with_notes(home: Path, embedder: Embedder) -> tuple[Loci, Brain, list[int]]:
+    """A SQLite service whose default brain holds the notes above, indexed."""
     loci = make_service(home, embedder)
     brain = loci.brain("default")
     ids = [
@@ -40,6 +40,14 @@ def test_migrate_copies_everything_and_ranks_the_same(
         for name, text in NOTES.items()
     ]
     loci.library.wait_for(brain, ids)
+    return loci, brain, ids
+
+
+def test_migrate_copies_everything_and_ranks_the_same(
+    tmp_path: Path, embedder: Embedder, postgres_server: EmbeddedPostgres
+) -> None:
+    home = tmp_path / "home"
+    loci, brain, ids = _with_notes(home, embedder)
     graph = loci.graph
     graph.create(brain, actor="t", doc_type="person", title="Ana", text="Ana grows tomatoes.")
     graph.rewrite(brain, "ana", "Ana grows peppers.", actor="t",
@@ -141,13 +149,7 @@ def test_a_nul_kept_by_an_old_sqlite_brain_is_named_and_nothing_is_copied(
     tmp_path: Path, embedder: Embedder, postgres_server: EmbeddedPostgres
 ) -> None:
     home = tmp_path / "home"
-    loci = make_service(home, embedder)
-    brain = loci.brain("default")
-    ids = [
-        loci.library.add_bytes(brain, name, text.encode()).document.id
-        for name, text in NOTES.items()
-    ]
-    loci.library.wait_for(brain, ids)
+    loci, brain, ids = _with_notes(home, embedder)
     note = loci.library.add_note(
         brain, "The cellar key hangs by the door.", title="Keys"
     ).document.id
@@ -178,13 +180,7 @@ def test_a_nul_in_a_chunk_or_a_row_postgresql_refuses_is_named(
     from loci.store.postgres.transfer import copy_sqlite_to_postgres
 
     home = tmp_path / "home"
-    loci = make_service(home, embedder)
-    brain = loci.brain("default")
-    ids = [
-        loci.library.add_bytes(brain, name, text.encode()).document.id
-        for name, text in NOTES.items()
-    ]
-    loci.library.wait_for(brain, ids)
+    loci, brain, ids = _with_notes(home, embedder)
     source = loci.store
     assert isinstance(source, SqliteStore)
     chunk = source.list_chunks(brain.id, ids[1])[0]
