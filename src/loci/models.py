@@ -272,6 +272,9 @@ class Document:
     metadata: dict[str, Any]
     created_at: str
     updated_at: str
+    # Where a file added from a folder lives (absolute): adding that path again updates this
+    # document. None for uploads, notes, web pages and pages.
+    source_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -387,6 +390,7 @@ class NewDocument:
     content_hash: str
     tags: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    source_path: str | None = None
 
 
 @dataclass(frozen=True)

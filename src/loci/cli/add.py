@@ -74,7 +74,10 @@ def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
                 )
             elif d is not None:
                 note = " (already in this brain)" if o.deduped else ""
-                note = " (kept before; refreshed with the changed page)" if o.refreshed else note
+                changed = "page" if d.kind == "web" else "file"
+                note = (
+                    f" (kept before; updated with the changed {changed})" if o.refreshed else note
+                )
                 chunks = f"{d.chunk_count} chunk{'' if d.chunk_count == 1 else 's'}"
                 state = chunks if d.status == "ready" else d.status
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
@@ -201,7 +204,9 @@ def register(app: typer.Typer) -> None:
         for path in paths:
             try:
                 result = loci.library.add_file(target, path, tag)
-                outcomes.append(Outcome(str(path), result.document, result.deduped))
+                outcomes.append(
+                    Outcome(str(path), result.document, result.deduped, refreshed=result.refreshed)
+                )
             except LociError as error:
                 outcomes.append(Outcome(str(path), error=error.message))
             except OSError as error:

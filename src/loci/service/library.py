@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown"
 class AddResult:
     document: Document
     deduped: bool  # these exact bytes were already in the brain: nothing changed
-    refreshed: bool = False  # a web page kept before, saved again changed: it was replaced
+    refreshed: bool = False  # a page or file kept before, added again changed: it was replaced
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,12 @@ class Library:
         mime_type: str | None = None,
         source_url: str | None = None,
         metadata: dict[str, Any] | None = None,
+        source_path: str | None = None,
     ) -> AddResult:
+        """Keep `data` as a new document, or: the same bytes already here are that document
+        (`deduped`, given the new tags too); a web page from the same address, or a file from
+        the same `source_path`, with other bytes is the same document with its new content
+        (`refreshed`: the id, and every citation and link to it, stay)."""
         name = clean_name(name)
         # The plan the dry run reports and the indexer parses by; here only its refusal matters
         # (over the cap, or empty): a file that will fail to parse is still kept, then marked.
@@ -125,9 +131,17 @@ class Library:
         if plan.refusal is not None:
             raise plan.refusal
         digest = sha256_hex(data)
+        wanted_tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
+        at_path = self.store.find_by_path(brain.id, source_path) if source_path else None
+        if at_path is not None and at_path.content_hash == digest:
+            return AddResult(self._tagged(brain, at_path, wanted_tags), deduped=True)
         existing = self.store.find_by_hash(brain.id, digest)
         if existing is not None:
-            return AddResult(existing, deduped=True)
+            # The same bytes under another name are one document. A file edited into bytes
+            # another document has leaves nothing behind at its path.
+            if at_path is not None:
+                self.remove(brain, at_path.id)
+            return AddResult(self._tagged(brain, existing, wanted_tags), deduped=True)
         self.blobs.put(data)  # canonical bytes first: the row never points at a missing blob
         new = NewDocument(
             kind=kind,
@@ -137,22 +151,36 @@ class Library:
             mime_type=mime_type,
             size_bytes=len(data),
             content_hash=digest,
-            tags=tuple(dict.fromkeys(t.strip() for t in tags if t.strip())),
+            tags=wanted_tags,
             metadata=dict(metadata or {}),
+            source_path=source_path,
         )
+        earlier: tuple[Callable[[], Document | None], str] | None = None
         if kind == "web" and source_url is not None:
-            refreshed = self._refresh_page(brain, new)
+            earlier = partial(self.store.find_by_source, brain.id, "web", source_url), source_url
+        elif source_path is not None and at_path is not None:
+            earlier = partial(self.store.find_by_path, brain.id, source_path), source_path
+        if earlier is not None:
+            refreshed = self._refresh(brain, new, *earlier)
             if refreshed is not None:
                 return refreshed
         return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
 
-    def _refresh_page(self, brain: Brain, new: NewDocument) -> AddResult | None:
-        """A page kept before from the same address now holds `new` (changed bytes): one
-        document per page, so its id, and every link and citation to it, stay valid. Its tags
-        are kept with the new ones. None when the page was never kept here."""
-        assert new.source_url is not None
+    def _tagged(self, brain: Brain, document: Document, tags: Sequence[str]) -> Document:
+        """`document` with `tags` too: `loci add --tag x` of files already here tags them."""
+        if not tags or all(t in document.tags for t in tags):
+            return document
+        self.store.add_tags(document.id, tags)
+        return self.store.get_document(brain.id, document.id)
+
+    def _refresh(
+        self, brain: Brain, new: NewDocument, find_old: Callable[[], Document | None], where: str
+    ) -> AddResult | None:
+        """The document kept before from the same address or path now holds `new` (changed
+        bytes): one document per page or file, so its id, and every link and citation to it,
+        stay valid. Its tags are kept with the new ones. None when there was none."""
         for _attempt in range(3):
-            old = self.store.find_by_source(brain.id, "web", new.source_url)
+            old = find_old()
             if old is None:
                 return None
             tags = tuple(dict.fromkeys((*old.tags, *new.tags)))
@@ -165,7 +193,7 @@ class Library:
             if old_unused:
                 self.blobs.delete(old.content_hash)
             return AddResult(document, deduped=False, refreshed=True)
-        raise Conflict(f"{new.source_url} keeps changing while it is saved; try again")
+        raise Conflict(f"{where} keeps changing while it is saved; try again")
 
     def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
         # Refused by its size before a huge file is read into memory, as `add_bytes` would.
@@ -174,7 +202,10 @@ class Library:
         )
         if too_large is not None:
             raise too_large
-        return self.add_bytes(brain, path.name, path.read_bytes(), tags=tags)
+        # The file is known by where it lives: adding the path again after an edit updates it.
+        return self.add_bytes(
+            brain, path.name, path.read_bytes(), tags=tags, source_path=str(path.resolve())
+        )
 
     def add_upload(self, brain: Brain, upload: Upload, tags: Sequence[str] = ()) -> AddResult:
         """An uploaded file, whose `data` may stop past the cap (read no further, for memory):

@@ -298,6 +298,14 @@ class Store(Protocol):
         """The newest document of `kind` kept from `source_url` (a web page's address)."""
         ...
 
+    def find_by_path(self, brain_id: int, source_path: str) -> Document | None:
+        """The document a file added from `source_path` became, if any."""
+        ...
+
+    def add_tags(self, document_id: int, tags: Sequence[str]) -> None:
+        """Give a document these tags too (those it has stay)."""
+        ...
+
     def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
         """Insert the row in status `processing` and enqueue its job, in one transaction."""
         ...

@@ -31,7 +31,7 @@ from loci.store.portable import PortableDatabase
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
-    " status_reason, chunk_count, tags, metadata, created_at, updated_at"
+    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path"
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
@@ -152,6 +152,20 @@ class BrainTables(ABC):
         )
         return self.model_rows.document(rows[0]) if rows else None
 
+    def find_by_path(self, brain_id: int, source_path: str) -> Document | None:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND source_path = ?"
+            " ORDER BY id DESC LIMIT 1",
+            (brain_id, source_path),
+            brain_id,
+        )
+        return self.model_rows.document(rows[0]) if rows else None
+
+    def add_tags(self, document_id: int, tags: Sequence[str]) -> None:
+        self._rewrite_labels(
+            document_id, lambda metadata, current: (metadata, list(dict.fromkeys((*current, *tags))))
+        )
+
     def get_document(self, brain_id: int, document_id: int) -> Document:
         rows = self.portable.query(
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ? AND brain_id = ?",
@@ -205,12 +219,12 @@ class BrainTables(ABC):
             rows = db.run(
                 conn,
                 "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                " size_bytes, content_hash, status, tags, metadata)"
-                f" VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?) RETURNING {DOCUMENT_COLUMNS}",
+                " size_bytes, content_hash, status, tags, metadata, source_path)"
+                f" VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?) RETURNING {DOCUMENT_COLUMNS}",
                 (
                     brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
                     new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
-                    json.dumps(new.metadata, default=str),
+                    json.dumps(new.metadata, default=str), new.source_path,
                 ),
             )  # fmt: skip
             self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)

@@ -458,6 +458,12 @@ MIGRATIONS: list[Migration] = [
     # 16: every script a person writes in (`loci.store.text_analysis`): term statistics of the
     # brains holding non-ASCII text counted again, CJK as bigrams (segmented_terms.py).
     recount_terms,
+    # 17: a file added from a path is that path's document, as on SQLite.
+    """
+    ALTER TABLE documents ADD COLUMN source_path text;
+    CREATE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 

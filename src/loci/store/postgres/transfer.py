@@ -105,6 +105,7 @@ TABLES: tuple[Table, ...] = (
             "metadata",
             "created_at",
             "updated_at",
+            "source_path",
         ),
     ),  # fmt: skip
     Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),

@@ -374,6 +374,13 @@ MIGRATIONS: list[Migration] = [
     # 16: every script a person writes in (`loci.store.text_analysis`): the FTS table is made
     # again with marks as token characters and filled with every chunk's segmented text.
     reindex_text,
+    # 17: a file added from a path is that path's document: adding the path again after an edit
+    # updates it (same id) instead of keeping both versions.
+    """
+    ALTER TABLE documents ADD COLUMN source_path TEXT;
+    CREATE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 
