@@ -162,9 +162,10 @@ class BrainTables(ABC):
         return self.model_rows.document(rows[0]) if rows else None
 
     def add_tags(self, document_id: int, tags: Sequence[str]) -> None:
-        self._rewrite_labels(
-            document_id, lambda metadata, current: (metadata, list(dict.fromkeys((*current, *tags))))
-        )
+        def change(metadata: Labels, current: list[str]) -> tuple[Labels, list[str]]:
+            return metadata, list(dict.fromkeys((*current, *tags)))
+
+        self._rewrite_labels(document_id, change)
 
     def get_document(self, brain_id: int, document_id: int) -> Document:
         rows = self.portable.query(
