@@ -47,8 +47,27 @@ def test_eval_measures_every_mode(tmp_path: Path) -> None:
         assert r["ndcg_10"] > 0.8, mode  # each query has one obvious answer
         assert r["recall_100"] == 1.0, mode
         assert 0 < r["p50_ms"] <= r["p95_ms"], mode
-    # the scratch index went to a temporary directory, not the user's data directory
+    assert report["split"] == "dev"  # the only split there
+    assert report["ndcg_gain"] == "linear"
+    assert report["documents"] == 5 and report["chunks"] >= 5 and report["indexing_s"] >= 0
+    # the scratch index went beside the data directory, not into it, and is gone afterwards
     assert not (tmp_path / "unused" / "loci.db").exists()
+    assert list((tmp_path / "unused" / "eval").iterdir()) == []
+
+
+def test_eval_prefers_the_test_split_and_names_the_splits_there(tmp_path: Path) -> None:
+    folder = tmp_path / "mini"
+    make_beir(folder)
+    only_two = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td4\t1\n"
+    (folder / "qrels" / "test.tsv").write_text(only_two)
+    home = tmp_path / "home"
+    result = run_cli("eval", "--beir", str(folder), "--mode", "text", "--json", home=home)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["split"] == "test" and report["results"][0]["queries"] == 2
+    missing = run_cli("eval", "--beir", str(folder), "--split", "train", home=home)
+    assert missing.returncode == 1
+    assert "no split 'train' in mini; it has dev, test" in missing.stderr
 
 
 def test_eval_rejects_a_folder_that_is_not_beir(tmp_path: Path) -> None:

@@ -3,8 +3,10 @@ your own brain with your own questions (see `loci.cli.eval_brain`)."""
 
 from __future__ import annotations
 
+import os
 import re
-import tempfile
+import shutil
+import time
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -12,7 +14,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption
+from loci.cli.context import BrainOption, JsonOption, settings_or_error
 from loci.cli.errors import exits_cleanly
 from loci.cli.eval_brain import print_feedback_questions, run_questions
 from loci.cli.output import emit_json, err, out
@@ -47,19 +49,33 @@ def register(app: typer.Typer) -> None:
         ] = False,
         brain_name: BrainOption = None,
         top_k: Annotated[
-            int,
-            typer.Option("--top-k", "-k", min=1, max=100, help="Passages searched per question."),
-        ] = 10,
+            int | None,
+            typer.Option(
+                "--top-k",
+                "-k",
+                min=1,
+                max=100,
+                help="Results searched per question (default 10) or BEIR query (default 100).",
+            ),
+        ] = None,
         mode: Annotated[
             ModeChoice, typer.Option("--mode", help="Search mode to measure, or all.")
         ] = "all",
-        split: Annotated[str, typer.Option("--split", help="qrels file to judge against.")] = "dev",
+        split: Annotated[
+            str | None,
+            typer.Option("--split", help="qrels file to judge against (default: test, else dev)."),
+        ] = None,
         max_queries: Annotated[
             int | None, typer.Option("--max-queries", help="Measure only the first N queries.")
         ] = None,
         home: Annotated[
             Path | None,
-            typer.Option("--home", help="Keep the scratch index here and reuse it next time."),
+            typer.Option(
+                "--work-dir",
+                "--home",
+                help="Keep the BEIR index here and reuse it next time (default: a scratch folder"
+                " in the data directory, removed afterwards).",
+            ),
         ] = None,
         json_: JsonOption = False,
     ) -> None:
@@ -80,22 +96,26 @@ def register(app: typer.Typer) -> None:
             print_feedback_questions(brain_name)
             return
         if questions is not None:
-            run_questions(questions, brain_name, top_k, json_)
+            run_questions(questions, brain_name, top_k or 10, json_)
             return
         assert beir is not None
         from loci.app import build_service
         from loci.config import load_settings
-        from loci.eval.beir import evaluate, index_corpus, load_beir
+        from loci.eval.beir import default_split, evaluate, index_corpus, load_beir
+        from loci.eval.metrics import NDCG_GAIN
 
+        split = split or default_split(beir)
         data = load_beir(beir, split)
+        # A folder may be named anything; a brain name may not (see loci.names).
+        corpus = re.sub(r"[^A-Za-z0-9._-]", "-", beir.resolve().name)
         scratch = None
         if home is None:
-            scratch = tempfile.TemporaryDirectory(prefix="loci-eval-")
-            home = Path(scratch.name)
+            # Beside the data it measures, not in an unrelated temp folder; removed afterwards.
+            scratch = settings_or_error().home / "eval" / f"{corpus}-{os.getpid()}"
+            home = scratch
+        started = time.perf_counter()
         try:
             loci = build_service(load_settings(home=home))
-            # A folder may be named anything; a brain name may not (see loci.names).
-            corpus = re.sub(r"[^A-Za-z0-9._-]", "-", beir.resolve().name)
             brain = loci.brain(f"eval-{corpus}"[:64])
             with Progress(
                 TextColumn("indexing corpus"),
@@ -112,14 +132,32 @@ def register(app: typer.Typer) -> None:
                     data.corpus,
                     lambda done, total: progress.update(task, completed=done, total=total),
                 )
+            indexing_s = round(time.perf_counter() - started, 1)
+            stats = loci.brain_stats(brain)
             modes: list[SearchMode] = ["text", "vector", "hybrid"] if mode == "all" else [mode]
-            results = evaluate(loci, brain, data, mapping, modes, max_queries)
+            results = evaluate(loci, brain, data, mapping, modes, max_queries, top_k or 100)
+            loci.store.close()
         finally:
             if scratch is not None:
-                scratch.cleanup()
+                shutil.rmtree(scratch, ignore_errors=True)
         if json_:
-            emit_json({"dataset": str(beir), "split": split, "results": results})
+            emit_json(
+                {
+                    "dataset": str(beir),
+                    "split": split,
+                    "ndcg_gain": NDCG_GAIN,
+                    "documents": sum(stats.documents_by_status.values()),
+                    "chunks": stats.chunks,
+                    "indexing_s": indexing_s,
+                    "results": results,
+                }
+            )
             return
+        err.print(
+            f"[dim]{sum(stats.documents_by_status.values())} documents, {stats.chunks} chunks,"
+            f" indexed in {indexing_s} s;"
+            f" nDCG with {NDCG_GAIN} gain (as BEIR and trec_eval)[/dim]"
+        )
         table = Table(title=f"{beir.name} · {split} · {results[0].queries} queries", box=None)
         for column in ("mode", "nDCG@10", "Recall@10", "Recall@100", "MRR@10", "p50 ms", "p95 ms"):
             table.add_column(column, justify="left" if column == "mode" else "right")

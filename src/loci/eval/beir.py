@@ -38,11 +38,29 @@ class ModeResult:
     p95_ms: float
 
 
+def default_split(folder: Path) -> str:
+    """`test` where the folder has it (the BEIR norm), else `dev`, else the only split."""
+    splits = available_splits(folder)
+    for preferred in ("test", "dev"):
+        if preferred in splits:
+            return preferred
+    return splits[0] if splits else "test"
+
+
+def available_splits(folder: Path) -> list[str]:
+    qrels = folder / "qrels"
+    return sorted(p.stem for p in qrels.glob("*.tsv")) if qrels.is_dir() else []
+
+
 def load_beir(folder: Path, split: str = "dev") -> BeirData:
     qrels_path = folder / "qrels" / f"{split}.tsv"
-    for needed in (folder / "corpus.jsonl", folder / "queries.jsonl", qrels_path):
+    for needed in (folder / "corpus.jsonl", folder / "queries.jsonl"):
         if not needed.is_file():
             raise InvalidInput(f"not a BEIR folder: {needed.name} is missing")
+    if not qrels_path.is_file():
+        splits = available_splits(folder)
+        there = f"; it has {', '.join(splits)}" if splits else "; it has no qrels/*.tsv"
+        raise InvalidInput(f"no split {split!r} in {folder.name}{there}")
     corpus = [json.loads(line) for line in (folder / "corpus.jsonl").open() if line.strip()]
     queries = {
         q["_id"]: q["text"]
@@ -93,7 +111,10 @@ def evaluate(
     doc_to_corpus: dict[int, str],
     modes: Sequence[SearchMode],
     max_queries: int | None = None,
+    depth: int = 100,
 ) -> list[ModeResult]:
+    """Each mode's figures over the first `max_queries` queries, `depth` documents retrieved
+    per query (Recall@100 counts what was retrieved within them)."""
     query_ids = sorted(data.queries)[: max_queries or None]
     brain = loci.store.get_brain(brain.name)  # indexing recorded the embedder identity since
     results: list[ModeResult] = []
@@ -101,7 +122,7 @@ def evaluate(
         ndcg, r10, r100, mrr, latencies = [], [], [], [], []
         for qid in query_ids:
             start = time.perf_counter()
-            ranked = loci.searching.ranked_documents(brain, data.queries[qid], mode, depth=100)
+            ranked = loci.searching.ranked_documents(brain, data.queries[qid], mode, depth=depth)
             latencies.append((time.perf_counter() - start) * 1000)
             ranking = [doc_to_corpus.get(doc_id, "") for doc_id, _ in ranked]
             judged = data.qrels[qid]

@@ -1,17 +1,22 @@
-"""Standard IR metrics over one query's ranking and its graded judgments (BEIR conventions)."""
+"""Standard IR metrics over one query's ranking and its graded judgments, with BEIR's
+conventions: nDCG's gain is the judgment itself (linear, as trec_eval's and pytrec_eval's
+`ndcg_cut_10`, which BEIR reports), not 2^rel − 1; the two agree on binary judgments (SciFact)
+and differ on graded ones (DBPedia-entity's 0/1/2). A judgment below zero counts as zero."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
 
+NDCG_GAIN = "linear"  # said beside the figure, so a reader knows which nDCG it is
+
 
 def ndcg_at(ranking: Sequence[str], judged: Mapping[str, int], k: int = 10) -> float:
     dcg = sum(
-        (2 ** judged.get(doc, 0) - 1) / math.log2(rank + 2) for rank, doc in enumerate(ranking[:k])
+        max(judged.get(doc, 0), 0) / math.log2(rank + 2) for rank, doc in enumerate(ranking[:k])
     )
     ideal = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
-    idcg = sum((2**g - 1) / math.log2(rank + 2) for rank, g in enumerate(ideal))
+    idcg = sum(g / math.log2(rank + 2) for rank, g in enumerate(ideal))
     return dcg / idcg if idcg > 0 else 0.0
 
 
