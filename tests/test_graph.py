@@ -460,3 +460,42 @@ def test_hybrid_search_follows_page_links_and_leaves_plain_brains_alone(
     index_all(loci, plain)
     request = SearchRequest("baking bread", limit=3)
     assert loci.searching.search(plain, request) == loci.searching.passages(plain, request)
+
+
+def test_pages_that_only_link_to_each_other_stay_under_the_page_that_says_it(
+    loci: Loci, graph: BrainGraph, brain: Brain
+) -> None:
+    graph.create(
+        brain, actor="t", doc_type="concept", title="Tax return 2025",
+        text="The tax return for 2025 is filed in January with the bookkeeping, invoices and "
+             "[[page:receipts|receipts]].",
+    )  # fmt: skip
+    graph.create(
+        brain, actor="t", doc_type="concept", title="Receipts",
+        text="Receipts for the tax return and bookkeeping are kept in the blue folder; see "
+             "[[page:tax-return-2025]].",
+    )  # fmt: skip
+    graph.create(
+        brain, actor="t", doc_type="person", title="Priya Shah",
+        text="Priya Shah is our accountant at Ledger and Co.",
+    )  # fmt: skip
+    index_all(loci, brain)
+
+    hits = graph.query(brain, "accountant")
+    assert hits[0].document.id == "priya-shah"  # the one page that says it
+    lifted = [h for h in hits if h.matched_by.endswith("+graph") or h.matched_by == "graph"]
+    assert lifted and all(h.score < hits[0].score for h in lifted)
+
+
+def test_links_lift_a_page_past_meaning_only_matches_never_past_word_matches() -> None:
+    from loci.graph.expansion import Placed, keep_matches_first
+
+    says_it = Placed(before=0.6, after=0.6, matched_by="text")
+    near = Placed(before=0.5, after=0.5, matched_by="vector")
+    lifted = Placed(before=0.45, after=0.9, matched_by="vector+graph")  # was under both
+    linked_only = Placed(before=0.0, after=0.8, matched_by="graph")
+    weaker_words = Placed(before=0.2, after=0.2, matched_by="both")
+    scores = keep_matches_first([says_it, near, lifted, linked_only, weaker_words])
+    assert scores[0] == 0.6 and scores[1] == 0.5
+    assert 0.5 < scores[2] < 0.6  # above the meaning-only match, under the page that says it
+    assert scores[3] < 0.2  # a link alone: under every page that matches the words

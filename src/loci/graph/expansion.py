@@ -68,3 +68,44 @@ def recency(updated: str, now: dt.datetime | None = None) -> float:
 
 def blended(score: float, updated: str) -> float:
     return (1 - RECENCY_WEIGHT) * score + RECENCY_WEIGHT * recency(updated)
+
+
+TEXTUAL = ("text", "both")  # the legs that matched the question's own words
+BELOW = 1e-5  # how far under a page that matches a lifted one is kept
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A hit's scores before and after links moved it, and how search matched it."""
+
+    before: float  # search's own score (0: only a link brought it in)
+    after: float  # with what links gave it, blended with recency
+    matched_by: str  # "text", "vector", "both", each maybe "+graph"; "graph": a link alone
+
+    @property
+    def textual(self) -> bool:
+        return self.matched_by.split("+")[0] in TEXTUAL
+
+    @property
+    def linked(self) -> bool:
+        return self.matched_by == "graph" or self.matched_by.endswith("+graph")
+
+
+def keep_matches_first(placed: list[Placed]) -> list[float]:
+    """The final scores, with one rule: links never carry a page that does not hold the
+    question's words above one that does and scored at least as well on its own. A page only a
+    link brought in stays under every page that matches; a page lifted by a link can still pass
+    pages that matched only by meaning. ("accountant" found the one page that says it, 0.63,
+    under two pages that merely link to each other, 0.88 and 0.85.)"""
+    out = []
+    for item in placed:
+        score = item.after
+        if item.linked and not item.textual:
+            above = [
+                other.after for other in placed
+                if other is not item and other.textual and other.before >= item.before
+            ]  # fmt: skip
+            if above:
+                score = min(score, min(above) - BELOW)
+        out.append(score)
+    return out

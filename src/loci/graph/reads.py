@@ -130,6 +130,7 @@ class GraphReader:
             return hits
 
         found = {h.document.id: h for h in hits}
+        own_score = {h.document.id: h.score for h in hits}
         reached = expansion.expand_from(
             [(h.document.id, h.score) for h in hits], page_neighbours(self.graph, brain)
         )
@@ -165,6 +166,13 @@ class GraphReader:
                 step.path,
             )  # fmt: skip
             ranked.append((expansion.blended(step.score, record.updated), hit))
+        placed = [
+            expansion.Placed(own_score.get(hit.document.id, 0.0), score, hit.matched_by)
+            for score, hit in ranked
+        ]
+        ranked = list(
+            zip(expansion.keep_matches_first(placed), (h for _, h in ranked), strict=True)
+        )
         ranked.sort(key=lambda pair: -pair[0])
         return [replace(hit, score=round(score, 6)) for score, hit in ranked]
 
