@@ -107,15 +107,24 @@ def register(app: typer.Typer) -> None:
             include_retired=include_archived,
         )
         hits = loci.searching.search(target, request)
+        from loci.search.weak import WEAK_COSINE, weak
+
         if json_:
             from loci.api.schemas.search import HitOut
 
             hits_out = [HitOut.of(h, target) for h in hits]
-            emit_json({"query": query, "mode": mode, "brain": target.name, "hits": hits_out})
+            emit_json(
+                {
+                    "query": query, "mode": mode, "brain": target.name, "hits": hits_out,
+                    "weak": weak(hits), "weak_cosine": WEAK_COSINE,
+                }
+            )  # fmt: skip
             return
         if not hits:
             out.print("no matches")
             return
+        if weak(hits):
+            out.print("[yellow]no close match[/yellow] — the nearest passages:")
         for number, hit in enumerate(hits, start=1):
             out.print(
                 f"[bold]{number}. {escape(location(hit))}[/bold]  "

@@ -64,6 +64,11 @@ class SearchResult(BaseModel):
     brain: str
     query: str
     hits: list[Passage]
+    weak: bool = Field(
+        default=False,
+        description="true: nothing holds the query's words or is close in meaning; the hits are "
+        "only the nearest passages — say so rather than answer from them",
+    )
 
 
 class Citation(BaseModel):

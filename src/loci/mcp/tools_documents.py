@@ -40,6 +40,7 @@ from loci.mcp.outputs import (
 from loci.models import Brain, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.search.related import MAX_RELATED
+from loci.search.weak import weak
 from loci.service import AddResult, Upload
 
 # Formats whose bytes are a container, not text: create_file takes text only.
@@ -130,7 +131,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             target, SearchRequest(query, mode=mode, limit=limit, filters=filters)
         )
         return SearchResult(
-            brain=target.name, query=query, hits=[Passage.of(h, target) for h in hits]
+            brain=target.name,
+            query=query,
+            hits=[Passage.of(h, target) for h in hits],
+            weak=weak(hits),
         )
 
     @tool_errors

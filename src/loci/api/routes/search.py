@@ -8,6 +8,7 @@ from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
 from loci.api.schemas.common import errors
 from loci.api.schemas.search import HitOut, SearchIn, SearchOut
 from loci.search.engine import SearchRequest
+from loci.search.weak import weak
 
 router = APIRouter(tags=["search"])
 
@@ -28,7 +29,9 @@ def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchO
     """Passages that answer the query, best first, each with its citation: file, page, lines,
     heading path, and a snippet with the matched terms marked."""
     hits = loci.searching.search(brain, _request(body))
-    return SearchOut(query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits])
+    return SearchOut(
+        query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits], weak=weak(hits)
+    )
 
 
 @router.post("/search", response_model=SearchOut, responses=errors(400))
@@ -37,10 +40,16 @@ def search_all(
 ) -> SearchOut:
     """The same search over every brain the caller can read, merged by score."""
     request = _request(body)
-    hits = [
-        HitOut.of(hit, brain)
+    found = [
+        (hit, brain)
         for brain, _ in accounts.readable_brains(principal)
         for hit in loci.searching.search(brain, request)
     ]
-    hits.sort(key=lambda h: -h.score)
-    return SearchOut(query=body.query, mode=body.mode, hits=hits[: body.limit])
+    found.sort(key=lambda pair: -pair[0].score)
+    best = found[: body.limit]
+    return SearchOut(
+        query=body.query,
+        mode=body.mode,
+        hits=[HitOut.of(hit, brain) for hit, brain in best],
+        weak=weak(hit for hit, _ in best),
+    )

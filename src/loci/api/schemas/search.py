@@ -13,6 +13,7 @@ from loci.api.schemas.common import (
     json_integers,
 )
 from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
+from loci.search.weak import WEAK_COSINE
 
 
 class FiltersIn(RequestIn):
@@ -99,3 +100,9 @@ class SearchOut(BaseModel):
     query: str
     mode: SearchMode
     hits: list[HitOut]
+    weak: bool = Field(
+        default=False,
+        description="true: no passage holds the question's words and none is close in meaning "
+        "(cosine under weak_cosine) — the hits are only the nearest passages, not matches",
+    )
+    weak_cosine: float = Field(default=WEAK_COSINE, description="the closeness `weak` is judged by")

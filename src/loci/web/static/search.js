@@ -86,9 +86,11 @@ form.addEventListener("submit", async (event) => {
       clear(results).append(...answer.hits.map((hit) => renderHit(hit, across)));
       const scope = across ? "all your brains" : brain.name;
       const how = filtered ? " with these filters" : "";
-      $("#search-summary").textContent = answer.hits.length
-        ? `${plural(answer.hits.length, "passage")} in ${scope}${how}.`
-        : `Nothing in ${scope} matches “${query}”${how}.`;
+      $("#search-summary").textContent = !answer.hits.length
+        ? `Nothing in ${scope} matches “${query}”${how}.`
+        : answer.weak
+          ? `No close match in ${scope}${how} — the nearest passages:`
+          : `${plural(answer.hits.length, "passage")} in ${scope}${how}.`;
     } catch (error) {
       // A refusal (an empty date range, a blank tag) says why; old results would mislead.
       clear(results);
