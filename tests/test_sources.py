@@ -214,3 +214,27 @@ def test_the_commands_register_sync_list_and_stop_following_folders(
     documents = cli("list", "--json")
     assert isinstance(documents, list) and [d["name"] for d in documents] == ["thesis.md"]
     assert cli("sources", "list", "--json") == []
+
+
+def test_on_postgresql_a_brains_sources_follow_its_row_policy(
+    loci: Loci, backend: str, tmp_path: Path
+) -> None:
+    if backend != "postgres":
+        pytest.skip("row-level security is PostgreSQL's")
+    import psycopg
+
+    from loci.store.postgres import PostgresStore
+
+    store = loci.store
+    assert isinstance(store, PostgresStore)
+    a, b = loci.brain("a"), loci.brain("b")
+    for brain in (a, b):
+        folder = tmp_path / brain.name
+        folder.mkdir()
+        loci.sources.add(brain, folder)
+    # A query that forgets the brain condition, in brain A's transaction: A's sources only.
+    assert [r["brain_id"] for r in store.db.rows("SELECT * FROM sources", (), a.id)] == [a.id]
+    with pytest.raises(psycopg.errors.InsufficientPrivilege), store.db.tx(a.id) as cur:
+        cur.execute("INSERT INTO sources(brain_id, path) VALUES (%s, '/x')", (b.id,))
+    loci.delete_brain(b)  # its sources go with it
+    assert [s.brain_id for s in loci.sources.list()] == [a.id]
