@@ -52,6 +52,13 @@ def vault(tmp_path: Path) -> Path:
     (folder / "bill.txt").write_text(BILL)
     (folder / "soup.md").write_text(RECIPE)
     (folder / ".obsidian" / "workspace.json").write_text('{"open": "soup.md"}')
+    # Links are never followed: not out of the folder, not round in a loop.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("The safe's code is 0451.\n")
+    (folder / "secret.md").symlink_to(outside / "secret.md")
+    (folder / "elsewhere").symlink_to(outside, target_is_directory=True)
+    (folder / "music" / "loop").symlink_to(folder, target_is_directory=True)
     return folder
 
 
@@ -62,7 +69,8 @@ def test_a_sync_adds_updates_renames_and_removes_as_the_folder_changed(
     first = _sync(loci, brain)
     assert _counts(first)["added"] == 3 and not first.failed
     names = {d.name: d.id for d in loci.library.documents(brain)}
-    assert set(names) == {"lesson.md", "bill.txt", "soup.md"}  # .obsidian is skipped
+    assert set(names) == {"lesson.md", "bill.txt", "soup.md"}  # no .obsidian, no links
+    assert first.files == 3 and not _texts(loci, brain, "safe code")
 
     (vault / "music" / "lesson.md").write_text(LESSON.replace("Tuesday at 5pm", "Friday at 4pm"))
     (vault / "garden.md").write_text("Plant the tulip bulbs before the first frost.\n")
@@ -238,3 +246,15 @@ def test_on_postgresql_a_brains_sources_follow_its_row_policy(
         cur.execute("INSERT INTO sources(brain_id, path) VALUES (%s, '/x')", (b.id,))
     loci.delete_brain(b)  # its sources go with it
     assert [s.brain_id for s in loci.sources.list()] == [a.id]
+
+
+def test_a_file_added_by_hand_that_the_globs_leave_out_is_not_the_sources_to_remove(
+    loci: Loci, brain: Brain, vault: Path
+) -> None:
+    by_hand = loci.library.add_file(brain, vault / "bill.txt").document
+    loci.sources.add(brain, vault, exclude=["*.txt"])
+    result = _sync(loci, brain)
+    assert (result.added, result.removed) == (2, 0)
+    _, removed = loci.sources.remove(brain, loci.sources.list(brain)[0].id, keep_documents=False)
+    assert removed == 2
+    assert [d.id for d in loci.library.documents(brain)] == [by_hand.id]

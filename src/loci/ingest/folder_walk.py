@@ -35,6 +35,15 @@ def _matches(relative: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
 
 
+def wanted(relative: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> bool:
+    """Whether a path relative to the root (with `/`) is one the walk takes."""
+    if any(part.startswith(".") for part in relative.split("/")):
+        return False
+    if include and not _matches(relative, include):
+        return False
+    return not (exclude and _matches(relative, exclude))
+
+
 def walk_folder(
     root: Path, include: Sequence[str] = (), exclude: Sequence[str] = ()
 ) -> tuple[list[FolderFile], list[WalkProblem]]:
@@ -48,13 +57,8 @@ def walk_folder(
     for folder, dirs, names in os.walk(root, onerror=unlisted, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
-            if name.startswith("."):
-                continue
             path = Path(folder, name)
-            relative = path.relative_to(root).as_posix()
-            if include and not _matches(relative, include):
-                continue
-            if exclude and _matches(relative, exclude):
+            if not wanted(path.relative_to(root).as_posix(), include, exclude):
                 continue
             try:
                 info = path.lstat()

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from loci.errors import InvalidInput, LociError, NotFound
-from loci.ingest.folder_walk import FolderFile, walk_folder
+from loci.ingest.folder_walk import FolderFile, walk_folder, wanted
 from loci.ingest.size_cap import over_cap
 from loci.models import Brain, Document, OnDelete, Source
 from loci.service.library import Library
@@ -145,7 +145,7 @@ class Sources:
         self.store.delete_source(brain.id, source_id)
         if keep_documents:
             return source, 0
-        documents = self.store.documents_under(brain.id, source.path)
+        documents = self._documents(brain, source)
         for document in documents:
             self.library.remove(brain, document.id)
         return source, len(documents)
@@ -165,7 +165,7 @@ class Sources:
     def _sync_one(self, brain: Brain, source: Source) -> SourceSync:
         result = SourceSync(source.id, source.brain_id, source.path)
         root = Path(source.path)
-        known = {d.source_path: d for d in self.store.documents_under(brain.id, source.path)}
+        known = {d.source_path: d for d in self._documents(brain, source)}
         try:
             if not root.is_dir():
                 result.unreachable = f"{root} is not there (a drive unplugged or moved?)"
@@ -210,6 +210,18 @@ class Sources:
                 self.library.remove(brain, document.id)
                 result.removed += 1
         return result
+
+    def _documents(self, brain: Brain, source: Source) -> Sequence[Document]:
+        """The source's documents: those of files under its folder that its globs take. A file
+        added there by hand that the globs leave out (or a hidden one) is not the source's to
+        remove."""
+        root = source.path.rstrip("/") + "/"
+        return [
+            d
+            for d in self.store.documents_under(brain.id, source.path)
+            if d.source_path is not None
+            and wanted(d.source_path[len(root) :], source.include, source.exclude)
+        ]
 
     def _check(self, brain: Brain, file: FolderFile, document: Document, out: SourceSync) -> None:
         """A file that has a document: unchanged by its stamp, else by its bytes, else updated."""
