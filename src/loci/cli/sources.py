@@ -178,7 +178,7 @@ def register(app: typer.Typer) -> None:
         fate = (
             "its documents stay in the brain"
             if keep_documents
-            else f"{removed} document{'' if removed == 1 else 's'} of its files removed"
+            else f"its {removed} document{'' if removed == 1 else 's'} removed from the brain"
         )
         out.print(f"stopped following {escape(source.path)} (#{source.id}); {fate}")
 

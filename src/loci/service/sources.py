@@ -115,7 +115,8 @@ class Sources:
                 # One file, one source: two would add, rename and remove the same documents.
                 raise InvalidInput(
                     f"{root} {where} source #{other.id} ({known}) of this brain; a file can"
-                    f" belong to one source only (`loci sources rm {other.id}` to replace it)"
+                    f" belong to one source only (`loci sources rm {other.id}` first to follow"
+                    " this one instead)"
                 )
         include = [g.strip() for g in include if g.strip()]
         exclude = [g.strip() for g in exclude if g.strip()]
