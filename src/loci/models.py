@@ -24,6 +24,8 @@ TokenScope = Literal["read", "write"]
 # "api": made by a person (listed, revocable); "session": made by a password sign-in for the
 # web session it opens, hidden from the token list and gone when the session ends.
 TokenKind = Literal["api", "session"]
+# What `loci sync` does with a document whose file left a registered folder.
+OnDelete = Literal["remove", "keep"]
 
 
 # Where text read by OCR sits on its page or image: (left, top, right, bottom) as fractions of the
@@ -498,6 +500,22 @@ class WebhookSecret:
     prefix: str
     created_at: str
     revoked_at: float | None
+
+
+@dataclass(frozen=True)
+class Source:
+    """A folder a brain follows: `loci sync` keeps the documents of its files in step with it.
+    `last_report` is what the last sync found (counts, per-file failures), None before one."""
+
+    id: int
+    brain_id: int
+    path: str  # absolute and resolved
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+    on_delete: OnDelete
+    created_at: str
+    last_sync_at: str | None
+    last_report: dict[str, Any] | None
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from loci.cli import (
     search,
     server,
     slack,
+    sources,
     status,
     study,
     webhooks,
@@ -54,7 +55,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
-    mcp, migrate, slack, webhooks, digest,
+    mcp, migrate, slack, webhooks, digest, sources,
 ):  # fmt: skip
     module.register(app)
 

@@ -195,7 +195,13 @@ class Library:
             return AddResult(document, deduped=False, refreshed=True)
         raise Conflict(f"{where} keeps changing while it is saved; try again")
 
-    def add_file(self, brain: Brain, path: Path, tags: Sequence[str] = ()) -> AddResult:
+    def add_file(
+        self,
+        brain: Brain,
+        path: Path,
+        tags: Sequence[str] = (),
+        metadata: dict[str, Any] | None = None,
+    ) -> AddResult:
         # Refused by its size before a huge file is read into memory, as `add_bytes` would.
         too_large = over_cap(
             clean_name(path.name), path.stat().st_size, self.settings.max_file_bytes
@@ -204,7 +210,12 @@ class Library:
             raise too_large
         # The file is known by where it lives: adding the path again after an edit updates it.
         return self.add_bytes(
-            brain, path.name, path.read_bytes(), tags=tags, source_path=str(path.resolve())
+            brain,
+            path.name,
+            path.read_bytes(),
+            tags=tags,
+            metadata=metadata,
+            source_path=str(path.resolve()),
         )
 
     def add_upload(self, brain: Brain, upload: Upload, tags: Sequence[str] = ()) -> AddResult:

@@ -33,11 +33,13 @@ from loci.models import (
     Job,
     Member,
     NewDocument,
+    OnDelete,
     RatedAnswer,
     Rating,
     Role,
     SearchFilters,
     SlackIdentity,
+    Source,
     TokenKind,
     TokenScope,
     User,
@@ -341,6 +343,38 @@ class Store(Protocol):
         ...
 
     def document_ids(self, brain_id: int | None = None) -> list[int]: ...
+
+    # sources: folders a brain follows --------------------------------------------------
+    def create_source(
+        self,
+        brain_id: int,
+        path: str,
+        include: Sequence[str],
+        exclude: Sequence[str],
+        on_delete: OnDelete,
+    ) -> Source:
+        """Register a folder (`Conflict` if this brain follows it already)."""
+        ...
+
+    def sources(self, brain_id: int | None = None) -> list[Source]:
+        """A brain's sources (None: every brain's), oldest first."""
+        ...
+
+    def get_source(self, brain_id: int, source_id: int) -> Source: ...
+    def delete_source(self, brain_id: int, source_id: int) -> bool: ...
+    def record_sync(self, brain_id: int, source_id: int, report: dict[str, Any]) -> None:
+        """Keep what a sync found as the source's `last_report`, stamped now."""
+        ...
+
+    def documents_under(self, brain_id: int, root: str) -> list[Document]:
+        """The documents whose `source_path` lies inside the folder `root`."""
+        ...
+
+    def move_document(
+        self, brain_id: int, document_id: int, name: str, source_path: str
+    ) -> Document:
+        """The same document (bytes, index, id) under a new name and path: a renamed file."""
+        ...
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]: ...

@@ -34,11 +34,12 @@ from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
+from loci.store.source_tables import SourceTables
 
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(SearchLegs, JobQueue, BrainTables):
+class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
     now = "loci_now()"
     unique_error = errors.UniqueViolation
     model_rows = ROWS

@@ -381,6 +381,23 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
     """,
+    # 18: folders a brain follows (`loci sources add`): `loci sync` reconciles each with the
+    # documents whose source_path lies under it. Ids are never reused, so a script holding a
+    # removed source's id cannot reach the next one.
+    """
+    CREATE TABLE sources (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        include_globs TEXT NOT NULL DEFAULT '[]',
+        exclude_globs TEXT NOT NULL DEFAULT '[]',
+        on_delete TEXT NOT NULL DEFAULT 'remove' CHECK (on_delete IN ('remove', 'keep')),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        last_sync_at TEXT,
+        last_report TEXT,
+        UNIQUE (brain_id, path)
+    );
+    """,
 ]
 
 

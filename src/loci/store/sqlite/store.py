@@ -28,6 +28,7 @@ from loci.models import (
 )
 from loci.store.brain_tables import BrainTables
 from loci.store.lexical_index import K1, B
+from loci.store.source_tables import SourceTables
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.conversations import SqliteConversations
@@ -45,7 +46,7 @@ from loci.store.sqlite.search_index import (
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(JobQueue, BrainTables):
+class SqliteStore(JobQueue, BrainTables, SourceTables):
     now = NOW
     unique_error = apsw.ConstraintError
     model_rows = ROWS

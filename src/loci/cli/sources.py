@@ -1,0 +1,208 @@
+"""`loci sources` (the folders a brain follows) and `loci sync` (bring each up to date once).
+
+Registering a folder reads nothing yet; `loci sync` walks every registered folder and adds,
+updates, renames and removes documents so the brain matches the files (for cron, or a laptop
+without `loci serve`). Like `loci brains`, these commands act as the administrator of the data
+directory: the path is one of this machine's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from loci.cli.context import (
+    BrainOption,
+    JsonOption,
+    NewBrainOption,
+    NoWaitOption,
+    brain_to_fill,
+    existing_brain,
+    service,
+)
+from loci.cli.errors import exits_cleanly
+from loci.cli.output import PARTIAL, emit_json, err, out
+
+if TYPE_CHECKING:
+    from loci.models import Brain, Source
+    from loci.service.sources import SourceSync
+
+
+def _brain_names() -> dict[int, str]:
+    return {b.id: b.name for b in service().brains()}
+
+
+def _source_row(source: Source, brain_name: str) -> dict[str, Any]:
+    report = source.last_report or {}
+    return {
+        "id": source.id,
+        "brain": brain_name,
+        "path": source.path,
+        "include": list(source.include),
+        "exclude": list(source.exclude),
+        "on_delete": source.on_delete,
+        "created_at": source.created_at,
+        "last_sync_at": source.last_sync_at,
+        "files": report.get("files"),
+        "unreachable": report.get("unreachable"),
+        "errors": report.get("failed", []),
+    }
+
+
+def _sync_row(result: SourceSync, brain_name: str) -> dict[str, Any]:
+    return {"source_id": result.source_id, "brain": brain_name, "path": result.path} | (
+        result.as_report()
+    )
+
+
+def _find(source_id: int, brain_name: str | None) -> tuple[Brain, Source]:
+    """The source `source_id`: in the brain named, or (none named) in whichever brain has it."""
+    loci = service()
+    if brain_name is None:
+        return loci.sources.find(source_id)
+    owner = existing_brain(brain_name)
+    return owner, loci.sources.get(owner, source_id)
+
+
+CHANGES = ("added", "updated", "renamed", "removed", "gone", "unchanged")
+
+
+def _print_sync(row: dict[str, Any]) -> None:
+    where = f"#{row['source_id']} {escape(row['path'])} ({escape(row['brain'])})"
+    if row["unreachable"]:
+        out.print(f"[red]✗[/red] {where}: unreachable — {escape(row['unreachable'])}")
+        return
+    counts = ", ".join(f"{row[k]} {k}" for k in CHANGES if row[k])
+    failed = len(row["failed"])
+    if failed:
+        counts += (", " if counts else "") + f"{failed} failed"
+    mark = "[yellow]![/yellow]" if failed else "[green]✓[/green]"
+    out.print(f"{mark} {where}: {counts or 'no files'}")
+    for failure in row["failed"]:
+        out.print(f"    [red]✗[/red] {escape(failure['path'])} — {escape(failure['reason'])}")
+
+
+def register(app: typer.Typer) -> None:
+    sources = typer.Typer(
+        help="Folders a brain follows: `loci sync` keeps their documents in step with the files."
+    )
+    app.add_typer(sources, name="sources")
+
+    @sources.command("add")
+    @exits_cleanly
+    def add(
+        path: Annotated[Path, typer.Argument(help="A folder (a vault, Documents, PDFs).")],
+        include: Annotated[
+            list[str],
+            typer.Option("--include", help="Only files matching this glob (name or path in it)."),
+        ] = [],  # noqa: B006
+        exclude: Annotated[
+            list[str], typer.Option("--exclude", help="Skip files matching this glob.")
+        ] = [],  # noqa: B006
+        keep_deleted: Annotated[
+            bool,
+            typer.Option(
+                "--keep-deleted",
+                help="Keep the document of a file deleted from the folder (default: remove it).",
+            ),
+        ] = False,
+        brain: NewBrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Follow a folder; `loci sync` then adds its files and keeps them up to date."""
+        target = brain_to_fill(brain)
+        source = service().sources.add(
+            target, path, include, exclude, "keep" if keep_deleted else "remove"
+        )
+        if json_:
+            emit_json(_source_row(source, target.name))
+            return
+        out.print(
+            f"following {escape(source.path)} as source #{source.id} of brain"
+            f" {escape(target.name)}; run `loci sync` to add its files"
+        )
+
+    @sources.command("list")
+    @exits_cleanly
+    def list_sources(brain: BrainOption = None, json_: JsonOption = False) -> None:
+        """The folders followed (every brain's, unless --brain): files, last sync, errors."""
+        loci = service()
+        chosen = existing_brain(brain) if brain is not None else None
+        names = _brain_names()
+        rows = [_source_row(s, names.get(s.brain_id, "?")) for s in loci.sources.list(chosen)]
+        if json_:
+            emit_json(rows)
+            return
+        if not rows:
+            err.print("no folders followed: `loci sources add PATH` registers one")
+            return
+        table = Table("id", "brain", "path", "files", "last sync", "errors", box=None)
+        for r in rows:
+            synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
+            errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
+            files = "-" if r["files"] is None else str(r["files"])
+            path = escape(r["path"])
+            table.add_row(str(r["id"]), escape(r["brain"]), path, files, synced, errors)
+        out.print(table)
+
+    @sources.command("rm")
+    @exits_cleanly
+    def remove(
+        source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+        keep_documents: Annotated[
+            bool,
+            typer.Option(
+                "--keep-documents", help="Keep the folder's documents (default: remove them)."
+            ),
+        ] = False,
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Stop following a folder; its documents are removed unless --keep-documents."""
+        loci = service()
+        owner, found = _find(source_id, brain)
+        source, removed = loci.sources.remove(owner, found.id, keep_documents)
+        if json_:
+            emit_json(
+                {
+                    "source": _source_row(source, owner.name),
+                    "documents_kept": keep_documents,
+                    "documents_removed": removed,
+                }
+            )
+            return
+        fate = (
+            "its documents stay in the brain"
+            if keep_documents
+            else f"its {removed} document{'' if removed == 1 else 's'} removed from the brain"
+        )
+        out.print(f"stopped following {escape(source.path)} (#{source.id}); {fate}")
+
+    @app.command("sync")
+    @exits_cleanly
+    def sync(
+        brain: BrainOption = None, no_wait: NoWaitOption = False, json_: JsonOption = False
+    ) -> None:
+        """Bring every followed folder up to date once: added, updated, renamed, removed."""
+        loci = service()
+        chosen = existing_brain(brain) if brain is not None else None
+        report = loci.sources.sync(chosen)
+        if not no_wait:
+            for result in report.sources:
+                if result.queued:
+                    loci.library.wait_for(loci.sources.brain_of(result), result.queued)
+        names = _brain_names()
+        rows = [_sync_row(r, names.get(r.brain_id, "?")) for r in report.sources]
+        if json_:
+            emit_json({"ok": report.ok, "sources": rows})
+        elif not rows:
+            err.print("no folders followed: `loci sources add PATH` registers one")
+        else:
+            for row in rows:
+                _print_sync(row)
+        if not report.ok:  # some folder or file needs the person's attention
+            raise typer.Exit(PARTIAL)

@@ -1,0 +1,276 @@
+"""Folders a brain follows: `Sources`, the service `Loci` holds as `loci.sources`.
+
+A registered folder's files are documents known by their path (`Library.add_file`), so a sync
+is a reconcile of the files on disk with the documents whose `source_path` lies under the
+folder: a new path is added, changed bytes update the document in place (same id), a file gone
+whose bytes reappear under a new path is a rename (the document moves; nothing is re-indexed),
+and a file gone for good removes its document — or leaves it, counted as gone, where the person
+chose to keep deleted files. Unchanged files cost a stat: the size and mtime recorded at the
+last sync (`metadata["file"]`) are compared before anything is read.
+
+A folder that is not there (a drive unplugged, a share not mounted) deletes nothing: the source
+is reported unreachable until it is back.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loci.errors import InvalidInput, LociError, NotFound
+from loci.ingest.folder_walk import FolderFile, walk_folder, wanted
+from loci.ingest.size_cap import over_cap
+from loci.models import Brain, Document, OnDelete, Source
+from loci.service.library import Library
+from loci.store.base import Store
+from loci.store.blobs import sha256_hex
+
+
+@dataclass(frozen=True)
+class FileFailure:
+    path: str
+    reason: str
+
+
+@dataclass
+class SourceSync:
+    """What one sync of one source did."""
+
+    source_id: int
+    brain_id: int
+    path: str
+    unreachable: str | None = None  # why the folder could not be read; then nothing changed
+    files: int = 0  # wanted files found in the folder
+    added: int = 0
+    updated: int = 0
+    renamed: int = 0
+    removed: int = 0
+    gone: int = 0  # files deleted whose documents were kept (on_delete = keep)
+    unchanged: int = 0
+    failed: list[FileFailure] = field(default_factory=list)
+    # Documents queued for indexing by this sync, so a caller can wait for them.
+    queued: list[int] = field(default_factory=list)
+
+    def as_report(self) -> dict[str, Any]:
+        """What is kept as the source's `last_report`."""
+        return {
+            "unreachable": self.unreachable,
+            "files": self.files,
+            "added": self.added,
+            "updated": self.updated,
+            "renamed": self.renamed,
+            "removed": self.removed,
+            "gone": self.gone,
+            "unchanged": self.unchanged,
+            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+        }
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    sources: list[SourceSync]
+
+    @property
+    def ok(self) -> bool:
+        return all(s.unreachable is None and not s.failed for s in self.sources)
+
+
+def _file_stamp(file: FolderFile) -> dict[str, int]:
+    return {"size": file.size, "mtime_ns": file.mtime_ns}
+
+
+def _contains(outer: Path, inner: Path) -> bool:
+    return inner == outer or outer in inner.parents
+
+
+class Sources:
+    """Registering folders, and reconciling each with its documents (`sync`)."""
+
+    def __init__(self, store: Store, library: Library) -> None:
+        self.store = store
+        self.library = library
+
+    def add(
+        self,
+        brain: Brain,
+        path: Path,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        on_delete: OnDelete = "remove",
+    ) -> Source:
+        if on_delete not in ("remove", "keep"):
+            raise InvalidInput(f"on_delete must be remove or keep, got {on_delete!r}")
+        root = path.expanduser().resolve()
+        if not root.is_dir():
+            raise InvalidInput(f"{path} is not a folder (a source is a folder to follow)")
+        for other in self.store.sources(brain.id):
+            known = Path(other.path)
+            if known == root:
+                raise InvalidInput(f"{root} is already source #{other.id} of this brain")
+            if _contains(known, root) or _contains(root, known):
+                where = "is inside" if _contains(known, root) else "holds"
+                # One file, one source: two would add, rename and remove the same documents.
+                raise InvalidInput(
+                    f"{root} {where} source #{other.id} ({known}) of this brain; a file can"
+                    f" belong to one source only (`loci sources rm {other.id}` first to follow"
+                    " this one instead)"
+                )
+        include = [g.strip() for g in include if g.strip()]
+        exclude = [g.strip() for g in exclude if g.strip()]
+        return self.store.create_source(brain.id, str(root), include, exclude, on_delete)
+
+    def list(self, brain: Brain | None = None) -> list[Source]:
+        """A brain's sources, or every brain's (None)."""
+        return self.store.sources(brain.id if brain else None)
+
+    def get(self, brain: Brain, source_id: int) -> Source:
+        return self.store.get_source(brain.id, source_id)
+
+    def find(self, source_id: int) -> tuple[Brain, Source]:
+        """A source by its id alone, with its brain (the CLI acts on every brain)."""
+        for source in self.store.sources():
+            if source.id == source_id:
+                return self.store.get_brain_by_id(source.brain_id), source
+        raise NotFound(f"no source {source_id} (`loci sources list` shows them)")
+
+    def brain_of(self, result: SourceSync) -> Brain:
+        return self.store.get_brain_by_id(result.brain_id)
+
+    def remove(self, brain: Brain, source_id: int, keep_documents: bool) -> tuple[Source, int]:
+        """Stop following a folder; its documents stay (`keep_documents`) or are removed.
+        Returns the source and how many documents were removed."""
+        source = self.store.get_source(brain.id, source_id)
+        self.store.delete_source(brain.id, source_id)
+        if keep_documents:
+            return source, 0
+        documents = self._documents(brain, source)
+        for document in documents:
+            self.library.remove(brain, document.id)
+        return source, len(documents)
+
+    def sync(self, brain: Brain | None = None) -> SyncReport:
+        """Reconcile every source of `brain` (None: of every brain) once."""
+        brains: dict[int, Brain] = {}
+        results = []
+        for source in self.list(brain):
+            if source.brain_id not in brains:
+                brains[source.brain_id] = self.store.get_brain_by_id(source.brain_id)
+            result = self._sync_one(brains[source.brain_id], source)
+            self.store.record_sync(source.brain_id, source.id, result.as_report())
+            results.append(result)
+        return SyncReport(results)
+
+    def _sync_one(self, brain: Brain, source: Source) -> SourceSync:
+        result = SourceSync(source.id, source.brain_id, source.path)
+        root = Path(source.path)
+        known = {d.source_path: d for d in self._documents(brain, source)}
+        try:
+            if not root.is_dir():
+                result.unreachable = f"{root} is not there (a drive unplugged or moved?)"
+                return result
+            # An unmounted drive often leaves its mount point behind, empty: taking that as
+            # "every file deleted" would empty the brain.
+            if known and not any(os.scandir(root)):
+                result.unreachable = f"{root} is empty; nothing was removed (not mounted?)"
+                return result
+        except OSError as error:
+            result.unreachable = f"cannot read {root}: {error.strerror}"
+            return result
+        files, problems = walk_folder(root, source.include, source.exclude)
+        result.files = len(files)
+        result.failed.extend(FileFailure(p.path, p.reason) for p in problems)
+        new: list[FolderFile] = []
+        on_disk: set[str] = set()
+        for file in files:
+            path = str(file.path)
+            on_disk.add(path)
+            document = known.get(path)
+            if document is None:
+                new.append(file)
+            else:
+                self._check(brain, file, document, result)
+        gone = [d for p, d in known.items() if p not in on_disk]
+        gone_by_hash = {d.content_hash: d for d in gone}
+        gone_sizes = {d.size_bytes for d in gone}
+        for file in new:
+            moved = self._renamed(file, gone_by_hash, gone_sizes)
+            if moved is not None:
+                self.store.move_document(brain.id, moved.id, file.path.name, str(file.path))
+                self.store.merge_document_metadata(moved.id, {"file": _file_stamp(file)})
+                del gone_by_hash[moved.content_hash]
+                result.renamed += 1
+            else:
+                self._add(brain, file, result, refreshing=False)
+        for document in gone_by_hash.values():
+            if source.on_delete == "keep":
+                result.gone += 1
+            else:
+                self.library.remove(brain, document.id)
+                result.removed += 1
+        return result
+
+    def _documents(self, brain: Brain, source: Source) -> Sequence[Document]:
+        """The source's documents: those of files under its folder that its globs take. A file
+        added there by hand that the globs leave out (or a hidden one) is not the source's to
+        remove."""
+        root = source.path.rstrip("/") + "/"
+        return [
+            d
+            for d in self.store.documents_under(brain.id, source.path)
+            if d.source_path is not None
+            and wanted(d.source_path[len(root) :], source.include, source.exclude)
+        ]
+
+    def _check(self, brain: Brain, file: FolderFile, document: Document, out: SourceSync) -> None:
+        """A file that has a document: unchanged by its stamp, else by its bytes, else updated."""
+        if document.metadata.get("file") == _file_stamp(file):
+            out.unchanged += 1
+            return
+        if file.size == document.size_bytes:
+            try:
+                same = sha256_hex(file.path.read_bytes()) == document.content_hash
+            except OSError as error:
+                out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+                return
+            if same:  # touched, not changed: remember the new stamp so the next sync is cheap
+                self.store.merge_document_metadata(document.id, {"file": _file_stamp(file)})
+                out.unchanged += 1
+                return
+        self._add(brain, file, out, refreshing=True)
+
+    def _renamed(
+        self, file: FolderFile, gone_by_hash: dict[str, Document], gone_sizes: set[int]
+    ) -> Document | None:
+        """The gone document whose bytes this new file has, if any (only a file of a size
+        some gone file had is read)."""
+        if file.size not in gone_sizes or not gone_by_hash:
+            return None
+        if over_cap(file.path.name, file.size, self.library.settings.max_file_bytes):
+            return None
+        try:
+            digest = sha256_hex(file.path.read_bytes())
+        except OSError:
+            return None  # reported when it is added
+        return gone_by_hash.get(digest)
+
+    def _add(self, brain: Brain, file: FolderFile, out: SourceSync, *, refreshing: bool) -> None:
+        try:
+            added = self.library.add_file(brain, file.path, metadata={"file": _file_stamp(file)})
+        except LociError as error:
+            out.failed.append(FileFailure(str(file.path), error.message))
+            return
+        except OSError as error:
+            out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+            return
+        if added.deduped:
+            # The same bytes are already a document (of another path): nothing new to index.
+            out.unchanged += 1
+            return
+        out.queued.append(added.document.id)
+        if refreshing:
+            out.updated += 1
+        else:
+            out.added += 1

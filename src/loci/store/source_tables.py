@@ -1,0 +1,134 @@
+"""The folders brains follow (`sources`) and the document moves a sync makes, the same on
+every backend (portable SQL over `self.portable`, mixed into each store beside `BrainTables`).
+
+Every statement names its brain, so on PostgreSQL it runs in that brain's row-level security
+scope; only listing the sources of every brain (a sync of all of them) spans brains.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from loci.errors import Conflict, NotFound
+from loci.models import Document, OnDelete, Source
+from loci.store.brain_tables import DOCUMENT_COLUMNS
+from loci.store.model_rows import ModelRows
+from loci.store.portable import PortableDatabase
+
+SOURCE_COLUMNS = (
+    "id, brain_id, path, include_globs, exclude_globs, on_delete, created_at, last_sync_at,"
+    " last_report"
+)
+
+
+class SourceTables(ABC):
+    now: ClassVar[str]
+    unique_error: ClassVar[type[Exception]]
+    model_rows: ClassVar[ModelRows]
+
+    @property
+    @abstractmethod
+    def portable(self) -> PortableDatabase:
+        """The store's database, for portable SQL."""
+
+    def _source(self, row: Mapping[str, Any]) -> Source:
+        decode = self.model_rows.decode_json
+        report = row["last_report"]
+        return Source(
+            id=int(row["id"]),
+            brain_id=int(row["brain_id"]),
+            path=str(row["path"]),
+            include=tuple(decode(row["include_globs"]) or ()),
+            exclude=tuple(decode(row["exclude_globs"]) or ()),
+            on_delete=row["on_delete"],
+            created_at=str(row["created_at"]),
+            last_sync_at=row["last_sync_at"],
+            last_report=dict(decode(report)) if report is not None else None,
+        )
+
+    def create_source(
+        self,
+        brain_id: int,
+        path: str,
+        include: Sequence[str],
+        exclude: Sequence[str],
+        on_delete: OnDelete,
+    ) -> Source:
+        try:
+            rows = self.portable.returning(
+                "INSERT INTO sources(brain_id, path, include_globs, exclude_globs, on_delete)"
+                f" VALUES (?, ?, ?, ?, ?) RETURNING {SOURCE_COLUMNS}",
+                (brain_id, path, json.dumps(list(include)), json.dumps(list(exclude)), on_delete),
+                brain_id,
+            )
+        except self.unique_error:
+            raise Conflict(f"{path} is already a source of this brain") from None
+        return self._source(rows[0])
+
+    def sources(self, brain_id: int | None = None) -> list[Source]:
+        if brain_id is None:
+            rows = self.portable.query(f"SELECT {SOURCE_COLUMNS} FROM sources ORDER BY id")
+        else:
+            rows = self.portable.query(
+                f"SELECT {SOURCE_COLUMNS} FROM sources WHERE brain_id = ? ORDER BY id",
+                (brain_id,),
+                brain_id,
+            )
+        return [self._source(r) for r in rows]
+
+    def get_source(self, brain_id: int, source_id: int) -> Source:
+        rows = self.portable.query(
+            f"SELECT {SOURCE_COLUMNS} FROM sources WHERE id = ? AND brain_id = ?",
+            (source_id, brain_id),
+            brain_id,
+        )
+        if not rows:
+            raise NotFound(f"no source {source_id} in this brain")
+        return self._source(rows[0])
+
+    def delete_source(self, brain_id: int, source_id: int) -> bool:
+        return (
+            self.portable.change(
+                "DELETE FROM sources WHERE id = ? AND brain_id = ?", (source_id, brain_id), brain_id
+            )
+            > 0
+        )
+
+    def record_sync(self, brain_id: int, source_id: int, report: dict[str, Any]) -> None:
+        self.portable.change(
+            f"UPDATE sources SET last_sync_at = {self.now}, last_report = ?"
+            " WHERE id = ? AND brain_id = ?",
+            (json.dumps(report), source_id, brain_id),
+            brain_id,
+        )
+
+    def documents_under(self, brain_id: int, root: str) -> list[Document]:
+        # A prefix compared as text, not LIKE: a folder's name may hold % or _.
+        prefix = root.rstrip("/") + "/"
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+            " AND source_path IS NOT NULL AND substr(source_path, 1, CAST(? AS INTEGER)) = ?"
+            " ORDER BY id",
+            (brain_id, len(prefix), prefix),
+            brain_id,
+        )
+        return [self.model_rows.document(r) for r in rows]
+
+    def move_document(
+        self, brain_id: int, document_id: int, name: str, source_path: str
+    ) -> Document:
+        changed = self.portable.change(
+            f"UPDATE documents SET name = ?, source_path = ?, updated_at = {self.now}"
+            " WHERE id = ? AND brain_id = ?",
+            (name, source_path, document_id, brain_id),
+            brain_id,
+        )
+        if not changed:
+            raise NotFound(f"no document {document_id} in this brain")
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,), brain_id
+        )
+        return self.model_rows.document(rows[0])
