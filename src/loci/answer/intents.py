@@ -76,6 +76,17 @@ FOLLOW_UP = re.compile(
 )
 
 
+ELLIPSIS_WORDS = 3  # "and the price?", "what about Tuesday?": too short to stand alone
+
+
+def depends_on_last_turn(question: str) -> bool:
+    """Whether a question leans on the conversation: it points back ("its price", "and …?",
+    "what about …") or is too short to stand alone. An unrelated question ("How much did the
+    last filling cost?" after one about a boiler) starts afresh."""
+    text = strip_greeting(question).strip()
+    return bool(FOLLOW_UP.search(text)) or len(text.rstrip("?!. ").split()) <= ELLIPSIS_WORDS
+
+
 def route_by_rules(question: str, has_history: bool) -> Route:
     """A deterministic router: greetings only when nothing else is asked, file names and
     listing phrases first, then question shapes; a lookup when nothing else fits."""
@@ -91,7 +102,7 @@ def route_by_rules(question: str, has_history: bool) -> Route:
         return Route("summarization", 0.6)
     if COMPARE.search(text):
         return Route("comparison", 0.7)
-    if has_history and FOLLOW_UP.search(text) and len(text.split()) <= 12:
+    if has_history and depends_on_last_turn(text) and len(text.split()) <= 12:
         return Route("follow_up", 0.6)
     if ANALYTICAL.search(text):
         return Route("analytical", 0.6)

@@ -38,6 +38,7 @@ from loci.answer.intents import (
     INTENTS,
     RETRIEVAL,
     Route,
+    depends_on_last_turn,
     route_by_rules,
     strip_greeting,
 )
@@ -140,7 +141,7 @@ class Asker:
 
         effective = strip_greeting(run.question)
         with_history: list[str] = []  # the rules' guess, searched beside the question itself
-        if rewritten is not None:
+        if rewritten is not None and rewritten[0] != run.question:  # a question of its own
             text, by = rewritten
             if route.intent == "follow_up" or by == "model":
                 effective = text
@@ -270,9 +271,11 @@ class Asker:
                 log.info("rewrite fell back to rules: %s", error)
             run.fallbacks.append("rewrite")
         # Without a model: carry the previous question's words along, so "what about its
-        # price?" still searches for what "it" was.
+        # price?" still searches for what "it" was — but only for a question that leans on it.
         previous = next((t.content for t in reversed(run.history) if t.role == "user"), "")
-        return f"{run.question} ({previous})" if previous else run.question, "rules"
+        if not previous or not depends_on_last_turn(run.question):
+            return run.question, "rules"
+        return f"{run.question} ({previous})", "rules"
 
     def _expand(self, run: _Run, question: str, count: int) -> list[str]:
         if self.chat is None or count <= 0:
