@@ -499,3 +499,18 @@ def test_links_lift_a_page_past_meaning_only_matches_never_past_word_matches() -
     assert scores[0] == 0.6 and scores[1] == 0.5
     assert 0.5 < scores[2] < 0.6  # above the meaning-only match, under the page that says it
     assert scores[3] < 0.2  # a link alone: under every page that matches the words
+
+
+def test_a_snippet_shows_a_pages_links_as_their_labels(
+    loci: Loci, graph: BrainGraph, brain: Brain
+) -> None:
+    graph.create(
+        brain, actor="t", doc_type="project", title="Allotment",
+        text="The allotment rota is kept by [[page:marta-kowalski|Marta]] and "
+             "[[page:ben-okafor]] every spring.",
+    )  # fmt: skip
+    index_all(loci, brain)
+    hits = loci.searching.search(brain, SearchRequest("allotment rota", limit=3))
+    snippet = hits[0].snippet
+    assert "kept by Marta and ben-okafor" in snippet.replace("**", "")
+    assert "[[" not in snippet and "page:" not in snippet

@@ -176,3 +176,9 @@ def _shorten(slug: str, chars: int, size: int) -> str:
 
 def _is_mark(char: str) -> bool:
     return bool(char) and unicodedata.category(char)[0] == "M"
+
+
+def as_read(text: str) -> str:
+    """`text` with its typed links shown as a reader sees them: `[[page:marta-kowalski|Marta]]`
+    as "Marta", `[[page:garden]]` as "garden" (for snippets and quotes, not for storage)."""
+    return TYPED_LINK.sub(lambda m: (m.group(3) or m.group(2)).strip(), text)

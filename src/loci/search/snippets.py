@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import regex
 
+from loci.graph.links import as_read
 from loci.store.text_analysis import is_segmented, normalize
 
 STEM_PREFIX = 5  # long enough to avoid junk matches, short enough to join inflections
@@ -85,7 +86,9 @@ def cluster_start(text: str, index: int) -> int:
 
 
 def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
-    """The `width`-character window of `text` holding the most matched terms, marked."""
+    """The `width`-character window of `text` holding the most matched terms, marked; a brain
+    page's links read as their labels."""
+    text = as_read(text)
     pattern = term_pattern(terms)
     matches = _spans(text, pattern) if pattern else []
     if not matches:
