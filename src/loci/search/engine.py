@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -17,6 +17,7 @@ from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.lexical import query_terms
 from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
+from loci.search.words_first import words_first
 from loci.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,9 @@ class SearchEngine:
         """Documents by their best chunk, for evaluation against document-level judgments."""
         fused = self.fused(brain, query, mode)
         scored = [(f.score, f) for f in fused]
+        if mode == "hybrid" and self.reranker is None:
+            texts = self.store.chunks_with_documents([f.item_id for f in fused])
+            scored = words_first(scored, query_terms(query), _text_in(texts))
         if mode == "hybrid" and self.reranker is not None:
             head = fused[: self.params.rerank_depth]
             rows = self.store.chunks_with_documents([f.item_id for f in head])
@@ -189,6 +193,7 @@ class SearchEngine:
                 ((f.score * self._length_factor(rows[f.item_id][0]), f) for f in window),
                 key=lambda pair: -pair[0],
             )
+            ranked = words_first(ranked, terms, _text_in(rows))
         else:
             ranked = reranked
         return [
@@ -260,3 +265,11 @@ class SearchEngine:
 def passage_hit(chunk: Chunk, document: Document) -> Hit:
     """A chunk as a hit that no search scored (a whole document's passages, for summaries)."""
     return SearchEngine._hit(chunk, document, [], 0.0, (None, None), (None, None))
+
+
+def _text_in(rows: Mapping[int, tuple[Chunk, Document]]) -> Callable[[int], str | None]:
+    def text(chunk_id: int) -> str | None:
+        row = rows.get(chunk_id)
+        return row[0].text if row is not None else None
+
+    return text
