@@ -22,6 +22,8 @@ from loci.store.base import Store
 
 log = logging.getLogger(__name__)
 
+WORDS_FIRST_WINDOW = 30  # passages `ranked_documents` applies words_first to
+
 MAX_LIMIT = 30
 
 
@@ -150,8 +152,11 @@ class SearchEngine:
         fused = self.fused(brain, query, mode)
         scored = [(f.score, f) for f in fused]
         if mode == "hybrid" and self.reranker is None:
-            texts = self.store.chunks_with_documents([f.item_id for f in fused])
-            scored = words_first(scored, query_terms(query), _text_in(texts))
+            # Among the first passages, as a search shows them (reading every candidate's
+            # text would cost more than the search itself).
+            shown, below = scored[:WORDS_FIRST_WINDOW], scored[WORDS_FIRST_WINDOW:]
+            texts = self.store.chunks_with_documents([f.item_id for _, f in shown])
+            scored = words_first(shown, query_terms(query), _text_in(texts)) + below
         if mode == "hybrid" and self.reranker is not None:
             head = fused[: self.params.rerank_depth]
             rows = self.store.chunks_with_documents([f.item_id for f in head])
