@@ -1,6 +1,8 @@
 """Folders a brain follows: list them, register one (admins, inside the server's allowed roots),
 stop following one, and sync them now. A sync runs in the request and answers with its report;
-the worker then indexes what it queued."""
+the worker then indexes what it queued. The sync is `/brains/{brain}/sync` (as `loci sync`), not
+under `/sources/`: `POST /brains/{brain}/sources/{provider}` takes providers' items, and `sync`
+is a name a provider may have."""
 
 from __future__ import annotations
 
@@ -69,7 +71,7 @@ def delete_source(
     )
 
 
-@router.post("/sources/sync", response_model=SyncOut, responses=errors(403, 404))
+@router.post("/sync", response_model=SyncOut, responses=errors(403, 404))
 def sync_sources(brain: WritableBrain, loci: LociDep) -> SyncOut:
     """Bring each followed folder up to date once (in this request) and report what changed;
     new and changed files are then indexed by the worker (`GET /brains/{brain}/status`)."""
