@@ -293,11 +293,11 @@ ATTEMPTS: dict[str, Attempt] = {
     "move_graph_document": Attempt("write", lambda ids: {"json": {"folder": "archive"}}),
     "delete_graph_document": Attempt("write", lambda ids: {"params": {"confirm": "true"}}),
     "capture": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
-    "list_sources": Attempt("read"),
+    "list_folders": Attempt("read"),
     # admins only, but the brain is resolved first: Alice's is a 404 to Bob like any write
-    "add_source": Attempt("write", lambda ids: {"json": {"path": "/"}}),
-    "delete_source": Attempt("write"),
-    "sync_sources": Attempt("write"),
+    "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
+    "remove_folder": Attempt("write"),
+    "sync_folders": Attempt("write"),
     "ingest_source_item": Attempt(
         "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
     ),
@@ -336,7 +336,7 @@ def _snapshot(world: World) -> dict[str, Any]:
             "graph": api.get(f"{brain}/graph/documents").json(),
             "graph_page": api.get(f"{brain}/graph/documents/{GRAPH_DOC}").json(),
             "graph_history": api.get(f"{brain}/graph/documents/{GRAPH_DOC}/history").json(),
-            "sources": api.get(f"{brain}/sources").json(),
+            "sources": api.get(f"{brain}/folders").json(),
             "conversation": api.get(f"{brain}/conversations/{world.conversation_id}").json(),
             "tokens": [
                 {k: v for k, v in t.items() if k != "last_used_at"}

@@ -120,7 +120,7 @@ def _snapshot(home: Home) -> dict[str, Any]:
             "files": api.get(f"{brain}/files").json(),
             "note": api.get(f"{brain}/notes/{home.ids['document_id']}").json(),
             "graph": api.get(f"{brain}/graph/documents/{PAGE}").json(),
-            "sources": api.get(f"{brain}/sources").json(),
+            "sources": api.get(f"{brain}/folders").json(),
             "conversation": api.get(f"{brain}/conversations/{home.ids['conversation_id']}").json(),
             "tokens": [
                 {k: v for k, v in t.items() if k != "last_used_at"}

@@ -56,7 +56,7 @@ def test_an_admin_registers_a_folder_in_an_allowed_root_and_syncs_it(
     _create_brain(confined, "home")
     folder = roots[0] / "notes"
     with confined.client() as api:  # the owner: an admin
-        added = api.post("/brains/home/sources", json={"path": str(folder), "include": ["*.md"]})
+        added = api.post("/brains/home/folders", json={"path": str(folder), "include": ["*.md"]})
         assert added.status_code == 201, added.text
         source = added.json()
         assert source["path"] == str(folder.resolve()) and source["brain"] == "home"
@@ -70,7 +70,7 @@ def test_an_admin_registers_a_folder_in_an_allowed_root_and_syncs_it(
             (source["id"], 1, 1)
         ]
 
-        (listed,) = api.get("/brains/home/sources").json()
+        (listed,) = api.get("/brains/home/folders").json()
         assert listed["files"] == 1 and listed["last_sync_at"] and listed["errors"] == []
         docs = api.get("/brains/home/files").json()
         assert [d["name"] for d in docs] == ["piano.md"]
@@ -85,10 +85,10 @@ def test_an_admin_registers_a_folder_in_an_allowed_root_and_syncs_it(
     assert json.loads(done.stdout) == [listed]
 
     with confined.client() as api:
-        removed = api.delete(f"/brains/home/sources/{source['id']}")
+        removed = api.delete(f"/brains/home/folders/{source['id']}")
         assert removed.status_code == 200, removed.text
         assert removed.json()["documents_removed"] == 1
-        assert api.get("/brains/home/sources").json() == []
+        assert api.get("/brains/home/folders").json() == []
         assert api.get("/brains/home/files").json() == []
 
 
@@ -111,12 +111,12 @@ def test_a_path_outside_the_allowed_roots_is_refused_and_nothing_is_stored(
     (Path(f"{roots[0]}-evil")).mkdir()
     with confined.client() as api:
         for path in _escapes(roots):
-            refused = api.post("/brains/home/sources", json={"path": path})
+            refused = api.post("/brains/home/folders", json={"path": path})
             assert refused.status_code == 403, (path, refused.text)
             assert "LOCI_SOURCES_ALLOWED_ROOTS" in refused.json()["message"], path
-        relative = api.post("/brains/home/sources", json={"path": "shared/notes"})
+        relative = api.post("/brains/home/folders", json={"path": "shared/notes"})
         assert relative.status_code == 400 and "absolute" in relative.json()["message"]
-        assert api.get("/brains/home/sources").json() == []
+        assert api.get("/brains/home/folders").json() == []
         assert api.post("/brains/home/sync").json() == {"ok": True, "sources": []}
     assert confined.loci.sources.list() == []
 
@@ -126,10 +126,10 @@ def test_with_no_roots_configured_registering_is_refused_naming_the_setting(
 ) -> None:
     _create_brain(server, "home")
     with server.client() as api:
-        refused = api.post("/brains/home/sources", json={"path": str(roots[0] / "notes")})
+        refused = api.post("/brains/home/folders", json={"path": str(roots[0] / "notes")})
         assert refused.status_code == 403
         assert "LOCI_SOURCES_ALLOWED_ROOTS" in refused.json()["message"]
-        assert api.get("/brains/home/sources").json() == []
+        assert api.get("/brains/home/folders").json() == []
     assert server.loci.sources.list() == []
 
 
@@ -139,10 +139,10 @@ def test_a_member_who_is_not_an_admin_cannot_register_a_folder(
     _, dana = confined.accounts.add_user("dana")
     with confined.client(dana.secret) as api:
         assert api.post("/brains", json={"name": "danas"}).status_code == 201  # she owns it
-        refused = api.post("/brains/danas/sources", json={"path": str(roots[0] / "notes")})
+        refused = api.post("/brains/danas/folders", json={"path": str(roots[0] / "notes")})
         assert refused.status_code == 403
         assert "admin" in refused.json()["message"]
-        assert api.get("/brains/danas/sources").json() == []
+        assert api.get("/brains/danas/folders").json() == []
     assert confined.loci.sources.list() == []
 
 
@@ -150,10 +150,10 @@ def test_another_brains_source_id_is_a_404(confined: LiveServer, roots: tuple[Pa
     _create_brain(confined, "home")
     _create_brain(confined, "work")
     with confined.client() as api:
-        source = api.post("/brains/home/sources", json={"path": str(roots[0] / "notes")}).json()
-        gone = api.delete(f"/brains/work/sources/{source['id']}")
+        source = api.post("/brains/home/folders", json={"path": str(roots[0] / "notes")}).json()
+        gone = api.delete(f"/brains/work/folders/{source['id']}")
         assert gone.status_code == 404, gone.text
-        assert [s["id"] for s in api.get("/brains/home/sources").json()] == [source["id"]]
+        assert [s["id"] for s in api.get("/brains/home/folders").json()] == [source["id"]]
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ def test_mcp_list_sources_shows_the_folder_its_last_sync_and_its_failures(
     _create_brain(capped, "home")
     (roots[0] / "notes" / "scan.txt").write_text("x" * 20_000)  # over the cap
     with capped.client() as api:
-        source = api.post("/brains/home/sources", json={"path": str(roots[0] / "notes")}).json()
+        source = api.post("/brains/home/folders", json={"path": str(roots[0] / "notes")}).json()
         synced = api.post("/brains/home/sync").json()
         assert synced["ok"] is False and synced["sources"][0]["added"] == 1
     read = capped.accounts.issue_token(

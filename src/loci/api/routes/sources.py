@@ -1,8 +1,10 @@
 """Folders a brain follows: list them, register one (admins, inside the server's allowed roots),
 stop following one, and sync them now. A sync runs in the request and answers with its report;
-the worker then indexes what it queued. The sync is `/brains/{brain}/sync` (as `loci sync`), not
-under `/sources/`: `POST /brains/{brain}/sources/{provider}` takes providers' items, and `sync`
-is a name a provider may have."""
+the worker then indexes what it queued.
+
+They live at `/brains/{brain}/folders` (and `/sync`, as `loci sync`), not `/sources`:
+`/brains/{brain}/sources/{provider}` already takes providers' items (webhooks), and a source id
+under the same prefix would make `/sources/jamie` and `/sources/3` ambiguous."""
 
 from __future__ import annotations
 
@@ -28,17 +30,17 @@ from loci.api.schemas.sources import (
 from loci.errors import Forbidden
 from loci.service.source_roots import confine
 
-router = APIRouter(prefix="/brains/{brain}", tags=["sources"])
+router = APIRouter(prefix="/brains/{brain}", tags=["folders"])
 
 
-@router.get("/sources", response_model=list[SourceOut], responses=errors(404))
-def list_sources(brain: ReadableBrain, loci: LociDep) -> list[SourceOut]:
+@router.get("/folders", response_model=list[SourceOut], responses=errors(404))
+def list_folders(brain: ReadableBrain, loci: LociDep) -> list[SourceOut]:
     """The folders this brain follows, with what their last sync found."""
     return [SourceOut.of(s, brain.name) for s in loci.sources.list(brain)]
 
 
-@router.post("/sources", status_code=201, response_model=SourceOut, responses=errors(400, 403, 404))
-def add_source(
+@router.post("/folders", status_code=201, response_model=SourceOut, responses=errors(400, 403, 404))
+def add_folder(
     body: SourceIn,
     brain: ManagedBrain,
     principal: PrincipalDep,
@@ -55,8 +57,8 @@ def add_source(
     return SourceOut.of(source, brain.name)
 
 
-@router.delete("/sources/{source_id}", response_model=SourceRemovedOut, responses=errors(403, 404))
-def delete_source(
+@router.delete("/folders/{source_id}", response_model=SourceRemovedOut, responses=errors(403, 404))
+def remove_folder(
     source_id: RowId,
     brain: ManagedBrain,
     loci: LociDep,
@@ -72,7 +74,7 @@ def delete_source(
 
 
 @router.post("/sync", response_model=SyncOut, responses=errors(403, 404))
-def sync_sources(brain: WritableBrain, loci: LociDep) -> SyncOut:
+def sync_folders(brain: WritableBrain, loci: LociDep) -> SyncOut:
     """Bring each followed folder up to date once (in this request) and report what changed;
     new and changed files are then indexed by the worker (`GET /brains/{brain}/status`)."""
     report = loci.sources.sync(brain)

@@ -1,4 +1,4 @@
-"""Folders a brain follows (`/brains/{brain}/sources`): what is registered, and a sync's report."""
+"""Folders a brain follows (`/brains/{brain}/folders`): what is registered, and a sync's report."""
 
 from __future__ import annotations
 
