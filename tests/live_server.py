@@ -37,6 +37,7 @@ class LiveServer:
     loci: Loci
     run_worker: bool = True
     integrations: Integrations | None = None  # None: the app's default (Slack capture off)
+    sources_allowed_roots: tuple[Path, ...] = ()  # where the API may register folders
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
@@ -70,6 +71,7 @@ class LiveServer:
             self.user_models,
             run_worker=self.run_worker,
             integrations=self.integrations,
+            sources_allowed_roots=self.sources_allowed_roots,
         )
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/securit
 ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
-    "provider",
+    "provider", "source_id",
 }  # fmt: skip
 SECRET_WORD = "zephyrine"  # only in Alice's private brain
 SHARED_WORD = "quokka"  # in Bob's two brains and Alice's workspace brain
@@ -55,6 +55,7 @@ class World:
     message_id: int  # Alice's answer in that conversation
     file_bytes: bytes
     bob_brain_ids: dict[str, int]
+    source_id: int  # a folder Alice's private brain follows
 
     def client(self, token: str) -> httpx.Client:
         return self.server.client(token)
@@ -143,6 +144,9 @@ def world(
             with server.client(token) as api:
                 assert server.wait_ready(api, brain, doc_id)["status"] == "ready"
 
+        folder = tmp_path_factory.mktemp("alices-folder")
+        source_id = loci.sources.add(loci.store.get_brain("vault"), folder).id
+
         with server.client(alice.secret) as api:
             conversation_id = _ask(api, "vault", f"When is the {SECRET_WORD} launch?")
             messages = api.get(f"/brains/vault/conversations/{conversation_id}").json()
@@ -162,6 +166,7 @@ def world(
             message_id=message_id,
             file_bytes=file_bytes,
             bob_brain_ids=bob_brain_ids,
+            source_id=source_id,
         )
 
 
@@ -288,6 +293,11 @@ ATTEMPTS: dict[str, Attempt] = {
     "move_graph_document": Attempt("write", lambda ids: {"json": {"folder": "archive"}}),
     "delete_graph_document": Attempt("write", lambda ids: {"params": {"confirm": "true"}}),
     "capture": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
+    "list_folders": Attempt("read"),
+    # admins only, but the brain is resolved first: Alice's is a 404 to Bob like any write
+    "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
+    "remove_folder": Attempt("write"),
+    "sync_folders": Attempt("write"),
     "ingest_source_item": Attempt(
         "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
     ),
@@ -326,6 +336,7 @@ def _snapshot(world: World) -> dict[str, Any]:
             "graph": api.get(f"{brain}/graph/documents").json(),
             "graph_page": api.get(f"{brain}/graph/documents/{GRAPH_DOC}").json(),
             "graph_history": api.get(f"{brain}/graph/documents/{GRAPH_DOC}/history").json(),
+            "sources": api.get(f"{brain}/folders").json(),
             "conversation": api.get(f"{brain}/conversations/{world.conversation_id}").json(),
             "tokens": [
                 {k: v for k, v in t.items() if k != "last_used_at"}
@@ -338,6 +349,7 @@ def _snapshot(world: World) -> dict[str, Any]:
     )
     assert len(shot["conversations"]) == 1 and shot["conversation"]["messages"]
     assert [d["id"] for d in shot["graph"]] == [GRAPH_DOC]
+    assert [s["id"] for s in shot["sources"]] == [world.source_id]
     return shot
 
 
@@ -357,6 +369,7 @@ def _targets(
         "doc_id": GRAPH_DOC,
         "graph_hash": graph_hash,
         "provider": "jamie",
+        "source_id": world.source_id,
     }
     made_up = {
         **theirs,
@@ -366,6 +379,7 @@ def _targets(
         "message_id": NEVER,
         "token_id": NEVER,
         "doc_id": "no-such-page",
+        "source_id": NEVER,
     }
     if "token_id" in op.params:
         return [("Alice's token", theirs, made_up)]
@@ -375,7 +389,7 @@ def _targets(
             ("Alice's brain, himself", {**theirs, "user": "bob"}, {**made_up, "user": "bob"})
         )
     if (
-        op.params & {"document_id", "conversation_id", "message_id", "doc_id"}
+        op.params & {"document_id", "conversation_id", "message_id", "doc_id", "source_id"}
         or ATTEMPTS[op.operation_id].body_id
     ):
         # Alice's ids inside a brain Bob may use

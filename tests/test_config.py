@@ -41,3 +41,18 @@ def test_a_bad_setting_is_one_clear_line(tmp_path: Path) -> None:
         "error: invalid setting LOCI_MAX_FILE_MB: Input should be a valid number, "
         "unable to parse string as a number"
     )
+
+
+def test_sources_allowed_roots_are_comma_separated_absolute_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOCI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("LOCI_SOURCES_ALLOWED_ROOTS", f"{tmp_path}/shared, {tmp_path}/vaults")
+    assert load_settings().sources_allowed_roots == [tmp_path / "shared", tmp_path / "vaults"]
+    monkeypatch.delenv("LOCI_SOURCES_ALLOWED_ROOTS")
+    assert load_settings().sources_allowed_roots == []  # unset: the API registers no folder
+    result = run_cli(
+        "list", home=tmp_path / "home", env={"LOCI_SOURCES_ALLOWED_ROOTS": "shared/notes"}
+    )
+    assert result.returncode == 1
+    assert "LOCI_SOURCES_ALLOWED_ROOTS" in result.stderr and "not an absolute path" in result.stderr

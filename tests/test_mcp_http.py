@@ -107,6 +107,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "brain_timeline": {},
     "brain_doctor": {},
     "digest": {},
+    "list_sources": {},
     "add_url": {"url": "https://example.org/"},
     "create_file": {"name": "intrusion.md", "content": "written from A's token"},
     "save": {"text": "written from A's token"},

@@ -71,6 +71,8 @@ def home(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterat
                 json={"type": "concept", "title": "Boiler notes", "id": PAGE},
             )
             assert page.status_code == 201, page.text
+            folder = tmp_path_factory.mktemp("followed")
+            source = loci.sources.add(loci.store.get_brain("mine"), folder)
             for doc_id in (note.json()["document"]["id"], page.json()["document_id"]):
                 assert server.wait_ready(api, "mine", doc_id)["status"] == "ready"
             conversation_id = _ask(api, "mine", "what should the boiler pressure be?")
@@ -91,6 +93,7 @@ def home(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterat
                     "content_hash"
                 ],
                 "provider": "jamie",
+                "source_id": source.id,
             }
         yield Home(server, issued.secret, read, ids)
     finally:
@@ -117,6 +120,7 @@ def _snapshot(home: Home) -> dict[str, Any]:
             "files": api.get(f"{brain}/files").json(),
             "note": api.get(f"{brain}/notes/{home.ids['document_id']}").json(),
             "graph": api.get(f"{brain}/graph/documents/{PAGE}").json(),
+            "sources": api.get(f"{brain}/folders").json(),
             "conversation": api.get(f"{brain}/conversations/{home.ids['conversation_id']}").json(),
             "tokens": [
                 {k: v for k, v in t.items() if k != "last_used_at"}

@@ -261,6 +261,7 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
         run_worker=run_worker,
         integrations=build_integrations(settings, loci, accounts, models),
         trusted_proxies=settings.trusted_proxies,
+        sources_allowed_roots=settings.sources_allowed_roots,
     )
 
 

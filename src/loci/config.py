@@ -118,13 +118,20 @@ class Settings(BaseSettings):
     # X-Forwarded-For are believed: a request they pass on counts as https (a Secure session
     # cookie) and as coming from the client they name. Comma-separated; empty trusts no one.
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["127.0.0.1"])
+    # Folders the HTTP API may register as sources (a server-side path); empty: none. The local
+    # CLI is the machine's owner and is not confined.
+    sources_allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
 
     job_lease_s: float = Field(default=60.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)
 
     @field_validator(
-        "fetch_allowed_networks", "llm_fallback_models", "trusted_proxies", mode="before"
+        "fetch_allowed_networks",
+        "llm_fallback_models",
+        "trusted_proxies",
+        "sources_allowed_roots",
+        mode="before",
     )
     @classmethod
     def _split_commas(cls, value: Any) -> Any:
@@ -142,6 +149,14 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"trusted_proxies: {item!r} is not an IP address or network (CIDR)"
                 ) from None
+        return value
+
+    @field_validator("sources_allowed_roots")
+    @classmethod
+    def _absolute_roots(cls, value: list[Path]) -> list[Path]:
+        for root in value:
+            if not root.is_absolute():
+                raise ValueError(f"sources_allowed_roots: {str(root)!r} is not an absolute path")
         return value
 
     @field_validator("public_url")

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import version
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI
@@ -34,6 +35,7 @@ from loci.api.routes import (
     search,
     session,
     share,
+    sources,
     tokens,
     users,
 )
@@ -67,9 +69,11 @@ def create_app(
     run_worker: bool = True,
     integrations: Integrations | None = None,
     trusted_proxies: Sequence[str] = ("127.0.0.1",),
+    sources_allowed_roots: Sequence[Path] = (),
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
-    `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed."""
+    `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
+    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere)."""
     mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
 
     @asynccontextmanager
@@ -104,13 +108,16 @@ def create_app(
     app.state.accounts = accounts
     app.state.people = People(accounts)  # holds the failed sign-in counts of this process
     app.state.user_models = user_models
+    app.state.sources_allowed_roots = tuple(sources_allowed_roots)
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     # any route may meet a NUL (an unknown query parameter has one as well as a known one)
     app.include_router(health.router, prefix=API_PREFIX, responses=errors(400))
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(400, 422))
     app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
-    for module in (tokens, users, people, brains, file_routes, share, notes, search, ask, graph):
+    for module in (
+        tokens, users, people, brains, file_routes, share, notes, search, ask, graph, sources
+    ):  # fmt: skip
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))
     _document_errors_as_json(app)

@@ -9,6 +9,7 @@ access the route needs, so no handler can forget the check.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path as PathLib
 from typing import Annotated
 
 from fastapi import Depends, Path, Request
@@ -62,6 +63,12 @@ def get_integrations(request: Request) -> Integrations:
     return integrations
 
 
+def get_source_roots(request: Request) -> tuple[PathLib, ...]:
+    """The folders the API may register as sources (`LOCI_SOURCES_ALLOWED_ROOTS`)."""
+    roots: tuple[PathLib, ...] = request.app.state.sources_allowed_roots
+    return roots
+
+
 async def raw_body(request: Request) -> bytes:
     """The body as received (Starlette keeps it, so a JSON body parameter reads the same
     bytes): what a request signature covers."""
@@ -74,6 +81,7 @@ RawBody = Annotated[bytes, Depends(raw_body)]
 AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 PeopleDep = Annotated[People, Depends(get_people)]
 UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
+SourceRootsDep = Annotated[tuple[PathLib, ...], Depends(get_source_roots)]
 
 
 def single_valued_query(request: Request) -> None:

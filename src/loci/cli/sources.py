@@ -3,7 +3,8 @@
 Registering a folder reads nothing yet; `loci sync` walks every registered folder and adds,
 updates, renames and removes documents so the brain matches the files (for cron, or a laptop
 without `loci serve`). Like `loci brains`, these commands act as the administrator of the data
-directory: the path is one of this machine's.
+directory: the path is one of this machine's, so unlike the HTTP API they are not confined to
+`LOCI_SOURCES_ALLOWED_ROOTS`.
 """
 
 from __future__ import annotations
@@ -37,26 +38,15 @@ def _brain_names() -> dict[int, str]:
 
 
 def _source_row(source: Source, brain_name: str) -> dict[str, Any]:
-    report = source.last_report or {}
-    return {
-        "id": source.id,
-        "brain": brain_name,
-        "path": source.path,
-        "include": list(source.include),
-        "exclude": list(source.exclude),
-        "on_delete": source.on_delete,
-        "created_at": source.created_at,
-        "last_sync_at": source.last_sync_at,
-        "files": report.get("files"),
-        "unreachable": report.get("unreachable"),
-        "errors": report.get("failed", []),
-    }
+    from loci.api.schemas.sources import SourceOut  # the API's shape, field for field
+
+    return SourceOut.of(source, brain_name).model_dump(mode="json")
 
 
 def _sync_row(result: SourceSync, brain_name: str) -> dict[str, Any]:
-    return {"source_id": result.source_id, "brain": brain_name, "path": result.path} | (
-        result.as_report()
-    )
+    from loci.api.schemas.sources import SourceSyncOut
+
+    return SourceSyncOut.of(result, brain_name).model_dump(mode="json")
 
 
 def _find(source_id: int, brain_name: str | None) -> tuple[Brain, Source]:

@@ -16,7 +16,14 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
 from loci import __version__
-from loci.mcp import prompts, resources, tools_answer, tools_documents, tools_graph
+from loci.mcp import (
+    prompts,
+    resources,
+    tools_answer,
+    tools_documents,
+    tools_graph,
+    tools_sources,
+)
 from loci.mcp.common import CallerOf, Settle, Toolkit, is_write
 from loci.nul import NUL, PROBLEM, nul_at
 from loci.service import Loci
@@ -115,6 +122,7 @@ def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     tools_documents.register(server, kit)
     tools_answer.register(server, kit)
     tools_graph.register(server, kit)
+    tools_sources.register(server, kit)
     resources.register(server, kit)
     prompts.register(server, kit)
     server.middleware.append(NulArguments())

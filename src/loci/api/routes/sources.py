@@ -1,0 +1,81 @@
+"""Folders a brain follows: list them, register one (admins, inside the server's allowed roots),
+stop following one, and sync them now. A sync runs in the request and answers with its report;
+the worker then indexes what it queued.
+
+They live at `/brains/{brain}/folders` (and `/sync`, as `loci sync`), not `/sources`:
+`/brains/{brain}/sources/{provider}` already takes providers' items (webhooks), and a source id
+under the same prefix would make `/sources/jamie` and `/sources/3` ambiguous."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query
+
+from loci.api.deps import (
+    LociDep,
+    ManagedBrain,
+    PrincipalDep,
+    ReadableBrain,
+    RowId,
+    SourceRootsDep,
+    WritableBrain,
+)
+from loci.api.schemas.common import errors
+from loci.api.schemas.sources import (
+    SourceIn,
+    SourceOut,
+    SourceRemovedOut,
+    SourceSyncOut,
+    SyncOut,
+)
+from loci.errors import Forbidden
+from loci.service.source_roots import confine
+
+router = APIRouter(prefix="/brains/{brain}", tags=["folders"])
+
+
+@router.get("/folders", response_model=list[SourceOut], responses=errors(404))
+def list_folders(brain: ReadableBrain, loci: LociDep) -> list[SourceOut]:
+    """The folders this brain follows, with what their last sync found."""
+    return [SourceOut.of(s, brain.name) for s in loci.sources.list(brain)]
+
+
+@router.post("/folders", status_code=201, response_model=SourceOut, responses=errors(400, 403, 404))
+def add_folder(
+    body: SourceIn,
+    brain: ManagedBrain,
+    principal: PrincipalDep,
+    loci: LociDep,
+    roots: SourceRootsDep,
+) -> SourceOut:
+    """Follow a folder on the server (admins only: it names a server path), which must lie
+    inside one of the directories `LOCI_SOURCES_ALLOWED_ROOTS` lists. Nothing is read until
+    a sync."""
+    if not principal.user.is_admin:
+        raise Forbidden("only an admin registers a folder: it is a path on the server")
+    folder = confine(body.path, roots)
+    source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete)
+    return SourceOut.of(source, brain.name)
+
+
+@router.delete("/folders/{source_id}", response_model=SourceRemovedOut, responses=errors(403, 404))
+def remove_folder(
+    source_id: RowId,
+    brain: ManagedBrain,
+    loci: LociDep,
+    keep_documents: bool = Query(default=False, description="keep the folder's documents"),
+) -> SourceRemovedOut:
+    """Stop following a folder; its documents are removed unless `keep_documents`."""
+    source, removed = loci.sources.remove(brain, source_id, keep_documents)
+    return SourceRemovedOut(
+        source=SourceOut.of(source, brain.name),
+        documents_kept=keep_documents,
+        documents_removed=removed,
+    )
+
+
+@router.post("/sync", response_model=SyncOut, responses=errors(403, 404))
+def sync_folders(brain: WritableBrain, loci: LociDep) -> SyncOut:
+    """Bring each followed folder up to date once (in this request) and report what changed;
+    new and changed files are then indexed by the worker (`GET /brains/{brain}/status`)."""
+    report = loci.sources.sync(brain)
+    return SyncOut(ok=report.ok, sources=[SourceSyncOut.of(r, brain.name) for r in report.sources])

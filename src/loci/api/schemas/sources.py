@@ -1,0 +1,100 @@
+"""Folders a brain follows (`/brains/{brain}/folders`): what is registered, and a sync's report."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from loci.api.schemas.common import RequestIn
+from loci.models import Source
+from loci.service.sources import SourceSync
+
+Glob = Annotated[str, Field(min_length=1, max_length=500)]
+
+
+class SourceIn(RequestIn):
+    path: str = Field(min_length=1, max_length=4096, description="an absolute folder on the server")
+    include: list[Glob] = Field(
+        default_factory=list, max_length=100, description="only files matching these globs"
+    )
+    exclude: list[Glob] = Field(
+        default_factory=list, max_length=100, description="skip files matching these globs"
+    )
+    on_delete: Literal["remove", "keep"] = Field(
+        default="remove", description="a deleted file's document: removed, or kept as gone"
+    )
+
+
+class FileFailureOut(BaseModel):
+    path: str
+    reason: str
+
+
+class SourceOut(BaseModel):
+    """A followed folder, as `loci sources list --json` shows it too: the source's fields, its
+    brain by name, and what its last sync found (None before one)."""
+
+    id: int
+    brain: str
+    path: str
+    include: list[str]
+    exclude: list[str]
+    on_delete: Literal["remove", "keep"]
+    created_at: str
+    last_sync_at: str | None
+    files: int | None = Field(description="wanted files found at the last sync")
+    unreachable: str | None = Field(description="why the folder could not be read at the last sync")
+    errors: list[FileFailureOut] = Field(description="files the last sync could not take")
+
+    @classmethod
+    def of(cls, source: Source, brain: str) -> SourceOut:
+        report: dict[str, Any] = source.last_report or {}
+        return cls(
+            id=source.id,
+            brain=brain,
+            path=source.path,
+            include=list(source.include),
+            exclude=list(source.exclude),
+            on_delete=source.on_delete,
+            created_at=source.created_at,
+            last_sync_at=source.last_sync_at,
+            files=report.get("files"),
+            unreachable=report.get("unreachable"),
+            errors=[FileFailureOut(**f) for f in report.get("failed", [])],
+        )
+
+
+class SourceRemovedOut(BaseModel):
+    source: SourceOut
+    documents_kept: bool
+    documents_removed: int
+
+
+class SourceSyncOut(BaseModel):
+    """What one sync of one source did (`loci sync --json` shows the same)."""
+
+    source_id: int
+    brain: str
+    path: str
+    unreachable: str | None
+    files: int
+    added: int
+    updated: int
+    renamed: int
+    removed: int
+    gone: int = Field(description="files deleted whose documents were kept (on_delete keep)")
+    unchanged: int
+    failed: list[FileFailureOut]
+
+    @classmethod
+    def of(cls, result: SourceSync, brain: str) -> SourceSyncOut:
+        return cls.model_validate(
+            {"source_id": result.source_id, "brain": brain, "path": result.path}
+            | result.as_report()
+        )
+
+
+class SyncOut(BaseModel):
+    ok: bool = Field(description="false when a folder was unreachable or a file failed")
+    sources: list[SourceSyncOut]

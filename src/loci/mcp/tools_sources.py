@@ -1,0 +1,35 @@
+"""`list_sources`: the folders a brain follows and how their last sync went, for a model that
+wonders why a file is missing or stale. Reading only: registering a folder names a path on the
+server, which is an administrator's act over the HTTP API or the CLI, never an agent's. Each
+source is the HTTP API's `SourceOut` (`loci sources list --json` prints it too)."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
+
+from loci.api.schemas.sources import SourceOut
+from loci.mcp.common import BrainArg, Toolkit, reading, tool_errors
+
+
+class SourceList(BaseModel):
+    brain: str
+    sources: list[SourceOut]
+
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    loci = kit.loci
+
+    @tool_errors
+    def list_sources(ctx: Context, brain: BrainArg = None) -> SourceList:
+        """List the folders this brain follows (kept in step with their files by a sync): each
+        folder's path, how many files it had, when it was last synced, whether it was
+        unreachable, and the files that failed with the reason. Use it to explain why a file
+        is missing from the brain or out of date."""
+        target = kit.caller(ctx).brain(brain, "read")
+        return SourceList(
+            brain=target.name,
+            sources=[SourceOut.of(s, target.name) for s in loci.sources.list(target)],
+        )
+
+    server.add_tool(list_sources, annotations=reading("List followed folders"))
