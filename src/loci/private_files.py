@@ -10,9 +10,12 @@ it can be reached by another account, and a walk over every blob on each start w
 
 from __future__ import annotations
 
+import json
 import os
 import stat
+import tempfile
 from pathlib import Path
+from typing import Any
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -64,3 +67,17 @@ def secure_home(home: Path) -> None:
     home.chmod(PRIVATE_DIR)
     for entry in home.iterdir():
         restrict(entry)
+
+
+def write_json(path: Path, value: Any) -> None:
+    """`value` as JSON at `path`, whole or not at all (a temporary file renamed over it), in a
+    private folder: a cache entry a crash cannot leave half-written."""
+    make_private_dir(path.parent)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(value, stream, ensure_ascii=False)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

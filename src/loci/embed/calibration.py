@@ -15,15 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import platform
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loci.private_files import make_private_dir
+from loci.private_files import write_json
 
 log = logging.getLogger(__name__)
 
@@ -150,12 +148,4 @@ def _read(path: Path, model_sha256: str, cpu: str, threads: int) -> Calibration 
 
 
 def _write(path: Path, calibration: Calibration) -> None:
-    make_private_dir(path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(calibration.__dict__, stream)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json(path, calibration.__dict__)

@@ -12,13 +12,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
 from loci.llm.transcribe import Segment, Transcriber, Transcript
-from loci.private_files import make_private_dir
+from loci.private_files import write_json
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +77,4 @@ def _read(path: Path) -> Transcript | None:
 
 
 def _write(path: Path, transcript: Transcript) -> None:
-    make_private_dir(path.parent)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(asdict(transcript), stream, ensure_ascii=False)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json(path, asdict(transcript))
