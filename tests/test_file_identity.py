@@ -36,6 +36,10 @@ def test_an_edited_file_added_again_is_the_same_document_with_its_new_text(
     loci.library.wait_for(brain, [first.document.id])
 
     journal.write_text(EDITED)
+    # the dry run says what the add will do: update this document, not add a second
+    planned = loci.library.preflight(brain, paths=[journal]).items[0]
+    assert planned.outcome == "add" and planned.replaces is not None
+    assert planned.replaces.id == first.document.id
     again = loci.library.add_file(brain, journal)
     assert again.refreshed and not again.deduped
     assert again.document.id == first.document.id
@@ -47,6 +51,7 @@ def test_an_edited_file_added_again_is_the_same_document_with_its_new_text(
     assert any("scales book" in t for t in _texts(loci, brain, "scales book"))
 
     # unchanged: nothing happens; the same bytes under another name are the same document
+    assert loci.library.preflight(brain, paths=[journal]).items[0].outcome == "duplicate"
     assert loci.library.add_file(brain, journal).deduped
     copy = tmp_path / "copy-of-journal.md"
     copy.write_text(EDITED)

@@ -1,4 +1,4 @@
-"""Seed 004's study tools: a quiz and flashcards from a brain or one topic in it.
+"""Study tools: a quiz and flashcards from a brain or one topic in it.
 
 With a chat model, the questions are written from numbered passages and each must name the
 passage it comes from (an item citing nothing retrieved is dropped). Without one, cloze items:

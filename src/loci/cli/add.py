@@ -119,6 +119,8 @@ def _item_line(item: PreflightItem) -> str:
             ocr += f", speech to text by {item.transcription}"
         plural = "" if item.chunks == 1 else "s"
         detail = f"{approx}{item.chunks} chunk{plural}, ~{item.seconds:g} s{ocr}"
+        if item.replaces is not None:
+            detail += f"; updates #{item.replaces.id} {item.replaces.name}"
     elif item.duplicate_of is not None:
         ref = item.duplicate_of
         detail = (

@@ -25,7 +25,7 @@ SETTABLE = ("title", "type", "status", "folder", "aliases", "relations", "source
 
 
 def kind_for(folder: str) -> Kind:
-    """Seed 002's one structural rule, read the other way: evidence/ holds evidence."""
+    """The graph's one structural rule, read the other way: evidence/ holds evidence."""
     return "evidence" if folder.split("/")[0] == EVIDENCE_ZONE else "page"
 
 

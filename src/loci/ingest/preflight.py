@@ -3,7 +3,7 @@
 Before a large import a person (or an agent) wants to know what will happen: which items are new,
 which are already in the brain (and as what), which will be refused or fail and why, whether OCR
 will run, whether a recording will be transcribed (and by which model, or why not), and roughly
-how many chunks and how long. Seed 004 asks for this as one object with a
+how many chunks and how long. An agent reads it as one object with a
 `status` (ok | warning | error), `warnings`, `errors` and `existing_rows`; Loci adds the items
 and the totals.
 
@@ -125,6 +125,8 @@ class PreflightItem:
     media_type: str | None = None
     parser: str | None = None  # the format the parsers read it as: "pdf", "markdown", …
     duplicate_of: ExistingRef | None = None
+    # A file already here from the same path, with other bytes: adding updates that document.
+    replaces: ExistingRef | None = None
     over_limit: str | None = None
     ocr: bool = False
     ocr_reason: str | None = None
@@ -230,9 +232,11 @@ class Preflighter:
         find_by_hash: Callable[[str], Document | None],
         count_tokens: Callable[[str], int],
         max_tokens: int,
+        find_by_path: Callable[[str], Document | None] = lambda _path: None,
     ) -> None:
         self._settings = settings
         self._find_by_hash = find_by_hash
+        self._find_by_path = find_by_path
         self._count_tokens = count_tokens
         self._chunk_tokens = max_tokens - CONTEXT_TOKENS  # as the indexer chunks
         self._seen: dict[str, str] = {}  # content hash -> name, for this batch
@@ -260,7 +264,11 @@ class Preflighter:
             data = path.read_bytes()
         except OSError as error:
             return replace(item, error=f"cannot read: {error.strerror}")
-        return self.data(str(path), path.name, data)
+        found = self.data(str(path), path.name, data)
+        earlier = self._find_by_path(str(path.resolve()))
+        if earlier is not None and found.outcome in ("add", "fail"):  # as add_file: updated
+            return replace(found, replaces=ExistingRef(earlier.id, earlier.name, earlier.status))
+        return found
 
     def data(
         self,
@@ -445,7 +453,7 @@ def _refused(item: PreflightItem, refusal: InvalidInput) -> PreflightItem:
 
 
 def summarize(items: Sequence[PreflightItem]) -> Preflight:
-    """Seed 004's preflight object over the items: an item that will be refused or fail is an
+    """The preflight object over the items: an item that will be refused or fail is an
     error (the others still go ahead, as with `add`); duplicates and item warnings are warnings."""
     errors = [f"{item.source}: {item.error}" for item in items if item.error]
     warnings: list[str] = []

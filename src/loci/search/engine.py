@@ -38,7 +38,7 @@ class RankingParams:
     candidates: int = 100
     # A passage missing from a leg borrows its document's best score in that leg.
     share_document_evidence: bool = True
-    # Seed 004's short-chunk penalty: a chunk of fewer tokens than this loses score in proportion.
+    # The short-chunk penalty: a chunk of fewer tokens than this loses score in proportion.
     short_chunk_tokens: int = 12
     # With a reranker: how many of the best fused passages it reads and reorders.
     rerank_depth: int = 30

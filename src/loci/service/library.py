@@ -336,6 +336,7 @@ class Library:
             lambda digest: None if brain is None else self.store.find_by_hash(brain.id, digest),
             embedder.count_tokens,
             embedder.max_tokens,
+            lambda path: None if brain is None else self.store.find_by_path(brain.id, path),
         )
         items = [PreflightItem(p.arg, "refuse", error=p.reason) for p in problems]
         items.extend(self._preflight_url(flight, url) for url in urls)

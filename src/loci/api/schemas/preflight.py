@@ -28,6 +28,11 @@ class PreflightItemOut(Mirror):
     media_type: str | None
     parser: str | None = Field(description="the format it is read as: pdf, markdown, html, …")
     duplicate_of: ExistingRefOut | None
+    replaces: ExistingRefOut | None = Field(
+        default=None,
+        description="a file added before from the same path, with other bytes: adding updates "
+        "that document (same id) instead of keeping both",
+    )
     over_limit: str | None
     ocr: bool
     ocr_reason: str | None
