@@ -13,6 +13,7 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out
 from loci.models import Hit, SearchFilters
+from loci.search.weak import WEAK_COSINE, weak
 
 Mode = Literal["hybrid", "text", "vector"]
 
@@ -107,8 +108,6 @@ def register(app: typer.Typer) -> None:
             include_retired=include_archived,
         )
         hits = loci.searching.search(target, request)
-        from loci.search.weak import WEAK_COSINE, weak
-
         if json_:
             from loci.api.schemas.search import HitOut
 

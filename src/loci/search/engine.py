@@ -151,11 +151,13 @@ class SearchEngine:
         """Documents by their best chunk, for evaluation against document-level judgments."""
         fused = self.fused(brain, query, mode)
         scored = [(f.score, f) for f in fused]
+        known: dict[int, int] = {}  # chunk -> document, for rows already read
         if mode == "hybrid" and self.reranker is None:
             # Among the first passages, as a search shows them (reading every candidate's
             # text would cost more than the search itself).
             shown, below = scored[:WORDS_FIRST_WINDOW], scored[WORDS_FIRST_WINDOW:]
             texts = self.store.chunks_with_documents([f.item_id for _, f in shown])
+            known = {chunk_id: document.id for chunk_id, (_, document) in texts.items()}
             scored = words_first(shown, query_terms(query), _text_in(texts)) + below
         if mode == "hybrid" and self.reranker is not None:
             head = fused[: self.params.rerank_depth]
@@ -166,7 +168,9 @@ class SearchEngine:
                 low = min((score for score, _ in reranked), default=0.0)
                 rest = fused[len(head) :]
                 scored = reranked + [(low - 1.0 - i, f) for i, f in enumerate(rest)]
-        chunk_docs = self.store.chunk_documents([f.item_id for _, f in scored])
+        chunk_docs = known | self.store.chunk_documents(
+            [f.item_id for _, f in scored if f.item_id not in known]
+        )
         seen: dict[int, float] = {}
         for score, f in scored:
             doc_id = chunk_docs.get(f.item_id)
