@@ -85,7 +85,8 @@ def test_a_saved_answer_is_a_valid_linked_page_and_saving_twice_is_one(
     assert validate(kept.doc) == []
     assert "4471" in kept.doc.truth and f"[[source:note:{ids['note']}|" in kept.doc.truth
     assert set(kept.doc.sources) == {f"note:{ids['note']}", f"file:{ids['file']}"}
-    assert [e.text for e in kept.doc.timeline] == [f"answered {QUESTION}"]
+    assert [e.text for e in kept.doc.timeline] == ["answered in chat"]
+    assert (kept.doc.timeline[0].source or "").startswith("loci-chat:")
     assert full["document"]["id"] == doc["id"]
     # The page is searchable like any other once indexed.
     assert any(d.kind == "page" for d in loci.library.documents(brain))

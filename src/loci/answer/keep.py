@@ -22,6 +22,7 @@ from loci.models import ChatMessage, Document, GraphDocument
 FOLDER = "research"
 CORE_KINDS = ("file", "web", "note")  # `loci.graph.reads.CORE_PROVIDERS`
 MAX_TITLE = 200
+ANSWERED = "answered in chat"  # the timeline entry; its source names the conversation
 
 
 def page_id(brain_id: int, message_id: int, question: str) -> str:
@@ -56,7 +57,9 @@ def answer_page(
         truth += "\n### Sources\n\n" + "\n".join(lines) + "\n"
     today = dt.date.today().isoformat()
     asked_in = f"loci-chat:{conversation_id}/{answer.id}"
-    entry = new_entry(doc_id, today, f"answered {question_line[:300]}", asked_in)
+    # The question is stated once, in the truth: a timeline line repeating it would be a passage
+    # that is nothing but the question, and asking it again would cite that line.
+    entry = new_entry(doc_id, today, ANSWERED, asked_in)
     return BrainDoc(
         id=doc_id,
         kind="page",

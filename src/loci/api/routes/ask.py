@@ -199,8 +199,9 @@ def save_answer(
 ) -> SavedAnswerOut:
     """Keep an answer of your conversation as an `analysis` page in the brain graph's research/
     folder: the question, the answer, its citations as page links, evidence citations or
-    source pointers (`file:12`), and a timeline entry "answered …". Saving the same answer
-    again returns the first page (`created: false`). Needs write access to the brain."""
+    source pointers (`file:12`), and a timeline entry "answered in chat" (its source names the
+    conversation). Saving the same answer again returns the first page (`created: false`).
+    Needs write access to the brain."""
     saved = loci.answers.save_answer(
         brain, conversation_id, message_id, principal.user.id, actor=principal.user.name
     )
