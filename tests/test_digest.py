@@ -211,7 +211,11 @@ def test_saving_the_same_period_twice_keeps_one_searchable_page(
     loci.library.add_note(
         brain, "The kettle filter is in the drawer under the sink.", title="Filter"
     )
-    second = loci.reviews.save_digest(brain, "7d", now=now + dt.timedelta(minutes=5))
+    # A little later on the same day: five minutes on, or the day's last second when midnight
+    # is nearer (the period is named by its days, and a new day is a new period).
+    end_of_day = now.replace(hour=23, minute=59, second=59, microsecond=0)
+    later = max(now, min(now + dt.timedelta(minutes=5), end_of_day))
+    second = loci.reviews.save_digest(brain, "7d", now=later)
     assert not second.created and second.page.id == first.page.id
     assert [d.id for d in loci.store.graph.documents(brain.id, folder="reviews")] == [first.page.id]
     content = loci.graph.get(brain, first.page.id).content
