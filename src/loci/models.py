@@ -280,6 +280,22 @@ class Document:
 
 
 @dataclass(frozen=True)
+class DocumentVersion:
+    """Content a document had before it was replaced in place (a file edited and synced or
+    added again, a note rewritten, a web page fetched again): its bytes stay a blob this
+    points at. `number` counts a document's contents from 1; the current one is the next."""
+
+    document_id: int
+    number: int
+    name: str
+    mime_type: str | None
+    size_bytes: int
+    content_hash: str
+    saved_at: str  # when this content became the document's
+    replaced_at: str  # when newer content took its place
+
+
+@dataclass(frozen=True)
 class Chunk:
     id: int
     document_id: int
