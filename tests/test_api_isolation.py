@@ -319,6 +319,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
     "remove_folder": Attempt("write"),
     "sync_folders": Attempt("write"),
+    "resolve_conflict": Attempt("write", lambda ids: {"json": {"path": "a.md", "keep": "file"}}),
     "ingest_source_item": Attempt(
         "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
     ),

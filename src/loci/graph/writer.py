@@ -40,6 +40,9 @@ class GraphWriter:
         # The store's check across brains and document versions: the graph's own only sees
         # the brain it writes (row-level security), and bytes may be shared beyond it.
         self.unused = unused
+        # Called after every commit with (brain id, the changes, actor): a vault followed as
+        # pages writes the pages Loci changed back to their files.
+        self.after_commit: list[Callable[[int, Sequence[Change], str], None]] = []
 
     def put(
         self,
@@ -112,3 +115,5 @@ class GraphWriter:
     def commit(self, brain_id: int, changes: Sequence[Change], actor: str) -> None:
         for content_hash in self.unused(self.graph.apply(brain_id, changes, actor)):
             self.blobs.delete(content_hash)
+        for hook in self.after_commit:
+            hook(brain_id, changes, actor)

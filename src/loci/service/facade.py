@@ -30,6 +30,7 @@ from loci.search.rerank import Reranker
 from loci.service.library import INDEX_JOB, Library
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
+from loci.service.source_pages import PageSources
 from loci.service.sources import Sources
 from loci.service.versions import Versions
 from loci.store.base import Store
@@ -96,7 +97,7 @@ class Loci:
         self.library = Library(
             store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
         )
-        self.sources = Sources(store, self.library)
+        self.sources = Sources(store, self.library, PageSources(store, self.graph))
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
 
     # Asking and reviews are built when first used, their modules imported then: a command

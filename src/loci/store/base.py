@@ -7,7 +7,7 @@ method that takes a `brain_id` scopes to that brain; a document of another brain
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ from loci.models import (
     SearchFilters,
     SlackIdentity,
     Source,
+    SourceMode,
     TokenKind,
     TokenScope,
     User,
@@ -370,8 +371,24 @@ class Store(Protocol):
         include: Sequence[str],
         exclude: Sequence[str],
         on_delete: OnDelete,
+        mode: SourceMode = "files",
     ) -> Source:
         """Register a folder (`Conflict` if this brain follows it already)."""
+        ...
+
+    def source_pages(self, brain_id: int, source_id: int) -> dict[str, dict[str, str]]:
+        """A folder followed as pages: doc id → {"path", "hash" (the page's at the last sync),
+        "file" (the file's, where it is not the page's)}."""
+        ...
+
+    def update_source_pages(
+        self,
+        brain_id: int,
+        source_id: int,
+        changed: Mapping[str, dict[str, str]],
+        removed: Sequence[str],
+    ) -> None:
+        """Record the entries a sync changed and forget the ones it removed, at once."""
         ...
 
     def sources(self, brain_id: int | None = None) -> list[Source]:

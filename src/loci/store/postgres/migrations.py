@@ -504,6 +504,24 @@ MIGRATIONS: list[Migration] = [
     CREATE POLICY brain_scope ON document_versions
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 20: a folder followed as pages, as SQLite's 20: a brain's rows, under its policy.
+    """
+    ALTER TABLE sources ADD COLUMN mode text NOT NULL DEFAULT 'files'
+        CHECK (mode IN ('files', 'pages'));
+    CREATE TABLE source_pages (
+        source_id bigint NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        doc_id text NOT NULL,
+        path text NOT NULL,
+        page_hash text NOT NULL,
+        file_hash text,
+        PRIMARY KEY (source_id, doc_id)
+    );
+    ALTER TABLE source_pages ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE source_pages FORCE ROW LEVEL SECURITY;
+    CREATE POLICY brain_scope ON source_pages
+        USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
+    """,
 ]
 
 

@@ -113,15 +113,30 @@ TABLES: tuple[Table, ...] = (
     Table(
         "document_versions",
         (
-            "id", "brain_id", "document_id", "number", "name", "mime_type", "size_bytes",
-            "content_hash", "saved_at", "replaced_at",
+            "id",
+            "brain_id",
+            "document_id",
+            "number",
+            "name",
+            "mime_type",
+            "size_bytes",
+            "content_hash",
+            "saved_at",
+            "replaced_at",
         ),
     ),  # fmt: skip
     Table(
         "sources",
         (
-            "id", "brain_id", "path", "include_globs", "exclude_globs", "on_delete",
-            "created_at", "last_sync_at", "last_report",
+            "id",
+            "brain_id",
+            "path",
+            "include_globs",
+            "exclude_globs",
+            "on_delete",
+            "created_at",
+            "last_sync_at",
+            "last_report",
         ),
     ),  # fmt: skip
     Table(

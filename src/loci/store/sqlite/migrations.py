@@ -418,6 +418,23 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX document_versions_hash ON document_versions(content_hash);
     """,
+    # 20: a folder followed as pages (`loci sources add VAULT --as pages`): its Markdown files
+    # are graph pages kept in step both ways. `source_pages` is that sync's manifest: per page,
+    # its file and the hashes of both at the last sync, so an edit on either side is told from
+    # the other, and an edit on both is a conflict.
+    """
+    ALTER TABLE sources ADD COLUMN mode TEXT NOT NULL DEFAULT 'files'
+        CHECK (mode IN ('files', 'pages'));
+    CREATE TABLE source_pages (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        doc_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        page_hash TEXT NOT NULL,
+        file_hash TEXT,
+        PRIMARY KEY (source_id, doc_id)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 
