@@ -137,8 +137,14 @@ TABLES: tuple[Table, ...] = (
             "created_at",
             "last_sync_at",
             "last_report",
+            "mode",
         ),
     ),  # fmt: skip
+    Table(
+        "source_pages",
+        ("source_id", "brain_id", "doc_id", "path", "page_hash", "file_hash"),
+        order="source_id, doc_id",
+    ),
     Table(
         "jobs",
         (
