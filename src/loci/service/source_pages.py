@@ -30,7 +30,7 @@ from loci.graph.service import BrainGraph
 from loci.graph.sync_manifest import Manifest
 from loci.graph.transfer_results import FileResult, TransferReport
 from loci.graph.writer import Change
-from loci.ingest.folder_walk import wanted
+from loci.ingest.folder_walk import unreachable, wanted
 from loci.models import Brain, GraphDelete, GraphPut, Source
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
@@ -55,19 +55,6 @@ class PagesSync:
     conflicts: list[tuple[str, str]] = field(default_factory=list)
     queued: list[int] = field(default_factory=list)  # pages' documents to index
     unreachable: str | None = None
-
-
-def unreachable(root: Path, has_known: bool) -> str | None:
-    """Why a followed folder cannot be synced now, or None. An unmounted drive often leaves
-    its mount point behind, empty: taking that as "every file deleted" would empty the brain."""
-    try:
-        if not root.is_dir():
-            return f"{root} is not there (a drive unplugged or moved?)"
-        if has_known and not any(root.iterdir()):
-            return f"{root} is empty; nothing was removed (not mounted?)"
-    except OSError as error:
-        return f"cannot read {root}: {error.strerror}"
-    return None
 
 
 class PageSources:

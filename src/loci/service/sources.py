@@ -17,14 +17,13 @@ A folder followed as pages (`mode` "pages": an Obsidian-style vault) is synced b
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loci.errors import InvalidInput, LociError, NotFound
-from loci.ingest.folder_walk import FolderFile, walk_folder, wanted
+from loci.ingest.folder_walk import FolderFile, unreachable, walk_folder, wanted
 from loci.ingest.size_cap import over_cap
 from loci.models import Brain, Document, OnDelete, Source, SourceMode
 from loci.service.library import Library
@@ -195,17 +194,8 @@ class Sources:
         result = SourceSync(source.id, source.brain_id, source.path)
         root = Path(source.path)
         known = {d.source_path: d for d in self._documents(brain, source)}
-        try:
-            if not root.is_dir():
-                result.unreachable = f"{root} is not there (a drive unplugged or moved?)"
-                return result
-            # An unmounted drive often leaves its mount point behind, empty: taking that as
-            # "every file deleted" would empty the brain.
-            if known and not any(os.scandir(root)):
-                result.unreachable = f"{root} is empty; nothing was removed (not mounted?)"
-                return result
-        except OSError as error:
-            result.unreachable = f"cannot read {root}: {error.strerror}"
+        result.unreachable = unreachable(root, bool(known))
+        if result.unreachable is not None:
             return result
         files, problems = walk_folder(root, source.include, source.exclude)
         result.files = len(files)
