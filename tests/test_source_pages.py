@@ -137,6 +137,12 @@ def test_edits_made_in_loci_are_written_to_the_files_and_a_double_edit_is_a_conf
     assert "baguettes" in ben_file.read_text()
     assert _counts(_sync(loci, brain)) == {"unchanged": 3}
 
+    # A page given a new id in Loci keeps its file; the pages linking to it follow, files too.
+    loci.graph.move(brain, "ben", new_id="ben-okafor", actor="web")
+    assert parse(ben_file.read_text()).id == "ben-okafor"
+    assert "[[page:ben-okafor|Ben]]" in garden_file.read_text()
+    assert _counts(_sync(loci, brain)) == {"unchanged": 3}
+
     # A page deleted in Loci: its file goes to the vault's .trash/, not into oblivion.
     loci.graph.delete(brain, "seeds", actor="web", confirm=True)
     assert not (vault / "notes" / "Seeds.md").exists()

@@ -58,7 +58,10 @@ def print_versions(target: Brain, document_id: int, json_: bool) -> None:
             escape(v.name),
         )
     out.print(table)
-    if not listed.versions:
+    graph_id = document.metadata.get("graph_id")
+    if document.kind in ("page", "evidence") and isinstance(graph_id, str):
+        out.print(f"a page keeps its earlier texts in `loci brain history {escape(graph_id)}`")
+    elif not listed.versions:
         out.print("no earlier versions: it has not been replaced since it was added")
 
 

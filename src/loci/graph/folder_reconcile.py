@@ -83,7 +83,10 @@ class Candidate:
     same_as: Callable[[GraphDocument], bool]  # the stored page already says what the file does
     put: Callable[[GraphDocument | None, str | None], GraphPut]  # (current, expected hash)
     mine: Callable[[GraphDocument], bool]  # the file may take over this page (no entry yet)
-    relinks: bool = False  # a plain note with [[links]]: worth reading again when names change
+    # A plain note with [[links]]: worth reading again when names change — and `same_links`
+    # says, without reading the page's YAML, whether they still resolve as the page has them.
+    relinks: bool = False
+    same_links: Callable[[GraphDocument], bool] = lambda _current: True
 
 
 def _hash(text: str) -> str:
@@ -269,6 +272,9 @@ class FolderReconcile:
             put=put,
             mine=lambda current: parse(current.content).extra.get(IMPORTED_FROM) == path,
             relinks=PLAIN_LINK.search(item.body) is not None,
+            # The page was made from this same text, so only its links can differ; its truth
+            # stands in the stored Markdown as rendered.
+            same_links=lambda current: doc.truth.strip("\n") in current.content,
         )
 
     # one file ------------------------------------------------------------------------------
@@ -296,7 +302,7 @@ class FolderReconcile:
                     return result("unchanged")
                 written = self._write_back(brain, root, manifest, c.id, current)
                 return written or result("unchanged")
-            if (not moved and not c.relinks) or c.same_as(current):
+            if c.same_as(current) if moved else (not c.relinks or c.same_links(current)):
                 entry["path"] = c.path
                 return result("renamed" if moved else "unchanged")
             # The same text reads as another page now: moved to another folder, or its links
