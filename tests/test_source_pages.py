@@ -23,7 +23,7 @@ pytestmark = pytest.mark.both_backends
 
 # A brain document that names no folder, in people/: its folder is the one it sits in.
 BEN = "---\nid: ben\nkind: page\ntype: person\ntitle: Ben Okafor\n---\n\nBen bakes sourdough.\n"
-GARDEN = "# The Garden\n\nRun by [[Ben Okafor|Ben]], fed by the [[Compost]] heap.\n"
+GARDEN = "# The Garden\n\nRun by [[Ben Okafor|Ben]], fed by the [[Compost]] heap. [[Seeds]].\n"
 SEEDS = "---\ntags: [garden]\n---\nSwap seeds each spring at the library.\n"
 
 
@@ -86,9 +86,16 @@ def test_a_vault_is_kept_as_pages_as_its_files_change(
     seeds = loci.graph.get(brain, "seeds").doc  # the same page, from its new file
     assert seeds.extra["importedFrom"] == "notes/Seed swap.md"
     assert seeds.folder == "notes"
+    # A link to the renamed note still reaches its page, by the old name or the new one.
+    assert "[[page:seeds|Seeds]]" in loci.graph.get(brain, "garden").doc.truth
+    (vault / "Library.md").write_text("The [[Seed swap]] is on Saturdays.\n")
+    assert _counts(_sync(loci, brain)) == {"added": 1, "unchanged": 3}
+    assert "[[page:seeds|Seed swap]]" in loci.graph.get(brain, "library").doc.truth
+    (vault / "Library.md").unlink()
     with pytest.raises(Exception, match="compost"):
         loci.graph.get(brain, "compost")
-    # Nothing changed: a sync changes nothing.
+    # Nothing changed: a sync changes nothing (but forget the library note).
+    assert _counts(_sync(loci, brain)) == {"removed": 1, "unchanged": 3}
     assert _counts(_sync(loci, brain)) == {"unchanged": 3}
 
 
