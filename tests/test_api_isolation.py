@@ -32,7 +32,7 @@ pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/securit
 ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
-    "provider", "source_id",
+    "provider", "source_id", "version",
 }  # fmt: skip
 SECRET_WORD = "zephyrine"  # only in Alice's private brain
 SHARED_WORD = "quokka"  # in Bob's two brains and Alice's workspace brain
@@ -144,6 +144,21 @@ def world(
             with server.client(token) as api:
                 assert server.wait_ready(api, brain, doc_id)["status"] == "ready"
 
+        with server.client(alice.secret) as api:  # her note's first text becomes version 1
+            note_path = f"/brains/vault/notes/{pending[1][1]}"
+            note = api.get(note_path).json()["document"]
+            edited = api.put(
+                note_path,
+                json={
+                    "text": f"Remember the {SECRET_WORD} password hint: the pier.",
+                    "title": "note",
+                    "expected_hash": note["content_hash"],
+                },
+            )
+            assert edited.status_code == 200, edited.text
+            assert server.wait_ready(api, "vault", pending[1][1])["status"] == "ready"
+            assert api.get(f"{note_path.replace('notes', 'files')}/versions").json()["versions"]
+
         folder = tmp_path_factory.mktemp("alices-folder")
         source_id = loci.sources.add(loci.store.get_brain("vault"), folder).id
 
@@ -237,6 +252,12 @@ ATTEMPTS: dict[str, Attempt] = {
     "file_text": Attempt("read"),
     "file_chunks": Attempt("read"),
     "related_files": Attempt("read"),
+    # her note's first text, kept when she rewrote it: listing, reading and diffing read it,
+    # restoring would overwrite her current note
+    "list_versions": Attempt("read"),
+    "diff_versions": Attempt("read", lambda ids: {"params": {"old": 1}}),
+    "download_version": Attempt("read"),
+    "restore_version": Attempt("write"),
     "reprocess_file": Attempt("write"),
     "create_note": Attempt("write", lambda ids: {"json": NOTE_BODY}),
     "list_notes": Attempt("read"),
@@ -298,6 +319,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
     "remove_folder": Attempt("write"),
     "sync_folders": Attempt("write"),
+    "resolve_conflict": Attempt("write", lambda ids: {"json": {"path": "a.md", "keep": "file"}}),
     "ingest_source_item": Attempt(
         "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
     ),
@@ -328,6 +350,7 @@ def _snapshot(world: World) -> dict[str, Any]:
             "jobs": api.get(f"{brain}/jobs").json(),
             "status": api.get(f"{brain}/status").json(),
             "note": api.get(f"{brain}/notes/{world.note_id}").json(),
+            "versions": api.get(f"{brain}/files/{world.note_id}/versions").json(),
             "chunks": api.get(f"{brain}/files/{world.file_id}/chunks").json(),
             "download": hashlib.sha256(
                 api.get(f"{brain}/files/{world.file_id}/download").content
@@ -357,7 +380,7 @@ def _targets(
     op: Operation, world: World, note_hash: str, graph_hash: str
 ) -> list[tuple[str, Ids, Ids]]:
     """(what is tried, Alice's ids, the same shape with ids that exist nowhere)."""
-    doc = world.note_id if "/notes/" in op.path else world.file_id
+    doc = world.note_id if "/notes/" in op.path or "/versions" in op.path else world.file_id
     theirs = {
         "brain": "vault",
         "document_id": doc,
@@ -370,6 +393,7 @@ def _targets(
         "graph_hash": graph_hash,
         "provider": "jamie",
         "source_id": world.source_id,
+        "version": 1,
     }
     made_up = {
         **theirs,

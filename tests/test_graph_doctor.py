@@ -189,3 +189,50 @@ def test_agents_and_http_clients_get_a_bounded_read_only_checkup(
     assert checked["by_kind"] == report["by_kind"] and checked["omitted"] == 1
     assert checked["findings"][0]["kind"] == "broken-link"
     assert [b.name for b in loci.brains()] == brains_before  # no scratch brain: nothing written
+
+
+@pytest.mark.both_backends
+def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
+    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "plan.md").write_text("# Plan\n\nPlant the beans in May.\n")
+    (folder / "keep.md").write_text("# Keep\n\nWater them twice a week.\n")
+    loci.sources.add(brain, folder)
+    loci.sources.sync(brain)
+    ids = {d.name: d.id for d in loci.library.documents(brain)}
+    plan, keep = f"file:{ids['plan.md']}", f"file:{ids['keep.md']}"
+    graph.create(brain, actor="test", doc_type="project", title="Beans", text="Beans in May.")
+    graph.set_fields(brain, "beans", [f"sources={plan},{keep}"], actor="test")
+    graph.append_timeline(brain, "beans", "Planted.", actor="test", at="2026-05-02", source=plan)
+    assert not [f for f in doctor.check_brain(brain, roundtrip=False).findings
+                if f.kind == "missing-source"]  # fmt: skip
+
+    (folder / "plan.md").unlink()  # the file goes, and at the next sync its document
+    (result,) = loci.sources.sync(brain).sources
+    assert result.removed == 1
+    missing = [
+        f for f in doctor.check_brain(brain, roundtrip=False).findings if f.kind == "missing-source"
+    ]
+    assert [(f.document, f.severity) for f in missing] == [("beans", "error")]
+    assert f"'{plan}' points at document {ids['plan.md']}" in missing[0].message
+    assert "no longer has" in missing[0].message and keep not in missing[0].message
+
+
+def test_a_link_to_a_page_whose_vault_file_was_deleted_is_reported(
+    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Compost.md").write_text("Worms and leaves.\n")
+    (vault / "Beans.md").write_text("Planted in May.\n")  # an empty vault would be unmounted
+    loci.sources.add(brain, vault, mode="pages")
+    loci.sources.sync(brain)
+    graph.create(
+        brain, actor="test", doc_type="note", title="Beds", text="Fed by [[page:compost]]."
+    )
+    (vault / "Compost.md").unlink()
+    assert loci.sources.sync(brain).sources[0].removed == 1
+    found = {(f.kind, f.document) for f in doctor.check_brain(brain, roundtrip=False).findings}
+    assert ("broken-link", "beds") in found

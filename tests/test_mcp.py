@@ -62,6 +62,7 @@ def test_tools_are_described_bounded_and_annotated(server: MCPServer) -> None:
     expected_reads = {
         "list_brains", "search", "list_files", "read", "related", "ask", "quiz", "flashcards",
         "digest", "brain_query", "brain_get", "brain_timeline", "brain_doctor", "list_sources",
+        "list_versions",
     }  # fmt: skip
     expected_writes = {
         "add_url", "create_file", "save", "brain_append_timeline", "brain_link", "brain_rewrite",
@@ -341,6 +342,7 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
     assert names == {
         "list_brains", "search", "list_files", "read", "related", "ask", "quiz", "flashcards",
         "digest", "brain_query", "brain_get", "brain_timeline", "brain_doctor", "list_sources",
+        "list_versions",
     }  # fmt: skip
     assert refused.is_error and "read-only" in text_of(refused)
     assert loci.library.documents(loci.brain()) == []

@@ -108,6 +108,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "brain_doctor": {},
     "digest": {},
     "list_sources": {},
+    "list_versions": {"document_id": 1},
     "add_url": {"url": "https://example.org/"},
     "create_file": {"name": "intrusion.md", "content": "written from A's token"},
     "save": {"text": "written from A's token"},
@@ -151,6 +152,8 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
         assert by_id.is_error and "not_found" in text_of(by_id)
         kin = await c.call_tool("related", {"document_id": b_doc})
         assert kin.is_error and "not_found" in text_of(kin)
+        history = await c.call_tool("list_versions", {"document_id": b_doc})
+        assert history.is_error and "not_found" in text_of(history)
         by_page = await c.call_tool("brain_get", {"page": "plan-b"})
         assert by_page.is_error and "not_found" in text_of(by_page)
         hits = ok(await c.call_tool("search", {"query": "secret plan lighthouse"}))["hits"]

@@ -40,9 +40,11 @@ def test_a_changed_page_refreshes_its_document(loci: Loci, brain: Brain) -> None
     assert [d.id for d in loci.library.documents(brain)] == [first.document.id]
     assert any("green waste" in t for t in texts_found(loci, brain, "bonfire green waste skip"))
     assert not any("Sundays" in t for t in texts_found(loci, brain, "bonfire Sundays morning"))
-    # The old version's bytes are gone from the blob store; the new ones are kept.
-    assert not loci.blobs.exists(first.document.content_hash)
+    # The old text is the page's version 1 now (its bytes kept, not found by search).
     assert loci.library.original(brain, now.id).decode().count("green waste") == 1
+    (kept,) = loci.versions.list(brain, now.id).versions
+    assert kept.content_hash == first.document.content_hash
+    assert b"Sundays" in loci.versions.content(brain, now.id, 1)[1]
 
 
 @pytest.mark.both_backends

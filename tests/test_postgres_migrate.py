@@ -57,6 +57,18 @@ def test_migrate_copies_everything_and_ranks_the_same(
         user.id, name="cli", prefix="loci_x", secret_hash="h" * 64, scope="write",
         brain_ids=[brain.id], expires_at=None,
     )  # fmt: skip
+    folder = tmp_path / "followed"  # a followed folder, and a file of it edited once
+    folder.mkdir()
+    (folder / "plan.md").write_text("The otters' plan: kelp first.\n")
+    planned = loci.library.add_file(brain, folder / "plan.md").document.id
+    (folder / "plan.md").write_text("The otters' plan: kelp first, then clams.\n")
+    loci.library.add_file(brain, folder / "plan.md")
+    loci.sources.add(brain, folder)
+    vault = tmp_path / "vault"  # and a vault followed as pages, synced once
+    vault.mkdir()
+    (vault / "Kelp.md").write_text("Otters wrap themselves in kelp to sleep.\n")
+    loci.sources.add(brain, vault, mode="pages")
+    loci.sources.sync(brain)
     integrations = loci.store.integrations
     integrations.link_slack("T1", "U0MAYA", user.id, brain.id)
     secret = integrations.create_webhook_secret(brain.id, "jamie", "whsec_ab", "sealed-bytes")
@@ -87,7 +99,9 @@ def test_migrate_copies_everything_and_ranks_the_same(
     done = run_cli("migrate", "--to", url, "--blobs-in-database", "--json", home=home)
     assert done.returncode == 0, done.stderr
     copied = json.loads(done.stdout)["copied"]
-    assert copied["documents"] == len(NOTES) + 1  # the graph page is indexed too
+    assert copied["documents"] == len(NOTES) + 3  # the pages are indexed too, and plan.md
+    assert copied["document_versions"] == 1 and copied["sources"] == 2
+    assert copied["source_pages"] == 1
     assert copied["chunk vectors"] == copied["chunks"] > 0
     assert copied["graph_versions"] == 1 and copied["api_tokens"] == 1
     assert copied["blobs"] >= len(NOTES)
@@ -123,6 +137,10 @@ def test_migrate_copies_everything_and_ranks_the_same(
         moved_graph = BrainGraph(store, moved.blobs, moved.searching.search)
         assert moved_graph.get(same, "ana").doc.truth == "Ana grows peppers."
         assert [v.actor for v in moved_graph.history(same, "ana")] == ["t"]
+        (version,) = moved.versions.list(same, planned).versions
+        assert moved.versions.content(same, planned, version.number)[1].startswith(b"The otters")
+        assert [s.mode for s in moved.sources.list(same)] == ["files", "pages"]
+        assert moved.sources.sync(same).sources[1].unchanged == 1  # its manifest came along
         blobs = PostgresBlobStore(store.db)
         data = NOTES["kelp.txt"].encode()
         assert blobs.get(sha256_hex(data)) == data

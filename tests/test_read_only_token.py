@@ -71,13 +71,22 @@ def home(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterat
                 json={"type": "concept", "title": "Boiler notes", "id": PAGE},
             )
             assert page.status_code == 201, page.text
+            note_id = note.json()["document"]["id"]
+            rewritten = api.put(  # its first text becomes version 1, which a restore would bring
+                f"/brains/mine/notes/{note_id}",
+                json={
+                    "title": "boiler",
+                    "text": "The boiler pressure should be 1.2 bar.",
+                    "expected_hash": note.json()["document"]["content_hash"],
+                },
+            )
+            assert rewritten.status_code == 200, rewritten.text
             folder = tmp_path_factory.mktemp("followed")
             source = loci.sources.add(loci.store.get_brain("mine"), folder)
             for doc_id in (note.json()["document"]["id"], page.json()["document_id"]):
                 assert server.wait_ready(api, "mine", doc_id)["status"] == "ready"
             conversation_id = _ask(api, "mine", "what should the boiler pressure be?")
             messages = api.get(f"/brains/mine/conversations/{conversation_id}").json()["messages"]
-            note_id = note.json()["document"]["id"]
             ids = {
                 "brain": "mine",
                 "document_id": note_id,
@@ -94,6 +103,7 @@ def home(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterat
                 ],
                 "provider": "jamie",
                 "source_id": source.id,
+                "version": 1,
             }
         yield Home(server, issued.secret, read, ids)
     finally:
@@ -119,6 +129,7 @@ def _snapshot(home: Home) -> dict[str, Any]:
             "members": api.get(f"{brain}/members").json(),
             "files": api.get(f"{brain}/files").json(),
             "note": api.get(f"{brain}/notes/{home.ids['document_id']}").json(),
+            "versions": api.get(f"{brain}/files/{home.ids['document_id']}/versions").json(),
             "graph": api.get(f"{brain}/graph/documents/{PAGE}").json(),
             "sources": api.get(f"{brain}/folders").json(),
             "conversation": api.get(f"{brain}/conversations/{home.ids['conversation_id']}").json(),

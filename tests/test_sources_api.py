@@ -191,3 +191,45 @@ def test_mcp_list_sources_shows_the_folder_its_last_sync_and_its_failures(
     assert shown["files"] == 2 and shown["last_sync_at"] and shown["unreachable"] is None
     (failure,) = shown["errors"]
     assert failure["path"].endswith("scan.txt") and "limit is" in failure["reason"]
+
+
+def test_a_vault_followed_as_pages_takes_edits_from_the_web_and_settles_a_conflict(
+    confined: LiveServer, roots: tuple[Path, Path]
+) -> None:
+    _create_brain(confined, "home")
+    vault = roots[0] / "vault"
+    (vault / "people").mkdir(parents=True)
+    ben = vault / "people" / "ben.md"
+    ben.write_text("---\nid: ben\nkind: page\ntype: person\ntitle: Ben\n---\n\nBen bakes.\n")
+    with confined.client() as api:
+        added = api.post("/brains/home/folders", json={"path": str(vault), "mode": "pages"})
+        assert added.status_code == 201 and added.json()["mode"] == "pages", added.text
+        synced = api.post("/brains/home/sync").json()
+        assert synced["ok"] and synced["sources"][0]["added"] == 1
+        page = api.get("/brains/home/graph/documents/ben").json()
+        assert page["document"]["folder"] == "people"  # where the file sits
+
+        # The web editor's save is written to the file at once.
+        edit = {"truth": "Ben bakes rye.", "expected_hash": page["document"]["content_hash"]}
+        assert api.put("/brains/home/graph/documents/ben/truth", json=edit).status_code == 200
+        assert "Ben bakes rye." in ben.read_text()
+
+        # The file and the page both change: a conflict in the folder's list, nothing written.
+        ben.write_text(ben.read_text().replace("rye", "spelt"))
+        page = api.get("/brains/home/graph/documents/ben").json()
+        edit = {"truth": "Ben bakes bagels.", "expected_hash": page["document"]["content_hash"]}
+        assert api.put("/brains/home/graph/documents/ben/truth", json=edit).status_code == 200
+        assert "spelt" in ben.read_text()
+        assert not api.post("/brains/home/sync").json()["ok"]
+        (listed,) = api.get("/brains/home/folders").json()
+        assert [c["path"] for c in listed["conflicts"]] == ["people/ben.md"]
+
+        source = f"/brains/home/folders/{listed['id']}/resolve"
+        unknown = api.post(source, json={"path": "people/nobody.md", "keep": "file"})
+        assert unknown.status_code == 404
+        kept = api.post(source, json={"path": "people/ben.md", "keep": "file"})
+        assert kept.status_code == 200, kept.text
+        assert kept.json()["conflicts"] == [] and kept.json()["updated"] == 1
+        page = api.get("/brains/home/graph/documents/ben").json()
+        assert "spelt" in page["content"] and ben.read_text() == page["content"]
+        assert api.get("/brains/home/folders").json()[0]["conflicts"] == []

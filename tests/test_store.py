@@ -230,14 +230,21 @@ def test_new_content_stats_and_metadata_read_the_same_on_both_backends(store: St
     shared = store.create_document(other.id, new_doc("z.txt", "3" * 64), "index")
 
     edit = new_doc("x.txt", "3" * 64)
-    edited, old_unused = store.replace_content(brain.id, doc.id, "1" * 64, edit, "index")
-    assert edited.content_hash == "3" * 64 and edited.status == "processing" and old_unused
+    edited, unused = store.replace_content(
+        brain.id, doc.id, "1" * 64, edit, "index", keep_versions=0
+    )
+    assert edited.content_hash == "3" * 64 and edited.status == "processing"
+    assert unused == ["1" * 64] and store.document_versions(brain.id, doc.id) == []
     with pytest.raises(Conflict, match="changed since you read it"):
-        store.replace_content(brain.id, doc.id, "1" * 64, new_doc("x.txt", "4" * 64), "index")
+        store.replace_content(
+            brain.id, doc.id, "1" * 64, new_doc("x.txt", "4" * 64), "index", keep_versions=0
+        )
     store.create_document(brain.id, new_doc("w.txt", "5" * 64), "index")
     with pytest.raises(Conflict, match="already has exactly this content"):
-        store.replace_content(brain.id, doc.id, "3" * 64, new_doc("x.txt", "5" * 64), "index")
-    assert store.delete_document(other.id, shared.id) is False  # brain a still uses "3…"
+        store.replace_content(
+            brain.id, doc.id, "3" * 64, new_doc("x.txt", "5" * 64), "index", keep_versions=0
+        )
+    assert store.delete_document(other.id, shared.id) == []  # brain a still uses "3…"
 
     store.merge_document_metadata(doc.id, {"pages": 3})
     store.merge_document_metadata(doc.id, {"author": "Ana", "when": date(2024, 5, 1)})
@@ -254,3 +261,27 @@ def test_new_content_stats_and_metadata_read_the_same_on_both_backends(store: St
     assert stats.jobs_by_status == {"queued": 2} and stats.bytes_stored == 20
     empty = store.stats(store.ensure_brain("c").id)
     assert (empty.documents_by_status, empty.chunks, empty.bytes_stored) == ({}, 0, 0)
+
+
+@both
+def test_replaced_contents_are_kept_as_versions_up_to_the_limit_and_count_as_used(
+    store: Store,
+) -> None:
+    brain, other = store.ensure_brain("a"), store.ensure_brain("b")
+    doc = store.create_document(brain.id, new_doc("x.txt", "1" * 64), "index")
+    for old, new in (("1", "2"), ("2", "3"), ("3", "4")):
+        _, unused = store.replace_content(
+            brain.id, doc.id, old * 64, new_doc("x.txt", new * 64), "index", keep_versions=2
+        )
+    # The third replacement dropped version 1, whose bytes nothing else has.
+    assert unused == ["1" * 64]
+    versions = store.document_versions(brain.id, doc.id)
+    assert [(v.number, v.content_hash) for v in versions] == [(3, "3" * 64), (2, "2" * 64)]
+    assert versions[1].saved_at <= versions[1].replaced_at <= versions[0].replaced_at
+    assert versions[0].saved_at == versions[1].replaced_at  # it came when 2 was replaced
+    # A version's bytes are in use: not another brain's to delete, not the brain's either.
+    assert store.unused(["2" * 64, "3" * 64, "4" * 64, "1" * 64]) == ["1" * 64]
+    with pytest.raises(NotFound):
+        store.document_versions(other.id, doc.id)
+    # Deleting the document takes its versions, and says which bytes are free now.
+    assert sorted(store.delete_document(brain.id, doc.id)) == ["2" * 64, "3" * 64, "4" * 64]

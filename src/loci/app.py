@@ -122,6 +122,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
         default_brain=settings.default_brain,
         ingest_chunks_per_s=settings.ingest_chunks_per_s,
         max_file_bytes=settings.max_file_bytes,
+        versions_keep=settings.versions_keep,
         indexer=IndexerSettings(
             overlap_tokens=settings.chunk_overlap_tokens,
             max_chunks=settings.max_chunks_per_file,

@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     blobs: Literal["files", "database"] = "files"
     default_brain: str = "default"
     max_file_mb: float = Field(default=50.0, gt=0)
+    # A document replaced in place (a file edited, a note rewritten, a page fetched again)
+    # keeps this many earlier contents, oldest dropped first; 0 keeps none.
+    versions_keep: int = Field(default=10, ge=0)
 
     embedder: Literal["local", "openai"] = "local"
     embed_base_url: str | None = None

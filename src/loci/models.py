@@ -26,6 +26,7 @@ TokenScope = Literal["read", "write"]
 TokenKind = Literal["api", "session"]
 # What `loci sync` does with a document whose file left a registered folder.
 OnDelete = Literal["remove", "keep"]
+SourceMode = Literal["files", "pages"]  # a folder's files as documents, or as graph pages
 
 
 # Where text read by OCR sits on its page or image: (left, top, right, bottom) as fractions of the
@@ -280,6 +281,22 @@ class Document:
 
 
 @dataclass(frozen=True)
+class DocumentVersion:
+    """Content a document had before it was replaced in place (a file edited and synced or
+    added again, a note rewritten, a web page fetched again): its bytes stay a blob this
+    points at. `number` counts a document's contents from 1; the current one is the next."""
+
+    document_id: int
+    number: int
+    name: str
+    mime_type: str | None
+    size_bytes: int
+    content_hash: str
+    saved_at: str  # when this content became the document's
+    replaced_at: str  # when newer content took its place
+
+
+@dataclass(frozen=True)
 class Chunk:
     id: int
     document_id: int
@@ -504,8 +521,9 @@ class WebhookSecret:
 
 @dataclass(frozen=True)
 class Source:
-    """A folder a brain follows: `loci sync` keeps the documents of its files in step with it.
-    `last_report` is what the last sync found (counts, per-file failures), None before one."""
+    """A folder a brain follows: `loci sync` keeps the documents of its files in step with it
+    (`mode` "files"), or its Markdown as graph pages, both ways ("pages"). `last_report` is
+    what the last sync found (counts, per-file failures, conflicts), None before one."""
 
     id: int
     brain_id: int
@@ -516,6 +534,7 @@ class Source:
     created_at: str
     last_sync_at: str | None
     last_report: dict[str, Any] | None
+    mode: SourceMode = "files"
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from loci.api.routes import (
     sources,
     tokens,
     users,
+    versions,
 )
 from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
@@ -116,7 +117,8 @@ def create_app(
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(400, 422))
     app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
     for module in (
-        tokens, users, people, brains, file_routes, share, notes, search, ask, graph, sources
+        tokens, users, people, brains, file_routes, versions, share, notes, search, ask, graph,
+        sources,
     ):  # fmt: skip
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))

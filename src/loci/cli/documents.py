@@ -71,12 +71,23 @@ def register(app: typer.Typer) -> None:
         chunks: Annotated[
             bool, typer.Option("--chunks", help="Print the chunks search matches against.")
         ] = False,
+        versions: Annotated[
+            bool,
+            typer.Option(
+                "--versions", help="List its versions: dates, sizes, hashes (`loci versions`)."
+            ),
+        ] = False,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Show one document: metadata, status and, on request, its text or chunks."""
+        """Show one document: metadata, status and, on request, its text, chunks or versions."""
         loci = service()
         target = existing_brain(brain)
+        if versions:
+            from loci.cli.versions import print_versions
+
+            print_versions(target, document_id, json_)
+            return
         doc = loci.library.document(target, document_id)
         body = loci.library.document_text(target, document_id) if text else None
         parts = loci.library.chunks(target, document_id) if chunks else None

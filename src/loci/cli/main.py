@@ -26,6 +26,7 @@ from loci.cli import (
     sources,
     status,
     study,
+    versions,
     webhooks,
 )
 
@@ -55,7 +56,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
-    mcp, migrate, slack, webhooks, digest, sources,
+    mcp, migrate, slack, webhooks, digest, sources, versions,
 ):  # fmt: skip
     module.register(app)
 

@@ -2,15 +2,17 @@
 
 Registering a folder reads nothing yet; `loci sync` walks every registered folder and adds,
 updates, renames and removes documents so the brain matches the files (for cron, or a laptop
-without `loci serve`). Like `loci brains`, these commands act as the administrator of the data
-directory: the path is one of this machine's, so unlike the HTTP API they are not confined to
+without `loci serve`). A folder followed `--as pages` (an Obsidian vault) is kept as graph pages
+both ways; a file changed on both sides is a conflict, settled with `loci sources resolve`.
+Like `loci brains`, these commands act as the administrator of the data directory: the path is
+one of this machine's, so unlike the HTTP API they are not confined to
 `LOCI_SOURCES_ALLOWED_ROOTS`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
@@ -31,6 +33,10 @@ from loci.cli.output import PARTIAL, emit_json, err, out
 if TYPE_CHECKING:
     from loci.models import Brain, Source
     from loci.service.sources import SourceSync
+
+
+SourceModeOption = Literal["files", "pages"]
+KeepOption = Literal["file", "loci"]
 
 
 def _brain_names() -> dict[int, str]:
@@ -58,7 +64,7 @@ def _find(source_id: int, brain_name: str | None) -> tuple[Brain, Source]:
     return owner, loci.sources.get(owner, source_id)
 
 
-CHANGES = ("added", "updated", "renamed", "removed", "gone", "unchanged")
+CHANGES = ("added", "updated", "renamed", "removed", "gone", "written", "unchanged")
 
 
 def _print_sync(row: dict[str, Any]) -> None:
@@ -67,13 +73,19 @@ def _print_sync(row: dict[str, Any]) -> None:
         out.print(f"[red]✗[/red] {where}: unreachable — {escape(row['unreachable'])}")
         return
     counts = ", ".join(f"{row[k]} {k}" for k in CHANGES if row[k])
-    failed = len(row["failed"])
-    if failed:
-        counts += (", " if counts else "") + f"{failed} failed"
-    mark = "[yellow]![/yellow]" if failed else "[green]✓[/green]"
+    failed, conflicts = len(row["failed"]), len(row["conflicts"])
+    for n, what in ((failed, "failed"), (conflicts, "in conflict")):
+        if n:
+            counts += (", " if counts else "") + f"{n} {what}"
+    mark = "[yellow]![/yellow]" if failed or conflicts else "[green]✓[/green]"
     out.print(f"{mark} {where}: {counts or 'no files'}")
     for failure in row["failed"]:
         out.print(f"    [red]✗[/red] {escape(failure['path'])} — {escape(failure['reason'])}")
+    for conflict in row["conflicts"]:
+        out.print(
+            f"    [yellow]≠[/yellow] {escape(conflict['path'])} — {escape(conflict['reason'])}"
+            f" (`loci sources resolve {row['source_id']} PATH --keep file|loci`)"
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -100,19 +112,28 @@ def register(app: typer.Typer) -> None:
                 help="Keep the document of a file deleted from the folder (default: remove it).",
             ),
         ] = False,
+        as_: Annotated[
+            SourceModeOption,
+            typer.Option(
+                "--as",
+                help="files: each file a document; pages: an Obsidian-style vault kept as "
+                "graph pages, edits made in Loci written back to the files.",
+            ),
+        ] = "files",
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Follow a folder; `loci sync` then adds its files and keeps them up to date."""
         target = brain_to_fill(brain)
         source = service().sources.add(
-            target, path, include, exclude, "keep" if keep_deleted else "remove"
+            target, path, include, exclude, "keep" if keep_deleted else "remove", as_
         )
         if json_:
             emit_json(_source_row(source, target.name))
             return
+        kept_as = " (as pages)" if source.mode == "pages" else ""
         out.print(
-            f"following {escape(source.path)} as source #{source.id} of brain"
+            f"following {escape(source.path)}{kept_as} as source #{source.id} of brain"
             f" {escape(target.name)}; run `loci sync` to add its files"
         )
 
@@ -130,13 +151,18 @@ def register(app: typer.Typer) -> None:
         if not rows:
             err.print("no folders followed: `loci sources add PATH` registers one")
             return
-        table = Table("id", "brain", "path", "files", "last sync", "errors", box=None)
+        table = Table(
+            "id", "brain", "path", "as", "files", "last sync", "errors", "conflicts", box=None
+        )
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
             files = "-" if r["files"] is None else str(r["files"])
             path = escape(r["path"])
-            table.add_row(str(r["id"]), escape(r["brain"]), path, files, synced, errors)
+            table.add_row(
+                str(r["id"]), escape(r["brain"]), path, r["mode"], files, synced, errors,
+                str(len(r["conflicts"])),
+            )  # fmt: skip
         out.print(table)
 
     @sources.command("rm")
@@ -171,6 +197,34 @@ def register(app: typer.Typer) -> None:
             else f"its {removed} document{'' if removed == 1 else 's'} removed from the brain"
         )
         out.print(f"stopped following {escape(source.path)} (#{source.id}); {fate}")
+
+    @sources.command("resolve")
+    @exits_cleanly
+    def resolve(
+        source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+        path: Annotated[str, typer.Argument(help="The file in conflict, as the sync named it.")],
+        keep: Annotated[
+            KeepOption,
+            typer.Option(
+                "--keep",
+                help="file: the file's text goes into the page (its history keeps Loci's); "
+                "loci: the page is written to the file.",
+            ),
+        ],
+        brain: BrainOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Settle a conflict of a folder kept as pages by keeping one side, then sync it."""
+        loci = service()
+        owner, found = _find(source_id, brain)
+        result = loci.sources.resolve(owner, found.id, path, keep)
+        row = _sync_row(result, owner.name)
+        if json_:
+            emit_json(row)
+        else:
+            _print_sync(row)
+        if result.failed or result.conflicts or result.unreachable:
+            raise typer.Exit(PARTIAL)
 
     @app.command("sync")
     @exits_cleanly

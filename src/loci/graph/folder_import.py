@@ -9,7 +9,7 @@ becomes a draft `note` page (`plain_pages`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +30,7 @@ from loci.graph.plain_pages import (
 from loci.graph.service import BrainGraph
 from loci.graph.transfer_results import FileResult, TransferReport, duplicate_claim, summarize
 from loci.models import Brain
+from loci.store.base import GraphStore
 
 
 class FolderImport:
@@ -47,7 +48,7 @@ class FolderImport:
                 results[f.path] = FileResult(f.path, None, "refused", problems=(f.error or "",))
             elif is_graph_document(f.text):
                 try:
-                    f = _placed(f)
+                    f = placed(f)
                     graph_files.append((f, parse(f.text or "")))
                 except InvalidInput as error:
                     results[f.path] = FileResult(f.path, None, "refused", problems=(error.message,))
@@ -68,7 +69,12 @@ class FolderImport:
                 claimed[item.id] = item.file.path
             else:
                 results[item.file.path] = duplicate_claim(item.file.path, slugify(item.stem), "")
-        resolve = self._resolver(brain, graph_files, plain, results)
+        resolve = name_resolver(
+            self.store,
+            brain,
+            [(f, doc) for f, doc in graph_files if f.path not in results],
+            [p for p in plain if p.file.path not in results],
+        )
         for f, doc in graph_files:
             if f.path not in results:
                 results[f.path] = self._import_graph_file(brain, f, doc, actor)
@@ -76,33 +82,6 @@ class FolderImport:
             if item.file.path not in results:
                 results[item.file.path] = self._import_plain(brain, item, resolve, actor)
         return summarize("import", brain, [results[f.path] for f in files])
-
-    def _resolver(
-        self,
-        brain: Brain,
-        graph_files: list[tuple[MarkdownFile, BrainDoc]],
-        plain: list[PlainFile],
-        results: dict[str, FileResult],
-    ) -> Callable[[str], tuple[str, str] | None]:
-        """Obsidian resolves `[[Name]]` by file name; so does this, then by the ids, titles
-        and aliases of the import's brain documents, then by those already in the brain."""
-        names: dict[str, tuple[str, str]] = {}
-        for item in plain:
-            if item.file.path not in results:
-                names.setdefault(slugify(item.stem), (edits.kind_for(item.folder), item.id))
-        for f, doc in graph_files:
-            if f.path not in results:
-                for name in (doc.id, doc.title, *doc.aliases):
-                    names.setdefault(slugify(name), (doc.kind, doc.id))
-        for record in self.store.documents(brain.id, statuses=("draft", "active", "archived")):
-            for name in (record.id, record.title, *record.aliases):
-                names.setdefault(slugify(name), (record.kind, record.id))
-
-        def resolve(target: str) -> tuple[str, str] | None:
-            name = target.strip().rsplit("/", 1)[-1].removesuffix(".md")
-            return names.get(slugify(name)) if name else None
-
-        return resolve
 
     def _import_graph_file(
         self, brain: Brain, f: MarkdownFile, doc: BrainDoc, actor: str
@@ -149,13 +128,8 @@ class FolderImport:
             existing = parse(current.content)
             if existing.extra.get(IMPORTED_FROM) != item.file.path:
                 return FileResult(
-                    item.file.path, doc.id, "refused", True,
-                    problems=(
-                        f"id: the brain already has a document {doc.id!r} that did not come "
-                        f"from this file; rename the file or move that document "
-                        f"(`loci brain move {doc.id} --id …`)",
-                    ),
-                )  # fmt: skip
+                    item.file.path, doc.id, "refused", True, problems=(not_from_this_file(doc.id),)
+                )
             if same_page(existing, doc):
                 return FileResult(item.file.path, doc.id, "unchanged", True, message=notes)
             doc = doc.with_changes(created=existing.created)
@@ -172,7 +146,43 @@ class FolderImport:
         return FileResult(item.file.path, doc.id, action, True, message=notes)
 
 
-def _placed(f: MarkdownFile) -> MarkdownFile:
+def not_from_this_file(doc_id: str) -> str:
+    return (
+        f"id: the brain already has a document {doc_id!r} that did not come from this file;"
+        f" rename the file or move that document (`loci brain move {doc_id} --id …`)"
+    )
+
+
+def name_resolver(
+    store: GraphStore,
+    brain: Brain,
+    graph_files: Sequence[tuple[MarkdownFile, BrainDoc]],
+    plain: Sequence[PlainFile],
+    forget: Collection[str] = (),
+) -> Callable[[str], tuple[str, str] | None]:
+    """Obsidian resolves `[[Name]]` by file name; so does this, then by the ids, titles and
+    aliases of the folder's brain documents, then by those already in the brain — but for the
+    pages in `forget` (their files were deleted: a link to one is a link to nothing now)."""
+    names: dict[str, tuple[str, str]] = {}
+    for item in plain:
+        names.setdefault(slugify(item.stem), (edits.kind_for(item.folder), item.id))
+    for _, doc in graph_files:
+        for name in (doc.id, doc.title, *doc.aliases):
+            names.setdefault(slugify(name), (doc.kind, doc.id))
+    for record in store.documents(brain.id, statuses=("draft", "active", "archived")):
+        if record.id in forget:
+            continue
+        for name in (record.id, record.title, *record.aliases):
+            names.setdefault(slugify(name), (record.kind, record.id))
+
+    def resolve(target: str) -> tuple[str, str] | None:
+        name = target.strip().rsplit("/", 1)[-1].removesuffix(".md")
+        return names.get(slugify(name)) if name else None
+
+    return resolve
+
+
+def placed(f: MarkdownFile) -> MarkdownFile:
     """The file with a `folder:` line added when its frontmatter names none: the folder a file is
     in is its folder (a vault keeps people in `people/`), and only a file at the top takes its
     type's default folder. Everything else stays byte for byte."""

@@ -39,21 +39,25 @@ def scan_markdown(root: Path) -> list[MarkdownFile]:
             if name.startswith(".") or not name.lower().endswith(".md"):
                 continue
             full = Path(folder) / name
-            rel = full.relative_to(root).as_posix()
-            if full.is_symlink():
-                found.append(MarkdownFile(rel, None, "a symbolic link; copy the file in instead"))
-                continue
-            if full.stat().st_size > MAX_FILE_BYTES:
-                found.append(MarkdownFile(rel, None, f"larger than {MAX_FILE_BYTES // 2**20} MB"))
-                continue
-            try:
-                text = full.read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                found.append(MarkdownFile(rel, None, "not UTF-8 text; save it as UTF-8"))
-                continue
-            clean = text.removeprefix("\ufeff").replace("\r\n", "\n")
-            found.append(MarkdownFile(rel, clean, normalized=clean != text))
+            found.append(read_markdown(full, full.relative_to(root).as_posix()))
     return found
+
+
+def read_markdown(full: Path, rel: str) -> MarkdownFile:
+    """One file as `scan_markdown` reads it (UTF-8, no link followed, size capped, a
+    byte-order mark and CRLF line endings removed); `rel` names it in results."""
+    if full.is_symlink():
+        return MarkdownFile(rel, None, "a symbolic link; copy the file in instead")
+    try:
+        if full.stat().st_size > MAX_FILE_BYTES:
+            return MarkdownFile(rel, None, f"larger than {MAX_FILE_BYTES // 2**20} MB")
+        text = full.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return MarkdownFile(rel, None, "not UTF-8 text; save it as UTF-8")
+    except OSError as error:  # gone since it was listed, or not readable
+        return MarkdownFile(rel, None, f"cannot read: {error.strerror}")
+    clean = text.removeprefix("\ufeff").replace("\r\n", "\n")
+    return MarkdownFile(rel, clean, normalized=clean != text)
 
 
 def is_graph_document(text: str) -> bool:

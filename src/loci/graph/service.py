@@ -36,7 +36,7 @@ from loci.store.blobs import BlobStore
 class BrainGraph(GraphReader):
     def __init__(self, store: Store, blobs: BlobStore, search: Search) -> None:
         super().__init__(store, search)
-        self.writer = GraphWriter(store.graph, blobs)
+        self.writer = GraphWriter(store.graph, blobs, store.unused)
 
     # writing ------------------------------------------------------------------------------
     def create(

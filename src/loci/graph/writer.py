@@ -11,7 +11,7 @@ store's versions keep old content, so nothing is lost).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from loci.errors import InvalidInput
 from loci.graph.document import BrainDoc, entry_id, now, parse
@@ -32,9 +32,17 @@ def check(doc: BrainDoc) -> None:
 
 
 class GraphWriter:
-    def __init__(self, graph: GraphStore, blobs: BlobStore) -> None:
+    def __init__(
+        self, graph: GraphStore, blobs: BlobStore, unused: Callable[[Sequence[str]], list[str]]
+    ) -> None:
         self.graph = graph
         self.blobs = blobs
+        # The store's check across brains and document versions: the graph's own only sees
+        # the brain it writes (row-level security), and bytes may be shared beyond it.
+        self.unused = unused
+        # Called after every commit with (brain id, the changes, actor): a vault followed as
+        # pages writes the pages Loci changed back to their files.
+        self.after_commit: list[Callable[[int, Sequence[Change], str], None]] = []
 
     def put(
         self,
@@ -105,5 +113,7 @@ class GraphWriter:
         )
 
     def commit(self, brain_id: int, changes: Sequence[Change], actor: str) -> None:
-        for content_hash in self.graph.apply(brain_id, changes, actor):
+        for content_hash in self.unused(self.graph.apply(brain_id, changes, actor)):
             self.blobs.delete(content_hash)
+        for hook in self.after_commit:
+            hook(brain_id, changes, actor)

@@ -68,3 +68,16 @@ def walk_folder(
             if stat.S_ISREG(info.st_mode):  # not a link, a socket or a device
                 files.append(FolderFile(path, info.st_size, info.st_mtime_ns))
     return files, problems
+
+
+def unreachable(root: Path, has_known: bool) -> str | None:
+    """Why a followed folder cannot be synced now, or None. An unmounted drive often leaves
+    its mount point behind, empty: taking that as "every file deleted" would empty the brain."""
+    try:
+        if not root.is_dir():
+            return f"{root} is not there (a drive unplugged or moved?)"
+        if has_known and not any(root.iterdir()):
+            return f"{root} is empty; nothing was removed (not mounted?)"
+    except OSError as error:
+        return f"cannot read {root}: {error.strerror}"
+    return None

@@ -23,6 +23,7 @@ from loci.mcp import (
     tools_documents,
     tools_graph,
     tools_sources,
+    tools_versions,
 )
 from loci.mcp.common import CallerOf, Settle, Toolkit, is_write
 from loci.nul import NUL, PROBLEM, nul_at
@@ -123,6 +124,7 @@ def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     tools_answer.register(server, kit)
     tools_graph.register(server, kit)
     tools_sources.register(server, kit)
+    tools_versions.register(server, kit)
     resources.register(server, kit)
     prompts.register(server, kit)
     server.middleware.append(NulArguments())

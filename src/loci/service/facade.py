@@ -2,11 +2,11 @@
 
 `loci.library` (adding, reading, changing documents; the worker), `loci.searching` (search,
 related documents), `loci.answers` (asking, study, conversations), `loci.reviews` (digests),
-`loci.graph` (the brain graph), `loci.sources` (folders kept in sync) and `loci.curation`
-(capture first, curate later). Each is built here, once, with the collaborators it uses —
-none reaches back into `Loci`. What is left on `Loci` itself is about brains as a whole:
-finding, creating, renaming, deleting them, and their status. Surfaces never reach past these
-services into the store or the indexer.
+`loci.graph` (the brain graph), `loci.sources` (folders kept in sync), `loci.versions` (a
+document's earlier contents) and `loci.curation` (capture first, curate later). Each is built
+here, once, with the collaborators it uses — none reaches back into `Loci`. What is left on
+`Loci` itself is about brains as a whole: finding, creating, renaming, deleting them, and their
+status. Surfaces never reach past these services into the store or the indexer.
 """
 
 from __future__ import annotations
@@ -27,10 +27,12 @@ from loci.models import Brain, BrainStats, Visibility
 from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
-from loci.service.library import Library
+from loci.service.library import INDEX_JOB, Library
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
+from loci.service.source_pages import PageSources
 from loci.service.sources import Sources
+from loci.service.versions import Versions
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 
@@ -95,7 +97,8 @@ class Loci:
         self.library = Library(
             store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
         )
-        self.sources = Sources(store, self.library)
+        self.sources = Sources(store, self.library, PageSources(store, self.graph))
+        self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.

@@ -185,13 +185,17 @@ class Library:
                 return None
             tags = tuple(dict.fromkeys((*old.tags, *new.tags)))
             try:
-                document, old_unused = self.store.replace_content(
-                    brain.id, old.id, old.content_hash, replace(new, tags=tags), INDEX_JOB
+                document, unused = self.store.replace_content(
+                    brain.id,
+                    old.id,
+                    old.content_hash,
+                    replace(new, tags=tags),
+                    INDEX_JOB,
+                    keep_versions=self.settings.versions_keep,
                 )
             except Conflict:  # saved again this very moment by another request: read again
                 continue
-            if old_unused:
-                self.blobs.delete(old.content_hash)
+            self.forget_blobs(unused)
             return AddResult(document, deduped=False, refreshed=True)
         raise Conflict(f"{where} keeps changing while it is saved; try again")
 
@@ -416,11 +420,15 @@ class Library:
             tags=tags,
             metadata={"color": color} if color else {},
         )
-        document, old_unused = self.store.replace_content(
-            brain.id, document_id, expected_hash, new, INDEX_JOB
+        document, unused = self.store.replace_content(
+            brain.id,
+            document_id,
+            expected_hash,
+            new,
+            INDEX_JOB,
+            keep_versions=self.settings.versions_keep,
         )
-        if old_unused and old.content_hash != new.content_hash:
-            self.blobs.delete(old.content_hash)
+        self.forget_blobs(unused)
         return document
 
     # reading ------------------------------------------------------------------------------
@@ -454,10 +462,16 @@ class Library:
 
     # changing -----------------------------------------------------------------------------
     def remove(self, brain: Brain, document_id: int) -> Document:
+        """Delete a document with its earlier versions, and the blobs nothing else uses."""
         document = self.store.get_document(brain.id, document_id)
-        if self.store.delete_document(brain.id, document_id):
-            self.blobs.delete(document.content_hash)
+        self.forget_blobs(self.store.delete_document(brain.id, document_id))
         return document
+
+    def forget_blobs(self, content_hashes: Sequence[str]) -> None:
+        """Delete the blobs of these hashes, which the store found no document or version
+        uses any more."""
+        for content_hash in content_hashes:
+            self.blobs.delete(content_hash)
 
     def jobs(self, brain: Brain, limit: int = 100) -> list[Job]:
         return self.store.list_jobs(brain.id, limit)

@@ -16,6 +16,8 @@ from loci.search.engine import RankingParams
 class ServiceSettings:
     default_brain: str = "default"
     max_file_bytes: int = 50 * 1024 * 1024
+    # Earlier contents kept per document when it is replaced in place (0: none).
+    versions_keep: int = 10
     indexer: IndexerSettings = field(default_factory=IndexerSettings)
     worker: WorkerSettings = field(default_factory=WorkerSettings)
     fetch: FetchPolicy = field(default_factory=FetchPolicy)

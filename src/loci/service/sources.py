@@ -10,21 +10,24 @@ last sync (`metadata["file"]`) are compared before anything is read.
 
 A folder that is not there (a drive unplugged, a share not mounted) deletes nothing: the source
 is reported unreachable until it is back.
+
+A folder followed as pages (`mode` "pages": an Obsidian-style vault) is synced by `PageSources`
+(`source_pages`) instead: its Markdown files are graph pages, kept in step both ways.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loci.errors import InvalidInput, LociError, NotFound
-from loci.ingest.folder_walk import FolderFile, walk_folder, wanted
+from loci.ingest.folder_walk import FolderFile, unreachable, walk_folder, wanted
 from loci.ingest.size_cap import over_cap
-from loci.models import Brain, Document, OnDelete, Source
+from loci.models import Brain, Document, OnDelete, Source, SourceMode
 from loci.service.library import Library
+from loci.service.source_pages import Keep, PageSources
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 
@@ -50,7 +53,10 @@ class SourceSync:
     removed: int = 0
     gone: int = 0  # files deleted whose documents were kept (on_delete = keep)
     unchanged: int = 0
+    written: int = 0  # pages changed in Loci written to their files (a folder of pages)
     failed: list[FileFailure] = field(default_factory=list)
+    # Files changed both in the folder and in Loci since the last sync: nothing was written.
+    conflicts: list[FileFailure] = field(default_factory=list)
     # Documents queued for indexing by this sync, so a caller can wait for them.
     queued: list[int] = field(default_factory=list)
 
@@ -65,7 +71,9 @@ class SourceSync:
             "removed": self.removed,
             "gone": self.gone,
             "unchanged": self.unchanged,
+            "written": self.written,
             "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+            "conflicts": [{"path": f.path, "reason": f.reason} for f in self.conflicts],
         }
 
 
@@ -75,7 +83,7 @@ class SyncReport:
 
     @property
     def ok(self) -> bool:
-        return all(s.unreachable is None and not s.failed for s in self.sources)
+        return all(s.unreachable is None and not s.failed and not s.conflicts for s in self.sources)
 
 
 def _file_stamp(file: FolderFile) -> dict[str, int]:
@@ -89,9 +97,10 @@ def _contains(outer: Path, inner: Path) -> bool:
 class Sources:
     """Registering folders, and reconciling each with its documents (`sync`)."""
 
-    def __init__(self, store: Store, library: Library) -> None:
+    def __init__(self, store: Store, library: Library, pages: PageSources) -> None:
         self.store = store
         self.library = library
+        self.pages = pages
 
     def add(
         self,
@@ -100,9 +109,12 @@ class Sources:
         include: Sequence[str] = (),
         exclude: Sequence[str] = (),
         on_delete: OnDelete = "remove",
+        mode: SourceMode = "files",
     ) -> Source:
         if on_delete not in ("remove", "keep"):
             raise InvalidInput(f"on_delete must be remove or keep, got {on_delete!r}")
+        if mode not in ("files", "pages"):
+            raise InvalidInput(f"a folder is kept as files or pages, not {mode!r}")
         root = path.expanduser().resolve()
         if not root.is_dir():
             raise InvalidInput(f"{path} is not a folder (a source is a folder to follow)")
@@ -120,7 +132,7 @@ class Sources:
                 )
         include = [g.strip() for g in include if g.strip()]
         exclude = [g.strip() for g in exclude if g.strip()]
-        return self.store.create_source(brain.id, str(root), include, exclude, on_delete)
+        return self.store.create_source(brain.id, str(root), include, exclude, on_delete, mode)
 
     def list(self, brain: Brain | None = None) -> list[Source]:
         """A brain's sources, or every brain's (None)."""
@@ -143,6 +155,10 @@ class Sources:
         """Stop following a folder; its documents stay (`keep_documents`) or are removed.
         Returns the source and how many documents were removed."""
         source = self.store.get_source(brain.id, source_id)
+        if source.mode == "pages":  # its manifest goes with it: the pages are read first
+            removed = 0 if keep_documents else self.pages.remove_pages(brain, source)
+            self.store.delete_source(brain.id, source_id)
+            return source, removed
         self.store.delete_source(brain.id, source_id)
         if keep_documents:
             return source, 0
@@ -163,21 +179,23 @@ class Sources:
             results.append(result)
         return SyncReport(results)
 
+    def resolve(self, brain: Brain, source_id: int, path: str, keep: Keep) -> SourceSync:
+        """Settle a conflict of a folder of pages by keeping the file's side or Loci's, then
+        sync the folder so the other side follows."""
+        source = self.store.get_source(brain.id, source_id)
+        self.pages.resolve(brain, source, path, keep)
+        result = self._sync_one(brain, source)
+        self.store.record_sync(source.brain_id, source.id, result.as_report())
+        return result
+
     def _sync_one(self, brain: Brain, source: Source) -> SourceSync:
+        if source.mode == "pages":
+            return self._sync_pages(brain, source)
         result = SourceSync(source.id, source.brain_id, source.path)
         root = Path(source.path)
         known = {d.source_path: d for d in self._documents(brain, source)}
-        try:
-            if not root.is_dir():
-                result.unreachable = f"{root} is not there (a drive unplugged or moved?)"
-                return result
-            # An unmounted drive often leaves its mount point behind, empty: taking that as
-            # "every file deleted" would empty the brain.
-            if known and not any(os.scandir(root)):
-                result.unreachable = f"{root} is empty; nothing was removed (not mounted?)"
-                return result
-        except OSError as error:
-            result.unreachable = f"cannot read {root}: {error.strerror}"
+        result.unreachable = unreachable(root, bool(known))
+        if result.unreachable is not None:
             return result
         files, problems = walk_folder(root, source.include, source.exclude)
         result.files = len(files)
@@ -211,6 +229,27 @@ class Sources:
                 self.library.remove(brain, document.id)
                 result.removed += 1
         return result
+
+    def _sync_pages(self, brain: Brain, source: Source) -> SourceSync:
+        synced = self.pages.sync(brain, source)
+        counts = synced.counts
+        return SourceSync(
+            source.id,
+            source.brain_id,
+            source.path,
+            unreachable=synced.unreachable,
+            files=synced.files,
+            added=counts.get("created", 0),
+            updated=counts.get("updated", 0),
+            renamed=counts.get("renamed", 0),
+            removed=counts.get("deleted", 0),
+            gone=counts.get("gone", 0),
+            unchanged=counts.get("unchanged", 0),
+            written=counts.get("written", 0),
+            failed=[FileFailure(path, why) for path, why in synced.refused],
+            conflicts=[FileFailure(path, why) for path, why in synced.conflicts],
+            queued=synced.queued,
+        )
 
     def _documents(self, brain: Brain, source: Source) -> Sequence[Document]:
         """The source's documents: those of files under its folder that its globs take. A file

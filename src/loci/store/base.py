@@ -7,7 +7,7 @@ method that takes a `brain_id` scopes to that brain; a document of another brain
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ from loci.models import (
     Document,
     DocumentKind,
     DocumentStatus,
+    DocumentVersion,
     GraphDelete,
     GraphDocument,
     GraphEdge,
@@ -40,6 +41,7 @@ from loci.models import (
     SearchFilters,
     SlackIdentity,
     Source,
+    SourceMode,
     TokenKind,
     TokenScope,
     User,
@@ -327,8 +329,9 @@ class Store(Protocol):
         """The `limit` newest documents (of `kinds`, if given), newest first."""
         ...
 
-    def delete_document(self, brain_id: int, document_id: int) -> bool:
-        """Delete row, chunks, index entries and jobs; True if no other document uses its blob."""
+    def delete_document(self, brain_id: int, document_id: int) -> list[str]:
+        """Delete row, chunks, index entries, jobs and earlier versions; returns the content
+        hashes (its own and its versions') nothing uses any more, whose blobs may go."""
         ...
 
     def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
@@ -336,10 +339,26 @@ class Store(Protocol):
         ...
 
     def replace_content(
-        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
-    ) -> tuple[Document, bool]:
+        self,
+        brain_id: int,
+        document_id: int,
+        expected_hash: str,
+        new: NewDocument,
+        job_kind: str,
+        *,
+        keep_versions: int,
+    ) -> tuple[Document, list[str]]:
         """New canonical bytes for a document still at `expected_hash` (else `Conflict`), queued
-        for re-indexing; True when no document uses the old bytes any more."""
+        for re-indexing. The old content becomes its newest version; only the newest
+        `keep_versions` stay. Returns the content hashes nothing uses any more."""
+        ...
+
+    def document_versions(self, brain_id: int, document_id: int) -> list[DocumentVersion]:
+        """A document's earlier contents, newest first (`NotFound` for another brain's)."""
+        ...
+
+    def unused(self, hashes: Sequence[str]) -> list[str]:
+        """Of these content hashes, those no document or version of any brain uses."""
         ...
 
     def document_ids(self, brain_id: int | None = None) -> list[int]: ...
@@ -352,8 +371,24 @@ class Store(Protocol):
         include: Sequence[str],
         exclude: Sequence[str],
         on_delete: OnDelete,
+        mode: SourceMode = "files",
     ) -> Source:
         """Register a folder (`Conflict` if this brain follows it already)."""
+        ...
+
+    def source_pages(self, brain_id: int, source_id: int) -> dict[str, dict[str, str]]:
+        """A folder followed as pages: doc id → {"path", "hash" (the page's at the last sync),
+        "file" (the file's, where it is not the page's)}."""
+        ...
+
+    def update_source_pages(
+        self,
+        brain_id: int,
+        source_id: int,
+        changed: Mapping[str, dict[str, str]],
+        removed: Sequence[str],
+    ) -> None:
+        """Record the entries a sync changed and forget the ones it removed, at once."""
         ...
 
     def sources(self, brain_id: int | None = None) -> list[Source]:

@@ -22,6 +22,7 @@ from loci.models import (
     Document,
     DocumentKind,
     DocumentStatus,
+    DocumentVersion,
     NewDocument,
     Visibility,
 )
@@ -32,6 +33,9 @@ BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path"
+)
+VERSION_COLUMNS = (
+    "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
@@ -244,12 +248,20 @@ class BrainTables(ABC):
             self._queue_job(conn, brain_id, document_id, job_kind)
         return self.get_document(brain_id, document_id)
 
-    def delete_document(self, brain_id: int, document_id: int) -> bool:
-        """Delete a document with its index and jobs; True when no document uses its bytes."""
+    def delete_document(self, brain_id: int, document_id: int) -> list[str]:
+        """Delete a document with its index, jobs and earlier versions; returns the content
+        hashes (its own, its versions') that nothing uses any more."""
         doc = self.get_document(brain_id, document_id)
-        with self.portable.transaction(brain_id) as conn:
-            self._delete_rows(conn, brain_id, document_id)
-        return bool(self.unused([doc.content_hash]))
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            # Read in the transaction that deletes them: a version added meanwhile is counted.
+            versions = db.run(
+                conn,
+                "SELECT DISTINCT content_hash FROM document_versions WHERE document_id = ?",
+                (document_id,),
+            )
+            self._delete_rows(conn, brain_id, document_id)  # the versions go by cascade
+        return self.unused([doc.content_hash, *(str(r["content_hash"]) for r in versions)])
 
     def document_ids(self, brain_id: int | None = None) -> list[int]:
         if brain_id is None:
@@ -285,12 +297,22 @@ class BrainTables(ABC):
         return [self.model_rows.chunk(r) for r in rows]
 
     def replace_content(
-        self, brain_id: int, document_id: int, expected_hash: str, new: NewDocument, job_kind: str
-    ) -> tuple[Document, bool]:
+        self,
+        brain_id: int,
+        document_id: int,
+        expected_hash: str,
+        new: NewDocument,
+        job_kind: str,
+        *,
+        keep_versions: int,
+    ) -> tuple[Document, list[str]]:
         """Point a document at new canonical bytes if it still has `expected_hash` (else
-        `Conflict`), and queue its re-indexing; True when no document uses the old bytes."""
+        `Conflict`), and queue its re-indexing. The content it had becomes its newest version
+        and only the newest `keep_versions` are kept (0: none). Returns the document and the
+        content hashes nothing uses any more (the caller may delete their blobs)."""
         old = self.get_document(brain_id, document_id)
         db = self.portable
+        dropped: list[str] = []
         try:
             with db.transaction(brain_id) as conn:
                 current = db.run(
@@ -302,6 +324,8 @@ class BrainTables(ABC):
                     raise Conflict(
                         "the document changed since you read it; reload it and apply your edit"
                     )
+                if new.content_hash != expected_hash:
+                    dropped = self._keep_version(conn, document_id, keep_versions)
                 db.run(
                     conn,
                     "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
@@ -317,16 +341,63 @@ class BrainTables(ABC):
             raise Conflict(
                 "another document in this brain already has exactly this content"
             ) from None
-        return self.get_document(brain_id, document_id), bool(self.unused([old.content_hash]))
+        return self.get_document(brain_id, document_id), self.unused([old.content_hash, *dropped])
+
+    def _keep_version(self, conn: Any, document_id: int, keep: int) -> list[str]:
+        """The document's current content as its newest version, inside the caller's
+        transaction, then all but the newest `keep` versions dropped; their hashes."""
+        db = self.portable
+        db.run(
+            conn,
+            "INSERT INTO document_versions(brain_id, document_id, number, name, mime_type,"
+            " size_bytes, content_hash, saved_at)"
+            " SELECT d.brain_id, d.id,"
+            " COALESCE((SELECT max(v.number) FROM document_versions v"
+            " WHERE v.document_id = d.id), 0) + 1,"
+            " d.name, d.mime_type, d.size_bytes, d.content_hash,"
+            # It became the document's content when the one before it was replaced.
+            " COALESCE((SELECT max(v.replaced_at) FROM document_versions v"
+            " WHERE v.document_id = d.id), d.created_at)"
+            " FROM documents d WHERE d.id = ?",
+            (document_id,),
+        )
+        oldest_kept = (
+            "(SELECT max(number) FROM document_versions WHERE document_id = ?) - CAST(? AS INTEGER)"
+        )
+        rows = db.run(
+            conn,
+            "SELECT content_hash FROM document_versions"
+            f" WHERE document_id = ? AND number <= {oldest_kept}",
+            (document_id, document_id, max(keep, 0)),
+        )
+        db.run(
+            conn,
+            f"DELETE FROM document_versions WHERE document_id = ? AND number <= {oldest_kept}",
+            (document_id, document_id, max(keep, 0)),
+        )
+        return [str(r["content_hash"]) for r in rows]
+
+    def document_versions(self, brain_id: int, document_id: int) -> list[DocumentVersion]:
+        self.get_document(brain_id, document_id)
+        rows = self.portable.query(
+            f"SELECT {VERSION_COLUMNS} FROM document_versions"
+            " WHERE document_id = ? AND brain_id = ? ORDER BY number DESC",
+            (document_id, brain_id),
+            brain_id,
+        )
+        return [self.model_rows.model(DocumentVersion, r) for r in rows]
 
     def unused(self, hashes: Sequence[str]) -> list[str]:
-        """Of these content hashes, those no document of any brain uses any more (their blobs
-        may go). Across brains, so outside any one brain's row-level security scope."""
+        """Of these content hashes, those no document or version of any brain uses any more
+        (their blobs may go). Across brains, so outside any one brain's row-level security
+        scope."""
         used: set[str] = set()
         for batch, marks in _batches(hashes):
             rows = self.portable.query(
-                f"SELECT DISTINCT content_hash FROM documents WHERE content_hash IN ({marks})",
-                batch,
+                f"SELECT content_hash FROM documents WHERE content_hash IN ({marks})"
+                " UNION SELECT content_hash FROM document_versions"
+                f" WHERE content_hash IN ({marks})",
+                [*batch, *batch],
             )
             used |= {str(r["content_hash"]) for r in rows}
         return [h for h in dict.fromkeys(hashes) if h not in used]

@@ -13,14 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
-from loci.models import Document, OnDelete, Source
+from loci.models import Document, OnDelete, Source, SourceMode
 from loci.store.brain_tables import DOCUMENT_COLUMNS
 from loci.store.model_rows import ModelRows
 from loci.store.portable import PortableDatabase
 
+Entry = dict[str, str]  # a page of a folder followed as pages: path, page and file hashes
 SOURCE_COLUMNS = (
     "id, brain_id, path, include_globs, exclude_globs, on_delete, created_at, last_sync_at,"
-    " last_report"
+    " last_report, mode"
 )
 
 
@@ -47,6 +48,7 @@ class SourceTables(ABC):
             created_at=str(row["created_at"]),
             last_sync_at=row["last_sync_at"],
             last_report=dict(decode(report)) if report is not None else None,
+            mode=row["mode"],
         )
 
     def create_source(
@@ -56,14 +58,18 @@ class SourceTables(ABC):
         include: Sequence[str],
         exclude: Sequence[str],
         on_delete: OnDelete,
+        mode: SourceMode = "files",
     ) -> Source:
         try:
             rows = self.portable.returning(
-                "INSERT INTO sources(brain_id, path, include_globs, exclude_globs, on_delete)"
-                f" VALUES (?, ?, ?, ?, ?) RETURNING {SOURCE_COLUMNS}",
-                (brain_id, path, json.dumps(list(include)), json.dumps(list(exclude)), on_delete),
+                "INSERT INTO sources(brain_id, path, include_globs, exclude_globs, on_delete,"
+                f" mode) VALUES (?, ?, ?, ?, ?, ?) RETURNING {SOURCE_COLUMNS}",
+                (
+                    brain_id, path, json.dumps(list(include)), json.dumps(list(exclude)),
+                    on_delete, mode,
+                ),
                 brain_id,
-            )
+            )  # fmt: skip
         except self.unique_error:
             raise Conflict(f"{path} is already a source of this brain") from None
         return self._source(rows[0])
@@ -132,3 +138,47 @@ class SourceTables(ABC):
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,), brain_id
         )
         return self.model_rows.document(rows[0])
+
+    # a folder followed as pages: its sync's manifest ----------------------------------------
+    def source_pages(self, brain_id: int, source_id: int) -> dict[str, Entry]:
+        """doc id → {"path", "hash" (the page's), "file" (the file's, when not the same)}, as
+        the last sync of the source left them."""
+        rows = self.portable.query(
+            "SELECT doc_id, path, page_hash, file_hash FROM source_pages"
+            " WHERE source_id = ? AND brain_id = ?",
+            (source_id, brain_id),
+            brain_id,
+        )
+        pages: dict[str, Entry] = {}
+        for r in rows:
+            entry = {"path": str(r["path"]), "hash": str(r["page_hash"])}
+            if r["file_hash"] is not None:
+                entry["file"] = str(r["file_hash"])
+            pages[str(r["doc_id"])] = entry
+        return pages
+
+    def update_source_pages(
+        self,
+        brain_id: int,
+        source_id: int,
+        changed: Mapping[str, Entry],
+        removed: Sequence[str],
+    ) -> None:
+        """Record the entries a sync changed and forget those it removed, in one transaction
+        (an edit written back meanwhile touched its own entry only)."""
+        db = self.portable
+        with db.transaction(brain_id) as conn:
+            db.run_many(
+                conn,
+                "DELETE FROM source_pages WHERE source_id = ? AND doc_id = ?",
+                [(source_id, doc_id) for doc_id in (*removed, *changed)],
+            )
+            db.run_many(
+                conn,
+                "INSERT INTO source_pages(source_id, brain_id, doc_id, path, page_hash, file_hash)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (source_id, brain_id, doc_id, e["path"], e["hash"], e.get("file"))
+                    for doc_id, e in changed.items()
+                ],
+            )

@@ -170,14 +170,18 @@ def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Documen
 def download_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Response:
     """The original bytes, always as an attachment (never rendered by the browser)."""
     document = loci.library.document(brain, document_id)
-    data = loci.library.original(brain, document_id)
-    ascii_name = document.name.encode("ascii", "replace").decode().replace('"', "_")
+    return attachment(loci.library.original(brain, document_id), document.name, document.mime_type)
+
+
+def attachment(data: bytes, name: str, mime_type: str | None) -> Response:
+    """Bytes a user gave, as a download the browser never renders (nor sniffs, nor runs)."""
+    ascii_name = name.encode("ascii", "replace").decode().replace('"', "_")
     return Response(
         content=data,
-        media_type=document.mime_type or "application/octet-stream",
+        media_type=mime_type or "application/octet-stream",
         headers={
             "Content-Disposition": (
-                f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(document.name)}"
+                f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name)}"
             ),
             "X-Content-Type-Options": "nosniff",
             "Content-Security-Policy": "sandbox",

@@ -1,6 +1,6 @@
 """Folders a brain follows: list them, register one (admins, inside the server's allowed roots),
-stop following one, and sync them now. A sync runs in the request and answers with its report;
-the worker then indexes what it queued.
+stop following one, sync them now, and settle a conflict of a folder kept as pages. A sync
+runs in the request and answers with its report; the worker then indexes what it queued.
 
 They live at `/brains/{brain}/folders` (and `/sync`, as `loci sync`), not `/sources`:
 `/brains/{brain}/sources/{provider}` already takes providers' items (webhooks), and a source id
@@ -21,6 +21,7 @@ from loci.api.deps import (
 )
 from loci.api.schemas.common import errors
 from loci.api.schemas.sources import (
+    ResolveIn,
     SourceIn,
     SourceOut,
     SourceRemovedOut,
@@ -53,7 +54,7 @@ def add_folder(
     if not principal.user.is_admin:
         raise Forbidden("only an admin registers a folder: it is a path on the server")
     folder = confine(body.path, roots)
-    source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete)
+    source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
     return SourceOut.of(source, brain.name)
 
 
@@ -79,3 +80,17 @@ def sync_folders(brain: WritableBrain, loci: LociDep) -> SyncOut:
     new and changed files are then indexed by the worker (`GET /brains/{brain}/status`)."""
     report = loci.sources.sync(brain)
     return SyncOut(ok=report.ok, sources=[SourceSyncOut.of(r, brain.name) for r in report.sources])
+
+
+@router.post(
+    "/folders/{source_id}/resolve", response_model=SourceSyncOut, responses=errors(403, 404)
+)
+def resolve_conflict(
+    source_id: RowId, body: ResolveIn, brain: WritableBrain, loci: LociDep
+) -> SourceSyncOut:
+    """Settle a conflict of a folder kept as pages (a file changed both in the folder and in
+    Loci) by keeping one side: `file` puts the file's text into the page (the page's history
+    keeps Loci's), `loci` writes the page to the file. The folder is synced at once."""
+    return SourceSyncOut.of(
+        loci.sources.resolve(brain, source_id, body.path, body.keep), brain.name
+    )

@@ -24,6 +24,20 @@ class SourceIn(RequestIn):
     on_delete: Literal["remove", "keep"] = Field(
         default="remove", description="a deleted file's document: removed, or kept as gone"
     )
+    mode: Literal["files", "pages"] = Field(
+        default="files",
+        description="files: each file is a document; pages: the folder's Markdown (an Obsidian"
+        " vault) is kept as graph pages, and edits made in Loci are written back to the files",
+    )
+
+
+class ResolveIn(RequestIn):
+    path: str = Field(
+        min_length=1, max_length=4096, description="the conflicting file, as the sync named it"
+    )
+    keep: Literal["file", "loci"] = Field(
+        description="file: the file's text goes into the page; loci: the page goes to the file"
+    )
 
 
 class FileFailureOut(BaseModel):
@@ -41,11 +55,15 @@ class SourceOut(BaseModel):
     include: list[str]
     exclude: list[str]
     on_delete: Literal["remove", "keep"]
+    mode: Literal["files", "pages"]
     created_at: str
     last_sync_at: str | None
     files: int | None = Field(description="wanted files found at the last sync")
     unreachable: str | None = Field(description="why the folder could not be read at the last sync")
     errors: list[FileFailureOut] = Field(description="files the last sync could not take")
+    conflicts: list[FileFailureOut] = Field(
+        description="files changed both in the folder and in Loci: nothing was written"
+    )
 
     @classmethod
     def of(cls, source: Source, brain: str) -> SourceOut:
@@ -57,11 +75,13 @@ class SourceOut(BaseModel):
             include=list(source.include),
             exclude=list(source.exclude),
             on_delete=source.on_delete,
+            mode=source.mode,
             created_at=source.created_at,
             last_sync_at=source.last_sync_at,
             files=report.get("files"),
             unreachable=report.get("unreachable"),
             errors=[FileFailureOut(**f) for f in report.get("failed", [])],
+            conflicts=[FileFailureOut(**f) for f in report.get("conflicts", [])],
         )
 
 
@@ -85,7 +105,11 @@ class SourceSyncOut(BaseModel):
     removed: int
     gone: int = Field(description="files deleted whose documents were kept (on_delete keep)")
     unchanged: int
+    written: int = Field(description="pages changed in Loci written to their files (pages)")
     failed: list[FileFailureOut]
+    conflicts: list[FileFailureOut] = Field(
+        description="files changed both in the folder and in Loci: nothing was written"
+    )
 
     @classmethod
     def of(cls, result: SourceSync, brain: str) -> SourceSyncOut:
@@ -96,5 +120,7 @@ class SourceSyncOut(BaseModel):
 
 
 class SyncOut(BaseModel):
-    ok: bool = Field(description="false when a folder was unreachable or a file failed")
+    ok: bool = Field(
+        description="false when a folder was unreachable, a file failed or met a conflict"
+    )
     sources: list[SourceSyncOut]

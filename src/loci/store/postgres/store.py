@@ -98,7 +98,9 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
     def delete_brain(self, brain_id: int) -> list[str]:
         with self.db.tx(brain_id) as cur:
             cur.execute(
-                "SELECT DISTINCT content_hash FROM documents WHERE brain_id = %s", (brain_id,)
+                "SELECT content_hash FROM documents WHERE brain_id = %s"
+                " UNION SELECT content_hash FROM document_versions WHERE brain_id = %s",
+                (brain_id, brain_id),
             )
             hashes = [str(r["content_hash"]) for r in cur.fetchall()]
             cur.execute("DELETE FROM brains WHERE id = %s", (brain_id,))  # cascades

@@ -1,7 +1,8 @@
 """Copying an embedded SQLite data directory into PostgreSQL (`loci migrate --to`).
 
 Everything canonical and derived is copied with its ids unchanged — brains, documents, their
-texts, chunks with their stored vectors (nothing is embedded again), jobs, the graph and its
+texts and earlier versions, the folders brains follow, chunks with their stored vectors
+(nothing is embedded again), jobs, the graph and its
 versions, users, members, tokens (hashes only), sessions, conversations, Slack identities and
 the threads they ask in, webhook secrets (still sealed with the server's key) and handled
 deliveries — so links, tokens and ids in scripts keep working. The term statistics of the BM25
@@ -110,6 +111,41 @@ TABLES: tuple[Table, ...] = (
     ),  # fmt: skip
     Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),
     Table(
+        "document_versions",
+        (
+            "id",
+            "brain_id",
+            "document_id",
+            "number",
+            "name",
+            "mime_type",
+            "size_bytes",
+            "content_hash",
+            "saved_at",
+            "replaced_at",
+        ),
+    ),  # fmt: skip
+    Table(
+        "sources",
+        (
+            "id",
+            "brain_id",
+            "path",
+            "include_globs",
+            "exclude_globs",
+            "on_delete",
+            "created_at",
+            "last_sync_at",
+            "last_report",
+            "mode",
+        ),
+    ),  # fmt: skip
+    Table(
+        "source_pages",
+        ("source_id", "brain_id", "doc_id", "path", "page_hash", "file_hash"),
+        order="source_id, doc_id",
+    ),
+    Table(
         "jobs",
         (
             "id",
@@ -205,7 +241,7 @@ SOURCE_SQL = {
 }
 IDENTITY_TABLES = (
     "users", "brains", "api_tokens", "invites", "documents", "chunks", "jobs", "conversations",
-    "messages", "graph_versions", "webhook_secrets",
+    "messages", "graph_versions", "webhook_secrets", "document_versions", "sources",
 )  # fmt: skip
 
 

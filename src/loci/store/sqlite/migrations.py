@@ -398,6 +398,43 @@ MIGRATIONS: list[Migration] = [
         UNIQUE (brain_id, path)
     );
     """,
+    # 19: a document's earlier contents (`loci show ID --versions`): when a file, note or web
+    # page is replaced in place, the bytes it had stay as a blob this row points at, so they
+    # can be listed, diffed and restored; `unused` counts them as in use. Numbered per
+    # document; a retention setting drops the oldest.
+    """
+    CREATE TABLE document_versions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        mime_type TEXT,
+        size_bytes INTEGER NOT NULL,
+        content_hash TEXT NOT NULL,
+        saved_at TEXT NOT NULL,
+        replaced_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        UNIQUE (document_id, number)
+    );
+    CREATE INDEX document_versions_hash ON document_versions(content_hash);
+    """,
+    # 20: a folder followed as pages (`loci sources add VAULT --as pages`): its Markdown files
+    # are graph pages kept in step both ways. `source_pages` is that sync's manifest: per page,
+    # its file and the hashes of both at the last sync, so an edit on either side is told from
+    # the other, and an edit on both is a conflict.
+    """
+    ALTER TABLE sources ADD COLUMN mode TEXT NOT NULL DEFAULT 'files'
+        CHECK (mode IN ('files', 'pages'));
+    CREATE TABLE source_pages (
+        source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        doc_id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        page_hash TEXT NOT NULL,
+        file_hash TEXT,
+        PRIMARY KEY (source_id, doc_id)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 

@@ -101,7 +101,9 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
             hashes = [
                 r[0]
                 for r in conn.execute(
-                    "SELECT DISTINCT content_hash FROM documents WHERE brain_id = ?", (brain_id,)
+                    "SELECT content_hash FROM documents WHERE brain_id = ?"
+                    " UNION SELECT content_hash FROM document_versions WHERE brain_id = ?",
+                    (brain_id, brain_id),
                 )
             ]
             ids = [
