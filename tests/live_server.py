@@ -42,6 +42,7 @@ class LiveServer:
     owner_token: str = field(init=False)
     url: str = field(init=False)
     user_models: UserModels = field(init=False)
+    app: Any = field(init=False)  # the FastAPI application it serves
     _server: uvicorn.Server = field(init=False)
     _thread: threading.Thread = field(init=False)
 
@@ -73,6 +74,7 @@ class LiveServer:
             integrations=self.integrations,
             sources_allowed_roots=self.sources_allowed_roots,
         )
+        self.app = app
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

@@ -262,6 +262,7 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
         integrations=build_integrations(settings, loci, accounts, models),
         trusted_proxies=settings.trusted_proxies,
         sources_allowed_roots=settings.sources_allowed_roots,
+        public_url=settings.public_url,
     )
 
 

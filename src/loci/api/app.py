@@ -28,9 +28,11 @@ from loci.api.middleware import BodyLimit, SecurityHeaders
 from loci.api.routes import (
     ask,
     brains,
+    consent,
     graph,
     health,
     notes,
+    oauth,
     people,
     search,
     session,
@@ -43,6 +45,8 @@ from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
+from loci.auth.oauth.consent import Consent
+from loci.auth.oauth.server import OAuthServer
 from loci.auth.people import People
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
@@ -70,11 +74,16 @@ def create_app(
     integrations: Integrations | None = None,
     trusted_proxies: Sequence[str] = ("127.0.0.1",),
     sources_allowed_roots: Sequence[Path] = (),
+    public_url: str | None = None,
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
     `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
-    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere)."""
-    mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
+    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere).
+    `public_url`: the address clients reach the server at, which OAuth names as issuer and
+    resource (None: the address each request arrived at)."""
+    # MCP for agents, with the API's tokens (and the ones OAuth issues)
+    mcp = McpEndpoint(loci, accounts, user_models, public_url)
+    oauth_server = OAuthServer(loci.store.oauth, loci.store.accounts, accounts.clock)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -109,6 +118,10 @@ def create_app(
     app.state.people = People(accounts)  # holds the failed sign-in counts of this process
     app.state.user_models = user_models
     app.state.sources_allowed_roots = tuple(sources_allowed_roots)
+    app.state.public_url = public_url
+    app.state.oauth_server = oauth_server
+    app.state.consent = Consent(oauth_server, accounts)
+    app.state.web_root = WEB_ROOT
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     # any route may meet a NUL (an unknown query parameter has one as well as a known one)
@@ -116,11 +129,13 @@ def create_app(
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(400, 422))
     app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
     for module in (
-        tokens, users, people, brains, file_routes, share, notes, search, ask, graph, sources
+        tokens, users, people, brains, file_routes, share, notes, search, ask, graph, sources,
+        consent,
     ):  # fmt: skip
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))
     _document_errors_as_json(app)
+    app.include_router(oauth.router)  # OAuth's own wire format, at the root beside /mcp
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)

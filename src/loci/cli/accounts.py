@@ -189,9 +189,10 @@ def register(app: typer.Typer) -> None:
         for t in found:
             state = "revoked" if t.revoked_at is not None else _when(t.expires_at)
             brains = "all" if t.brain_ids is None else ",".join(map(str, t.brain_ids))
+            # An OAuth application's token renews itself: its expiry is the current secret's.
+            name = escape(t.name) + (" [dim](OAuth app)[/dim]" if t.client_id else "")
             table.add_row(
-                str(t.id), escape(t.name), t.prefix + "…", t.scope, brains, state,
-                _when(t.last_used_at),
+                str(t.id), name, t.prefix + "…", t.scope, brains, state, _when(t.last_used_at),
             )  # fmt: skip
         out.print(table)
 
