@@ -35,12 +35,25 @@ def query_of(url: str) -> dict[str, str]:
 
 
 class Browser:
-    def __init__(self, server: LiveServer, name: str, password: str = PASSWORD) -> None:
-        People(server.accounts).set_password(name, password)
-        self.http = httpx.Client(base_url=server.url, timeout=30)
-        signed_in = self.http.post("/api/v1/session", json={"name": name, "password": password})
-        assert signed_in.status_code == 200, signed_in.text
-        self.http.headers["X-CSRF-Token"] = signed_in.json()["csrf_token"]
+    def __init__(
+        self,
+        server: LiveServer,
+        name: str,
+        password: str = PASSWORD,
+        http: httpx.Client | None = None,
+    ) -> None:
+        """Signed in as `name` with a password — or, given `http`, a browser signed in already
+        (by single sign-on)."""
+        if http is not None:
+            self.http = http
+            csrf = http.get("/api/v1/me").json()["csrf_token"]
+        else:
+            People(server.accounts).set_password(name, password)
+            self.http = httpx.Client(base_url=server.url, timeout=30)
+            signed_in = self.http.post("/api/v1/session", json={"name": name, "password": password})
+            assert signed_in.status_code == 200, signed_in.text
+            csrf = signed_in.json()["csrf_token"]
+        self.http.headers["X-CSRF-Token"] = csrf
 
     def consent(self, url: str) -> httpx.Response:
         """What the consent page learns of the request at `url` (the authorization URL)."""

@@ -150,6 +150,19 @@ class OAuthStore(Protocol):
     def purge_refresh(self, before: float) -> None: ...
 
 
+class IdentityStore(Protocol):
+    """Accounts at single sign-on providers, linked to Loci users."""
+
+    def identity_user(self, provider: str, subject: str) -> int | None: ...
+    def link_identity(
+        self, provider: str, subject: str, user_id: int, email: str | None
+    ) -> int: ...
+    def touch_identity(
+        self, provider: str, subject: str, email: str | None, now: float
+    ) -> None: ...
+    def users_with_email(self, email: str) -> list[int]: ...
+
+
 class ConversationStore(Protocol):
     """Conversations with `ask`: a conversation of another user or brain is `NotFound`."""
 
@@ -299,6 +312,9 @@ class Store(Protocol):
 
     @property
     def oauth(self) -> OAuthStore: ...
+
+    @property
+    def identities(self) -> IdentityStore: ...
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain: ...

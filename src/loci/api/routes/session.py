@@ -22,7 +22,7 @@ from loci.errors import Forbidden, NotFound
 router = APIRouter(tags=["session"])
 
 
-@router.post("/session", response_model=MeOut, responses=errors(400, 401, 429))
+@router.post("/session", response_model=MeOut, responses=errors(400, 401, 403, 429))
 def sign_in(
     body: TokenSessionIn | PasswordSessionIn,
     request: Request,

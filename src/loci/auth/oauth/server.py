@@ -85,7 +85,7 @@ class _Pairs(OAuth2Payload):  # type: ignore[misc]
         return self._list
 
 
-class _Request(OAuth2Request):  # type: ignore[misc]
+class CallRequest(OAuth2Request):  # type: ignore[misc]
     def __init__(self, call: HttpCall) -> None:
         super().__init__(call.method, call.url, headers=call.headers)
         self.payload = _Pairs([*call.query, *call.form])
@@ -169,7 +169,7 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
     def create_oauth2_request(self, request: Any) -> OAuth2Request:
         if isinstance(request, OAuth2Request):
             return request
-        return _Request(request)
+        return CallRequest(request)
 
     def create_json_request(self, request: HttpCall) -> JsonRequest:
         made = JsonRequest(request.method, request.url, request.headers)

@@ -534,6 +534,22 @@ MIGRATIONS: list[Migration] = [
         END LOOP;
     END $$;
     """,
+    # 20: as SQLite's 20: identities at single sign-on providers; like invites, no brain's.
+    """
+    CREATE TABLE user_identities (
+        provider text NOT NULL,
+        subject text NOT NULL,
+        user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        email text,
+        last_sign_in_at double precision,
+        created_at text NOT NULL DEFAULT loci_now(),
+        PRIMARY KEY (provider, subject)
+    );
+    CREATE INDEX user_identities_user ON user_identities(user_id);
+    ALTER TABLE user_identities ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE user_identities FORCE ROW LEVEL SECURITY;
+    CREATE POLICY system_only ON user_identities USING ((SELECT loci_all_brains()));
+    """,
 ]
 
 

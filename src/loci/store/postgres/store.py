@@ -22,6 +22,7 @@ from loci.models import (
     IndexedChunk,
 )
 from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
+from loci.store.identity_tables import IdentityTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.analyzer import text_languages
@@ -75,6 +76,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
         self.graph = PostgresGraph(self.db, self._delete_rows, queue_job)
         self.integrations = PostgresIntegrations(self.db)
         self.oauth = PostgresOAuth(self.db)
+        self.identities = IdentityTables(self.db)
 
     @property
     def portable(self) -> Database:

@@ -1,13 +1,14 @@
 """Copying an embedded SQLite data directory into PostgreSQL (`loci migrate --to`).
 
-Everything canonical and derived is copied with its ids unchanged — brains, documents, their
-texts, chunks with their stored vectors (nothing is embedded again), jobs, the graph and its
-versions, users, members, tokens (hashes only), OAuth clients, codes and refresh tokens (hashes
-only), sessions, conversations, Slack identities and the threads they ask in, webhook secrets
-(still sealed with the server's key) and handled deliveries — so links, tokens and ids in scripts keep working. The term statistics of the BM25
-leg are computed on the way in. The copy is one transaction: it lands whole or not at all. Then
-every table's rows are counted on both sides. The target must be empty; blobs stay where they
-are (a shared volume), or go into the database with `blobs_in_database`.
+Everything canonical and derived is copied with its ids unchanged — brains, documents, their texts,
+chunks with their stored vectors (nothing is embedded again), jobs, the graph and its versions,
+users, members, tokens (hashes only), OAuth clients, codes and refresh tokens (hashes only), single
+sign-on identities, sessions, conversations, Slack identities and the threads they ask in, webhook
+secrets (still sealed with the server's key) and handled deliveries — so links, tokens and ids in
+scripts keep working. The term statistics of the BM25 leg are computed on the way in. The copy is
+one transaction: it lands whole or not at all. Then every table's rows are counted on both sides.
+The target must be empty; blobs stay where they are (a shared volume), or go into the database with
+`blobs_in_database`.
 """
 
 from __future__ import annotations
@@ -108,6 +109,11 @@ TABLES: tuple[Table, ...] = (
         ),
         order="code_hash",
     ),  # fmt: skip
+    Table(
+        "user_identities",
+        ("provider", "subject", "user_id", "email", "last_sign_in_at", "created_at"),
+        order="provider, subject",
+    ),
     Table(
         "oauth_refresh_tokens",
         ("secret_hash", "token_id", "expires_at", "used_at", "created_at"),

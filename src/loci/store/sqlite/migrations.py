@@ -440,6 +440,20 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX oauth_refresh_tokens_token ON oauth_refresh_tokens(token_id);
     """,
+    # 20: single sign-on (`loci.auth.sso`): an account at an identity provider (its issuer's
+    # name in Loci and the subject it gives) belongs to one Loci user.
+    """
+    CREATE TABLE user_identities (
+        provider TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        email TEXT,
+        last_sign_in_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (provider, subject)
+    );
+    CREATE INDEX user_identities_user ON user_identities(user_id);
+    """,
 ]
 
 

@@ -27,6 +27,7 @@ from loci.models import (
     SearchFilters,
 )
 from loci.store.brain_tables import BrainTables
+from loci.store.identity_tables import IdentityTables
 from loci.store.lexical_index import K1, B
 from loci.store.source_tables import SourceTables
 from loci.store.sqlite.accounts import SqliteAccounts
@@ -71,6 +72,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
         self.integrations = SqliteIntegrations(self.db)
         self.oauth = SqliteOAuth(self.db)
+        self.identities = IdentityTables(self.db)
         self.search_index = SearchIndex(
             self.db,
             path.parent / "index",
