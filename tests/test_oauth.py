@@ -17,19 +17,9 @@ from loci.embed.base import Embedder
 from tests.conftest import BACKENDS, run_cli, served_world
 from tests.live_server import LiveServer
 from tests.oauth_flow import App, Browser, query_of
+from tests.test_mcp_http import ACCEPT, INITIALIZE
 
 pytestmark = pytest.mark.attack
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -54,7 +44,7 @@ def mcp(server: LiveServer, token: str) -> httpx.Response:
     return httpx.post(
         server.url + "/mcp",
         json=INITIALIZE,
-        headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"},
+        headers={**ACCEPT, "Authorization": f"Bearer {token}"},
     )
 
 
@@ -64,7 +54,7 @@ def api(server: LiveServer, token: str, path: str = "/brains") -> httpx.Response
 
 # discovery -----------------------------------------------------------------------------------
 def test_mcp_without_a_token_names_its_resource_metadata(server: LiveServer) -> None:
-    refused = httpx.post(server.url + "/mcp", json=INITIALIZE, headers=MCP_HEADERS)
+    refused = httpx.post(server.url + "/mcp", json=INITIALIZE, headers=ACCEPT)
     assert refused.status_code == 401
     metadata_url = server.url + "/.well-known/oauth-protected-resource/mcp"
     assert refused.headers["WWW-Authenticate"] == f'Bearer resource_metadata="{metadata_url}"'
@@ -368,3 +358,75 @@ def test_the_cli_lists_and_revokes_an_applications_token(
     revoked = run_cli("tokens", "revoke", str(mine["id"]), "--user", "alice", home=home, env=env)
     assert revoked.returncode == 0, revoked.stderr
     assert mcp(server, tokens["access_token"]).status_code == 401
+
+
+def test_oauth_over_plain_http_off_loopback_is_refused(server: LiveServer, alice: Browser) -> None:
+    """Codes and tokens must not cross a network in the clear: a server reached over http at a
+    non-loopback name (no TLS, no LOCI_PUBLIC_URL) does no OAuth, and says how to fix it."""
+    app = App(server)
+    lan = {"Host": "nas.local:8765"}
+    asked = alice.http.get(
+        "/api/v1/oauth/consent", params=query_of(app.authorize_url()), headers=lan
+    )
+    assert asked.status_code == 400 and "LOCI_PUBLIC_URL" in asked.json()["message"]
+    token = httpx.post(
+        server.url + "/oauth/token",
+        data={"grant_type": "authorization_code", "code": "x", "client_id": app.client_id},
+        headers=lan,
+    )
+    assert token.status_code == 400 and token.json()["error"] == "insecure_transport"
+
+
+def test_characters_oauth_cannot_echo_are_a_clear_400(server: LiveServer, alice: Browser) -> None:
+    app = App(server)
+    odd = alice.http.get(
+        "/api/v1/oauth/consent", params=query_of(app.authorize_url(response_type="còde"))
+    )
+    assert odd.status_code == 400 and "characters" in odd.json()["message"]
+    token = app.post("/oauth/token", {"grant_type": "àuthorization_code"})
+    assert token.status_code == 400 and token.json()["error"] in (
+        "invalid_request",
+        "unsupported_grant_type",
+    )
+
+
+JUNK_FORMS: list[dict[str, str]] = [
+    {},
+    {"grant_type": "password", "username": "alice", "password": "x"},
+    {"grant_type": "client_credentials"},
+    {"grant_type": "authorization_code"},
+    {"grant_type": "authorization_code", "code": "é", "client_id": "é", "code_verifier": "é"},
+    {"grant_type": "refresh_token", "client_id": "locic_nobody"},
+    {"grant_type": "refresh_token", "refresh_token": "\u0000", "client_id": "\u0000"},
+    {"grant_type": "authorization_code", "code": "x" * 5000, "client_id": "y" * 5000},
+]
+JUNK_JSON: list[Any] = [
+    [],
+    "x",
+    None,
+    {"redirect_uris": "https://a.example/cb"},
+    {"redirect_uris": [1, 2]},
+    {"redirect_uris": ["https://a.example/cb"], "grant_types": "authorization_code"},
+    {"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "private_key_jwt"},
+    {"redirect_uris": ["https://a.example/cb"], "client_name": "é" * 500},
+    {"redirect_uris": ["https://a.example/cb"] * 50},
+    {"redirect_uris": ["https://a.example/cb"], "scope": "admin root"},
+    {"redirect_uris": ["https://a.example/cb"], "client_name": ["not", "text"]},
+    {"redirect_uris": ["https://a.example/cb"], "client_name": "nul\u0000"},
+]
+
+
+def test_junk_at_the_protocol_endpoints_is_refused_not_a_500(server: LiveServer) -> None:
+    for form in JUNK_FORMS:
+        for path in ("/oauth/token", "/oauth/revoke"):
+            got = httpx.post(server.url + path, data=form)
+            assert got.status_code in (400, 401), (path, form, got.status_code, got.text)
+            assert "error" in got.json()
+    for body in JUNK_JSON:
+        got = httpx.post(server.url + "/oauth/register", json=body)
+        assert got.status_code == 400, (body, got.status_code, got.text)
+    for raw in (b"{", b"\xff\xfe", b"[" * 100_000):
+        got = httpx.post(server.url + "/oauth/register", content=raw)
+        assert got.status_code == 400, (raw[:10], got.status_code, got.text)
+    big = httpx.post(server.url + "/oauth/token", content=b"a=" + b"b" * 100_000)
+    assert big.status_code == 400

@@ -19,7 +19,7 @@ from joserfc.jwk import RSAKey
 from loci.auth.people import People
 from loci.auth.sso.provider import ProviderDirectory, SsoProvider
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, served_world
+from tests.conftest import BACKENDS, run_cli, served_world
 from tests.live_server import LiveServer
 from tests.oauth_flow import App, Browser
 from tests.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, Person, Provider
@@ -130,7 +130,10 @@ def test_linking_by_email_needs_the_setting_and_a_verified_address(
     server: LiveServer, provider: Provider
 ) -> None:
     user, _ = server.accounts.add_user("gwen")
-    server.accounts.accounts.update_user(user.id, email="gwen@example.org")
+    store: Any = server.loci.store
+    env = {"LOCI_DATABASE_URL": store.db.url} if hasattr(store.db, "url") else {}
+    recorded = run_cli("users", "email", "gwen", "gwen@example.org", home=server._home(), env=env)
+    assert recorded.returncode == 0, recorded.stderr
     provider.person = Person("sub-gwen", "gwen", "gwen@example.org", email_verified=False)
     configure(server, link_by_email=True)
     _, refused = sign_in(server)  # unverified: no link, and the name is taken

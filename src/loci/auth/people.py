@@ -180,6 +180,16 @@ class People:
             principal.user.id, hash_password(new), self.accounts.clock(), principal.token.id
         )
 
+    def set_email(self, name: str, email: str) -> User:
+        """An administrator records someone's e-mail (the CLI's `loci users email`): what
+        single sign-on links a first sign-in by, when the administrator allows it."""
+        user = self.store.find_user(name)
+        checked = _check_email(email)
+        if checked is None:
+            raise InvalidInput("give an e-mail address")
+        self.store.update_user(user.id, email=checked)
+        return self.store.get_user(user.id)
+
     def set_password(self, name: str, new: str) -> User:
         """An administrator sets someone's password (the CLI's `loci users passwd`)."""
         user = self.store.find_user(name)

@@ -117,6 +117,16 @@ def register(app: typer.Typer) -> None:
         people.set_password(user.name, _read_password(user.name))
         err.print(f"password set for {escape(user.name)}")
 
+    @users.command("email")
+    @exits_cleanly
+    def set_email(
+        name: Annotated[str, typer.Argument(help="Whose e-mail.")],
+        email: Annotated[str, typer.Argument(help="Their address.")],
+    ) -> None:
+        """Record someone's e-mail: single sign-on with link_by_email joins them by it."""
+        user = context.people().set_email(name, email)
+        err.print(f"e-mail of {escape(user.name)} set")
+
     @users.command("disable")
     @exits_cleanly
     def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:

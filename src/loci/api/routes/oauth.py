@@ -10,6 +10,7 @@ requests to it and its replies back.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -28,6 +29,7 @@ from loci.auth.oauth.resources import (
 )
 from loci.auth.oauth.server import HttpCall, OAuthServer, Reply
 from loci.errors import InvalidInput
+from loci.nul import refuse_nul
 
 router = APIRouter(include_in_schema=False)
 MAX_FORM_BYTES = 64 * 1024  # an OAuth request is a few hundred bytes
@@ -47,6 +49,8 @@ def _reply(reply: Reply) -> Response:
 
 
 async def _call(request: Request, *, as_json: bool = False) -> HttpCall:
+    """The request as the OAuth server takes it; InvalidInput for one it must not see (too
+    large, or holding a NUL, which no stored value may)."""
     body = await request.body()
     if len(body) > MAX_FORM_BYTES:
         raise InvalidInput("an OAuth request is a few hundred bytes; this one is too large")
@@ -54,12 +58,24 @@ async def _call(request: Request, *, as_json: bool = False) -> HttpCall:
     if as_json:
         try:
             data: Any = json.loads(body or b"{}")
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
+        refuse_nul("the registration", data)
         return HttpCall(request.method, url, request.headers, json=data)
     form = await request.form()
     pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
+    refuse_nul("the request", pairs)
     return HttpCall(request.method, url, request.headers, form=pairs)
+
+
+async def _serve(
+    request: Request, answer: Callable[[HttpCall], Reply], *, as_json: bool = False
+) -> Response:
+    try:
+        call = await _call(request, as_json=as_json)
+    except InvalidInput as error:  # answered in OAuth's format, as everything here
+        return _reply(Reply(400, {"error": "invalid_request", "error_description": error.message}))
+    return _reply(await anyio.to_thread.run_sync(answer, call))
 
 
 # discovery ----------------------------------------------------------------------------------
@@ -105,17 +121,14 @@ async def authorize(request: Request, consent: ConsentDep, resources: ResourcesD
 # the token, registration and revocation endpoints -------------------------------------------
 @router.post(TOKEN_PATH)
 async def token(request: Request) -> Response:
-    call = await _call(request)
-    return _reply(await anyio.to_thread.run_sync(_server(request).token_response, call))
+    return await _serve(request, _server(request).token_response)
 
 
 @router.post(REGISTER_PATH)
 async def register(request: Request) -> Response:
-    call = await _call(request, as_json=True)
-    return _reply(await anyio.to_thread.run_sync(_server(request).registration_response, call))
+    return await _serve(request, _server(request).registration_response, as_json=True)
 
 
 @router.post(REVOKE_PATH)
 async def revoke(request: Request) -> Response:
-    call = await _call(request)
-    return _reply(await anyio.to_thread.run_sync(_server(request).revocation_response, call))
+    return await _serve(request, _server(request).revocation_response)

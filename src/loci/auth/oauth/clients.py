@@ -29,6 +29,11 @@ MAX_REDIRECT_URIS = 10
 MAX_NAME = 100
 MAX_URI = 2000
 UNNAMED = "an unnamed application"
+TEXT_LISTS = ("redirect_uris", "grant_types", "response_types", "contacts")
+TEXTS = (
+    "client_name", "scope", "token_endpoint_auth_method", "client_uri", "logo_uri", "tos_uri",
+    "policy_uri", "jwks_uri", "software_id", "software_version",
+)  # fmt: skip
 
 
 class Client(ClientMixin):  # type: ignore[misc]
@@ -113,6 +118,22 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
 
     def get_server_metadata(self) -> dict[str, Any]:
         return static_metadata()
+
+    def extract_client_metadata(self, request: Any) -> dict[str, Any]:
+        """The registration's metadata, checked by Authlib — after its shape is checked here,
+        since Authlib expects well-typed values (a number among the redirect URIs breaks it)."""
+        data = request.payload.data
+        for key in TEXT_LISTS:
+            value = data.get(key)
+            if value is not None and not (
+                isinstance(value, list) and all(isinstance(v, str) for v in value)
+            ):
+                raise InvalidClientMetadataError(f"{key} must be a list of text")
+        for key in TEXTS:
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise InvalidClientMetadataError(f"{key} must be text")
+        metadata: dict[str, Any] = super().extract_client_metadata(request)
+        return metadata
 
     def generate_client_id(self, request: Any) -> str:
         return CLIENT_PREFIX + secrets.token_urlsafe(24)

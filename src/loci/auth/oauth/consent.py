@@ -30,6 +30,8 @@ from loci.auth.oauth.server import HttpCall, OAuthServer, insecure, oauth_error
 from loci.errors import Forbidden, InvalidInput
 from loci.models import TokenScope
 
+UNUSABLE = "this authorization request cannot be used: it holds characters OAuth does not allow"
+
 
 @dataclass(frozen=True)
 class Ask:
@@ -123,6 +125,8 @@ class Consent:
             grant = self.server.get_consent_grant(request)
         except InsecureTransportError:
             raise InvalidInput(insecure().body["error_description"]) from None
+        except ValueError:  # Authlib echoing a value OAuth's error text may not hold
+            raise InvalidInput(UNUSABLE) from None
         except OAuth2Error as error:
             if error.redirect_uri:
                 return _error_redirect(error)

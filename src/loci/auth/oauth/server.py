@@ -122,6 +122,18 @@ def insecure() -> Reply:
     )
 
 
+def unusable() -> Reply:
+    """Authlib refuses to echo a request's value into an error text when it holds characters
+    OAuth's error format forbids (it raises ValueError): the request was malformed."""
+    return Reply(
+        400,
+        {
+            "error": "invalid_request",
+            "error_description": "the request holds characters OAuth does not allow",
+        },
+    )
+
+
 class OAuthServer(AuthorizationServer):  # type: ignore[misc]
     def __init__(
         self,
@@ -143,9 +155,11 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
     def token_response(self, call: HttpCall) -> Reply:
         try:
             request = self.create_oauth2_request(call)
+            reply: Reply = self.create_token_response(request)
         except InsecureTransportError:
             return insecure()
-        reply: Reply = self.create_token_response(request)
+        except ValueError:
+            return unusable()
         return reply
 
     def revocation_response(self, call: HttpCall) -> Reply:
@@ -159,6 +173,8 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
             reply: Reply = self.create_endpoint_response(name, call)
         except InsecureTransportError:
             return insecure()
+        except ValueError:
+            return unusable()
         return reply
 
     # Authlib's framework seams ------------------------------------------------------------

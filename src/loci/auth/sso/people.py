@@ -25,6 +25,7 @@ from loci.auth.sso.provider import SsoProvider
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import Role, User
 from loci.names import check_name
+from loci.nul import nul_at
 
 log = logging.getLogger(__name__)
 RANK: dict[Role, int] = {"viewer": 1, "editor": 2, "owner": 3}
@@ -40,6 +41,8 @@ class SingleSignOn:
         subject = claims.get("sub")
         if not isinstance(subject, str) or not subject:
             raise Unauthenticated(f"{provider.label} gave no subject for this account")
+        if nul_at([subject, claims.get("email"), claims.get(provider.username_claim)]) is not None:
+            raise Unauthenticated(f"{provider.label} sent an account with a NUL character in it")
         email = _verified_email(claims)
         groups = _groups(claims.get(provider.groups_claim))
         _check_allowed(provider, email, groups)
