@@ -430,3 +430,24 @@ def test_junk_at_the_protocol_endpoints_is_refused_not_a_500(server: LiveServer)
         assert got.status_code == 400, (raw[:10], got.status_code, got.text)
     big = httpx.post(server.url + "/oauth/token", content=b"a=" + b"b" * 100_000)
     assert big.status_code == 400
+
+
+def test_a_browser_based_client_may_call_the_oauth_endpoints_but_not_the_api(
+    server: LiveServer,
+) -> None:
+    origin = {"Origin": "https://inspector.example"}
+    metadata = httpx.get(server.url + "/.well-known/oauth-protected-resource/mcp", headers=origin)
+    assert metadata.headers["access-control-allow-origin"] == "*"
+    preflight = httpx.options(
+        server.url + "/oauth/register",
+        headers={**origin, "Access-Control-Request-Method": "POST",
+                 "Access-Control-Request-Headers": "content-type"},
+    )  # fmt: skip
+    assert preflight.status_code == 200
+    assert preflight.headers["access-control-allow-origin"] == "*"
+    refused = httpx.post(server.url + "/mcp", json=INITIALIZE, headers={**ACCEPT, **origin})
+    assert refused.status_code == 401
+    assert "www-authenticate" in refused.headers["access-control-expose-headers"].lower()
+    api = httpx.get(server.url + "/api/v1/brains", headers=origin)
+    assert "access-control-allow-origin" not in api.headers  # the API stays same-origin
+    assert "access-control-allow-credentials" not in metadata.headers  # never with cookies

@@ -24,7 +24,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from loci.api import errors as error_handlers
 from loci.api.deps import no_nul_in_parameters, single_valued_query
-from loci.api.middleware import BodyLimit, SecurityHeaders
+from loci.api.middleware import BodyLimit, OpenCors, SecurityHeaders
 from loci.api.routes import (
     ask,
     brains,
@@ -153,6 +153,7 @@ def create_app(
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
+    app.add_middleware(OpenCors)
     app.add_middleware(SecurityHeaders)
     # Outermost, so every route (the session cookie's Secure flag, links the server builds)
     # sees the scheme and client a trusted proxy reports; `loci serve` turns uvicorn's own
