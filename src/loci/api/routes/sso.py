@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from loci.api.deps import AccountsDep, ResourcesDep
 from loci.api.errors import status_of
 from loci.api.routes.session import start_session
+from loci.auth.accounts import OpenedSession
 from loci.auth.sso.flow import OidcFlow, Pending
 from loci.auth.sso.people import SingleSignOn
 from loci.auth.sso.provider import SsoProvider
@@ -124,7 +125,7 @@ async def sso_callback(
         pending = Pending.open(request.app.state.sso_box, sealed, accounts.clock())
         callback = f"{resources.base}/sso/{chosen.name}/callback"
 
-        def finish() -> object:
+        def finish() -> OpenedSession:
             claims = flow.finish(
                 chosen,
                 pending,
@@ -138,6 +139,6 @@ async def sso_callback(
     except LociError as error:
         return _failed(error)
     response = RedirectResponse(pending.next, status_code=303)
-    start_session(request, response, accounts, opened)  # type: ignore[arg-type]
+    start_session(request, response, accounts, opened)
     response.delete_cookie(SSO_COOKIE, path=COOKIE_PATH)
     return response

@@ -10,7 +10,6 @@ application alike, and the person connects the application again).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +21,6 @@ from authlib.oauth2.rfc7636 import CodeChallenge
 from loci.auth.oauth.clients import Client
 from loci.auth.oauth.resources import AUTH_METHODS, canonical
 from loci.auth.secrets import hash_secret
-from loci.errors import NotFound
 from loci.models import ApiToken, OAuthCode, TokenScope, User
 
 if TYPE_CHECKING:
@@ -212,10 +210,3 @@ class Revocation(RevocationEndpoint):  # type: ignore[misc]
 
     def revoke_token(self, token: Grant, request: Any) -> None:
         self.server.revoke(token.token.id)
-
-
-def find_or_none(lookup: Callable[[], ApiToken]) -> ApiToken | None:
-    try:
-        return lookup()
-    except NotFound:
-        return None

@@ -32,7 +32,6 @@ from loci.auth.oauth.grants import (
     RefreshGrant,
     Revocation,
     S256Only,
-    find_or_none,
     scope_text,
 )
 from loci.auth.oauth.resources import SCOPES
@@ -258,7 +257,10 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
 
     # Loci's side ---------------------------------------------------------------------------
     def token(self, token_id: int) -> ApiToken | None:
-        return find_or_none(lambda: self.store_accounts.get_token(token_id))
+        try:
+            return self.store_accounts.get_token(token_id)
+        except NotFound:
+            return None
 
     def revoke(self, token_id: int) -> None:
         token = self.token(token_id)
