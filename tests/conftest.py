@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -221,9 +222,11 @@ def served_world(
     embedder: Embedder,
     request: pytest.FixtureRequest,
     name: str,
+    **server_options: Any,
 ) -> Iterator[tuple[Loci, LiveServer]]:
     """A live server over a fresh service on the backend a `params=BACKENDS` fixture was given,
-    for a module's worth of tests; everything is closed and dropped afterwards."""
+    for a module's worth of tests (`server_options`: LiveServer's); everything is closed and
+    dropped afterwards."""
     home = tmp_path_factory.mktemp(name) / "home"
     postgres: EmbeddedPostgres | None = None
     url = None
@@ -231,7 +234,7 @@ def served_world(
         postgres = request.getfixturevalue("postgres_server")
         url = postgres.new_database()
     loci = make_service(home, embedder, url, job_retry_base_s=0.01)
-    server = LiveServer(loci).start()
+    server = LiveServer(loci, **server_options).start()
     try:
         yield loci, server
     finally:

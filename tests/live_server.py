@@ -20,6 +20,7 @@ import uvicorn
 from loci.api import create_app
 from loci.auth.accounts import Accounts
 from loci.auth.secret_box import SecretBox
+from loci.auth.sso.provider import SsoProvider
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.service import Loci
@@ -38,10 +39,13 @@ class LiveServer:
     run_worker: bool = True
     integrations: Integrations | None = None  # None: the app's default (Slack capture off)
     sources_allowed_roots: tuple[Path, ...] = ()  # where the API may register folders
+    sso_providers: tuple[SsoProvider, ...] = ()  # single sign-on (LOCI_OIDC_PROVIDERS)
+    password_sign_in: bool = True
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
     user_models: UserModels = field(init=False)
+    app: Any = field(init=False)  # the FastAPI application it serves
     _server: uvicorn.Server = field(init=False)
     _thread: threading.Thread = field(init=False)
 
@@ -72,7 +76,10 @@ class LiveServer:
             run_worker=self.run_worker,
             integrations=self.integrations,
             sources_allowed_roots=self.sources_allowed_roots,
+            sso_providers=self.sso_providers,
+            password_sign_in=self.password_sign_in,
         )
+        self.app = app
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

@@ -24,9 +24,13 @@ def test_health_needs_no_token_and_everything_else_does(server: LiveServer) -> N
         response = anonymous.get("/brains")
         assert response.status_code == 401
         assert response.json()["error"] == "unauthenticated"
-        assert response.headers["www-authenticate"] == "Bearer"
+        # RFC 9728: the challenge says where to learn how to get a token (OAuth)
+        metadata = server.url + "/.well-known/oauth-protected-resource"
+        assert response.headers["www-authenticate"] == f'Bearer resource_metadata="{metadata}"'
     with server.client("loci_not-a-real-token") as wrong:
-        assert wrong.get("/brains").status_code == 401
+        refused = wrong.get("/brains")
+        assert refused.status_code == 401
+        assert 'error="invalid_token"' in refused.headers["www-authenticate"]
 
 
 def test_upload_then_search_returns_cited_passage(server: LiveServer) -> None:

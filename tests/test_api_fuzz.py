@@ -72,6 +72,9 @@ SEMANTIC = {
     "share_to_brain",  # a share must carry some text or a link; all three fields may be empty
     "brain_digest",  # `since` is a period (24h, 7d, 2w) or a date, which a string cannot say
     "set_my_model",  # the base_url's host must be an address the server may reach
+    # an OAuth request must name a registered client and one of its redirect URIs exactly
+    "consent_request",
+    "answer_consent",
 }
 # operations whose success could spoil the cases after them (see Target.restore)
 SPOILERS = {

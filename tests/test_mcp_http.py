@@ -24,6 +24,7 @@ from loci.service import Loci
 from tests.conftest import make_service
 from tests.live_server import LiveServer
 from tests.mcp_results import ok, text_of
+from tests.oauth_flow import App, Browser
 from tests.scripted_llm import Reply, ScriptedLLM
 
 T = TypeVar("T")
@@ -128,15 +129,29 @@ def _plant_brain_b(loci: Loci) -> tuple[int, str]:
     return secret.id, page.content_hash
 
 
+def _token(server: LiveServer, issued: str, scope: str, brains: list[str] | None) -> str:
+    """The owner's token: made by them, or got by an application through OAuth (for /mcp)."""
+    user = server.accounts.user("owner")
+    if issued == "made":
+        brain_ids = [server.loci.store.get_brain(b).id for b in brains] if brains else None
+        made = server.accounts.issue_token(user, name="agent", scope=scope, brain_ids=brain_ids)  # type: ignore[arg-type]
+        return made.secret
+    browser = Browser(server, "owner")
+    try:
+        return str(App(server).connect(browser, access=scope, brains=brains)["access_token"])
+    finally:
+        browser.close()
+
+
 @pytest.mark.attack
-def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> None:
+@pytest.mark.parametrize("issued", ["made", "oauth"])
+def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer, issued: str) -> None:
     loci = server.loci
     a = loci.brain("a")
     loci.library.add_note(a, "Brain A keeps the garden rota.")
     b_doc, b_hash = _plant_brain_b(loci)
     before = [(d.id, d.content_hash) for d in loci.library.documents(loci.brain("b"))]
-    user = server.accounts.user("owner")
-    token = server.accounts.issue_token(user, name="a-only", brain_ids=[a.id]).secret
+    token = _token(server, issued, "write", ["a"])
 
     async def steps(c: Client) -> dict[str, Any]:
         names = {t.name for t in (await c.list_tools()).tools}
@@ -175,12 +190,15 @@ def test_a_token_for_brain_a_reaches_nothing_of_brain_b(server: LiveServer) -> N
 
 
 @pytest.mark.attack
-@pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_a_read_only_token_sees_and_runs_no_write_tool(server: LiveServer, mode: str) -> None:
+@pytest.mark.parametrize(
+    ("mode", "issued"), [("auto", "made"), ("legacy", "made"), ("auto", "oauth")]
+)
+def test_a_read_only_token_sees_and_runs_no_write_tool(
+    server: LiveServer, mode: str, issued: str
+) -> None:
     loci = server.loci
     loci.brain()
-    user = server.accounts.user("owner")
-    token = server.accounts.issue_token(user, name="reader", scope="read").secret
+    token = _token(server, issued, "read", None)
 
     async def steps(c: Client) -> tuple[set[str], list[str]]:
         names = {t.name for t in (await c.list_tools()).tools}

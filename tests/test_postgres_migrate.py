@@ -12,7 +12,7 @@ import pytest
 from loci.embed.base import Embedder
 from loci.errors import StoreError
 from loci.graph.service import BrainGraph
-from loci.models import Brain
+from loci.models import Brain, OAuthClient, OAuthCode
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.blobs import sha256_hex
@@ -69,6 +69,21 @@ def test_migrate_copies_everything_and_ranks_the_same(
     (vault / "Kelp.md").write_text("Otters wrap themselves in kelp to sleep.\n")
     loci.sources.add(brain, vault, mode="pages")
     loci.sources.sync(brain)
+    # An application connected by OAuth, and an identity at a sign-on provider
+    client = loci.store.oauth.create_client(OAuthClient(
+        "locic_app", "Agent", ("https://app.example/cb",), ("authorization_code",), "none",
+        None, "",
+    ))  # fmt: skip
+    held = loci.store.accounts.create_token(
+        user.id, name="Agent", prefix="loci_y", secret_hash="o" * 64, scope="read",
+        brain_ids=None, expires_at=2e9, client_id="locic_app", resource="https://loci.example/mcp",
+    )  # fmt: skip
+    loci.store.oauth.create_code(OAuthCode(
+        "c" * 64, "locic_app", user.id, "https://app.example/cb", "read", (brain.id,),
+        "https://loci.example/mcp", "x" * 43, 2e9,
+    ))  # fmt: skip
+    loci.store.oauth.create_refresh("r" * 64, held.id, 2e9)
+    loci.store.identities.link_identity("corp", "sub-maya", user.id, "maya@example.org")
     integrations = loci.store.integrations
     integrations.link_slack("T1", "U0MAYA", user.id, brain.id)
     secret = integrations.create_webhook_secret(brain.id, "jamie", "whsec_ab", "sealed-bytes")
@@ -103,7 +118,9 @@ def test_migrate_copies_everything_and_ranks_the_same(
     assert copied["document_versions"] == 1 and copied["sources"] == 2
     assert copied["source_pages"] == 1
     assert copied["chunk vectors"] == copied["chunks"] > 0
-    assert copied["graph_versions"] == 1 and copied["api_tokens"] == 1
+    assert copied["graph_versions"] == 1 and copied["api_tokens"] == 2
+    oauth = ("oauth_clients", "oauth_codes", "oauth_refresh_tokens", "user_identities")
+    assert [copied[table] for table in oauth] == [1, 1, 1, 1]
     assert copied["blobs"] >= len(NOTES)
     pushes = ("slack_identities", "webhook_secrets", "deliveries")
     assert [copied[table] for table in pushes] == [1, 1, 1]
@@ -123,6 +140,12 @@ def test_migrate_copies_everything_and_ranks_the_same(
         store = moved.store
         assert isinstance(store, PostgresStore)
         assert store.accounts.token_by_hash("h" * 64) == token
+        assert store.accounts.token_by_hash("o" * 64) == held
+        assert store.oauth.client("locic_app") == client
+        assert store.oauth.refresh("r" * 64) is not None
+        code = store.oauth.code("c" * 64)
+        assert code is not None and code.brain_ids == (same.id,)
+        assert store.identities.identity_user("corp", "sub-maya") == user.id
         assert store.conversations.messages(talk.id) == talked
         assert [m.feedback and m.feedback.reason for m in talked] == [None, "they hold hands"]
         [identity] = store.integrations.slack_identities()

@@ -18,6 +18,7 @@ import pytest
 from loci.embed.base import Embedder
 from tests.conftest import make_service
 from tests.live_server import LiveServer
+from tests.oauth_flow import App, Browser
 from tests.test_api_isolation import ATTEMPTS, ROOT, _ask
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
@@ -37,6 +38,14 @@ NO_ID_REQUESTS: dict[str, dict[str, Any]] = {
     "create_user": {"json": {"name": "mallory"}},
     "create_invite": {"json": {"name": "dave"}},
     "create_brain": {"json": {"name": "more"}},
+    "answer_consent": {  # approving an OAuth application mints a token: a session's act
+        "json": {
+            "response_type": "code",
+            "client_id": "locic_x",
+            "redirect_uri": "http://127.0.0.1:9/cb",
+            "approve": True,
+        }
+    },
 }
 PAGE = "boiler-notes"
 
@@ -47,6 +56,7 @@ class Home:
     write: str
     read: str
     ids: dict[str, Any]
+    oauth_read: str = ""  # a read token an application got by OAuth, for the whole server
 
     def client(self, token: str) -> httpx.Client:
         return self.server.client(token)
@@ -105,7 +115,11 @@ def home(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iterat
                 "source_id": source.id,
                 "version": 1,
             }
-        yield Home(server, issued.secret, read, ids)
+        browser = Browser(server, "alice")
+        app = App(server)
+        tokens = app.connect(browser, access="read", url=app.authorize_url(resource=server.url))
+        browser.close()
+        yield Home(server, issued.secret, read, ids, tokens["access_token"])
     finally:
         server.stop()
         loci.store.close()
@@ -141,12 +155,14 @@ def _snapshot(home: Home) -> dict[str, Any]:
         }
 
 
-def test_every_write_is_refused_to_a_read_token_and_changes_nothing(home: Home) -> None:
+@pytest.mark.parametrize("kind", ["made", "oauth"])
+def test_every_write_is_refused_to_a_read_token_and_changes_nothing(home: Home, kind: str) -> None:
+    """A read token made by its user, and one an application got by OAuth."""
     writes = _writes()
     assert len(writes) >= 40  # the schema was read
     before = _snapshot(home)
     refused = []
-    with home.client(home.read) as api:
+    with home.client(home.read if kind == "made" else home.oauth_read) as api:
         for method, path, operation in writes:
             if operation in ATTEMPTS:
                 request = ATTEMPTS[operation].request(home.ids)

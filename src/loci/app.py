@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
 
     from loci.auth.people import People
+    from loci.auth.sso.provider import SsoProvider
     from loci.auth.user_models import UserModels
     from loci.integrations import Integrations
     from loci.integrations.slack_links import SlackLinks
@@ -263,7 +264,33 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
         integrations=build_integrations(settings, loci, accounts, models),
         trusted_proxies=settings.trusted_proxies,
         sources_allowed_roots=settings.sources_allowed_roots,
+        public_url=settings.public_url,
+        sso_providers=build_sso_providers(settings),
+        password_sign_in=settings.password_sign_in,
     )
+
+
+def build_sso_providers(settings: Settings) -> list[SsoProvider]:
+    from loci.auth.sso.provider import SsoProvider
+
+    return [
+        SsoProvider(
+            name=p.name,
+            label=p.label or p.name,
+            issuer=p.issuer,
+            client_id=p.client_id,
+            client_secret=p.client_secret.get_secret_value() if p.client_secret else None,
+            scopes=tuple(p.scopes),
+            username_claim=p.username_claim,
+            groups_claim=p.groups_claim,
+            allowed_domains=tuple(p.allowed_domains),
+            allowed_groups=tuple(p.allowed_groups),
+            link_by_email=p.link_by_email,
+            admin_groups=tuple(p.admin_groups),
+            group_brains={g: dict(b) for g, b in p.group_brains.items()},
+        )
+        for p in settings.oidc_providers
+    ]
 
 
 SERVE_WORKER_ENV = "LOCI_SERVE_RUN_WORKER"  # how `loci serve --workers N` tells its processes

@@ -15,12 +15,49 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("loci", appauthor=False))
+
+
+class OidcProviderSettings(BaseModel):
+    """One OpenID Connect identity provider people may sign in with (Keycloak, Authentik,
+    Google, Entra ID, Okta, GitLab, …). Its redirect URI is `{public_url}/sso/{name}/callback`."""
+
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,31}$", description="in URLs: /sso/{name}/…")
+    label: str | None = Field(default=None, max_length=60, description="the button's words")
+    issuer: str = Field(description="the provider's issuer URL, as its discovery document says")
+    client_id: str = Field(min_length=1)
+    client_secret: SecretStr | None = None  # None: a public client (PKCE alone)
+    scopes: list[str] = Field(default_factory=lambda: ["openid", "email", "profile"])
+    # The claim a new user's Loci name comes from; an e-mail address gives its local part.
+    username_claim: str = "preferred_username"
+    groups_claim: str = "groups"
+    # Who may sign in: a verified e-mail in one of these domains, and/or one of these groups
+    # (both empty: anyone the provider signs in).
+    allowed_domains: list[str] = Field(default_factory=list)
+    allowed_groups: list[str] = Field(default_factory=list)
+    # A first sign-in whose verified e-mail is an existing user's becomes that user (off: it
+    # is refused when the name is taken, so a provider account cannot take over a Loci one).
+    link_by_email: bool = False
+    admin_groups: list[str] = Field(default_factory=list)  # members become Loci admins
+    # group -> {brain: role}: members of the group get that role in the brain at each sign-in
+    # (and lose it when they leave every group that gave it).
+    group_brains: dict[str, dict[str, Literal["owner", "editor", "viewer"]]] = Field(
+        default_factory=dict
+    )
+
+    @field_validator("issuer")
+    @classmethod
+    def _issuer(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("issuer must be an https:// URL")
+        return value
 
 
 class Settings(BaseSettings):
@@ -117,6 +154,12 @@ class Settings(BaseSettings):
     # their sources there. Unset: sources are cited by name only.
     public_url: str | None = None
 
+    # Single sign-on: OpenID Connect providers, as JSON in LOCI_OIDC_PROVIDERS or as
+    # [[oidc_providers]] tables in config.toml (see OidcProviderSettings).
+    oidc_providers: list[OidcProviderSettings] = Field(default_factory=list)
+    # Off: people sign in only through a provider (API tokens keep working).
+    password_sign_in: bool = True
+
     # Addresses or networks (CIDR) of reverse proxies whose X-Forwarded-Proto and
     # X-Forwarded-For are believed: a request they pass on counts as https (a Secure session
     # cookie) and as coming from the client they name. Comma-separated; empty trusts no one.
@@ -168,6 +211,14 @@ class Settings(BaseSettings):
         if value and not value.startswith(("https://", "http://")):
             raise ValueError("public_url must be an http(s):// address")
         return value.rstrip("/") if value else None
+
+    @field_validator("oidc_providers")
+    @classmethod
+    def _unique_providers(cls, value: list[OidcProviderSettings]) -> list[OidcProviderSettings]:
+        names = [p.name for p in value]
+        if len(names) != len(set(names)):
+            raise ValueError("oidc_providers: each provider needs a name of its own")
+        return value
 
     @field_validator("database_url", "database_owner_url")
     @classmethod

@@ -468,6 +468,52 @@ class ApiToken:
     last_used_at: float | None
     revoked_at: float | None
     kind: TokenKind = "api"
+    # Set on a token an OAuth client holds (`loci.auth.oauth`): the client it was issued to,
+    # and the resource (a URL of this server) it may be used at, with everything under it.
+    client_id: str | None = None
+    resource: str | None = None
+
+
+@dataclass(frozen=True)
+class OAuthClient:
+    """An application registered for OAuth (RFC 7591): only its secret's hash is kept, and a
+    public client (`auth_method` "none") has none."""
+
+    client_id: str
+    name: str
+    redirect_uris: tuple[str, ...]
+    grant_types: tuple[str, ...]
+    auth_method: str  # "none", "client_secret_basic" or "client_secret_post"
+    secret_hash: str | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class OAuthCode:
+    """An authorization code as a person approved it: only its hash is kept. `token_id` is
+    the token it was exchanged for, so a second use can revoke that token (RFC 6749 4.1.2)."""
+
+    code_hash: str
+    client_id: str
+    user_id: int
+    redirect_uri: str
+    scope: TokenScope
+    brain_ids: tuple[int, ...] | None
+    resource: str
+    code_challenge: str
+    expires_at: float
+    used_at: float | None = None
+    token_id: int | None = None
+
+
+@dataclass(frozen=True)
+class RefreshToken:
+    """A refresh token of an OAuth client's Loci token: each is used once (rotation)."""
+
+    secret_hash: str
+    token_id: int
+    expires_at: float
+    used_at: float | None
 
 
 @dataclass(frozen=True)

@@ -24,18 +24,21 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from loci.api import errors as error_handlers
 from loci.api.deps import no_nul_in_parameters, single_valued_query
-from loci.api.middleware import BodyLimit, SecurityHeaders
+from loci.api.middleware import BodyLimit, OpenCors, SecurityHeaders
 from loci.api.routes import (
     ask,
     brains,
+    consent,
     graph,
     health,
     notes,
+    oauth,
     people,
     search,
     session,
     share,
     sources,
+    sso,
     tokens,
     users,
     versions,
@@ -44,7 +47,12 @@ from loci.api.routes import files as file_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
+from loci.auth.oauth.consent import Consent
+from loci.auth.oauth.server import OAuthServer
 from loci.auth.people import People
+from loci.auth.sso.flow import OidcFlow
+from loci.auth.sso.people import SingleSignOn
+from loci.auth.sso.provider import ProviderDirectory, SsoProvider
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
@@ -71,11 +79,20 @@ def create_app(
     integrations: Integrations | None = None,
     trusted_proxies: Sequence[str] = ("127.0.0.1",),
     sources_allowed_roots: Sequence[Path] = (),
+    public_url: str | None = None,
+    sso_providers: Sequence[SsoProvider] = (),
+    password_sign_in: bool = True,
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
     `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
-    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere)."""
-    mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
+    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere).
+    `public_url`: the address clients reach the server at, which OAuth names as issuer and
+    resource (None: the address each request arrived at).
+    `sso_providers`: OpenID Connect providers people may sign in with; `password_sign_in`
+    False: only those (and API tokens)."""
+    # MCP for agents, with the API's tokens (and the ones OAuth issues)
+    mcp = McpEndpoint(loci, accounts, user_models, public_url)
+    oauth_server = OAuthServer(loci.store.oauth, loci.store.accounts, accounts.clock)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -107,25 +124,37 @@ def create_app(
     )
     app.state.loci = loci
     app.state.accounts = accounts
-    app.state.people = People(accounts)  # holds the failed sign-in counts of this process
+    # holds the failed sign-in counts of this process
+    app.state.people = People(accounts, password_sign_in=password_sign_in)
     app.state.user_models = user_models
     app.state.sources_allowed_roots = tuple(sources_allowed_roots)
+    app.state.public_url = public_url
+    app.state.oauth_server = oauth_server
+    app.state.consent = Consent(oauth_server, accounts)
+    app.state.web_root = WEB_ROOT
+    app.state.sso_flow = OidcFlow(ProviderDirectory(list(sso_providers)), accounts.clock)
+    app.state.sso_people = SingleSignOn(accounts)
+    app.state.sso_box = user_models.box  # seals a sign-in under way into its cookie
     app.state.integrations = integrations or Integrations(Webhooks(loci.store, user_models.box))
     error_handlers.install(app)
     # any route may meet a NUL (an unknown query parameter has one as well as a known one)
     app.include_router(health.router, prefix=API_PREFIX, responses=errors(400))
     app.include_router(session.router, prefix=API_PREFIX, responses=errors(400, 422))
     app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
+    app.include_router(sso.options, prefix=API_PREFIX, responses=errors(400))
     for module in (
         tokens, users, people, brains, file_routes, versions, share, notes, search, ask, graph,
-        sources,
+        sources, consent,
     ):  # fmt: skip
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))
     _document_errors_as_json(app)
+    app.include_router(oauth.router)  # OAuth's own wire format, at the root beside /mcp
+    app.include_router(sso.router)  # the browser's round trip through an identity provider
     app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
+    app.add_middleware(OpenCors)
     app.add_middleware(SecurityHeaders)
     # Outermost, so every route (the session cookie's Secure flag, links the server builds)
     # sees the scheme and client a trusted proxy reports; `loci serve` turns uvicorn's own

@@ -19,6 +19,8 @@ from fastapi.security import APIKeyCookie, HTTPAuthorizationCredentials, HTTPBea
 from loci.api.schemas.common import MAX_ID
 from loci.auth.access import Need, Principal
 from loci.auth.accounts import Accounts
+from loci.auth.oauth.consent import Consent
+from loci.auth.oauth.resources import Resources
 from loci.auth.people import People
 from loci.auth.secrets import same
 from loci.auth.user_models import UserModels
@@ -58,6 +60,18 @@ def get_user_models(request: Request) -> UserModels:
     return models
 
 
+def resources_of(request: Request) -> Resources:
+    """This server's OAuth resources as the caller reaches it: at LOCI_PUBLIC_URL when set
+    (behind a proxy, the address clients know), else at the address of the request."""
+    public_url: str | None = request.app.state.public_url
+    return Resources(public_url or str(request.base_url))
+
+
+def get_consent(request: Request) -> Consent:
+    consent: Consent = request.app.state.consent
+    return consent
+
+
 def get_integrations(request: Request) -> Integrations:
     integrations: Integrations = request.app.state.integrations
     return integrations
@@ -82,6 +96,8 @@ AccountsDep = Annotated[Accounts, Depends(get_accounts)]
 PeopleDep = Annotated[People, Depends(get_people)]
 UserModelsDep = Annotated[UserModels, Depends(get_user_models)]
 SourceRootsDep = Annotated[tuple[PathLib, ...], Depends(get_source_roots)]
+ResourcesDep = Annotated[Resources, Depends(resources_of)]
+ConsentDep = Annotated[Consent, Depends(get_consent)]
 
 
 def single_valued_query(request: Request) -> None:
@@ -112,7 +128,7 @@ def current_principal(
     session: Annotated[str | None, Depends(session_cookie)],
 ) -> Principal:
     if credentials is not None:
-        return accounts.authenticate(credentials.credentials)
+        return accounts.authenticate(credentials.credentials, resources_of(request).api)
     if session:
         principal, csrf = accounts.session(session)
         if request.method not in SAFE_METHODS:

@@ -17,7 +17,9 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
+from loci.api.deps import resources_of
 from loci.api.schemas.common import NUL_ERROR
+from loci.auth.oauth.resources import challenge
 from loci.errors import (
     BlockedAddress,
     ChallengePage,
@@ -72,7 +74,7 @@ def error_response(
 ) -> JSONResponse:
     headers = dict(headers or {})
     if status == 401:
-        headers["WWW-Authenticate"] = "Bearer"
+        headers.setdefault("WWW-Authenticate", "Bearer")
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
@@ -94,13 +96,24 @@ def _location(item: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in parts if p != "body" and not str(p)[:1].isupper())
 
 
+def _challenge(request: Request) -> dict[str, str]:
+    """A 401 names the API's protected resource metadata, where an OAuth client learns how to
+    get a token (RFC 9728)."""
+    resources = resources_of(request)
+    sent = "authorization" in request.headers
+    return {"WWW-Authenticate": challenge(resources.metadata_url(resources.base), sent)}
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(LociError)
     async def loci_error(request: Request, error: LociError) -> JSONResponse:
         headers = {}
         if isinstance(error, RateLimited):
             headers["Retry-After"] = str(max(1, round(error.retry_after_s)))
-        return error_response(status_of(error), error.code, error.message, headers)
+        status = status_of(error)
+        if status == 401:
+            headers.update(_challenge(request))
+        return error_response(status, error.code, error.message, headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> JSONResponse:
@@ -126,6 +139,8 @@ def install(app: FastAPI) -> None:
         headers = dict(error.headers or {})
         if error.status_code == 405:
             headers["Allow"] = _allowed_methods(request)
+        if error.status_code == 401:
+            headers.update(_challenge(request))
         return error_response(error.status_code, code, str(error.detail), headers)
 
     @app.exception_handler(Exception)

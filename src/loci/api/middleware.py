@@ -1,4 +1,5 @@
-"""Two ASGI wrappers: a cap on request bodies, and security headers on every response."""
+"""ASGI wrappers: a cap on request bodies, security headers on every response, and CORS for
+the endpoints a browser-based MCP client calls."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from typing import Any
 
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from loci.ingest.size_cap import size_text
@@ -95,3 +97,35 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+# What a browser-based MCP client (an inspector, a web agent) calls from its own origin: the
+# metadata, the token, registration and revocation endpoints, and /mcp. Each takes a bearer
+# token or client credentials in the request, never a cookie, so any origin may call them.
+OPEN_PATHS = ("/.well-known/oauth-", "/oauth/token", "/oauth/register", "/oauth/revoke", "/mcp")
+
+
+class OpenCors:
+    """CORS for `OPEN_PATHS` only (any origin, no credentials); the web app and the API stay
+    same-origin."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(
+            app,
+            allow_origins=["*"],
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Mcp-Protocol-Version",
+                "Mcp-Session-Id",
+            ],
+            expose_headers=["WWW-Authenticate", "Mcp-Session-Id"],
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and str(scope["path"]).startswith(OPEN_PATHS):
+            await self.cors(scope, receive, send)
+        else:
+            await self.app(scope, receive, send)

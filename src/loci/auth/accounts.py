@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from loci.auth.access import Need, Principal, allows, role_in, user_role_in
+from loci.auth.oauth.resources import covers
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 from loci.models import ApiToken, Brain, Member, Role, TokenScope, User, Visibility
@@ -139,13 +140,19 @@ class Accounts:
         if not self.accounts.revoke_token(user.id, token_id, self.clock()):
             raise NotFound(f"no active token with id {token_id}")
 
-    def authenticate(self, secret: str) -> Principal:
+    def authenticate(self, secret: str, resource: str | None = None) -> Principal:
+        """The principal a token secret stands for, at `resource` (the URL it is used at):
+        a token an OAuth application holds works only at the resource it was issued for."""
         token = self.accounts.token_by_hash(hash_secret(secret))
         now = self.clock()
         if token is None or token.revoked_at is not None:
             raise Unauthenticated("unknown or revoked token")
         if token.expires_at is not None and token.expires_at <= now:
             raise Unauthenticated("this token has expired")
+        if token.resource is not None and (
+            resource is None or not covers(token.resource, resource)
+        ):
+            raise Unauthenticated(f"this token was issued for {token.resource}, not for here")
         user = self.accounts.get_user(token.user_id)
         if user.disabled:  # disabling revokes the tokens too; this closes any race with it
             raise Unauthenticated("unknown or revoked token")
@@ -154,8 +161,8 @@ class Accounts:
         return Principal(user, token)
 
     # web sessions -------------------------------------------------------------------------
-    def open_session(self, token_secret: str) -> OpenedSession:
-        return self._open_session(self.authenticate(token_secret))
+    def open_session(self, token_secret: str, resource: str | None = None) -> OpenedSession:
+        return self._open_session(self.authenticate(token_secret, resource))
 
     def open_password_session(self, user: User) -> OpenedSession:
         """A session for a person who proved their password: it gets a token of its own (kind

@@ -34,6 +34,7 @@ INVITE_PREFIX = "locinv_"
 INVITE_DAYS = 7.0
 MAX_INVITE_DAYS = 30.0
 SIGN_IN_REFUSED = "wrong name or password"  # the same words for an unknown name
+PASSWORDS_OFF = "password sign-in is turned off here: sign in with your organisation's account"
 InviteRole = Literal["member", "admin"]
 
 
@@ -66,10 +67,23 @@ def require_admin(principal: Principal) -> None:
 
 
 class People:
-    def __init__(self, accounts: Accounts, limiter: FailedSignIns | None = None) -> None:
+    def __init__(
+        self,
+        accounts: Accounts,
+        limiter: FailedSignIns | None = None,
+        password_sign_in: bool = True,
+    ) -> None:
+        """`password_sign_in` False: people sign in only through single sign-on (the
+        administrator's choice); signing in with a password, or choosing one through an
+        invite, is refused."""
         self.accounts = accounts
         self.store = accounts.accounts
         self.limiter = limiter or FailedSignIns()
+        self.password_sign_in = password_sign_in
+
+    def _check_passwords_on(self) -> None:
+        if not self.password_sign_in:
+            raise Forbidden(PASSWORDS_OFF)
 
     # invites ------------------------------------------------------------------------------
     def invite(
@@ -120,6 +134,7 @@ class People:
 
     def accept(self, secret: str, password: str) -> OpenedSession:
         """Use the invite: set the person's password and sign them in. Once only."""
+        self._check_passwords_on()
         check_strength(password)  # before using the link up, so a short password costs nothing
         user, invite = self.invited(secret)
         hashed = hash_password(password)
@@ -130,6 +145,7 @@ class People:
 
     # passwords ----------------------------------------------------------------------------
     def sign_in(self, name: str, password: str) -> OpenedSession:
+        self._check_passwords_on()
         self.limiter.check(name)
         user: User | None
         try:
@@ -163,6 +179,16 @@ class People:
         self.store.set_password(
             principal.user.id, hash_password(new), self.accounts.clock(), principal.token.id
         )
+
+    def set_email(self, name: str, email: str) -> User:
+        """An administrator records someone's e-mail (the CLI's `loci users email`): what
+        single sign-on links a first sign-in by, when the administrator allows it."""
+        user = self.store.find_user(name)
+        checked = _check_email(email)
+        if checked is None:
+            raise InvalidInput("give an e-mail address")
+        self.store.update_user(user.id, email=checked)
+        return self.store.get_user(user.id)
 
     def set_password(self, name: str, new: str) -> User:
         """An administrator sets someone's password (the CLI's `loci users passwd`)."""

@@ -117,6 +117,16 @@ def register(app: typer.Typer) -> None:
         people.set_password(user.name, _read_password(user.name))
         err.print(f"password set for {escape(user.name)}")
 
+    @users.command("email")
+    @exits_cleanly
+    def set_email(
+        name: Annotated[str, typer.Argument(help="Whose e-mail.")],
+        email: Annotated[str, typer.Argument(help="Their address.")],
+    ) -> None:
+        """Record someone's e-mail: single sign-on with link_by_email joins them by it."""
+        user = context.people().set_email(name, email)
+        err.print(f"e-mail of {escape(user.name)} set")
+
     @users.command("disable")
     @exits_cleanly
     def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
@@ -189,9 +199,10 @@ def register(app: typer.Typer) -> None:
         for t in found:
             state = "revoked" if t.revoked_at is not None else _when(t.expires_at)
             brains = "all" if t.brain_ids is None else ",".join(map(str, t.brain_ids))
+            # An OAuth application's token renews itself: its expiry is the current secret's.
+            name = escape(t.name) + (" [dim](OAuth app)[/dim]" if t.client_id else "")
             table.add_row(
-                str(t.id), escape(t.name), t.prefix + "…", t.scope, brains, state,
-                _when(t.last_used_at),
+                str(t.id), name, t.prefix + "…", t.scope, brains, state, _when(t.last_used_at),
             )  # fmt: skip
         out.print(table)
 

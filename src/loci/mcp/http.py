@@ -1,7 +1,9 @@
 """The MCP server over streamable HTTP, mounted at `/mcp` by `loci serve`.
 
 Every request must carry a Loci API token (`Authorization: Bearer loci_…`), checked here before
-the protocol sees it: no token, or a revoked or expired one, is a 401 and nothing runs. The
+the protocol sees it: no token, or a revoked or expired one, or one an OAuth application holds
+for another resource, is a 401 and nothing runs. The 401 names the endpoint's protected
+resource metadata (RFC 9728), where an MCP client discovers how to get a token by OAuth. The
 caller is that token's user narrowed by the token — its brains, its scope — exactly as on the
 HTTP API. The transport is stateless (a JSON response per POST), so each request is
 authenticated on its own and a revoked token stops working at once, mid-session too.
@@ -23,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from loci.auth.access import Principal
 from loci.auth.accounts import Accounts
+from loci.auth.oauth.resources import Resources, challenge
 from loci.auth.user_models import UserModels
 from loci.errors import Unauthenticated
 from loci.mcp.access import TokenCaller
@@ -37,8 +40,15 @@ SETTLE_S = 20.0  # how long an adding tool waits for indexing before answering "
 class McpEndpoint:
     """An ASGI app for `/mcp`; `running()` must wrap the host application's lifespan."""
 
-    def __init__(self, loci: Loci, accounts: Accounts, user_models: UserModels) -> None:
+    def __init__(
+        self,
+        loci: Loci,
+        accounts: Accounts,
+        user_models: UserModels,
+        public_url: str | None = None,
+    ) -> None:
         self.loci = loci
+        self.public_url = public_url
         self.accounts = accounts
         self.user_models = user_models
         self.server = build_server(loci, self._caller, settle_within(SETTLE_S))
@@ -65,21 +75,24 @@ class McpEndpoint:
         if scope["type"] != "http" or not self._running:
             await JSONResponse({"error": "unavailable"}, status_code=503)(scope, receive, send)
             return
+        headers = Headers(scope=scope)
+        resources = Resources(self.public_url or str(Request(scope).base_url))
         try:
-            principal = await anyio.to_thread.run_sync(self._authenticate, Headers(scope=scope))
+            principal = await anyio.to_thread.run_sync(self._authenticate, headers, resources.mcp)
         except Unauthenticated as error:
             body = {"error": error.code, "message": error.message}
-            headers = {"WWW-Authenticate": 'Bearer realm="loci"'}
-            await JSONResponse(body, status_code=401, headers=headers)(scope, receive, send)
+            metadata = resources.metadata_url(resources.mcp)
+            sent = {"WWW-Authenticate": challenge(metadata, "authorization" in headers)}
+            await JSONResponse(body, status_code=401, headers=sent)(scope, receive, send)
             return
         scope = {**scope, PRINCIPAL_KEY: principal}
         await self.server.session_manager.handle_request(scope, receive, send)
 
-    def _authenticate(self, headers: Headers) -> Principal:
+    def _authenticate(self, headers: Headers, resource: str) -> Principal:
         scheme, _, secret = headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not secret.strip():
             raise Unauthenticated("send a Loci API token as 'Authorization: Bearer loci_…'")
-        return self.accounts.authenticate(secret.strip())
+        return self.accounts.authenticate(secret.strip(), resource)
 
     def _caller(self, ctx: ServerRequestContext[Any, Any]) -> TokenCaller:
         request = ctx.request

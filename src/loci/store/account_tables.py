@@ -38,7 +38,7 @@ _USER = (
 )
 _TOKEN = (
     "id, user_id, name, prefix, scope, brain_ids, expires_at, created_at, last_used_at,"
-    " revoked_at, kind"
+    " revoked_at, kind, client_id, resource"
 )
 _INVITE = "id, user_id, expires_at, used_at, created_at"
 
@@ -262,12 +262,26 @@ class AccountTables(ABC):
         brain_ids: Sequence[int] | None,
         expires_at: float | None,
         kind: TokenKind = "api",
+        client_id: str | None = None,
+        resource: str | None = None,
     ) -> ApiToken:
         brains = json.dumps(sorted(set(brain_ids))) if brain_ids is not None else None
         rows = self.db.returning(
             "INSERT INTO api_tokens(user_id, name, prefix, secret_hash, scope, brain_ids,"
-            f" expires_at, kind) VALUES (?,?,?,?,?,?,?,?) RETURNING {_TOKEN}",
-            (user_id, name, prefix, secret_hash, scope, brains, expires_at, kind),
+            f" expires_at, kind, client_id, resource) VALUES (?,?,?,?,?,?,?,?,?,?)"
+            f" RETURNING {_TOKEN}",
+            (
+                user_id,
+                name,
+                prefix,
+                secret_hash,
+                scope,
+                brains,
+                expires_at,
+                kind,
+                client_id,
+                resource,
+            ),
         )
         return self._token(rows[0])
 

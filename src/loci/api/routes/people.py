@@ -70,7 +70,7 @@ def check_invite(body: InviteCheckIn, people: PeopleDep) -> InvitedOut:
     return InvitedOut(name=user.name, expires_at=timestamp(invite.expires_at) or "")
 
 
-@invite_links.post("/invites/accept", response_model=MeOut, responses=errors(400, 404))
+@invite_links.post("/invites/accept", response_model=MeOut, responses=errors(400, 403, 404))
 def accept_invite(
     body: InviteAcceptIn,
     request: Request,

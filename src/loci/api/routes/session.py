@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from loci.api.deps import SESSION_COOKIE, AccountsDep, PeopleDep, PrincipalDep, UserModelsDep
+from loci.api.deps import (
+    SESSION_COOKIE,
+    AccountsDep,
+    PeopleDep,
+    PrincipalDep,
+    UserModelsDep,
+    resources_of,
+)
 from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, TokenOut, UserOut
 from loci.api.schemas.common import errors
 from loci.api.schemas.people import PasswordIn, PasswordSessionIn, TokenSessionIn
@@ -15,7 +22,7 @@ from loci.errors import Forbidden, NotFound
 router = APIRouter(tags=["session"])
 
 
-@router.post("/session", response_model=MeOut, responses=errors(400, 401, 429))
+@router.post("/session", response_model=MeOut, responses=errors(400, 401, 403, 429))
 def sign_in(
     body: TokenSessionIn | PasswordSessionIn,
     request: Request,
@@ -27,7 +34,7 @@ def sign_in(
     days) or with a name and password (30 days). A wrong password and an unknown name get the
     same 401; after 10 failures in 15 minutes a name is refused with 429 for a while."""
     if isinstance(body, TokenSessionIn):
-        opened = accounts.open_session(body.token)
+        opened = accounts.open_session(body.token, resources_of(request).api)
     else:
         opened = people.sign_in(body.name, body.password)
     return start_session(request, response, accounts, opened)

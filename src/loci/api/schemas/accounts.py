@@ -35,6 +35,12 @@ class TokenOut(BaseModel):
     created_at: str
     last_used_at: str | None
     revoked: bool
+    oauth_client_id: str | None = Field(
+        default=None, description="set on a token an application holds through OAuth"
+    )
+    resource: str | None = Field(
+        default=None, description="an OAuth token works only at this URL and under it"
+    )
 
     @classmethod
     def of(cls, token: ApiToken) -> TokenOut:
@@ -48,6 +54,8 @@ class TokenOut(BaseModel):
             created_at=token.created_at,
             last_used_at=timestamp(token.last_used_at),
             revoked=token.revoked_at is not None,
+            oauth_client_id=token.client_id,
+            resource=token.resource,
         )
 
 

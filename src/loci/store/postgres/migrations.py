@@ -522,6 +522,73 @@ MIGRATIONS: list[Migration] = [
     CREATE POLICY brain_scope ON source_pages
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 21: as SQLite's 21: OAuth clients, codes and refresh tokens (hashes only). They belong
+    # to no brain: like invites, only transactions that span brains see them.
+    """
+    CREATE TABLE oauth_clients (
+        client_id text PRIMARY KEY,
+        name text NOT NULL,
+        redirect_uris jsonb NOT NULL,
+        grant_types jsonb NOT NULL,
+        auth_method text NOT NULL,
+        secret_hash text,
+        created_at text NOT NULL DEFAULT loci_now()
+    );
+    ALTER TABLE api_tokens ADD COLUMN client_id text
+        REFERENCES oauth_clients(client_id) ON DELETE CASCADE;
+    ALTER TABLE api_tokens ADD COLUMN resource text;
+    CREATE INDEX api_tokens_client ON api_tokens(client_id) WHERE client_id IS NOT NULL;
+    CREATE TABLE oauth_codes (
+        code_hash text PRIMARY KEY,
+        client_id text NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+        user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        redirect_uri text NOT NULL,
+        scope text NOT NULL,
+        brain_ids jsonb,
+        resource text NOT NULL,
+        code_challenge text NOT NULL,
+        expires_at double precision NOT NULL,
+        used_at double precision,
+        token_id bigint REFERENCES api_tokens(id) ON DELETE SET NULL,
+        created_at text NOT NULL DEFAULT loci_now()
+    );
+    CREATE INDEX oauth_codes_client ON oauth_codes(client_id);
+    CREATE INDEX oauth_codes_user ON oauth_codes(user_id);
+    CREATE TABLE oauth_refresh_tokens (
+        secret_hash text PRIMARY KEY,
+        token_id bigint NOT NULL REFERENCES api_tokens(id) ON DELETE CASCADE,
+        expires_at double precision NOT NULL,
+        used_at double precision,
+        created_at text NOT NULL DEFAULT loci_now()
+    );
+    CREATE INDEX oauth_refresh_tokens_token ON oauth_refresh_tokens(token_id);
+    DO $$
+    DECLARE t text;
+    BEGIN
+        FOREACH t IN ARRAY ARRAY['oauth_clients', 'oauth_codes', 'oauth_refresh_tokens']
+        LOOP
+            EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
+            EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', t);
+            EXECUTE format('CREATE POLICY system_only ON %I USING ((SELECT loci_all_brains()))', t);
+        END LOOP;
+    END $$;
+    """,
+    # 22: as SQLite's 22: identities at single sign-on providers; like invites, no brain's.
+    """
+    CREATE TABLE user_identities (
+        provider text NOT NULL,
+        subject text NOT NULL,
+        user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        email text,
+        last_sign_in_at double precision,
+        created_at text NOT NULL DEFAULT loci_now(),
+        PRIMARY KEY (provider, subject)
+    );
+    CREATE INDEX user_identities_user ON user_identities(user_id);
+    ALTER TABLE user_identities ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE user_identities FORCE ROW LEVEL SECURITY;
+    CREATE POLICY system_only ON user_identities USING ((SELECT loci_all_brains()));
+    """,
 ]
 
 

@@ -22,6 +22,7 @@ from loci.models import (
     IndexedChunk,
 )
 from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
+from loci.store.identity_tables import IdentityTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.analyzer import text_languages
@@ -32,6 +33,7 @@ from loci.store.postgres.index import as_array, reanalyze, write_index
 from loci.store.postgres.integrations import PostgresIntegrations
 from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
+from loci.store.postgres.oauth import PostgresOAuth
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
 from loci.store.source_tables import SourceTables
@@ -73,6 +75,8 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
         self.conversations = PostgresConversations(self.db)
         self.graph = PostgresGraph(self.db, self._delete_rows, queue_job)
         self.integrations = PostgresIntegrations(self.db)
+        self.oauth = PostgresOAuth(self.db)
+        self.identities = IdentityTables(self.db)
 
     @property
     def portable(self) -> Database:

@@ -2,13 +2,14 @@
 
 Everything canonical and derived is copied with its ids unchanged — brains, documents, their
 texts and earlier versions, the folders brains follow, chunks with their stored vectors
-(nothing is embedded again), jobs, the graph and its
-versions, users, members, tokens (hashes only), sessions, conversations, Slack identities and
-the threads they ask in, webhook secrets (still sealed with the server's key) and handled
-deliveries — so links, tokens and ids in scripts keep working. The term statistics of the BM25
-leg are computed on the way in. The copy is one transaction: it lands whole or not at all. Then
-every table's rows are counted on both sides. The target must be empty; blobs stay where they
-are (a shared volume), or go into the database with `blobs_in_database`.
+(nothing is embedded again), jobs, the graph and its versions, users, members, tokens (hashes
+only), OAuth clients, codes and refresh tokens (hashes only), single sign-on identities,
+sessions, conversations, Slack identities and the threads they ask in, webhook secrets (still
+sealed with the server's key) and handled deliveries — so links, tokens and ids in scripts keep
+working. The term statistics of the BM25 leg are computed on the way in. The copy is one
+transaction: it lands whole or not at all. Then every table's rows are counted on both sides.
+The target must be empty; blobs stay where they are (a shared volume), or go into the database
+with `blobs_in_database`.
 """
 
 from __future__ import annotations
@@ -60,6 +61,19 @@ TABLES: tuple[Table, ...] = (
     ),
     Table("brain_members", ("brain_id", "user_id", "role", "created_at")),
     Table(
+        "oauth_clients",
+        (
+            "client_id",
+            "name",
+            "redirect_uris",
+            "grant_types",
+            "auth_method",
+            "secret_hash",
+            "created_at",
+        ),
+        order="client_id",
+    ),  # fmt: skip
+    Table(
         "api_tokens",
         (
             "id",
@@ -74,8 +88,38 @@ TABLES: tuple[Table, ...] = (
             "revoked_at",
             "created_at",
             "kind",
+            "client_id",
+            "resource",
         ),
     ),  # fmt: skip
+    Table(
+        "oauth_codes",
+        (
+            "code_hash",
+            "client_id",
+            "user_id",
+            "redirect_uri",
+            "scope",
+            "brain_ids",
+            "resource",
+            "code_challenge",
+            "expires_at",
+            "used_at",
+            "token_id",
+            "created_at",
+        ),
+        order="code_hash",
+    ),  # fmt: skip
+    Table(
+        "user_identities",
+        ("provider", "subject", "user_id", "email", "last_sign_in_at", "created_at"),
+        order="provider, subject",
+    ),
+    Table(
+        "oauth_refresh_tokens",
+        ("secret_hash", "token_id", "expires_at", "used_at", "created_at"),
+        order="secret_hash",
+    ),
     Table("invites", ("id", "user_id", "secret_hash", "expires_at", "used_at", "created_at")),
     Table(
         "web_sessions",

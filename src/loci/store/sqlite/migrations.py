@@ -435,6 +435,62 @@ MIGRATIONS: list[Migration] = [
         PRIMARY KEY (source_id, doc_id)
     ) WITHOUT ROWID;
     """,
+    # 21: Loci as an OAuth 2.1 authorization server (`loci.auth.oauth`): registered clients,
+    # authorization codes and refresh tokens, each secret kept only as its hash. The access
+    # token an application holds is an ordinary API token naming its client and resource.
+    """
+    CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        redirect_uris TEXT NOT NULL,
+        grant_types TEXT NOT NULL,
+        auth_method TEXT NOT NULL,
+        secret_hash TEXT,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    ALTER TABLE api_tokens ADD COLUMN client_id TEXT
+        REFERENCES oauth_clients(client_id) ON DELETE CASCADE;
+    ALTER TABLE api_tokens ADD COLUMN resource TEXT;
+    CREATE INDEX api_tokens_client ON api_tokens(client_id) WHERE client_id IS NOT NULL;
+    CREATE TABLE oauth_codes (
+        code_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients(client_id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        redirect_uri TEXT NOT NULL,
+        scope TEXT NOT NULL,
+        brain_ids TEXT,
+        resource TEXT NOT NULL,
+        code_challenge TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        used_at REAL,
+        token_id INTEGER REFERENCES api_tokens(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX oauth_codes_client ON oauth_codes(client_id);
+    CREATE INDEX oauth_codes_user ON oauth_codes(user_id);
+    CREATE TABLE oauth_refresh_tokens (
+        secret_hash TEXT PRIMARY KEY,
+        token_id INTEGER NOT NULL REFERENCES api_tokens(id) ON DELETE CASCADE,
+        expires_at REAL NOT NULL,
+        used_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX oauth_refresh_tokens_token ON oauth_refresh_tokens(token_id);
+    """,
+    # 22: single sign-on (`loci.auth.sso`): an account at an identity provider (its issuer's
+    # name in Loci and the subject it gives) belongs to one Loci user.
+    """
+    CREATE TABLE user_identities (
+        provider TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        email TEXT,
+        last_sign_in_at REAL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+        PRIMARY KEY (provider, subject)
+    );
+    CREATE INDEX user_identities_user ON user_identities(user_id);
+    """,
 ]
 
 

@@ -27,6 +27,7 @@ from loci.models import (
     SearchFilters,
 )
 from loci.store.brain_tables import BrainTables
+from loci.store.identity_tables import IdentityTables
 from loci.store.lexical_index import K1, B
 from loci.store.source_tables import SourceTables
 from loci.store.sqlite.accounts import SqliteAccounts
@@ -36,6 +37,7 @@ from loci.store.sqlite.graph import SqliteGraph
 from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
+from loci.store.sqlite.oauth import SqliteOAuth
 from loci.store.sqlite.rows import INSERT_FTS, NOW, ROWS, brain_of, fts_values, job_of
 from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
@@ -69,6 +71,8 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
         self.integrations = SqliteIntegrations(self.db)
+        self.oauth = SqliteOAuth(self.db)
+        self.identities = IdentityTables(self.db)
         self.search_index = SearchIndex(
             self.db,
             path.parent / "index",
