@@ -332,6 +332,8 @@ class Hit:
     graph_path: tuple[str, ...] = ()
     # True when a reranker ordered the hits: `score` is then its relevance, not the fusion's.
     reranked: bool = False
+    # Where the query's terms are in `snippet`: (start, end) character offsets.
+    highlights: tuple[tuple[int, int], ...] = ()
 
     @property
     def matched_by(self) -> str:

@@ -41,7 +41,11 @@ class Passage(BaseModel):
     )
     time_end: float | None = Field(description="for a transcribed recording: where it ends (s)")
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
-    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    snippet: str = Field(description="an excerpt of the passage, as plain text")
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     text: str
     score: float
     uri: str = Field(description="the document as an MCP resource")
@@ -54,6 +58,7 @@ class Passage(BaseModel):
             **citation,
             passage=passage,
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             text=hit.text,
             score=round(hit.score, 4),
             uri=doc_uri(brain.name, hit.citation.document_id),

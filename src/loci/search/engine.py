@@ -257,11 +257,13 @@ class SearchEngine:
             heading_path=chunk.heading_path,
             source_url=document.source_url,
         )
+        snippet = make_snippet(chunk.text, terms)
         return Hit(
             chunk_id=chunk.id,
             citation=citation,
             text=chunk.text,
-            snippet=make_snippet(chunk.text, terms),
+            snippet=snippet.text,
+            highlights=snippet.highlights,
             score=score,
             text_rank=ranks[0],
             vector_rank=ranks[1],

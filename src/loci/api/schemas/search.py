@@ -61,7 +61,11 @@ class HitOut(CitationFields):
 
     brain: str
     chunk_id: int
-    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    snippet: str = Field(description="an excerpt of the passage, as plain text")
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     text: str
     score: float
     text_rank: int | None
@@ -86,6 +90,7 @@ class HitOut(CitationFields):
             chunk_id=hit.chunk_id,
             **hit.citation.flat(),
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             text=hit.text,
             score=hit.score,
             text_rank=hit.text_rank,

@@ -56,7 +56,7 @@ function renderHit(hit, across) {
     "li",
     { class: "hit", dataset: { chunkId: hit.chunk_id } },
     citation,
-    el("p", { class: "snippet" }, markedSnippet(hit.snippet)),
+    el("p", { class: "snippet" }, markedSnippet(hit.snippet, hit.highlights)),
     el("p", { class: "muted small", text: facts.join(" · ") }),
     hit.source_url ? el("p", { class: "muted small source", text: hit.source_url }) : null,
   );
