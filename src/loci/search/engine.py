@@ -13,6 +13,7 @@ from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
+from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.lexical import query_terms
 from loci.search.rerank import Reranker
@@ -112,6 +113,7 @@ class SearchEngine:
                 pending = self._pool.submit(text)
             else:
                 text_leg, text_ceiling = text()
+        trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
@@ -119,6 +121,9 @@ class SearchEngine:
             vector_leg = self.store.vector_search(
                 brain.id, embedder.model_id, query_vector, p.candidates, filters
             )
+            if mode == "hybrid":
+                background = self.store.vector_background(brain.id, embedder.model_id)
+                trust[1] = vector_trust(vector_leg, background, query_vector)
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
@@ -143,6 +148,7 @@ class SearchEngine:
             p.normalisation,
             groups,
             ceilings=[text_ceiling, 1.0],
+            confidences=trust,
         )
 
     def ranked_documents(

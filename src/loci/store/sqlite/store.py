@@ -42,6 +42,7 @@ from loci.store.sqlite.search_index import (
     VECTOR_INT8_MIN_CHUNKS,
     SearchIndex,
 )
+from loci.store.vector_background import VectorBackground
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +186,9 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         return self.search_index.vector_search(brain_id, model, query, limit, filters)
+
+    def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
+        return self.search_index.vector_background(brain_id, model)
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
