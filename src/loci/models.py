@@ -334,6 +334,9 @@ class Hit:
     reranked: bool = False
     # Where the query's terms are in `snippet`: (start, end) character offsets.
     highlights: tuple[tuple[int, int], ...] = ()
+    # A search by document: the document's other passages that ranked, best first
+    # (`loci.search.grouping`); a hit under another has none.
+    more: tuple[Hit, ...] = ()
 
     @property
     def matched_by(self) -> str:

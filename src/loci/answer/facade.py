@@ -98,8 +98,13 @@ class Answers:
         owners: dict[int, str] = {}  # chunk id → brain name (chunk ids are unique across brains)
 
         def search(query: str, limit: int, text_weight: float) -> list[Hit]:
+            # Passages, not documents: an answer may need three passages of one document.
             request = SearchRequest(
-                query, limit=limit, text_weight=text_weight, filters=scope.filters
+                query,
+                limit=limit,
+                text_weight=text_weight,
+                filters=scope.filters,
+                by_document=False,
             )
             found: list[Hit] = []
             for target in targets:

@@ -25,9 +25,10 @@ class Kind(StrEnum):
     evidence = "evidence"
 
 
-def location(hit: Hit) -> str:
+def location(hit: Hit, with_name: bool = True) -> str:
     c = hit.citation
-    parts = [c.name, *c.location.where("p.", lines=True)]
+    parts = [c.name] if with_name else []
+    parts += c.location.where("p.", lines=True)
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
     if c.location.ocr_uncertain:
@@ -118,6 +119,9 @@ def register(app: typer.Typer) -> None:
             if hit.graph_path:
                 out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")
             out.print(render_snippet(hit.snippet, hit.highlights))
+            for more in hit.more:  # the same document's next passages, under it
+                out.print(f"   [dim]also · {escape(location(more, with_name=False))}[/dim]")
+                out.print(render_snippet(more.snippet, more.highlights, indent=5))
 
     app.command("search")(exits_cleanly(search))
     app.command("find", hidden=True)(exits_cleanly(search))

@@ -15,6 +15,7 @@ from loci.errors import InvalidInput, RerankError
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
+from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
 from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 WORDS_FIRST_WINDOW = 30  # passages `ranked_documents` applies words_first to
 
 MAX_LIMIT = 30
+GROUPED_DEPTH = 6  # candidate passages per hit asked for, when hits are documents
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class SearchRequest:
     min_similarity: float | None = None
     text_weight: float | None = None  # the BM25 leg's share in hybrid fusion; None: tuned default
     include_retired: bool = False  # hybrid search keeps merged and archived graph pages out
+    # One hit per document, its other passages under it (search.grouping); False: passages,
+    # as an answer reads them.
+    by_document: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= MAX_LIMIT:
@@ -197,8 +202,10 @@ class SearchEngine:
             request.text_weight,
         )
         reranking = request.mode == "hybrid" and self.reranker is not None
-        # The short-chunk factor can only lower a score, so a few spare candidates suffice.
-        depth = max(request.limit * 3, self.params.rerank_depth if reranking else 0)
+        # The short-chunk factor can only lower a score, so a few spare candidates suffice;
+        # by document, enough more to fill `limit` documents past the best ones' passages.
+        spare = GROUPED_DEPTH if request.by_document else 3
+        depth = max(request.limit * spare, self.params.rerank_depth if reranking else 0)
         window = fused[:depth]
         rows = self.store.chunks_with_documents([f.item_id for f in window])
         window = [f for f in window if f.item_id in rows]
@@ -211,10 +218,13 @@ class SearchEngine:
             ranked = words_first(ranked, terms, _text_in(rows))
         else:
             ranked = reranked
-        return [
+        if not request.by_document:
+            ranked = ranked[: request.limit]
+        hits = [
             self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
-            for score, f in ranked[: request.limit]
+            for score, f in ranked
         ]
+        return by_document(hits, request.limit) if request.by_document else hits
 
     def _reranked(
         self,
