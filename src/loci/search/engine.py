@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from loci.context_line import context_line
+from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
@@ -238,7 +238,8 @@ class SearchEngine:
         passages = []
         for f in window:
             chunk, document = rows[f.item_id]
-            context = context_line(document.title or document.name, chunk.heading_path)
+            named = index_title(document.title, document.name, document.kind)
+            context = context_line(named, chunk.heading_path)
             passages.append(f"{context}\n\n{chunk.text}" if context else chunk.text)
         try:
             scores = self.reranker.scores(query, passages)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.models import SearchFilters
 from loci.store import lexical_files, vector_files
@@ -243,9 +244,9 @@ class SearchIndex:
 
     def _index_rows(self, brain_id: int, chunk_ids: Sequence[int] | None) -> list[IndexRow]:
         """What FTS5 indexed for these chunks (all of the brain's if None), by chunk id."""
-        # The FTS title is the one replace_index used: the document's title, else its name.
+        # The FTS title is the one replace_index used (`loci.context_line.index_title`).
         sql = (
-            "SELECT c.id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text"
+            "SELECT c.id, d.title, d.name, d.kind, c.heading_path, c.text"
             " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.brain_id = ?"
         )
         params: tuple[Any, ...] = (brain_id,)
@@ -253,8 +254,15 @@ class SearchIndex:
             sql += " AND c.id IN (SELECT value FROM json_each(?))"
             params += (json.dumps(list(chunk_ids)),)
         return [
-            (int(cid), str(title), " / ".join(json.loads(headings)), str(text))
-            for cid, title, headings, text in self.db.conn.execute(sql + " ORDER BY c.id", params)
+            (
+                int(cid),
+                index_title(title or None, str(name), str(kind)),
+                " / ".join(json.loads(headings)),
+                str(text),
+            )
+            for cid, title, name, kind, headings, text in self.db.conn.execute(
+                sql + " ORDER BY c.id", params
+            )
         ]
 
     def _index_identity(self, brain_id: int) -> IndexIdentity:

@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import numpy as np
 
+from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.errors import InvalidInput, NotFound, StoreError
 from loci.models import (
@@ -225,12 +226,14 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
     ) -> None:
         with self.db.write() as conn:
             doc = conn.execute(
-                "SELECT brain_id, name, title FROM documents WHERE id = ?", (document_id,)
+                "SELECT brain_id, name, title, kind FROM documents WHERE id = ?", (document_id,)
             ).fetchall()
             if not doc:
                 raise NotFound(f"document {document_id} was deleted while it was processed")
-            brain_id, name, old_title = doc[0]
-            display_title = title or old_title or name
+            brain_id, name, old_title, kind = doc[0]
+            display_title = index_title(
+                title or (str(old_title) if old_title else None), str(name), str(kind)
+            )
             self._drop_index(conn, document_id)
             conn.executemany(
                 "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
