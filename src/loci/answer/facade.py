@@ -152,9 +152,11 @@ class Answers:
         """Passages to study: the best for a topic, or the openings of recent documents."""
         if topic and topic.strip():
             only_added = SearchFilters(kinds=STUDY_KINDS)
-            hits = self.search(
-                brain, SearchRequest(topic, limit=min(limit, 30), filters=only_added)
+            # Passages: a quiz may draw several questions from one document.
+            request = SearchRequest(
+                topic, limit=min(limit, 30), filters=only_added, by_document=False
             )
+            hits = self.search(brain, request)
         else:
             # Round robin over recent documents, each read in order: every document and every
             # section of a short one gets its turn before any gets a second passage.
