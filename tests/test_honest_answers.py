@@ -1,15 +1,22 @@
-"""An answer without a model says what is true: nothing on boilers in a brain means a refusal with
-the nearest passages offered as not an answer; "how much" is answered by the amount; passages of
-settings are pointed at, not quoted."""
+"""An answer says what is true: nothing on boilers in a brain means a refusal with the nearest
+passages offered as not an answer, with a chat model as without one; "how much" is answered by
+the amount; passages of settings are pointed at, not quoted."""
 
 from __future__ import annotations
+
+import json
+import re
+from typing import Any
 
 import pytest
 
 from loci.answer.answer_type import holds, wanted
 from loci.answer.events import Done, Graded, final_answer
+from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
+from tests.scripted_llm import Reply, ScriptedLLM
+from tests.test_ask import step_of
 
 HOUSEHOLD = {
     "configuration.yaml": "homeassistant:\n  name: Home\n  unit_system: metric\nsensor:\n"
@@ -80,3 +87,47 @@ def test_a_sentence_holds_the_kind_asked_for() -> None:
     assert holds("Next check-up on 3 Feb. 2027 at 10.30 a.m.", "when")
     assert holds("The boiler is serviced by Marsh Heating.", "name")
     assert not holds("The boiler is old and loud.", "name")
+
+
+class _Grader:
+    """A scripted chat model that finds nothing relevant, as a careful grader would in a
+    brain with nothing about boilers; it would happily answer if asked to."""
+
+    def __init__(self) -> None:
+        self.steps: list[str] = []
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        step = step_of(request)
+        self.steps.append(step)
+        if step == "grade":
+            user = request["messages"][-1]["content"]
+            numbers = [int(n) for n in re.findall(r'number="(\d+)"', user)]
+            grades = [{"source": n, "relevance": "irrelevant", "score": 0.05,
+                       "reasoning": "about something else"} for n in numbers]  # fmt: skip
+            return Reply(json.dumps({"grades": grades}))
+        if step == "route":
+            return Reply(json.dumps({"intent": "simple_lookup", "confidence": 0.9}))
+        if step == "expand":
+            return Reply(json.dumps({"queries": ["boiler maintenance company"]}))
+        return Reply("Kwik Garage services it [1].")
+
+
+def test_with_a_model_nothing_relevant_is_an_honest_refusal(loci: Loci, household: Brain) -> None:
+    grader = _Grader()
+    llm = ScriptedLLM(responder=grader.reply).start()
+    try:
+        chat = OpenAICompatibleChat(
+            ChatSettings(base_url=llm.base_url, model="scripted", timeout_s=5.0,
+                         backoff_base_s=0.01)
+        )  # fmt: skip
+        events = list(loci.answers.ask(household, "Who services the boiler?", chat=chat))
+    finally:
+        llm.stop()
+    graded = next(e for e in events if isinstance(e, Graded))
+    done = final_answer(iter(events))
+    assert graded.by == "model" and graded.relevant == 0
+    assert done.decision == "no_relevant_sources" and done.citations == ()
+    assert done.answer.startswith("I couldn't find anything in this brain that answers that.")
+    assert "The closest passages, which do not answer it:" in done.answer
+    assert "car-invoice.txt" in done.answer and "Kwik Garage services it" not in done.answer
+    assert "answer" not in grader.steps  # the model is never asked to answer from nothing

@@ -44,7 +44,7 @@ def test_markdown_passage_is_found_with_heading_path_and_lines(loci: Loci) -> No
     assert start is not None and end is not None
     assert any("filling loop" in line for line in lines[start - 1 : end])
     assert hit.matched_by == "both"
-    assert "**" in hit.snippet  # matched terms are marked
+    assert {"filling", "loop"} <= {hit.snippet[a:b] for a, b in hit.highlights}
     doc = loci.library.document(loci.brain(), doc_id)
     assert doc.title == "Boiler manual (Vaillant ecoTEC plus)"
 

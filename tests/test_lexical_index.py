@@ -192,8 +192,9 @@ def test_default_scoring_is_bm25_at_its_own_k1_and_b(tmp_path: Path) -> None:
                         "m", "", None, None)  # fmt: skip
     hits = dict(store.text_search(brain.id, ["boiler"], 10, SearchFilters()))
     ids = [c.id for c in store.list_chunks(brain.id, doc.id)]
-    # An FTS row holds the brain token and the title "a.txt" (2 tokens) besides the body.
-    lengths = [1 + 2 + len(t.split()) for t in texts]
+    # An FTS row holds the brain token and the title, "a" (the file's name, `index_title`),
+    # besides the body.
+    lengths = [1 + 1 + len(t.split()) for t in texts]
     mean = sum(lengths) / len(lengths)
     idf = np.log((6 - 2 + 0.5) / (2 + 0.5))
     expected = [idf * (K1 + 1) / (1 + K1 * (1 - B + B * n / mean)) for n in lengths[:2]]

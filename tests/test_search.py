@@ -49,9 +49,19 @@ def test_rrf_fusion_orders_by_reciprocal_ranks() -> None:
 def test_snippet_marks_terms_and_inflections() -> None:
     text = ("Intro words that do not matter at all. " * 10) + "The runners were running fast. End."
     snippet = make_snippet(text, ["running"], width=80)
-    assert "**running**" in snippet
-    assert snippet.startswith("…")
-    assert make_snippet("short text", ["absent"]) == "short text"
+    assert [snippet.text[a:b] for a, b in snippet.highlights] == ["running"]
+    assert snippet.text.startswith("…")
+    assert make_snippet("short text", ["absent"]).text == "short text"
+
+
+def test_highlights_are_offsets_and_markdown_bold_stays_text() -> None:
+    # A timeline's bold date is the passage's own Markdown, not a match; the matches are data.
+    text = "- **3 Feb. 2027** — next  check-up with\nDr. Osei, the dentist.\n- **2026** — filling"
+    snippet = make_snippet(text, ["dentist", "check"])
+    assert snippet.text == (
+        "- **3 Feb. 2027** — next check-up with Dr. Osei, the dentist. - **2026** — filling"
+    )
+    assert [snippet.text[a:b] for a, b in snippet.highlights] == ["check", "dentist"]
 
 
 def test_request_bounds_are_enforced() -> None:

@@ -349,6 +349,11 @@ class Hit:
     graph_path: tuple[str, ...] = ()
     # True when a reranker ordered the hits: `score` is then its relevance, not the fusion's.
     reranked: bool = False
+    # Where the query's terms are in `snippet`: (start, end) character offsets.
+    highlights: tuple[tuple[int, int], ...] = ()
+    # A search by document: the document's other passages that ranked, best first
+    # (`loci.search.grouping`); a hit under another has none.
+    more: tuple[Hit, ...] = ()
 
     @property
     def matched_by(self) -> str:

@@ -98,8 +98,13 @@ class Answers:
         owners: dict[int, str] = {}  # chunk id → brain name (chunk ids are unique across brains)
 
         def search(query: str, limit: int, text_weight: float) -> list[Hit]:
+            # Passages, not documents: an answer may need three passages of one document.
             request = SearchRequest(
-                query, limit=limit, text_weight=text_weight, filters=scope.filters
+                query,
+                limit=limit,
+                text_weight=text_weight,
+                filters=scope.filters,
+                by_document=False,
             )
             found: list[Hit] = []
             for target in targets:
@@ -147,9 +152,11 @@ class Answers:
         """Passages to study: the best for a topic, or the openings of recent documents."""
         if topic and topic.strip():
             only_added = SearchFilters(kinds=STUDY_KINDS)
-            hits = self.search(
-                brain, SearchRequest(topic, limit=min(limit, 30), filters=only_added)
+            # Passages: a quiz may draw several questions from one document.
+            request = SearchRequest(
+                topic, limit=min(limit, 30), filters=only_added, by_document=False
             )
+            hits = self.search(brain, request)
         else:
             # Round robin over recent documents, each read in order: every document and every
             # section of a short one gets its turn before any gets a second passage.

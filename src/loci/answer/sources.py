@@ -67,6 +67,7 @@ class Source:
             "time_start": at.time_start,
             "time_end": at.time_end,
             "snippet": self.hit.snippet,
+            "highlights": [list(span) for span in self.hit.highlights],
             "where": self.label(),
         }
 

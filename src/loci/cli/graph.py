@@ -19,7 +19,7 @@ from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOpti
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, open_graph, settle
 from loci.cli.graph_files import register_files
-from loci.cli.output import emit_json, err, out
+from loci.cli.output import emit_json, err, out, render_snippet
 from loci.graph.results import Summary, Written
 from loci.models import Brain, GraphEdge
 from loci.nul import refuse_nul
@@ -164,7 +164,7 @@ def _register_reads(app: typer.Typer) -> None:
                 f"[bold]{number}. {escape(d.id)}[/bold] {escape(d.title)} "
                 f"[dim]{d.type} · {d.status} · score {hit.score:.3f} · {hit.matched_by}[/dim]"
             )
-            out.print("   " + escape(hit.snippet))
+            out.print(render_snippet(hit.snippet, hit.highlights))
             if hit.path:
                 out.print("   [dim]reached through " + escape(" → ".join(hit.path)) + "[/dim]")
             _edges("   links", hit.links, incoming=False)

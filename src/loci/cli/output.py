@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -43,6 +45,15 @@ def to_jsonable(value: Any) -> Any:
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(value), ensure_ascii=False, indent=2) + "\n")
+
+
+def render_snippet(snippet: str, highlights: Sequence[tuple[int, int]], indent: int = 3) -> Text:
+    """A search snippet with its matched terms highlighted from the offsets search returned;
+    the text is shown as it is (`**` and `[` included: it is never read as markup)."""
+    text = Text(" " * indent + snippet)
+    for start, end in highlights:
+        text.stylize("bold yellow", start + indent, end + indent)
+    return text
 
 
 def error_line(message: str) -> None:

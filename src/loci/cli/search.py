@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -11,7 +10,7 @@ from rich.markup import escape
 
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import emit_json, out
+from loci.cli.output import emit_json, out, render_snippet
 from loci.models import Hit, SearchFilters
 from loci.search.weak import WEAK_COSINE, weak
 
@@ -26,28 +25,15 @@ class Kind(StrEnum):
     evidence = "evidence"
 
 
-MARK = re.compile(r"\*\*(.+?)\*\*")
-
-
-def location(hit: Hit) -> str:
+def location(hit: Hit, with_name: bool = True) -> str:
     c = hit.citation
-    parts = [c.name, *c.location.where("p.", lines=True)]
+    parts = [c.name] if with_name else []
+    parts += c.location.where("p.", lines=True)
     if c.heading_path:
         parts.append(" › ".join(c.heading_path))
     if c.location.ocr_uncertain:
         parts.append("OCR uncertain")
     return " · ".join(parts)
-
-
-def render_snippet(snippet: str) -> str:
-    """Markdown-bold marks from the search layer become terminal highlights."""
-    pieces, last = [], 0
-    for m in MARK.finditer(snippet):
-        pieces.append(escape(snippet[last : m.start()]))
-        pieces.append(f"[bold yellow]{escape(m.group(1))}[/]")
-        last = m.end()
-    pieces.append(escape(snippet[last:]))
-    return "".join(pieces)
 
 
 def register(app: typer.Typer) -> None:
@@ -132,7 +118,10 @@ def register(app: typer.Typer) -> None:
             )
             if hit.graph_path:
                 out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")
-            out.print("   " + render_snippet(hit.snippet))
+            out.print(render_snippet(hit.snippet, hit.highlights))
+            for more in hit.more:  # the same document's next passages, under it
+                out.print(f"   [dim]also · {escape(location(more, with_name=False))}[/dim]")
+                out.print(render_snippet(more.snippet, more.highlights, indent=5))
 
     app.command("search")(exits_cleanly(search))
     app.command("find", hidden=True)(exits_cleanly(search))

@@ -159,4 +159,5 @@ def _stem(name: str) -> str:
 def _contains(hits: Sequence[Hit], phrase: str) -> bool:
     # Case and spacing are not what a phrase is about: a passage that wraps a line still says it.
     wanted = " ".join(phrase.casefold().split())
-    return any(wanted in " ".join(h.text.casefold().split()) for h in hits)
+    passages = [p for h in hits for p in (h, *h.more)]  # a document's other passages count
+    return any(wanted in " ".join(p.text.casefold().split()) for p in passages)

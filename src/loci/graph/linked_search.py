@@ -112,9 +112,13 @@ class LinkedSearch:
         document = self.store.get_document(brain.id, entry.document_id)
         record = live_page(self.graph, brain, entry.path[-1])
         hit = passage_hit(chunks[0], document)
-        snippet = lead_line(record) if record is not None else ""
+        lead = lead_line(record) if record is not None else ""
         return replace(
-            hit, score=round(entry.score, 6), graph_path=entry.path, snippet=snippet or hit.snippet
+            hit,
+            score=round(entry.score, 6),
+            graph_path=entry.path,
+            snippet=lead or hit.snippet,
+            highlights=() if lead else hit.highlights,
         )
 
 

@@ -119,6 +119,7 @@ class GraphReader:
                 summary(record), hit.score, hit.matched_by, hit.snippet, hit.citation,
                 tuple(self.graph.edges(brain.id, source=record.id)),
                 tuple(self.graph.edges(brain.id, target=record.id)),
+                highlights=hit.highlights,
             )  # fmt: skip
         return self.expand(brain, list(best.values()))[:limit]
 

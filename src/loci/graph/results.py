@@ -54,6 +54,7 @@ class QueryHit:
     links: tuple[GraphEdge, ...]
     backlinks: tuple[GraphEdge, ...]
     path: tuple[str, ...] = ()  # for a graph hit: the ids from the search hit to this page
+    highlights: tuple[tuple[int, int], ...] = ()  # the query's terms in `snippet`: (start, end)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loci.context_line import context_line
+from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder, Vectors
 from loci.embed.identity import check_identity
 from loci.ingest.caption import Captioner, with_captions
@@ -122,7 +122,8 @@ class Indexer:
             overlap_tokens=self.settings.overlap_tokens,
             max_chunks=self.settings.max_chunks,
         )
-        inputs = [self._embedding_input(title, c.heading_path, c.text) for c in result.chunks]
+        named = index_title(title, document.name, document.kind)
+        inputs = [self._embedding_input(named, c.heading_path, c.text) for c in result.chunks]
         hashes = [hashlib.sha256(text.encode()).hexdigest() for text in inputs]
         return Prepared(
             brain,

@@ -69,6 +69,10 @@ class GraphHit(BaseModel):
     score: float
     matched_by: str = Field(description="text, vector, both, or graph (reached through links)")
     snippet: str
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     linked: list[str] = Field(description="ids of pages it links to or is linked from")
     path: list[str] = Field(description="for a graph hit: the ids from a search hit to it")
 
@@ -81,6 +85,7 @@ class GraphHit(BaseModel):
             score=round(hit.score, 4),
             matched_by=hit.matched_by,
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             linked=[i for i in dict.fromkeys(linked) if i != here],
             path=list(hit.path),
         )

@@ -21,6 +21,38 @@ def doc_uri(brain: str, document_id: int) -> str:
     return f"loci://{brain}/docs/{document_id}"
 
 
+class MorePassage(BaseModel):
+    """Another passage of the same document that search ranked."""
+
+    passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
+    page: int | None
+    line_start: int | None
+    line_end: int | None
+    heading_path: list[str]
+    snippet: str
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
+    text: str
+    score: float
+
+    @classmethod
+    def of(cls, hit: Hit) -> MorePassage:
+        at = hit.citation.location
+        return cls(
+            passage=hit.citation.chunk_index,
+            page=at.page,
+            line_start=at.line_start,
+            line_end=at.line_end,
+            heading_path=list(hit.citation.heading_path),
+            snippet=hit.snippet,
+            highlights=list(hit.highlights),
+            text=hit.text,
+            score=round(hit.score, 4),
+        )
+
+
 class Passage(BaseModel):
     """A passage with its citation: which file, page, lines and section it comes from."""
 
@@ -41,10 +73,18 @@ class Passage(BaseModel):
     )
     time_end: float | None = Field(description="for a transcribed recording: where it ends (s)")
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
-    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    snippet: str = Field(description="an excerpt of the passage, as plain text")
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     text: str
     score: float
     uri: str = Field(description="the document as an MCP resource")
+    passages: list[MorePassage] = Field(
+        default_factory=list,
+        description="a search hit is a document: its other passages that ranked, best first",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
@@ -54,9 +94,11 @@ class Passage(BaseModel):
             **citation,
             passage=passage,
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             text=hit.text,
             score=round(hit.score, 4),
             uri=doc_uri(brain.name, hit.citation.document_id),
+            passages=[MorePassage.of(p) for p in hit.more],
         )
 
 

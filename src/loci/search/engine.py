@@ -8,12 +8,14 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from loci.context_line import context_line
+from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
+from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
+from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
 from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
@@ -25,6 +27,7 @@ log = logging.getLogger(__name__)
 WORDS_FIRST_WINDOW = 30  # passages `ranked_documents` applies words_first to
 
 MAX_LIMIT = 30
+GROUPED_DEPTH = 6  # candidate passages per hit asked for, when hits are documents
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,9 @@ class SearchRequest:
     min_similarity: float | None = None
     text_weight: float | None = None  # the BM25 leg's share in hybrid fusion; None: tuned default
     include_retired: bool = False  # hybrid search keeps merged and archived graph pages out
+    # One hit per document, its other passages under it (search.grouping); False: passages,
+    # as an answer reads them.
+    by_document: bool = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.limit <= MAX_LIMIT:
@@ -112,6 +118,7 @@ class SearchEngine:
                 pending = self._pool.submit(text)
             else:
                 text_leg, text_ceiling = text()
+        trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
@@ -119,6 +126,9 @@ class SearchEngine:
             vector_leg = self.store.vector_search(
                 brain.id, embedder.model_id, query_vector, p.candidates, filters
             )
+            if mode == "hybrid":
+                background = self.store.vector_background(brain.id, embedder.model_id)
+                trust[1] = vector_trust(vector_leg, background, query_vector)
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
@@ -143,6 +153,7 @@ class SearchEngine:
             p.normalisation,
             groups,
             ceilings=[text_ceiling, 1.0],
+            confidences=trust,
         )
 
     def ranked_documents(
@@ -191,8 +202,10 @@ class SearchEngine:
             request.text_weight,
         )
         reranking = request.mode == "hybrid" and self.reranker is not None
-        # The short-chunk factor can only lower a score, so a few spare candidates suffice.
-        depth = max(request.limit * 3, self.params.rerank_depth if reranking else 0)
+        # The short-chunk factor can only lower a score, so a few spare candidates suffice;
+        # by document, enough more to fill `limit` documents past the best ones' passages.
+        spare = GROUPED_DEPTH if request.by_document else 3
+        depth = max(request.limit * spare, self.params.rerank_depth if reranking else 0)
         window = fused[:depth]
         rows = self.store.chunks_with_documents([f.item_id for f in window])
         window = [f for f in window if f.item_id in rows]
@@ -205,10 +218,13 @@ class SearchEngine:
             ranked = words_first(ranked, terms, _text_in(rows))
         else:
             ranked = reranked
-        return [
+        if not request.by_document:
+            ranked = ranked[: request.limit]
+        hits = [
             self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
-            for score, f in ranked[: request.limit]
+            for score, f in ranked
         ]
+        return by_document(hits, request.limit) if request.by_document else hits
 
     def _reranked(
         self,
@@ -222,7 +238,8 @@ class SearchEngine:
         passages = []
         for f in window:
             chunk, document = rows[f.item_id]
-            context = context_line(document.title or document.name, chunk.heading_path)
+            named = index_title(document.title, document.name, document.kind)
+            context = context_line(named, chunk.heading_path)
             passages.append(f"{context}\n\n{chunk.text}" if context else chunk.text)
         try:
             scores = self.reranker.scores(query, passages)
@@ -257,11 +274,13 @@ class SearchEngine:
             heading_path=chunk.heading_path,
             source_url=document.source_url,
         )
+        snippet = make_snippet(chunk.text, terms)
         return Hit(
             chunk_id=chunk.id,
             citation=citation,
             text=chunk.text,
-            snippet=make_snippet(chunk.text, terms),
+            snippet=snippet.text,
+            highlights=snippet.highlights,
             score=score,
             text_rank=ranks[0],
             vector_rank=ranks[1],

@@ -10,6 +10,11 @@ Two methods, measured on SciFact (docs/benchmarks.md):
   (the "theoretical min-max" of Bruch, Gai and Ingber, "An Analysis of Fusion Functions for
   Hybrid Retrieval", 2023, who found it the most robust convex fusion across collections).
 
+Each leg's weight is the share it gets in general (`RankingParams.text_weight`) times its
+`confidence` for this question, in [0, 1] (`loci.search.confidence`: a vector leg whose best
+passage is no closer than chance gets ~0). One explicit input per leg, so any signal about a
+leg on this question — the embedder cannot read its language, say — multiplies into it.
+
 Passages of one document share evidence: with `groups` (item -> document), a passage missing from
 a leg takes the best score any passage of its document has in that leg. A document whose one
 passage matches the words and whose next passage matches the meaning then ranks as agreeing
@@ -89,8 +94,14 @@ def fuse(
     normalisation: Normalisation = "max",
     groups: Mapping[int, int] | None = None,
     ceilings: Sequence[float | None] | None = None,
+    confidences: Sequence[float] | None = None,
 ) -> list[Fused]:
-    """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown)."""
+    """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown);
+    `confidences`: each leg's trust for this question, multiplying its weight (None: all 1)."""
+    if confidences is not None:
+        trusted = [w * min(max(c, 0.0), 1.0) for w, c in zip(weights, confidences, strict=True)]
+        if any(trusted):  # with no leg trusted at all, none is preferred over the others
+            weights = trusted
     ranks: dict[int, list[int | None]] = {}
     scores: dict[int, list[float | None]] = {}
     for leg_index, ranked in enumerate(legs):

@@ -1,16 +1,19 @@
-"""Short excerpts of a chunk around the query's terms, with the matches marked.
+"""Short excerpts of a chunk around the query's terms, with where the matches are.
 
 Matching is by word prefix so that "running" is marked for the query term "run" the way the
 porter-stemmed BM25 leg matched it; a term of a script written without spaces (a Japanese or
 Thai bigram, `loci.store.text_analysis`) is found anywhere, and overlapping matches are marked
-as one. Marks are `**…**` (Markdown bold), which the CLI renders. An excerpt is cut only
-between grapheme clusters, never between a letter and its marks or inside an emoji sequence.
+as one. The matches travel as data — `highlights`, (start, end) character offsets into the
+excerpt — never as marks inside its text: `**` is Markdown bold, which a passage may hold
+itself (a timeline's bold dates lit up as matches). An excerpt is cut only between grapheme
+clusters, never between a letter and its marks or inside an emoji sequence.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import regex
 
@@ -23,6 +26,15 @@ _CLUSTER = regex.compile(r"\X")
 _LONGEST_CLUSTER = 64  # how far back a cut looks for the cluster it falls in
 
 Span = tuple[int, int]
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """An excerpt as a person reads it, and the (start, end) offsets of its matched terms."""
+
+    text: str
+    highlights: tuple[Span, ...] = ()
 
 
 def _stem_key(word: str) -> str:
@@ -85,16 +97,17 @@ def cluster_start(text: str, index: int) -> int:
     return index
 
 
-def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
-    """The `width`-character window of `text` holding the most matched terms, marked; a brain
-    page's links read as their labels."""
+def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> Snippet:
+    """The `width`-character window of `text` holding the most matched terms, with where they
+    are; a brain page's links read as their labels."""
     text = as_read(text)
     pattern = term_pattern(terms)
     matches = _spans(text, pattern) if pattern else []
     if not matches:
         flat = " ".join(text[: width * 2].split())
         cut = cluster_start(flat, width)
-        return flat[:cut] + ("…" if len(flat) > width or len(text) > width * 2 else "")
+        more = len(flat) > width or len(text) > width * 2
+        return Snippet(flat[:cut] + (ELLIPSIS if more else ""))
     # Pick the window start that covers the most matches (two pointers over match positions).
     best_start, best_count, j = matches[0][0], 0, 0
     for i, (begin, _) in enumerate(matches):
@@ -108,14 +121,50 @@ def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> str:
         start = space + 1 if space >= 0 and start - space < 20 else start
     start = cluster_start(text, start)
     end = cluster_start(text, min(len(text), start + width))
-    parts: list[str] = []
-    at = start
-    for begin, finish in matches:
-        begin, finish = max(begin, start), min(finish, end)
-        if begin >= finish or begin < at:
-            continue
-        parts += [text[at:begin], "**", text[begin:finish], "**"]
-        at = finish
-    parts.append(text[at:end])
-    marked = " ".join("".join(parts).split())
-    return ("…" if start > 0 else "") + marked + ("…" if end < len(text) else "")
+    inside = [
+        (max(begin, start) - start, min(finish, end) - start)
+        for begin, finish in matches
+        if max(begin, start) < min(finish, end)
+    ]
+    flat, spans = _collapsed(text[start:end], inside)
+    lead = ELLIPSIS if start > 0 else ""
+    shift = len(lead)
+    return Snippet(
+        lead + flat + (ELLIPSIS if end < len(text) else ""),
+        tuple((a + shift, b + shift) for a, b in spans),
+    )
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _collapsed(window: str, spans: Sequence[Span]) -> tuple[str, list[Span]]:
+    """`window` with each run of whitespace made one space and the ends trimmed, as a line of
+    an excerpt reads, and `spans` moved to where their text now is."""
+    pieces: list[str] = []
+    # at[i]: the offset in the collapsed text of window[i] (or of what follows it, for space)
+    at = [0] * (len(window) + 1)
+    out = 0
+    last = 0
+    for run in _SPACE.finditer(window):
+        for k in range(last, run.start()):
+            at[k] = out + k - last
+        out += run.start() - last
+        pieces.append(window[last : run.start()])
+        keep = 0 if run.start() == 0 or run.end() == len(window) else 1
+        for k in range(run.start(), run.end()):
+            at[k] = out
+        out += keep
+        pieces.append(" " * keep)
+        last = run.end()
+    for k in range(last, len(window)):
+        at[k] = out + k - last
+    out += len(window) - last
+    pieces.append(window[last:])
+    at[len(window)] = out
+    moved = []
+    for begin, finish in spans:
+        a, b = at[begin], at[finish - 1] + 1
+        if b > a:
+            moved.append((a, b))
+    return "".join(pieces), moved

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from loci.embed.base import Vectors
+    from loci.store.vector_background import VectorBackground
 from loci.models import (
     ApiToken,
     Brain,
@@ -510,6 +511,11 @@ class Store(Protocol):
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         """Cosine over the brain's chunk vectors; (chunk_id, similarity) best first."""
+        ...
+
+    def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
+        """How the brain's vectors of `model` lie (`loci.store.vector_background`), from a
+        sample, for reading a query's similarities against chance; None with too few."""
         ...
 
     def chunks_with_documents(

@@ -27,7 +27,9 @@ from loci.store.lexical_index import LexicalIndex, Segment, Tokenize
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2  # 2: terms of the shared segmentation (CJK bigrams, NFKC, marks kept)
+# 2: terms of the shared segmentation (CJK bigrams, NFKC, marks kept); 3: a file's name in its
+# title field (`loci.context_line.index_title`)
+FORMAT = 3
 
 
 @dataclass(frozen=True)

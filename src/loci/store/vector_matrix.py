@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loci.embed.base import Vectors
+from loci.store.vector_background import spread_sample
 
 RESCORE = 1000  # int8 candidates scored again in float32, at least 10x the request
 
@@ -90,6 +91,19 @@ class VectorMatrix:
         """Rows masked out of the main matrix plus rows in the tail: what a rebuild would fold."""
         dead = 0 if self.live is None else int(len(self.live) - np.count_nonzero(self.live))
         return dead + (len(self.tail[0]) if self.tail is not None else 0)
+
+    @property
+    def rows(self) -> int:
+        """Live vectors: the main matrix's unmasked rows and the tail's."""
+        main = len(self.ids) if self.live is None else int(np.count_nonzero(self.live))
+        return main + (len(self.tail[0]) if self.tail is not None else 0)
+
+    def sample(self, size: int) -> Vectors:
+        """At most `size` live vectors, spread evenly over the main matrix and the tail."""
+        main = self.matrix if self.live is None else self.matrix[self.live]
+        if self.tail is not None and len(self.tail[0]):
+            main = np.concatenate([spread_sample(main, size), self.tail[1]])
+        return spread_sample(main, size)
 
     def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
         """Mask the `changed` chunks out and append the current vectors of those that remain."""

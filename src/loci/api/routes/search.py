@@ -27,7 +27,7 @@ def _request(body: SearchIn) -> SearchRequest:
 @router.post("/brains/{brain}/search", response_model=SearchOut, responses=errors(400, 404))
 def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchOut:
     """Passages that answer the query, best first, each with its citation: file, page, lines,
-    heading path, and a snippet with the matched terms marked."""
+    heading path, and a snippet with where the matched terms are in it (`highlights`)."""
     hits = loci.searching.search(brain, _request(body))
     return SearchOut(
         query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits], weak=weak(hits)

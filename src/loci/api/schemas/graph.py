@@ -161,6 +161,10 @@ class GraphHitOut(BaseModel):
     score: float
     matched_by: str = Field(description="text, vector, both, or graph (reached through links)")
     snippet: str
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     citation: CitationOut
     links: list[GraphEdgeOut]
     backlinks: list[GraphEdgeOut]
@@ -173,6 +177,7 @@ class GraphHitOut(BaseModel):
             score=hit.score,
             matched_by=hit.matched_by,
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             citation=CitationOut.of(hit.citation),
             links=[GraphEdgeOut.of(e) for e in hit.links],
             backlinks=[GraphEdgeOut.of(e) for e in hit.backlinks],

@@ -56,12 +56,41 @@ class SearchIn(RequestIn):
     _integers = json_integers("limit")
 
 
+class PassageOut(CitationFields):
+    """Another passage of a hit's document that search ranked: where it is, what it says."""
+
+    chunk_id: int
+    snippet: str = Field(description="an excerpt of the passage, as plain text")
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
+    text: str
+    score: float
+
+    @classmethod
+    def of(cls, hit: Hit) -> PassageOut:
+        return cls(
+            chunk_id=hit.chunk_id,
+            **hit.citation.flat(),
+            snippet=hit.snippet,
+            highlights=list(hit.highlights),
+            text=hit.text,
+            score=hit.score,
+        )
+
+
 class HitOut(CitationFields):
-    """A passage search found: its citation's fields, then how it was found."""
+    """A document search found, as its best passage: the passage's citation fields, then how it
+    was found, then the document's other passages that ranked (`passages`)."""
 
     brain: str
     chunk_id: int
-    snippet: str = Field(description="an excerpt with the matched terms marked **like this**")
+    snippet: str = Field(description="an excerpt of the passage, as plain text")
+    highlights: list[tuple[int, int]] = Field(
+        description="where the query's terms are in the snippet: [start, end] offsets in "
+        "characters (Unicode code points), end exclusive, in order"
+    )
     text: str
     score: float
     text_rank: int | None
@@ -78,6 +107,11 @@ class HitOut(CitationFields):
         description="true when the configured reranker ordered the hits; score is then its "
         "relevance rather than the fused score"
     )
+    passages: list[PassageOut] = Field(
+        default_factory=list,
+        description="the same document's other passages that ranked, best first (at most 3): "
+        "one hit per document, so a long document never buries the next one",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -86,6 +120,7 @@ class HitOut(CitationFields):
             chunk_id=hit.chunk_id,
             **hit.citation.flat(),
             snippet=hit.snippet,
+            highlights=list(hit.highlights),
             text=hit.text,
             score=hit.score,
             text_rank=hit.text_rank,
@@ -93,6 +128,7 @@ class HitOut(CitationFields):
             matched_by=hit.matched_by,
             graph_path=list(hit.graph_path),
             reranked=hit.reranked,
+            passages=[PassageOut.of(p) for p in hit.more],
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.errors import NotFound
 from loci.models import IndexedChunk
@@ -34,7 +35,7 @@ def write_index(
 ) -> None:
     """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction."""
     cur.execute(
-        "SELECT d.brain_id, d.name, d.title, b.text_language FROM documents d"
+        "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
         " JOIN brains b ON b.id = d.brain_id WHERE d.id = %s FOR UPDATE OF d",
         (document_id,),
     )
@@ -43,7 +44,7 @@ def write_index(
         raise NotFound(f"document {document_id} was deleted while it was processed")
     brain_id = int(doc["brain_id"])
     cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(brain_id),))
-    display_title = title or doc["title"] or doc["name"]
+    display_title = index_title(title or doc["title"], str(doc["name"]), str(doc["kind"]))
     vectors = dict(new_vectors)
     reused = [c.embed_hash for c in chunks if c.embed_hash not in vectors]
     if reused:  # read before the document's own old chunks go
@@ -130,8 +131,7 @@ def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
     """Count every chunk's terms of the brain again, in `language` (caller holds lock_stats)."""
     lexical.remove_postings(cur, brain_id, "true", ())
     cur.execute(
-        "SELECT id, coalesce(nullif(title, ''), name) AS title FROM documents"
-        " WHERE brain_id = %s AND chunk_count > 0",
+        "SELECT id, title, name, kind FROM documents WHERE brain_id = %s AND chunk_count > 0",
         (brain_id,),
     )
     for document in cur.fetchall():
@@ -141,7 +141,8 @@ def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
         )
         chunks = cur.fetchall()
         rows = [(" / ".join(c["heading_path"]), str(c["text"])) for c in chunks]
-        terms = lexical.chunk_terms(cur, language, str(document["title"]), rows)
+        named = index_title(document["title"] or None, str(document["name"]), str(document["kind"]))
+        terms = lexical.chunk_terms(cur, language, named, rows)
         ids = [int(c["id"]) for c in chunks]
         cur.execute(
             "UPDATE chunks SET lex_length = x.len FROM unnest(%s::bigint[], %s::int[])"

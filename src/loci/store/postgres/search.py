@@ -3,6 +3,7 @@ pgvector. A mixin of `PostgresStore`."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -12,10 +13,18 @@ from loci.models import SearchFilters
 from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
+from loci.store.postgres.index import as_array
+from loci.store.vector_background import MIN_VECTORS, SAMPLE, VectorBackground
+
+# A brain's background is read again after this long: it moves slowly, and several processes
+# may be writing the brain, so no change log here says when it moved.
+BACKGROUND_TTL_S = 60.0
 
 
 class SearchLegs:
     db: Database
+    # (brain id, model) -> (when read, background); per process
+    _backgrounds: dict[tuple[int, str], tuple[float, VectorBackground]]
 
     def text_search(
         self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
@@ -66,3 +75,31 @@ class SearchLegs:
                 {"q": vector, "brain": brain_id, "model": model, "limit": limit, **params},
             )
             return [(int(r["id"]), float(r["similarity"])) for r in cur.fetchall()]
+
+    def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
+        cached = self._backgrounds.get((brain_id, model))
+        if cached is not None and time.monotonic() - cached[0] < BACKGROUND_TTL_S:
+            return cached[1]
+        with self.db.tx(brain_id) as cur:
+            cur.execute(
+                "SELECT count(*) AS n, count(DISTINCT document_id) AS documents FROM chunks"
+                " WHERE brain_id = %s AND embed_model = %s AND embedding IS NOT NULL",
+                (brain_id, model),
+            )
+            counts = cur.fetchone()
+            n, documents = (int(counts["n"]), int(counts["documents"])) if counts else (0, 0)
+            if n < MIN_VECTORS:
+                return None
+            # Every step-th chunk id: spread over the brain without sorting all of it.
+            cur.execute(
+                "SELECT embedding FROM chunks WHERE brain_id = %s AND embed_model = %s"
+                " AND embedding IS NOT NULL AND id %% %s = 0 LIMIT %s",
+                (brain_id, model, max(1, n // SAMPLE), SAMPLE),
+            )
+            rows = [as_array(r["embedding"]) for r in cur.fetchall()]
+        if not rows:
+            return None
+        background = VectorBackground.of(np.stack(rows), n, documents)
+        if background is not None:
+            self._backgrounds[(brain_id, model)] = (time.monotonic(), background)
+        return background

@@ -70,6 +70,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
                 row["role"],
             )
         self.db = Database(url, max_size=pool_size)
+        self._backgrounds = {}
         self.jobs = PostgresJobs(self.db)
         self.accounts = PostgresAccounts(self.db)
         self.conversations = PostgresConversations(self.db)

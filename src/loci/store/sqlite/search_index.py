@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.models import SearchFilters
 from loci.store import lexical_files, vector_files
@@ -33,6 +34,7 @@ from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
 from loci.store.sqlite import chunk_log
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import FTS_WEIGHTS, filter_sql, fts_phrase, index_weights
+from loci.store.vector_background import SAMPLE, VectorBackground
 from loci.store.vector_files import MatrixIdentity, matrix_path
 from loci.store.vector_matrix import VectorMatrix
 
@@ -91,12 +93,18 @@ class SearchIndex:
         # under the same id (by another process) does not inherit the old one's.
         self._matrices: dict[tuple[int, str, str], VectorMatrix] = {}
         self._matrix_lock = threading.Lock()
+        # (brain id, model) -> (the matrix it was taken from, its live rows then, background)
+        self._backgrounds: dict[
+            tuple[int, str], tuple[VectorMatrix, int, VectorBackground | None]
+        ] = {}
 
     def forget(self, brain_id: int) -> None:
         """Drop a deleted brain's matrices, index and saved files (derived: nothing lost)."""
         with self._matrix_lock:
             for key in [k for k in self._matrices if k[0] == brain_id]:
                 del self._matrices[key]
+            for known in [k for k in self._backgrounds if k[0] == brain_id]:
+                del self._backgrounds[known]
         for path in vector_files.paths_of(self.folder, brain_id):
             path.unlink(missing_ok=True)
         with self._lexical_lock:
@@ -236,9 +244,9 @@ class SearchIndex:
 
     def _index_rows(self, brain_id: int, chunk_ids: Sequence[int] | None) -> list[IndexRow]:
         """What FTS5 indexed for these chunks (all of the brain's if None), by chunk id."""
-        # The FTS title is the one replace_index used: the document's title, else its name.
+        # The FTS title is the one replace_index used (`loci.context_line.index_title`).
         sql = (
-            "SELECT c.id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text"
+            "SELECT c.id, d.title, d.name, d.kind, c.heading_path, c.text"
             " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.brain_id = ?"
         )
         params: tuple[Any, ...] = (brain_id,)
@@ -246,8 +254,15 @@ class SearchIndex:
             sql += " AND c.id IN (SELECT value FROM json_each(?))"
             params += (json.dumps(list(chunk_ids)),)
         return [
-            (int(cid), str(title), " / ".join(json.loads(headings)), str(text))
-            for cid, title, headings, text in self.db.conn.execute(sql + " ORDER BY c.id", params)
+            (
+                int(cid),
+                index_title(title or None, str(name), str(kind)),
+                " / ".join(json.loads(headings)),
+                str(text),
+            )
+            for cid, title, name, kind, headings, text in self.db.conn.execute(
+                sql + " ORDER BY c.id", params
+            )
         ]
 
     def _index_identity(self, brain_id: int) -> IndexIdentity:
@@ -278,6 +293,22 @@ class SearchIndex:
         matrix = self.matrix(brain_id, model)
         allowed = self._allowed_chunks(brain_id, filters)
         return matrix.top(query, limit, None if allowed is None else set(allowed.tolist()))
+
+    def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
+        matrix = self.matrix(brain_id, model)
+        rows = matrix.rows
+        cached = self._backgrounds.get((brain_id, model))
+        # Taken again only when the brain changed by a twentieth: a background moves slowly.
+        if cached is not None and cached[0] is matrix and abs(rows - cached[1]) <= rows // 20:
+            return cached[2]
+        documents = int(
+            self.db.scalar(
+                "SELECT count(DISTINCT document_id) FROM chunks WHERE brain_id = ?", (brain_id,)
+            )
+        )
+        background = VectorBackground.of(matrix.sample(SAMPLE), rows, documents)
+        self._backgrounds[(brain_id, model)] = (matrix, rows, background)
+        return background
 
     def matrix(self, brain_id: int, model: str) -> VectorMatrix:
         """The brain's vectors of `model`: this process's copy, else the saved file, else built

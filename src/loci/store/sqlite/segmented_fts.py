@@ -15,6 +15,7 @@ import json
 
 import apsw
 
+from loci.context_line import index_title
 from loci.store.sqlite.connection import FTS_TOKENIZE_SQL
 from loci.store.sqlite.rows import INSERT_FTS, fts_values
 
@@ -27,16 +28,22 @@ def reindex_text(conn: apsw.Connection) -> None:
         "CREATE VIRTUAL TABLE chunks_fts USING fts5(brain, title, headings, body,"
         f" content='', contentless_delete=1, tokenize=\"{FTS_TOKENIZE_SQL}\")"
     )
-    # The title replace_index gives FTS5: the document's title, else its name.
+    # The title replace_index gives FTS5 (`loci.context_line.index_title`).
     cursor = conn.execute(
-        "SELECT c.id, c.brain_id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text"
+        "SELECT c.id, c.brain_id, d.title, d.name, d.kind, c.heading_path, c.text"
         " FROM chunks c JOIN documents d ON d.id = c.document_id ORDER BY c.id"
     )
     while batch := list(itertools.islice(cursor, BATCH)):
         conn.executemany(
             INSERT_FTS,
             [
-                fts_values(cid, brain, str(title), " / ".join(json.loads(headings)), str(text))
-                for cid, brain, title, headings, text in batch
+                fts_values(
+                    cid,
+                    brain,
+                    index_title(title or None, str(name), str(kind)),
+                    " / ".join(json.loads(headings)),
+                    str(text),
+                )
+                for cid, brain, title, name, kind, headings, text in batch
             ],
         )

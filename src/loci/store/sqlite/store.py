@@ -18,6 +18,7 @@ from typing import Any
 import apsw
 import numpy as np
 
+from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.errors import InvalidInput, NotFound, StoreError
 from loci.models import (
@@ -44,6 +45,7 @@ from loci.store.sqlite.search_index import (
     VECTOR_INT8_MIN_CHUNKS,
     SearchIndex,
 )
+from loci.store.vector_background import VectorBackground
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +194,9 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
     ) -> list[tuple[int, float]]:
         return self.search_index.vector_search(brain_id, model, query, limit, filters)
 
+    def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
+        return self.search_index.vector_background(brain_id, model)
+
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:
         found: dict[str, Vectors] = {}
@@ -227,12 +232,14 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
     ) -> None:
         with self.db.write() as conn:
             doc = conn.execute(
-                "SELECT brain_id, name, title FROM documents WHERE id = ?", (document_id,)
+                "SELECT brain_id, name, title, kind FROM documents WHERE id = ?", (document_id,)
             ).fetchall()
             if not doc:
                 raise NotFound(f"document {document_id} was deleted while it was processed")
-            brain_id, name, old_title = doc[0]
-            display_title = title or old_title or name
+            brain_id, name, old_title, kind = doc[0]
+            display_title = index_title(
+                title or (str(old_title) if old_title else None), str(name), str(kind)
+            )
             self._drop_index(conn, document_id)
             conn.executemany(
                 "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",

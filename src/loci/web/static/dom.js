@@ -31,14 +31,21 @@ export function clear(node) {
   return node;
 }
 
-// A search snippet marks matched terms **like this**: text between the marks becomes <mark>,
-// everything else stays plain text.
-export function markedSnippet(snippet) {
+// A search snippet with its matched terms as <mark>, from the [start, end] offsets the search
+// returns (`highlights`, in code points: an emoji is one, where a JS string counts two); the
+// snippet itself is plain text, `**` included.
+export function markedSnippet(snippet, highlights = []) {
   const fragment = document.createDocumentFragment();
-  snippet.split(/\*\*(.+?)\*\*/s).forEach((part, i) => {
-    if (!part) return;
-    fragment.append(i % 2 === 1 ? el("mark", { text: part }) : document.createTextNode(part));
-  });
+  const chars = Array.from(snippet);
+  const text = (start, end) => chars.slice(start, end).join("");
+  let at = 0;
+  for (const [start, end] of highlights) {
+    if (start < at || end <= start) continue;
+    if (start > at) fragment.append(document.createTextNode(text(at, start)));
+    fragment.append(el("mark", { text: text(start, end) }));
+    at = end;
+  }
+  if (at < chars.length) fragment.append(document.createTextNode(text(at)));
   return fragment;
 }
 

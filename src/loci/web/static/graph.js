@@ -186,7 +186,7 @@ function renderResults(hits) {
         { class: "hit graph-hit", dataset: { id: doc.id } },
         el("a", { class: "graph-open", href: pageHref(doc.id), text: doc.title }),
         el("p", { class: "muted small", text: `${doc.path} · ${doc.status} · found by ${hit.matched_by}` }),
-        el("p", { class: "snippet" }, markedSnippet(hit.snippet)),
+        el("p", { class: "snippet" }, markedSnippet(hit.snippet, hit.highlights)),
       ),
     );
   }

@@ -52,11 +52,28 @@ function renderHit(hit, across) {
   const facts = [linked ? `${matched}, lifted by a link` : matched, `score ${hit.score.toFixed(3)}`];
   if (hit.graph_path && hit.graph_path.length) facts.push(`via ${hit.graph_path.join(" → ")}`);
   if (across) facts.unshift(`brain ${hit.brain}`);
+  // A hit is a document: its other passages that ranked are listed under its best one.
+  const more = (hit.passages || []).map((passage) =>
+    el(
+      "li",
+      {},
+      el("button", {
+        type: "button",
+        class: "passage-where link-button",
+        text: where(passage) || "another passage",
+        onclick: () =>
+          openPreview({ brain: hit.brain, documentId: hit.document_id, chunkId: passage.chunk_id, name: hit.name }),
+      }),
+      " ",
+      el("span", { class: "snippet" }, markedSnippet(passage.snippet, passage.highlights)),
+    ),
+  );
   return el(
     "li",
     { class: "hit", dataset: { chunkId: hit.chunk_id } },
     citation,
-    el("p", { class: "snippet" }, markedSnippet(hit.snippet)),
+    el("p", { class: "snippet" }, markedSnippet(hit.snippet, hit.highlights)),
+    more.length ? el("ul", { class: "more-passages small" }, more) : null,
     el("p", { class: "muted small", text: facts.join(" · ") }),
     hit.source_url ? el("p", { class: "muted small source", text: hit.source_url }) : null,
   );

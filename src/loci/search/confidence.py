@@ -1,0 +1,46 @@
+"""How far to trust each search leg for this question: a number in [0, 1] per leg, which
+fusion multiplies the leg's weight by (`loci.search.fusion.fuse`'s `confidences`).
+
+The vector leg is trusted as far as its best passage stands above chance in this brain. The
+brain's own vectors say what chance is (`loci.store.vector_background`): the query's cosine to
+its passages has a mean and a spread, and the best of D documents drawn from that background
+would, under a normal model, stay below the best passage found with probability Φ(z)^D, z being
+how many spreads the best passage stands above the mean. That probability is the trust. An
+English model reading English stands its best passage well clear (SciFact: 5.3 spreads, trust
+≈ 1); the same model reading a script it cannot read (Arabic; a letter-substituted SciFact in
+docs/benchmarks.md) scores every passage alike, its best only 2.7 spreads up, where thousands of
+unrelated passages would reach — trust ≈ 0, and fusion follows the words alone. D counts
+documents, not passages: a document's passages share its title line and topic, so they are not
+independent draws.
+
+Nothing here is fitted to a data set: the mean and spread come from the brain, the rest from
+the normal model. Other signals — whether the embedder reads the question's language at all —
+multiply into the same number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from loci.embed.base import Vectors
+from loci.store.vector_background import VectorBackground
+
+
+def vector_trust(
+    ranked: Sequence[tuple[int, float]], background: VectorBackground | None, query: Vectors
+) -> float:
+    """Trust in the vector leg for this query: P(chance would not reach its best cosine)."""
+    if not ranked or background is None:
+        return 1.0  # nothing to judge by: the leg keeps its weight
+    mean, spread = background.similarity(query)
+    if spread <= 1e-6:
+        return 1.0
+    z = (ranked[0][1] - mean) / spread
+    return math.exp(max(background.documents, 1) * _log_normal_cdf(z))
+
+
+def _log_normal_cdf(z: float) -> float:
+    """log Φ(z), accurate in both tails."""
+    value = 0.5 * math.erfc(-z / math.sqrt(2.0))
+    return math.log(value) if value > 0 else -math.inf
