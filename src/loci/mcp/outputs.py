@@ -45,6 +45,11 @@ class Passage(BaseModel):
     text: str
     score: float
     uri: str = Field(description="the document as an MCP resource")
+    vectors_pending: bool = Field(
+        default=False,
+        description="true: found by its words alone; its document was just added and its "
+        "meaning is not indexed yet",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
@@ -57,6 +62,7 @@ class Passage(BaseModel):
             text=hit.text,
             score=round(hit.score, 4),
             uri=doc_uri(brain.name, hit.citation.document_id),
+            vectors_pending=hit.vectors_pending,
         )
 
 
@@ -112,7 +118,13 @@ class FileInfo(BaseModel):
     name: str
     title: str | None
     kind: str = Field(description="file, web, note, page, evidence or item")
-    status: str = Field(description="processing (not searchable yet), ready or failed")
+    status: str = Field(
+        description="processing (not searchable yet, or, with vectors_pending, searchable by "
+        "its words only), ready or failed"
+    )
+    vectors_pending: bool = Field(
+        default=False, description="its text is indexed, its meaning (vectors) not yet"
+    )
     status_reason: str | None
     size_bytes: int
     tags: list[str]
@@ -128,6 +140,7 @@ class FileInfo(BaseModel):
             title=document.title,
             kind=document.kind,
             status=document.status,
+            vectors_pending=document.vectors_pending,
             status_reason=document.status_reason,
             size_bytes=document.size_bytes,
             tags=list(document.tags),
@@ -200,7 +213,10 @@ class Added(BaseModel):
         description="true: this page was kept before and had changed; the same document now "
         "holds the new text",
     )
-    searchable: bool = Field(description="true: indexed, search finds it now")
+    searchable: bool = Field(
+        description="true: search finds it now (by its words at least: with vectors_pending "
+        "its meaning is indexed moments later)"
+    )
     dry_run: bool = Field(
         default=False,
         description="true: nothing was written; `preflight` says what adding would do",

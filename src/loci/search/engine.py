@@ -6,7 +6,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from loci.context_line import context_line
 from loci.embed.base import Embedder
@@ -91,6 +91,20 @@ class SearchEngine:
         text_weight: float | None = None,
     ) -> list[Fused]:
         """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
+        return self._fused(brain, query, mode, filters, min_similarity, text_weight)[0]
+
+    def _fused(
+        self,
+        brain: Brain,
+        query: str,
+        mode: SearchMode = "hybrid",
+        filters: SearchFilters | None = None,
+        min_similarity: float | None = None,
+        text_weight: float | None = None,
+    ) -> tuple[list[Fused], set[int] | None]:
+        """`fused`, and which of the text leg's passages have no vector yet (None: not asked,
+        outside hybrid search). Those are scored by the text leg alone: the vector leg cannot
+        find them, so its silence says nothing against them."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
@@ -133,9 +147,12 @@ class SearchEngine:
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
+        vectorless: set[int] | None = None
+        if mode == "hybrid" and brain.embedder_model is not None:
+            vectorless = self.store.vectorless([i for i, _ in text_leg], brain.embedder_model)
         # Cosine's ceiling is 1: a question nothing in the brain is close to keeps its low
         # similarities instead of having its best one lifted to 1.
-        return fuse(
+        fused = fuse(
             [text_leg, vector_leg],
             weights,
             p.fusion,
@@ -143,7 +160,9 @@ class SearchEngine:
             p.normalisation,
             groups,
             ceilings=[text_ceiling, 1.0],
+            first_leg_only=vectorless or frozenset(),
         )
+        return fused, vectorless
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
@@ -182,7 +201,7 @@ class SearchEngine:
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
-        fused = self.fused(
+        fused, vectorless = self._fused(
             brain,
             request.query,
             request.mode,
@@ -205,9 +224,16 @@ class SearchEngine:
             ranked = words_first(ranked, terms, _text_in(rows))
         else:
             ranked = reranked
+        shown = ranked[: request.limit]
+        if vectorless is None and brain.embedder_model is not None:  # text or vector mode
+            ids = [f.item_id for _, f in shown if f.ranks[1] is None]
+            vectorless = self.store.vectorless(ids, brain.embedder_model) if ids else set()
         return [
-            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
-            for score, f in ranked[: request.limit]
+            replace(
+                self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None),
+                vectors_pending=f.item_id in (vectorless or ()),
+            )
+            for score, f in shown
         ]
 
     def _reranked(

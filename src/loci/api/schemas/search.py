@@ -78,6 +78,11 @@ class HitOut(CitationFields):
         description="true when the configured reranker ordered the hits; score is then its "
         "relevance rather than the fused score"
     )
+    vectors_pending: bool = Field(
+        description="true: the passage has no vector yet (its document was just added and "
+        "embedding follows), so it was found by its words alone; hybrid search scored it by "
+        "the text leg alone"
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -93,6 +98,7 @@ class HitOut(CitationFields):
             matched_by=hit.matched_by,
             graph_path=list(hit.graph_path),
             reranked=hit.reranked,
+            vectors_pending=hit.vectors_pending,
         )
 
 

@@ -106,7 +106,10 @@ TABLES: tuple[Table, ...] = (
             "created_at",
             "updated_at",
             "source_path",
+            "vectors_pending",
+            "progress",
         ),
+        bool_columns=("vectors_pending",),
     ),  # fmt: skip
     Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),
     Table(
@@ -124,6 +127,8 @@ TABLES: tuple[Table, ...] = (
             "lease_expires",
             "created_at",
             "updated_at",
+            "stage",
+            "priority",
         ),
     ),  # fmt: skip
     Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
