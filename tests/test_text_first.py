@@ -105,6 +105,8 @@ def test_an_add_leaves_the_vectors_to_a_running_worker(
         assert found["hits"][0]["vectors_pending"] is True
         shown = run_cli("search", words, "--limit", "3", home=home, env=env).stdout
         assert "vectors pending" in shown
+        listed = run_cli("list", home=home, env=env).stdout
+        assert f"embed 0/{doc['chunk_count']} (found by words)" in listed
 
         store.beat_worker("serve@test", False)  # the server stopped; a worker finishes it
         assert run_cli("worker", "--once", home=home, env=env).returncode == 0
