@@ -27,7 +27,7 @@ class Clock:
 
 
 def test_reports_are_passed_on_a_few_times_a_second_and_ocr_at_once() -> None:
-    clock, written = Clock(), []
+    clock, written = Clock(), list[Progress]()
     watch = Throttled(written.append, every_s=0.3, clock=clock)
     with reporting(watch):
         for page in range(1, 6):  # a fast parse: 1/8 s a page
