@@ -42,6 +42,7 @@ from loci.ingest.sources import (
     page_name,
     web_markdown,
 )
+from loci.ingest.timings import IndexTimings
 from loci.jobs.worker import PRESENCE_WITHIN_S, BatchHandler, Worker, by_kind
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
@@ -538,6 +539,11 @@ class Library:
             ]
             seen.update(pending)
         return current()
+
+    @property
+    def index_timings(self) -> IndexTimings:
+        """Seconds this process's worker spent parsing, chunking, embedding and writing."""
+        return self._index_jobs.timings
 
     def workers_running(self) -> bool:
         """Whether a worker that runs until stopped (`loci serve`, `loci worker`) is alive on
