@@ -89,22 +89,11 @@ class SearchEngine:
         filters: SearchFilters | None = None,
         min_similarity: float | None = None,
         text_weight: float | None = None,
-    ) -> list[Fused]:
-        """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
-        return self._fused(brain, query, mode, filters, min_similarity, text_weight)[0]
-
-    def _fused(
-        self,
-        brain: Brain,
-        query: str,
-        mode: SearchMode = "hybrid",
-        filters: SearchFilters | None = None,
-        min_similarity: float | None = None,
-        text_weight: float | None = None,
     ) -> tuple[list[Fused], set[int] | None]:
-        """`fused`, and which of the text leg's passages have no vector yet (None: not asked,
-        outside hybrid search). Those are scored by the text leg alone: the vector leg cannot
-        find them, so its silence says nothing against them."""
+        """The fused chunk ranking, best first, up to `params.candidates` from each leg; and
+        which of the text leg's passages have no vector yet (None: not asked, outside hybrid
+        search). Those are scored by the text leg alone: the vector leg cannot find them, so
+        its silence says nothing against them."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
@@ -168,7 +157,7 @@ class SearchEngine:
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
     ) -> list[tuple[int, float]]:
         """Documents by their best chunk, for evaluation against document-level judgments."""
-        fused = self.fused(brain, query, mode)
+        fused, _ = self.fused(brain, query, mode)
         scored = [(f.score, f) for f in fused]
         known: dict[int, int] = {}  # chunk -> document, for rows already read
         if mode == "hybrid" and self.reranker is None:
@@ -201,7 +190,7 @@ class SearchEngine:
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
-        fused, vectorless = self._fused(
+        fused, vectorless = self.fused(
             brain,
             request.query,
             request.mode,
