@@ -131,3 +131,21 @@ def test_a_running_worker_says_it_is_alive_until_it_stops(loci: Loci) -> None:
         stop.set()
         thread.join(10)
     assert not loci.library.workers_running()
+
+
+def test_a_title_changed_between_the_stages_reads_the_text_again(loci: Loci, brain: Brain) -> None:
+    added = loci.library.add_bytes(brain, "kiln.txt", b"Fired the kiln to cone 6 on Friday.\n")
+    [doc] = loci.library.wait_for(brain, [added.document.id], until="searchable")
+    [before] = loci.library.chunks(brain, doc.id)
+    # The embedding input holds the document's title (a text file has none of its own): what
+    # the chunk's hash was made from is gone, so its vector would not match it.
+    loci.store.portable.change(
+        "UPDATE documents SET title = ? WHERE id = ?", ("Kiln diary", doc.id), brain.id
+    )
+    [doc] = loci.library.wait_for(brain, [doc.id])
+    [after] = loci.library.chunks(brain, doc.id)
+    assert (doc.status, doc.vectors_pending) == ("ready", False)
+    assert after.embed_hash != before.embed_hash  # read again, and embedded under the new title
+    assert doc.title == "Kiln diary"
+    model = loci.store.get_brain(brain.name).embedder_model
+    assert model is not None and loci.store.vectorless([after.id], model) == set()
