@@ -13,6 +13,7 @@ import pytest
 from loci.models import Brain, Progress
 from loci.search.engine import SearchRequest
 from loci.service import Loci
+from loci.store.brain_tables import BrainTables
 from tests import fixtures
 from tests.conftest import open_store, run_cli
 
@@ -139,7 +140,9 @@ def test_a_title_changed_between_the_stages_reads_the_text_again(loci: Loci, bra
     [before] = loci.library.chunks(brain, doc.id)
     # The embedding input holds the document's title (a text file has none of its own): what
     # the chunk's hash was made from is gone, so its vector would not match it.
-    loci.store.portable.change(
+    store = loci.store
+    assert isinstance(store, BrainTables)  # both backends: portable SQL
+    store.portable.change(
         "UPDATE documents SET title = ? WHERE id = ?", ("Kiln diary", doc.id), brain.id
     )
     [doc] = loci.library.wait_for(brain, [doc.id])
