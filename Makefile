@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test attack lint install install-dev browser extension-test ocr clean
+.PHONY: demo test attack lint install install-dev browser extension-test ocr clean bench-check bench-check-all
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -81,3 +81,12 @@ attack: install-dev ocr
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache extension/node_modules
+
+# Measure the figures of docs/benchmarks.md again (bench/figures.toml says which, with their
+# commands and noise) and flag any that moved; not part of `make test`. The quick figures take
+# minutes; bench-check-all adds the long ones (BEIR evals, 100k-chunk brains, server load).
+bench-check: install-dev
+	PYTHONPATH=src $(BIN)/python bench/reproduce.py
+
+bench-check-all: install-dev
+	PYTHONPATH=src $(BIN)/python bench/reproduce.py --all

@@ -28,6 +28,27 @@ def test_a_weak_match_counts_less_than_a_strong_one_of_the_other_leg() -> None:
     assert [f.item_id for f in by_max] == [1, 2]
 
 
+def test_a_passage_without_a_vector_is_scored_by_its_words_alone() -> None:
+    # Passage 1 was just added: it has no vector yet, so the vector leg cannot find it. Taken as
+    # a miss there, it would get half its text score plus the vector leg's floor (0.65) and lose
+    # to passage 2, whose words match less; scored by its words alone it keeps 0.8.
+    text, vector = [(1, 8.0), (2, 6.0)], [(2, 0.9), (3, 0.5)]
+    plain = fuse([text, vector], [0.5, 0.5], normalisation="ceiling", ceilings=[10.0, 1.0])
+    assert [f.item_id for f in plain][:2] == [2, 1]
+    assert plain[1].score == pytest.approx(0.5 * 0.8 + 0.5 * 0.5)
+    pending = fuse(
+        [text, vector],
+        [0.5, 0.5],
+        normalisation="ceiling",
+        ceilings=[10.0, 1.0],
+        first_leg_only={1},
+    )
+    assert [(f.item_id, round(f.score, 6)) for f in pending] == [(1, 0.8), (2, 0.75), (3, 0.55)]
+    # Reciprocal rank fusion alike: its one rank counts for both legs.
+    rrf = fuse([text, vector], [0.5, 0.5], method="rrf", first_leg_only={1})
+    assert rrf[0].item_id == 1 and rrf[0].score == pytest.approx(1 / 61)
+
+
 def test_ceiling_normalisation_keeps_within_zero_and_one_and_falls_back_to_max() -> None:
     ranked = [(1, 12.0), (2, 3.0), (3, -0.2)]  # over the ceiling (rounding), inside, negative
     assert normalise(ranked, "ceiling", 10.0) == {1: 1.0, 2: 0.3, 3: 0.0}

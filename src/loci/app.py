@@ -129,6 +129,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             max_chunks=settings.max_chunks_per_file,
             caption_images=settings.llm_vision,
             budgets=ParseBudgets(ocr_fallback=settings.ocr_fallback),
+            embed_slice_s=settings.embed_slice_s,
         ),
         worker=WorkerSettings(
             lease_s=settings.job_lease_s,

@@ -169,6 +169,9 @@ class Settings(BaseSettings):
     sources_allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
 
     job_lease_s: float = Field(default=60.0, gt=0)
+    # Seconds of embedding a worker does before it looks at the queue again: a file added
+    # meanwhile has its text read (searchable by words) after at most this long.
+    embed_slice_s: float = Field(default=1.0, gt=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)
 

@@ -17,6 +17,11 @@ DocumentStatus = Literal["processing", "ready", "failed"]
 DocumentKind = Literal["file", "web", "note", "page", "evidence", "item"]
 # page, evidence: the graph; item: a capture or source item waiting for or past curation
 JobStatus = Literal["queued", "running", "done", "failed"]
+# An `index` job runs in two stages: "text" (parse, chunk, write the chunks and their text index:
+# searchable by words) and "vectors" (embed what has no vector yet). Other jobs have one stage.
+JobStage = Literal["text", "vectors"]
+# What a document being indexed is doing (`Progress.stage`).
+ProgressStage = Literal["parse", "ocr", "chunk", "embed"]
 SearchMode = Literal["hybrid", "text", "vector"]
 Visibility = Literal["restricted", "workspace"]
 Role = Literal["owner", "editor", "viewer"]
@@ -278,6 +283,50 @@ class Document:
     # Where a file added from a folder lives (absolute): adding that path again updates this
     # document. None for uploads, notes, web pages and pages.
     source_path: str | None = None
+    # Its chunks are written and found by their words, but some have no vector yet: the
+    # embedding stage is still to come (status processing) or failed (status failed).
+    vectors_pending: bool = False
+    # What indexing it is doing now, while it is being worked on; None otherwise.
+    progress: Progress | None = None
+
+
+WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
+
+
+def is_settled(document: Document) -> bool:
+    """Its indexing is over: ready (fully indexed) or failed."""
+    return document.status != "processing"
+
+
+def is_searchable(document: Document) -> bool:
+    """Its words find it (its text stage is done, its vectors may follow), or it failed."""
+    return document.status != "processing" or document.vectors_pending
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a document's indexing has come: OCR's page `done` of `total`, embedding's chunk
+    `done` of `total` (of the chunks that had no vector when its embedding began)."""
+
+    stage: ProgressStage
+    done: int
+    total: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"stage": self.stage, "done": self.done, "total": self.total}
+
+    @classmethod
+    def of(cls, value: Any) -> Progress | None:
+        """A stored progress (its JSON object), or None for anything else."""
+        if not isinstance(value, dict) or value.get("stage") not in PROGRESS_STAGES:
+            return None
+        done, total = value.get("done"), value.get("total")
+        if not isinstance(done, int) or not isinstance(total, int):
+            return None
+        return cls(value["stage"], done, total)
+
+
+PROGRESS_STAGES: tuple[ProgressStage, ...] = ("parse", "ocr", "chunk", "embed")
 
 
 @dataclass(frozen=True)
@@ -354,6 +403,9 @@ class Hit:
     # A search by document: the document's other passages that ranked, best first
     # (`loci.search.grouping`); a hit under another has none.
     more: tuple[Hit, ...] = ()
+    # The passage has no vector yet (its document's embedding stage is still to come): it was
+    # found by its words alone, and a hybrid search scored it by the text leg alone.
+    vectors_pending: bool = False
 
     @property
     def matched_by(self) -> str:
@@ -378,6 +430,7 @@ class Job:
     run_after: float
     lease_owner: str | None
     lease_expires: float | None
+    stage: JobStage = "text"
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ OPERATIONS: dict[str, str] = {
     "the file, page and passage. Slower than search; use search when you will write the "
     "answer yourself.",
     "list_files": "List the documents in a brain with their id, name, kind and status "
-    "(processing means not searchable yet).",
+    "(processing means not fully indexed yet; with vectors_pending it is found by its words).",
     "get_file": "One document's details: name, kind, status, size, tags, source URL.",
     "file_text": "Read a document's extracted text (as search sees it) by its id.",
     "add_url": "Save a public web page or online PDF into the brain; it is fetched now and "

@@ -14,12 +14,12 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.errors import LociError
 from loci.ingest.sources import expand_paths, is_url
-from loci.models import Document
+from loci.models import Document, is_searchable, is_settled
 from loci.nul import refuse_nul
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
-    from loci.models import Brain
+    from loci.models import Brain, WaitUntil
 
 
 @dataclass
@@ -80,6 +80,8 @@ def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
                 )
                 chunks = f"{d.chunk_count} chunk{'' if d.chunk_count == 1 else 's'}"
                 state = chunks if d.status == "ready" else d.status
+                if d.status == "processing" and d.vectors_pending:
+                    state = f"{chunks}, searchable by words (vectors pending)"
                 extra = f" — {escape(d.status_reason)}" if d.status_reason else ""
                 out.print(f"[green]✓[/green] {escape(d.name)} (#{d.id}) {state}{note}{extra}")
     failed = [o for o in outcomes if not o.ok]
@@ -88,21 +90,30 @@ def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
 
 
 def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
+    """Index the added documents in this process: first every one's text (searchable by
+    words), then their vectors. When a worker runs on this database (`loci serve`, `loci
+    worker`) the vectors are left to it and the command returns once the words are indexed."""
     loci = service()
     brain = loci.brain(brain_name)
     pending = [o.document.id for o in outcomes if o.document and o.document.status == "processing"]
     if not pending:
         return
+    until: WaitUntil = "searchable" if loci.library.workers_running() else "ready"
     with _progress() as progress:
-        task = progress.add_task("indexing", total=len(pending))
+        words = progress.add_task("searchable by words", total=len(pending))
+        meaning = progress.add_task("embedding", total=len(pending)) if until == "ready" else None
 
         def update(docs: list[Document]) -> None:
-            progress.update(task, completed=sum(d.status != "processing" for d in docs))
+            progress.update(words, completed=sum(is_searchable(d) for d in docs))
+            if meaning is not None:
+                progress.update(meaning, completed=sum(is_settled(d) for d in docs))
 
-        final = {d.id: d for d in loci.library.wait_for(brain, pending, update)}
+        final = {d.id: d for d in loci.library.wait_for(brain, pending, update, until=until)}
     for o in outcomes:
         if o.document is not None and o.document.id in final:
             o.document = final[o.document.id]
+    if until == "searchable" and any(d.vectors_pending for d in final.values()):
+        err.print("vectors pending: the running worker embeds them (`loci list` shows progress)")
 
 
 _MARKS = {"add": "[green]+[/green]", "duplicate": "[yellow]=[/yellow]", "fail": "[red]✗[/red]"}

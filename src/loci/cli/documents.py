@@ -20,9 +20,15 @@ KindFilter = Literal["file", "web", "note", "page", "evidence", "item"]
 def _documents_table(docs: list[Document]) -> Table:
     table = Table(box=None, header_style="bold")
     for column in ("id", "name", "kind", "status", "chunks", "size", "added"):
-        table.add_column(column, justify="right" if column in ("id", "chunks", "size") else "left")
+        table.add_column(
+            column,
+            justify="right" if column in ("id", "chunks", "size") else "left",
+            no_wrap=column == "status",  # "embed 40/200 (found by words)" reads as one
+        )
     for d in docs:
         status = {"ready": "[green]ready[/]", "failed": "[red]failed[/]"}.get(d.status, d.status)
+        if d.status == "processing":
+            status = _processing(d)
         table.add_row(
             str(d.id),
             escape(d.name),
@@ -33,6 +39,17 @@ def _documents_table(docs: list[Document]) -> Table:
             d.created_at[:16].replace("T", " "),
         )
     return table
+
+
+def _processing(d: Document) -> str:
+    """What a document being indexed is doing: "queued", "ocr 3/12", "embed 40/200 (found by
+    words)"."""
+    what = (
+        "queued"
+        if d.progress is None
+        else f"{d.progress.stage} {d.progress.done}/{d.progress.total}"
+    )
+    return f"{what} (found by words)" if d.vectors_pending else what
 
 
 def register(app: typer.Typer) -> None:

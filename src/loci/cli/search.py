@@ -114,7 +114,8 @@ def register(app: typer.Typer) -> None:
             out.print(
                 f"[bold]{number}. {escape(location(hit))}[/bold]  "
                 f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}"
-                f"{' · reranked' if hit.reranked else ''}[/dim]"
+                f"{' · reranked' if hit.reranked else ''}"
+                f"{' · vectors pending' if hit.vectors_pending else ''}[/dim]"
             )
             if hit.graph_path:
                 out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")

@@ -1,12 +1,16 @@
-"""Turning stored documents into their derived index: parse → chunk → embed → swap in.
+"""Turning stored documents into their derived index, in two stages.
+
+1. Text: parse → chunk → `write_text`, which swaps the old chunks for the new ones with their text
+   index in one transaction. The document is then found by its words. Chunks whose embedding
+   input is unchanged keep the vector they had (vectors are keyed by the input's hash).
+2. Vectors: `pending_inputs` rebuilds what is embedded for each chunk still without a vector
+   (title and heading line, then the text: the input whose hash the chunk carries), and the
+   worker embeds them in slices, writing each slice with `Store.add_vectors`.
 
 Everything here is rebuildable from the blob, so the indexer may run any number of times for the
-same document: the final `replace_index` swaps the old chunks for the new ones in one transaction,
-which is why a worker killed half-way leaves no half-indexed document and no duplicate chunks.
-
-The three steps are separate so a worker can index a batch of small documents in one pass: one
-cache lookup and one embedder call for all their passages (an endpoint embedder sends them in
-batches of up to 96), then one transaction per document.
+same document: a worker killed half-way leaves no half-written chunks and no duplicates, and a
+vectors stage cut short leaves a document searchable by words whose remaining vectors the next
+run writes. `index` runs both stages at once.
 """
 
 from __future__ import annotations
@@ -15,7 +19,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +29,8 @@ from loci.ingest.caption import Captioner, with_captions
 from loci.ingest.chunking import chunk_document
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.plan import plan_file
+from loci.ingest.progress import report
+from loci.ingest.timings import IndexTimings
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
@@ -44,6 +49,7 @@ class IndexerSettings:
     max_chunks: int = 1024
     budgets: ParseBudgets = field(default_factory=ParseBudgets)
     caption_images: bool = False  # the chat model takes images: caption pictures on ingest
+    embed_slice_s: float = 1.0  # seconds of embedding between two looks at the queue
 
 
 @dataclass
@@ -59,6 +65,12 @@ class Prepared:
     hashes: list[str]  # sha256 of each input: the vector cache key
     truncated: bool
     parser: str | None = None  # the format it was read as (`plan_file`): "pdf", "html", …
+
+
+class StaleChunks(Exception):
+    """A chunk's embedding input, rebuilt from what is stored, no longer has the hash the chunk
+    carries (its document's title changed since its text stage): index its text again. A signal
+    between the indexer and the worker's handler, never shown to anyone."""
 
 
 def without_nul(parsed: ParsedDocument) -> ParsedDocument:
@@ -87,8 +99,10 @@ class Indexer:
         settings: IndexerSettings,
         chat: Chat | None = None,
         transcriber: Transcriber | None = None,
+        timings: IndexTimings | None = None,
     ) -> None:
         self.store = store
+        self.timings = timings or IndexTimings()
         self.transcriber = transcriber  # recordings: None fails them, saying what to set
         self.blobs = blobs
         self.embedder = embedder
@@ -96,35 +110,42 @@ class Indexer:
         self.captioner = Captioner(chat) if chat is not None and settings.caption_images else None
 
     def index(self, brain: Brain, document: Document) -> None:
+        """Both stages at once: searchable by words, then every vector written."""
         prepared = self.prepare(brain, document)
-        vectors = self.embed([prepared])
-        self.commit(prepared, vectors)
+        if self.write_text(prepared):
+            document = self.store.get_document(brain.id, document.id)
+            pending = self.pending_inputs(brain, document)
+            vectors = self.embed(dict(pending))
+            self.write_vectors(document, vectors)
 
     def prepare(self, brain: Brain, document: Document) -> Prepared:
         check_identity(brain, self.embedder)
-        data = self.blobs.get(document.content_hash)
-        plan = plan_file(
-            document.name,
-            data,
-            kind=document.kind,
-            mime_type=document.mime_type,
-            source_url=document.source_url,
-        )  # no size cap: what is stored is never refused on reindex
-        parsed = plan.parse(self.settings.budgets, self.transcriber)
-        if self.captioner is not None and document.kind in ("file", "web"):
-            parsed = with_captions(parsed, data, self.captioner)
-        parsed = without_nul(parsed)
-        title = parsed.title or document.title
-        result = chunk_document(
-            parsed,
-            self.embedder.count_tokens,
-            max_tokens=self.embedder.max_tokens - CONTEXT_TOKENS,
-            overlap_tokens=self.settings.overlap_tokens,
-            max_chunks=self.settings.max_chunks,
-        )
-        named = index_title(title, document.name, document.kind)
-        inputs = [self._embedding_input(named, c.heading_path, c.text) for c in result.chunks]
-        hashes = [hashlib.sha256(text.encode()).hexdigest() for text in inputs]
+        with self.timings.timed("parse"):
+            data = self.blobs.get(document.content_hash)
+            plan = plan_file(
+                document.name,
+                data,
+                kind=document.kind,
+                mime_type=document.mime_type,
+                source_url=document.source_url,
+            )  # no size cap: what is stored is never refused on reindex
+            parsed = plan.parse(self.settings.budgets, self.transcriber)
+            if self.captioner is not None and document.kind in ("file", "web"):
+                parsed = with_captions(parsed, data, self.captioner)
+            parsed = without_nul(parsed)
+        report("chunk", 0, 1)
+        with self.timings.timed("chunk"):
+            title = parsed.title or document.title
+            result = chunk_document(
+                parsed,
+                self.embedder.count_tokens,
+                max_tokens=self.embedder.max_tokens - CONTEXT_TOKENS,
+                overlap_tokens=self.settings.overlap_tokens,
+                max_chunks=self.settings.max_chunks,
+            )
+            named = index_title(title, document.name, document.kind)
+            inputs = [self._embedding_input(named, c.heading_path, c.text) for c in result.chunks]
+            hashes = [_hash(text) for text in inputs]
         return Prepared(
             brain,
             document,
@@ -137,19 +158,9 @@ class Indexer:
             plan.parser,
         )
 
-    def embed(self, batch: Sequence[Prepared]) -> dict[str, Vectors]:
-        """Vectors for every input of the batch that the store has not seen under this model."""
-        wanted: dict[str, str] = {}
-        for prepared in batch:
-            wanted.update(zip(prepared.hashes, prepared.inputs, strict=True))
-        cached = self.store.cached_vectors(self.embedder.model_id, list(wanted))
-        missing = [(h, text) for h, text in wanted.items() if h not in cached]
-        if not missing:
-            return {}
-        vectors = self.embedder.embed([text for _, text in missing])
-        return {h: vectors[i] for i, (h, _) in enumerate(missing)}
-
-    def commit(self, prepared: Prepared, vectors: dict[str, Vectors]) -> None:
+    def write_text(self, prepared: Prepared) -> int:
+        """Swap in the document's chunks and their text index (the vectors stored for unchanged
+        inputs stay theirs); returns how many chunks still need a vector."""
         brain, document, embedder = prepared.brain, prepared.document, self.embedder
         if brain.embedder_model is None:
             self.store.set_brain_embedder(brain.id, embedder.model_id, embedder.dimensions)
@@ -160,24 +171,64 @@ class Indexer:
             )
         if not prepared.chunks:
             reasons.append("no text found in this file")
-        own = {h: vectors[h] for h in prepared.hashes if h in vectors}
-        self.store.replace_index(
+        with self.timings.timed("write"):
+            missing = self.store.replace_index(
+                document.id,
+                [IndexedChunk(c, h) for c, h in zip(prepared.chunks, prepared.hashes, strict=True)],
+                {},
+                self.embedder.model_id,
+                prepared.parsed.text,
+                prepared.title,
+                "; ".join(reasons) or None,
+            )
+            if document.kind in ("file", "web"):
+                # What the parser read from the file (its format, language, author, sheets,
+                # sender, ...), kept apart from the metadata given with the document; rebuilt on
+                # every reindex. Notes and graph pages are skipped: their frontmatter is already
+                # their canonical form.
+                extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
+                self.store.set_extracted(
+                    document.id, extracted, file_tags(prepared.parsed.metadata)
+                )
+        log.info(
+            "indexed the text of document %s: %d chunks, %d to embed",
             document.id,
-            [IndexedChunk(c, h) for c, h in zip(prepared.chunks, prepared.hashes, strict=True)],
-            own,
-            self.embedder.model_id,
-            prepared.parsed.text,
-            prepared.title,
-            "; ".join(reasons) or None,
+            len(prepared.chunks),
+            missing,
         )
-        if document.kind in ("file", "web"):
-            # What the parser read from the file (its format, language, author, sheets, sender,
-            # ...), kept apart from the metadata given with the document; rebuilt on every
-            # reindex. Notes and graph pages are skipped: their frontmatter is already their
-            # canonical form.
-            extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
-            self.store.set_extracted(document.id, extracted, file_tags(prepared.parsed.metadata))
-        log.info("indexed document %s: %d chunks", document.id, len(prepared.chunks))
+        return missing
+
+    def pending_inputs(self, brain: Brain, document: Document) -> list[tuple[str, str]]:
+        """(hash, input) of each of the document's chunks still without a vector, in order,
+        each input once. `StaleChunks` when an input no longer matches its chunk."""
+        check_identity(brain, self.embedder)
+        pending: dict[str, str] = {}
+        named = index_title(document.title, document.name, document.kind)
+        for chunk in self.store.chunks_without_vectors(document.id, self.embedder.model_id):
+            text = self._embedding_input(named, chunk.heading_path, chunk.text)
+            if _hash(text) != chunk.embed_hash:
+                raise StaleChunks(
+                    f"document {document.id} changed since its text was indexed; indexing again"
+                )
+            pending[chunk.embed_hash] = text
+        return list(pending.items())
+
+    def embed(self, inputs: dict[str, str]) -> dict[str, Vectors]:
+        """Vectors for the inputs (hash -> text) the store has not seen under this model."""
+        cached = self.store.cached_vectors(self.embedder.model_id, list(inputs))
+        missing = [(h, text) for h, text in inputs.items() if h not in cached]
+        found = dict(cached)
+        if missing:
+            with self.timings.timed("embed"):
+                vectors = self.embedder.embed([text for _, text in missing])
+            self.timings.embedded += len(missing)
+            found.update((h, vectors[i]) for i, (h, _) in enumerate(missing))
+        return found
+
+    def write_vectors(self, document: Document, vectors: dict[str, Vectors]) -> int:
+        """Write the document's new vectors; returns how many of its chunks still have none."""
+        with self.timings.timed("write"):
+            return self.store.add_vectors(document.id, self.embedder.model_id, vectors)
 
     def _embedding_input(self, title: str | None, heading_path: tuple[str, ...], text: str) -> str:
         context = context_line(title, heading_path)
@@ -189,6 +240,10 @@ class Indexer:
             while context and self.embedder.count_tokens(context) > limit:
                 context = context[: int(len(context) * 0.8)]
         return f"{context}\n\n{text}"
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 MAX_FILE_TAGS = 50  # as many as an add may give

@@ -4,9 +4,14 @@ A job whose worker died keeps its `running` status until its lease expires; then
 claim it again. Completion is fenced by (owner, attempt), so a worker that lost its lease cannot
 mark a job done behind the back of the worker that took it over.
 
-Jobs are claimed in small batches so their passages go to the embedder together (one request per
-96 passages for an endpoint); each job still succeeds or fails on its own. Each kind of job
-(`index`, `curate`) goes to its own handler (`by_kind`).
+Jobs are claimed in small batches of one stage (see `loci.store.job_order` for the queue's
+order); each job still succeeds or fails on its own. A job that made progress and has more to
+do (an index job whose text is written, a big file's embedding after one slice) comes back as
+`Advance`: it returns to the queue at its next stage without counting as a failed attempt.
+Each kind of job (`index`, `curate`) goes to its own handler (`by_kind`).
+
+A worker that runs until stopped (`run_forever`: `loci serve`, `loci worker`) says it is alive
+every few seconds (`Store.beat_worker`), so a `loci add` elsewhere can leave the embedding to it.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from loci.errors import (
     ParseError,
     TranscriptionRefused,
 )
-from loci.models import Job
+from loci.models import Job, JobStage
 from loci.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -45,16 +50,32 @@ PERMANENT = (
     TranscriptionRefused,
 )
 
-# A batch handler gets the claimed jobs and returns, per job id, None (done) or the error.
-BatchHandler = Callable[[Sequence[Job]], dict[int, BaseException | None]]
+# How often a running worker says it is alive, and how long after its last word it counts so.
+PRESENCE_EVERY_S = 5.0
+PRESENCE_WITHIN_S = 20.0
+
+
+@dataclass(frozen=True)
+class Advance:
+    """A job's outcome when it made progress and has more to do: back to the queue at `stage`,
+    due at once; `cost_s`, the estimated seconds it still needs, sets its place (`job_order`);
+    None keeps the place it had."""
+
+    stage: JobStage
+    cost_s: float | None = None
+
+
+Outcome = BaseException | Advance | None
+# A batch handler gets the claimed jobs and returns, per job id, None (done), Advance or the error.
+BatchHandler = Callable[[Sequence[Job]], Mapping[int, Outcome]]
 
 
 def by_kind(handlers: Mapping[str, BatchHandler]) -> BatchHandler:
     """One handler for a mixed batch: each kind's jobs go to that kind's handler (a kind with
     none fails for good); a handler that breaks fails only its own jobs."""
 
-    def handle(jobs: Sequence[Job]) -> dict[int, BaseException | None]:
-        outcomes: dict[int, BaseException | None] = {}
+    def handle(jobs: Sequence[Job]) -> dict[int, Outcome]:
+        outcomes: dict[int, Outcome] = {}
         groups: dict[str, list[Job]] = {}
         for job in jobs:
             groups.setdefault(job.kind, []).append(job)
@@ -112,6 +133,37 @@ class _Heartbeat:
         self._thread.join()
 
 
+class _Presence:
+    """Says the worker is alive every `PRESENCE_EVERY_S` from a side thread (a job may hold the
+    main thread for minutes), and that it stopped when the block ends."""
+
+    def __init__(self, store: Store, name: str) -> None:
+        self._store = store
+        self._name = name
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="loci-presence", daemon=True)
+
+    def _beat(self, alive: bool) -> None:
+        try:
+            self._store.beat_worker(self._name, alive)
+        except Exception:  # the queue works without it; `loci add` then embeds itself
+            log.warning("could not record worker %s as alive", self._name, exc_info=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(PRESENCE_EVERY_S):
+            self._beat(True)
+
+    def __enter__(self) -> _Presence:
+        self._beat(True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._beat(False)
+
+
 def describe(error: BaseException) -> str:
     return error.message if isinstance(error, LociError) else f"{type(error).__name__}: {error}"
 
@@ -129,10 +181,12 @@ class Worker:
         self.settings = settings
         self.name = name or worker_name()
 
-    def run_batch(self, only_documents: Sequence[int] | None = None) -> int:
+    def run_batch(
+        self, only_documents: Sequence[int] | None = None, only_stage: JobStage | None = None
+    ) -> int:
         """Claim and process up to `batch_size` jobs; returns how many were claimed."""
         jobs = self.store.claim_jobs(
-            self.name, self.settings.lease_s, self.settings.batch_size, only_documents
+            self.name, self.settings.lease_s, self.settings.batch_size, only_documents, only_stage
         )
         if not jobs:
             return 0
@@ -145,7 +199,11 @@ class Worker:
             self._settle(job, outcomes.get(job.id))
         return len(jobs)
 
-    def _settle(self, job: Job, error: BaseException | None) -> None:
+    def _settle(self, job: Job, error: Outcome) -> None:
+        if isinstance(error, Advance):
+            if not self.store.advance_job(job, self.name, error.stage, error.cost_s):
+                log.warning("job %s moved on after its lease was taken over", job.id)
+            return
         if error is None:
             if not self.store.finish_job(job, self.name):
                 log.warning("job %s finished after its lease was taken over", job.id)
@@ -169,12 +227,13 @@ class Worker:
         # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY) wakes an idle worker at
         # once; the wait stays short so a stop request or a retry falling due is seen as soon.
         wait_for_jobs = getattr(self.store, "wait_for_jobs", None)
-        while not stop.is_set():
-            if self.run_batch() == 0:
-                if wait_for_jobs is not None:
-                    wait_for_jobs(self.settings.idle_sleep_s)
-                else:
-                    stop.wait(self.settings.idle_sleep_s)
+        with _Presence(self.store, self.name):
+            while not stop.is_set():
+                if self.run_batch() == 0:
+                    if wait_for_jobs is not None:
+                        wait_for_jobs(self.settings.idle_sleep_s)
+                    else:
+                        stop.wait(self.settings.idle_sleep_s)
 
     def drain(
         self,
@@ -183,15 +242,16 @@ class Worker:
         on_progress: Callable[[], None] | None = None,
         poll_s: float = 0.2,
         progress_every_s: float = 0.25,
+        only_stage: JobStage | None = None,
     ) -> None:
-        """Work on the given documents' jobs until all of them are ready or failed.
+        """Work on the given documents' jobs (of `only_stage`, if given) until `is_settled`.
 
         Settlement is checked only when no job is claimable (it reads every document), and
         progress is reported at most every `progress_every_s`, so large batches stay linear.
         """
         last_report = 0.0
         while True:
-            claimed = self.run_batch(only_documents)
+            claimed = self.run_batch(only_documents, only_stage)
             now = time.monotonic()
             if on_progress is not None and now - last_report >= progress_every_s:
                 on_progress()

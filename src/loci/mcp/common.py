@@ -23,7 +23,7 @@ from pydantic import Field
 from loci.errors import LociError
 from loci.llm.client import Chat, OpenAICompatibleChat
 from loci.mcp.access import Caller
-from loci.models import Brain, Document
+from loci.models import Brain, Document, is_searchable
 from loci.service import Loci
 
 P = ParamSpec("P")
@@ -135,9 +135,9 @@ def settle_here(loci: Loci, brain: Brain, ids: Sequence[int]) -> list[Document]:
 
 
 def settle_within(timeout_s: float) -> Settle:
-    """Index here too, beside the server's worker (whichever claims a job first runs it), and
-    stop waiting after `timeout_s`: what is still processing then is reported as such and the
-    worker finishes it."""
+    """Read the documents' text here too, beside the server's worker (whichever claims a job
+    first runs it), until their words find them, and stop waiting after `timeout_s`; the
+    server's worker embeds them afterwards (their `vectors_pending` says so meanwhile)."""
 
     def settle(loci: Loci, brain: Brain, ids: Sequence[int]) -> list[Document]:
         deadline = time.monotonic() + timeout_s
@@ -145,9 +145,9 @@ def settle_within(timeout_s: float) -> Settle:
         def settled() -> bool:
             if time.monotonic() > deadline:
                 return True
-            return all(loci.library.document(brain, i).status != "processing" for i in ids)
+            return all(is_searchable(loci.library.document(brain, i)) for i in ids)
 
-        loci.library.worker().drain(list(ids), settled)
+        loci.library.worker().drain(list(ids), settled, only_stage="text")
         return [loci.library.document(brain, i) for i in ids]
 
     return settle

@@ -85,6 +85,11 @@ class Passage(BaseModel):
         default_factory=list,
         description="a search hit is a document: its other passages that ranked, best first",
     )
+    vectors_pending: bool = Field(
+        default=False,
+        description="true: found by its words alone; its document was just added and its "
+        "meaning is not indexed yet",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
@@ -99,6 +104,7 @@ class Passage(BaseModel):
             score=round(hit.score, 4),
             uri=doc_uri(brain.name, hit.citation.document_id),
             passages=[MorePassage.of(p) for p in hit.more],
+            vectors_pending=hit.vectors_pending,
         )
 
 
@@ -154,7 +160,13 @@ class FileInfo(BaseModel):
     name: str
     title: str | None
     kind: str = Field(description="file, web, note, page, evidence or item")
-    status: str = Field(description="processing (not searchable yet), ready or failed")
+    status: str = Field(
+        description="processing (not searchable yet, or, with vectors_pending, searchable by "
+        "its words only), ready or failed"
+    )
+    vectors_pending: bool = Field(
+        default=False, description="its text is indexed, its meaning (vectors) not yet"
+    )
     status_reason: str | None
     size_bytes: int
     tags: list[str]
@@ -170,6 +182,7 @@ class FileInfo(BaseModel):
             title=document.title,
             kind=document.kind,
             status=document.status,
+            vectors_pending=document.vectors_pending,
             status_reason=document.status_reason,
             size_bytes=document.size_bytes,
             tags=list(document.tags),
@@ -242,7 +255,10 @@ class Added(BaseModel):
         description="true: this page was kept before and had changed; the same document now "
         "holds the new text",
     )
-    searchable: bool = Field(description="true: indexed, search finds it now")
+    searchable: bool = Field(
+        description="true: search finds it now (by its words at least: with vectors_pending "
+        "its meaning is indexed moments later)"
+    )
     dry_run: bool = Field(
         default=False,
         description="true: nothing was written; `preflight` says what adding would do",

@@ -67,7 +67,8 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             document=FileInfo.of(now, brain),
             deduped=result.deduped,
             refreshed=result.refreshed,
-            searchable=now.status == "ready",
+            searchable=now.status == "ready"
+            or (now.status == "processing" and now.vectors_pending),
         )
 
     @tool_errors
@@ -153,7 +154,8 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         offset: Annotated[int, Field(ge=0, le=1_000_000)] = 0,
     ) -> FileList:
         """List the documents in a brain, newest first: id, name, title, kind, status
-        (processing = not searchable yet, ready, failed with its reason), tags, size. Paged:
+        (processing = not searchable yet, or by its words only while vectors_pending; ready;
+        failed with its reason), tags, size. Paged:
         pass `next_offset` back as `offset` for more."""
         target = kit.caller(ctx).brain(brain, "read")
         documents = list(reversed(loci.library.documents(target, kind=kind, tag=tag)))

@@ -6,7 +6,7 @@ import logging
 import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder
@@ -95,8 +95,11 @@ class SearchEngine:
         filters: SearchFilters | None = None,
         min_similarity: float | None = None,
         text_weight: float | None = None,
-    ) -> list[Fused]:
-        """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
+    ) -> tuple[list[Fused], set[int] | None]:
+        """The fused chunk ranking, best first, up to `params.candidates` from each leg; and
+        which of the text leg's passages have no vector yet (None: not asked, outside hybrid
+        search). Those are scored by the text leg alone: the vector leg cannot find them, so
+        its silence says nothing against them."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
@@ -143,9 +146,12 @@ class SearchEngine:
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
+        vectorless: set[int] | None = None
+        if mode == "hybrid" and brain.embedder_model is not None:
+            vectorless = self.store.vectorless([i for i, _ in text_leg], brain.embedder_model)
         # Cosine's ceiling is 1: a question nothing in the brain is close to keeps its low
         # similarities instead of having its best one lifted to 1.
-        return fuse(
+        fused = fuse(
             [text_leg, vector_leg],
             weights,
             p.fusion,
@@ -154,13 +160,15 @@ class SearchEngine:
             groups,
             ceilings=[text_ceiling, 1.0],
             confidences=trust,
+            first_leg_only=vectorless or frozenset(),
         )
+        return fused, vectorless
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
     ) -> list[tuple[int, float]]:
         """Documents by their best chunk, for evaluation against document-level judgments."""
-        fused = self.fused(brain, query, mode)
+        fused, _ = self.fused(brain, query, mode)
         scored = [(f.score, f) for f in fused]
         known: dict[int, int] = {}  # chunk -> document, for rows already read
         if mode == "hybrid" and self.reranker is None:
@@ -193,7 +201,7 @@ class SearchEngine:
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
-        fused = self.fused(
+        fused, vectorless = self.fused(
             brain,
             request.query,
             request.mode,
@@ -218,11 +226,16 @@ class SearchEngine:
             ranked = words_first(ranked, terms, _text_in(rows))
         else:
             ranked = reranked
-        if not request.by_document:
-            ranked = ranked[: request.limit]
+        shown = ranked if request.by_document else ranked[: request.limit]
+        if vectorless is None and brain.embedder_model is not None:  # text or vector mode
+            ids = [f.item_id for _, f in shown if f.ranks[1] is None]
+            vectorless = self.store.vectorless(ids, brain.embedder_model) if ids else set()
         hits = [
-            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
-            for score, f in ranked
+            replace(
+                self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None),
+                vectors_pending=f.item_id in (vectorless or ()),
+            )
+            for score, f in shown
         ]
         return by_document(hits, request.limit) if request.by_document else hits
 

@@ -19,11 +19,17 @@ Passages of one document share evidence: with `groups` (item -> document), a pas
 a leg takes the best score any passage of its document has in that leg. A document whose one
 passage matches the words and whose next passage matches the meaning then ranks as agreeing
 legs, the way it would if it were one passage.
+
+A passage that has no vector yet (`first_leg_only`: its document was just added and the vectors
+stage has not reached it) cannot be found by the other legs, so missing from them says nothing
+about it: it is scored by the first leg alone, as if every leg agreed with it, instead of losing
+the other legs' share to a file that is merely older.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
 
@@ -63,10 +69,11 @@ def _convex(
     how: Normalisation,
     groups: Mapping[int, int] | None,
     ceilings: Sequence[float | None],
+    first_leg_only: AbstractSet[int],
 ) -> dict[int, float]:
     items = {item for ranked in legs for item, _ in ranked}
     fused = dict.fromkeys(items, 0.0)
-    for ranked, weight, ceiling in zip(legs, weights, ceilings, strict=True):
+    for leg, (ranked, weight, ceiling) in enumerate(zip(legs, weights, ceilings, strict=True)):
         if weight == 0 or not ranked:
             continue
         norm = normalise(ranked, how, ceiling)
@@ -77,6 +84,8 @@ def _convex(
                 group = groups.get(item, -item)
                 best_of_group[group] = max(best_of_group.get(group, score), score)
         for item in items:
+            if leg > 0 and item in first_leg_only:
+                continue
             own = norm.get(item)
             if own is None:
                 own = floor
@@ -84,6 +93,17 @@ def _convex(
                     own = best_of_group.get(groups.get(item, -item), floor)
             fused[item] += weight * own
     return fused
+
+
+def _first_leg_alone(
+    fused: dict[int, float], weights: Sequence[float], first_leg_only: AbstractSet[int]
+) -> None:
+    """Lift the score of each first-leg-only item to what agreeing legs would give it."""
+    if not first_leg_only or not weights or weights[0] <= 0:
+        return
+    scale = sum(weights) / weights[0]
+    for item in first_leg_only & fused.keys():
+        fused[item] *= scale
 
 
 def fuse(
@@ -95,9 +115,11 @@ def fuse(
     groups: Mapping[int, int] | None = None,
     ceilings: Sequence[float | None] | None = None,
     confidences: Sequence[float] | None = None,
+    first_leg_only: AbstractSet[int] = frozenset(),
 ) -> list[Fused]:
     """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown);
-    `confidences`: each leg's trust for this question, multiplying its weight (None: all 1)."""
+    `confidences`: each leg's trust for this question, multiplying its weight (None: all 1);
+    `first_leg_only`: items the other legs cannot find, scored by the first leg alone."""
     if confidences is not None:
         trusted = [w * min(max(c, 0.0), 1.0) for w, c in zip(weights, confidences, strict=True)]
         if any(trusted):  # with no leg trusted at all, none is preferred over the others
@@ -116,6 +138,9 @@ def fuse(
             for item, item_ranks in ranks.items()
         }
     else:
-        fused = _convex(legs, weights, normalisation, groups, ceilings or [None] * len(legs))
+        fused = _convex(
+            legs, weights, normalisation, groups, ceilings or [None] * len(legs), first_leg_only
+        )
+    _first_leg_alone(fused, weights, first_leg_only)
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
     return [Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered]

@@ -1,26 +1,53 @@
-"""Running `index` jobs: parse and chunk each document, embed the batch's passages together,
-then swap each document's index in.
+"""Running `index` jobs, in their two stages.
 
-`IndexJobs` is the handler the worker calls with a batch of claimed jobs. The embedding model,
-the chat model (for image captions) and speech to text are built on the first batch that needs
-them. After a document is indexed, `after_indexed` may add what it carries (an e-mail's
-attachments); its failure is logged and leaves the document indexed.
+`IndexJobs` is the handler the worker calls with a batch of claimed jobs, all of one stage:
+
+- text: each document is parsed, chunked and its chunks and text index written at once
+  (`Indexer.write_text`), so it is found by its words before the next one is read. A document
+  whose every chunk already has a vector (nothing new, or only unchanged passages) is done;
+  the others go on to the vectors stage, placed in the queue by how long their embedding will
+  take. Parsing reports its progress (OCR page n of m) to the document's row, a few times a
+  second at most.
+- vectors: one slice of about `IndexerSettings.embed_slice_s` seconds of embedding is done for
+  the batch's documents in queue order (its size comes from the rate this process measured),
+  in one embedder call, and each document's vectors are written with its progress. A document
+  with more to embed goes back to the queue keeping its place, so a file added meanwhile has
+  its text read after at most one slice.
+
+The embedding model, the chat model (for image captions) and speech to text are built on the
+first batch that needs them. After a document's text is written, `after_indexed` may add what
+it carries (an e-mail's attachments); its failure is logged and leaves the document indexed.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 
 from loci.embed.base import Embedder
-from loci.ingest.indexer import Indexer, IndexerSettings, Prepared
+from loci.ingest.indexer import Indexer, IndexerSettings, Prepared, StaleChunks
+from loci.ingest.progress import Throttled, reporting
+from loci.ingest.timings import IndexTimings
+from loci.jobs.worker import Advance, Outcome
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
-from loci.models import Job
+from loci.models import Brain, Document, Job
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 
 log = logging.getLogger(__name__)
+
+FIRST_RATE = 30.0  # chunks/s assumed until this process has measured its embedder
+MIN_SLICE, MAX_SLICE = 8, 2048  # chunks in one slice of embedding
+
+
+@dataclass
+class _Slice:
+    job: Job
+    document: Document
+    inputs: list[tuple[str, str]]  # (hash, input) embedded in this slice
 
 
 class IndexJobs:
@@ -43,35 +70,99 @@ class IndexJobs:
         self._chat = chat
         self._transcriber = transcriber
         self._after_indexed = after_indexed
+        self.timings = IndexTimings()  # for the whole life of this handler (the bench reads it)
+        self._rate: float | None = None  # chunks/s the embedder did in this process
 
-    def __call__(self, jobs: Sequence[Job]) -> dict[int, BaseException | None]:
-        """Index a batch of documents. A failure stays with its own document."""
+    def __call__(self, jobs: Sequence[Job]) -> dict[int, Outcome]:
+        """Run a batch; a failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         chat = self._chat() if self.settings.caption_images else None
         indexer = Indexer(
-            self.store, self.blobs, self._embedder(), self.settings, chat, self._transcriber()
+            self.store,
+            self.blobs,
+            self._embedder(),
+            self.settings,
+            chat,
+            self._transcriber(),
+            self.timings,
         )
-        outcomes: dict[int, BaseException | None] = {}
-        prepared: dict[int, Prepared] = {}
+        text = [job for job in jobs if job.stage == "text"]
+        vectors = [job for job in jobs if job.stage == "vectors"]
+        return self._text_stage(indexer, brains, text) | self._vectors_stage(
+            indexer, brains, vectors
+        )
+
+    @property
+    def rate(self) -> float:
+        """Chunks a second this process embeds (a first guess until it has measured)."""
+        return self._rate or FIRST_RATE
+
+    def _text_stage(
+        self, indexer: Indexer, brains: dict[int, Brain], jobs: Sequence[Job]
+    ) -> dict[int, Outcome]:
+        outcomes: dict[int, Outcome] = {}
         for job in jobs:
             try:
                 document = self.store.get_document(job.brain_id, job.document_id)
-                prepared[job.id] = indexer.prepare(brains[job.brain_id], document)
+                watch = Throttled(partial(self.store.set_progress, document.id))
+                with reporting(watch):
+                    prepared = indexer.prepare(brains[job.brain_id], document)
+                missing = indexer.write_text(prepared)
             except Exception as error:
                 outcomes[job.id] = error
-        try:
-            vectors = indexer.embed(list(prepared.values()))
-        except Exception as error:
-            return outcomes | dict.fromkeys(prepared, error)
-        for job_id, item in prepared.items():
+                continue
+            outcomes[job.id] = Advance("vectors", missing / self.rate) if missing else None
             try:
-                indexer.commit(item, vectors)
-                outcomes[job_id] = None
-            except Exception as error:
-                outcomes[job_id] = error
+                self._after_indexed(prepared)
+            except Exception:  # the message itself is indexed; reprocessing retries these
+                log.exception("could not add the attachments of document %s", document.id)
+        return outcomes
+
+    def _vectors_stage(
+        self, indexer: Indexer, brains: dict[int, Brain], jobs: Sequence[Job]
+    ) -> dict[int, Outcome]:
+        outcomes: dict[int, Outcome] = {}
+        budget = self._slice_chunks()
+        work: list[_Slice] = []
+        for job in jobs:
+            if budget <= 0:  # this slice is full: back to the queue, in the same place
+                outcomes[job.id] = Advance("vectors")
                 continue
             try:
-                self._after_indexed(item)
-            except Exception:  # the message itself is indexed; reprocessing retries these
-                log.exception("could not add the attachments of document %s", item.document.id)
+                document = self.store.get_document(job.brain_id, job.document_id)
+                pending = indexer.pending_inputs(brains[job.brain_id], document)
+            except StaleChunks as stale:
+                log.info("%s", stale)
+                outcomes[job.id] = Advance("text")
+                continue
+            except Exception as error:
+                outcomes[job.id] = error
+                continue
+            work.append(_Slice(job, document, pending[:budget]))
+            budget -= len(pending)
+        wanted = {h: text for item in work for h, text in item.inputs}
+        embedded, seconds = self.timings.embedded, self.timings.seconds["embed"]
+        try:
+            vectors = indexer.embed(wanted)
+        except Exception as error:
+            return outcomes | {item.job.id: error for item in work}
+        self._measured(self.timings.embedded - embedded, self.timings.seconds["embed"] - seconds)
+        for item in work:
+            try:
+                own = {h: vectors[h] for h, _ in item.inputs}
+                remaining = indexer.write_vectors(item.document, own)
+            except Exception as error:
+                outcomes[item.job.id] = error
+                continue
+            outcomes[item.job.id] = Advance("vectors") if remaining else None
         return outcomes
+
+    def _slice_chunks(self) -> int:
+        return max(MIN_SLICE, min(MAX_SLICE, round(self.rate * self.settings.embed_slice_s)))
+
+    def _measured(self, chunks: int, seconds: float) -> None:
+        """Fold a slice's rate into the running one (slices of a few chunks say little)."""
+        if chunks < MIN_SLICE or seconds <= 0:
+            return
+        rate = chunks / seconds
+        self._rate = rate if self._rate is None else 0.5 * self._rate + 0.5 * rate

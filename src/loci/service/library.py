@@ -42,10 +42,22 @@ from loci.ingest.sources import (
     page_name,
     web_markdown,
 )
-from loci.jobs.worker import BatchHandler, Worker, by_kind
+from loci.ingest.timings import IndexTimings
+from loci.jobs.worker import PRESENCE_WITHIN_S, BatchHandler, Worker, by_kind
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
-from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus, Job, NewDocument
+from loci.models import (
+    Brain,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    Job,
+    NewDocument,
+    WaitUntil,
+    is_searchable,
+    is_settled,
+)
 from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
@@ -507,23 +519,30 @@ class Library:
         brain: Brain,
         document_ids: Sequence[int],
         on_progress: Callable[[list[Document]], None] | None = None,
+        *,
+        until: WaitUntil = "ready",
     ) -> list[Document]:
-        """Process the documents' jobs in this process until each is ready or failed, then
-        those of the attachments they gave rise to (an e-mail's files), so a CLI `add` of a
-        message leaves its attachments searchable too."""
+        """Process the documents' jobs in this process until each is ready or failed (or, with
+        `until="searchable"`, found by its words: its text stage done, vectors maybe pending),
+        then those of the attachments they gave rise to (an e-mail's files), so a CLI `add`
+        of a message leaves its attachments searchable too. The text stage of every document
+        comes first (the queue's order), so all are searchable by words before any embedding."""
 
         def current(ids: Sequence[int] = document_ids) -> list[Document]:
             return [self.store.get_document(brain.id, i) for i in ids]
 
+        done = is_searchable if until == "searchable" else is_settled
         pending, seen = list(document_ids), set(document_ids)
         report = (lambda: on_progress(current())) if on_progress else None
         while pending:
             batch = pending
 
             def settled(ids: Sequence[int] = batch) -> bool:
-                return all(d.status != "processing" for d in current(ids))
+                return all(done(d) for d in current(ids))
 
-            self.worker().drain(batch, settled, report)
+            self.worker().drain(
+                batch, settled, report, only_stage="text" if until == "searchable" else None
+            )
             pending = [
                 link["id"]
                 for document in current(batch)
@@ -534,6 +553,16 @@ class Library:
             ]
             seen.update(pending)
         return current()
+
+    @property
+    def index_timings(self) -> IndexTimings:
+        """Seconds this process's worker spent parsing, chunking, embedding and writing."""
+        return self._index_jobs.timings
+
+    def workers_running(self) -> bool:
+        """Whether a worker that runs until stopped (`loci serve`, `loci worker`) is alive on
+        this database: it will embed whatever is queued, so a command need not wait for that."""
+        return self.store.live_workers(PRESENCE_WITHIN_S) > 0
 
     def _add_attachments(self, item: Prepared) -> None:
         """Files carried inside a document (an e-mail's attachments) become documents of their

@@ -33,11 +33,13 @@ from loci.models import (
     IndexedChunk,
     Invite,
     Job,
+    JobStage,
     Member,
     NewDocument,
     OAuthClient,
     OAuthCode,
     OnDelete,
+    Progress,
     RatedAnswer,
     Rating,
     RefreshToken,
@@ -470,8 +472,30 @@ class Store(Protocol):
         text: str,
         title: str | None,
         status_reason: str | None,
-    ) -> None:
-        """Swap in a document's chunks, vectors and FTS rows and mark it `ready`, atomically."""
+    ) -> int:
+        """Swap in a document's chunks, their text index and the given vectors, atomically;
+        chunks whose vector (by `embed_hash`) is already stored under `model` keep it. Returns
+        how many chunks have no vector: none, and the document is `ready`; some, and it stays
+        `processing` with `vectors_pending` and an "embed" progress until `add_vectors` has
+        written them (the text search finds its chunks meanwhile)."""
+        ...
+
+    def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:
+        """Write vectors (by `embed_hash`) for the document's chunks, moving its embedding
+        progress on; returns how many chunks still have none (0: the document is `ready`,
+        unless an edit queued meanwhile will index it again)."""
+        ...
+
+    def chunks_without_vectors(self, document_id: int, model: str) -> list[Chunk]:
+        """The document's chunks that have no vector of `model`, in order."""
+        ...
+
+    def vectorless(self, chunk_ids: Sequence[int], model: str) -> set[int]:
+        """Of these chunks, those that have no vector of `model` yet."""
+        ...
+
+    def set_progress(self, document_id: int, progress: Progress | None) -> None:
+        """Record what indexing a `processing` document is doing (a no-op once it is not)."""
         ...
 
     def fail_document(self, document_id: int, reason: str) -> None: ...
@@ -533,9 +557,11 @@ class Store(Protocol):
         lease_s: float,
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
+        only_stage: JobStage | None = None,
     ) -> list[Job]:
-        """Lease up to `limit` due jobs (or ones whose lease expired), optionally among some
-        documents, in one transaction."""
+        """Lease up to `limit` due jobs (or ones whose lease expired), all of one stage, in
+        queue order (`loci.store.job_order`), optionally among some documents or of one stage,
+        in one transaction."""
         ...
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...
@@ -543,9 +569,23 @@ class Store(Protocol):
         """Mark done, fenced: False if the lease was taken over by another worker."""
         ...
 
+    def advance_job(self, job: Job, owner: str, stage: JobStage, cost_s: float | None) -> bool:
+        """Put the job back in the queue at `stage`, due at once, its lease given up; this
+        claim is not counted as an attempt (it made progress). Its place (`job_order`):
+        now plus `cost_s`, or, None, the place it had. Fenced like `finish_job`."""
+        ...
+
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool: ...
     def fail_job(self, job: Job, owner: str, error: str) -> bool:
         """Give up on the job and mark its document failed with `error`."""
+        ...
+
+    def beat_worker(self, name: str, alive: bool) -> None:
+        """A running worker says it is alive (now), or that it stops."""
+        ...
+
+    def live_workers(self, within_s: float) -> int:
+        """How many workers said they were alive in the last `within_s` seconds."""
         ...
 
     def pending_jobs(self, brain_id: int | None = None) -> int: ...

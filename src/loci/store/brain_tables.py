@@ -24,6 +24,7 @@ from loci.models import (
     DocumentStatus,
     DocumentVersion,
     NewDocument,
+    Progress,
     Visibility,
 )
 from loci.store.model_rows import ModelRows
@@ -32,7 +33,8 @@ from loci.store.portable import PortableDatabase
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
-    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path"
+    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
+    " vectors_pending, progress"
 )
 VERSION_COLUMNS = (
     "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
@@ -46,6 +48,19 @@ CHUNK_COLUMNS = (
 
 T = TypeVar("T")
 Labels = dict[str, Any]  # a document's metadata
+
+
+def embed_progress(missing: int, stored: Any = None) -> str | None:
+    """A document's progress (JSON) while `missing` of its chunks have no vector; None when
+    none is missing. `total` is how many had none when its embedding began, kept from
+    `stored` (its progress now, as the backend returns the column)."""
+    if missing <= 0:
+        return None
+    current = Progress.of(json.loads(stored) if isinstance(stored, str) else stored)
+    total = missing
+    if current is not None and current.stage == "embed" and current.total >= missing:
+        total = current.total
+    return json.dumps(Progress("embed", total - missing, total).as_json())
 
 
 def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
@@ -242,8 +257,8 @@ class BrainTables(ABC):
             db.run(
                 conn,
                 "UPDATE documents SET status = 'processing', status_reason = NULL,"
-                f" updated_at = {self.now} WHERE id = ?",
-                (document_id,),
+                f" vectors_pending = ?, progress = NULL, updated_at = {self.now} WHERE id = ?",
+                (False, document_id),
             )
             self._queue_job(conn, brain_id, document_id, job_kind)
         return self.get_document(brain_id, document_id)
@@ -274,9 +289,15 @@ class BrainTables(ABC):
 
     def fail_document(self, document_id: int, reason: str) -> None:
         self.portable.change(
-            f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {self.now}"
-            " WHERE id = ?",
+            f"UPDATE documents SET status = 'failed', status_reason = ?, progress = NULL,"
+            f" updated_at = {self.now} WHERE id = ?",
             (reason, document_id),
+        )
+
+    def set_progress(self, document_id: int, progress: Progress | None) -> None:
+        self.portable.change(
+            "UPDATE documents SET progress = ? WHERE id = ? AND status = 'processing'",
+            (None if progress is None else json.dumps(progress.as_json()), document_id),
         )
 
     def document_text(self, brain_id: int, document_id: int) -> str | None:
@@ -330,10 +351,11 @@ class BrainTables(ABC):
                     conn,
                     "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
                     " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
-                    f" status_reason = NULL, updated_at = {self.now} WHERE id = ?",
+                    f" status_reason = NULL, vectors_pending = ?, progress = NULL,"
+                    f" updated_at = {self.now} WHERE id = ?",
                     (
                         new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
-                        json.dumps(list(new.tags)), json.dumps(new.metadata), document_id,
+                        json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
                     ),
                 )  # fmt: skip
                 self._queue_job(conn, brain_id, document_id, job_kind)

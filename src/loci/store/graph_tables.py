@@ -391,10 +391,10 @@ class GraphTables(ABC):
             conn,
             f"UPDATE documents SET kind = ?, name = ?, title = ?, size_bytes = ?,"
             f" content_hash = ?, metadata = ?, status = 'processing', status_reason = NULL,"
-            f" updated_at = {self.now} WHERE id = ?",
+            f" vectors_pending = ?, progress = NULL, updated_at = {self.now} WHERE id = ?",
             (
                 new.kind, new.name, new.title, new.size_bytes, new.content_hash,
-                json.dumps(new.metadata, default=str), document_id,
+                json.dumps(new.metadata, default=str), False, document_id,
             ),
         )  # fmt: skip
         self._queue_job(conn, brain_id, document_id, INDEX_JOB)

@@ -3,8 +3,9 @@
 Columns are matched to the model's fields by name (`idx` is `index`); columns the model does not
 have (`generation` on brains, `brain_id` on chunks) are dropped. JSON columns arrive as the
 backend stores them — text in SQLite, decoded values from PostgreSQL — so each backend passes
-its decoder; lists become tuples. A chunk's location columns (page, lines, characters, OCR
-region and confidence, recording time) become its one `Location`.
+its decoder; lists become tuples, a document's progress a `Progress`, SQLite's 0/1 a bool. A
+chunk's location columns (page, lines, characters, OCR region and confidence, recording time)
+become its one `Location`.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any, TypeVar
 
-from loci.models import Brain, Chunk, Document, Job, Location, region_of
+from loci.models import Brain, Chunk, Document, Job, Location, Progress, region_of
 
 T = TypeVar("T")
 JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
 TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
+BOOL_COLUMNS = frozenset({"vectors_pending"})  # 0/1 in SQLite
 RENAMED = {"idx": "index"}
 
 
@@ -42,6 +44,10 @@ class ModelRows:
                 value = self.decode_json(value)
                 if column in TUPLE_COLUMNS:
                     value = tuple(value)
+            elif column in BOOL_COLUMNS:
+                value = bool(value)
+            elif column == "progress":
+                value = Progress.of(self.decode_json(value) if value is not None else None)
             values[name] = value
         return cls(**values)
 

@@ -111,11 +111,17 @@ class VectorMatrix:
         hit = np.isin(self.ids, gone)
         if hit.any():
             self.live = ~hit if self.live is None else self.live & ~hit
-        tail_ids, tail = self.tail or (np.zeros(0, np.int64), np.zeros((0, self.dims), np.float32))
+        dims = self.dims
+        if blobs and not len(self.ids) and self.tail is None:
+            # Built before any vector existed (a brain whose chunks await their vectors):
+            # its width was a guess, the first vectors say what it is.
+            dims = len(blobs[0]) // 4
+            self.matrix = np.zeros((0, dims), np.float32)
+        tail_ids, tail = self.tail or (np.zeros(0, np.int64), np.zeros((0, dims), np.float32))
         keep = ~np.isin(tail_ids, gone)
         tail_ids, tail = tail_ids[keep], tail[keep]
         if ids:
-            tail = np.concatenate([tail, _stack(blobs, self.dims)])
+            tail = np.concatenate([tail, _stack(blobs, dims)])
             tail_ids = np.concatenate([tail_ids, np.asarray(ids, np.int64)])
         self.tail, self.seq = (tail_ids, tail), seq
 

@@ -15,8 +15,26 @@ from loci.api.schemas.common import (
     RequestIn,
 )
 from loci.mirror import Mirror
-from loci.models import Brain, Document, DocumentKind, DocumentStatus
+from loci.models import Brain, Document, DocumentKind, DocumentStatus, Progress, ProgressStage
 from loci.search.related import Related
+
+
+class ProgressOut(BaseModel):
+    """What indexing a document is doing now."""
+
+    stage: ProgressStage = Field(
+        description="parse (reading the file), ocr (reading scanned pages), chunk (cutting "
+        "it into passages) or embed (computing the passages' vectors)"
+    )
+    done: int = Field(description="units done: pages for parse and ocr, chunks for embed")
+    total: int = Field(
+        description="units in all: the file's pages; for embed, the chunks that had no vector "
+        "when embedding began"
+    )
+
+    @classmethod
+    def of(cls, progress: Progress) -> ProgressOut:
+        return cls(stage=progress.stage, done=progress.done, total=progress.total)
 
 
 class DocumentOut(BaseModel):
@@ -29,13 +47,26 @@ class DocumentOut(BaseModel):
     mime_type: str | None
     size_bytes: int
     content_hash: str
-    status: DocumentStatus
+    status: DocumentStatus = Field(
+        description="processing until fully indexed (words and vectors), then ready; failed "
+        "with status_reason. A processing document with vectors_pending is already found by "
+        "its words"
+    )
     status_reason: str | None
     chunk_count: int
     tags: list[str]
     color: str | None
     created_at: str
     updated_at: str
+    vectors_pending: bool = Field(
+        description="its passages are written and found by text search (and by hybrid "
+        "search, on their words alone), but some have no vector yet: embedding follows"
+    )
+    progress: ProgressOut | None = Field(
+        description="what indexing it is doing, while a worker is on it (updated a few times "
+        "a second at most); null when it waits in the queue, is ready or failed. An embed "
+        "progress stays while its vectors wait for their turn"
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -57,6 +88,8 @@ class DocumentOut(BaseModel):
             color=color if isinstance(color, str) else None,
             created_at=document.created_at,
             updated_at=document.updated_at,
+            vectors_pending=document.vectors_pending,
+            progress=ProgressOut.of(document.progress) if document.progress else None,
         )
 
 

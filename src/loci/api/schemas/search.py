@@ -112,6 +112,11 @@ class HitOut(CitationFields):
         description="the same document's other passages that ranked, best first (at most 3): "
         "one hit per document, so a long document never buries the next one",
     )
+    vectors_pending: bool = Field(
+        description="true: the passage has no vector yet (its document was just added and "
+        "embedding follows), so it was found by its words alone; hybrid search scored it by "
+        "the text leg alone"
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -129,6 +134,7 @@ class HitOut(CitationFields):
             graph_path=list(hit.graph_path),
             reranked=hit.reranked,
             passages=[PassageOut.of(p) for p in hit.more],
+            vectors_pending=hit.vectors_pending,
         )
 
 

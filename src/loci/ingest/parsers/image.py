@@ -14,6 +14,7 @@ from loci.ingest.ocr import ocr_available, ocr_blocks, open_image, sniff_image
 from loci.ingest.ocr.choice import fallback_note, read_image
 from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 from loci.ingest.parsers import Deadline, ParseBudgets
+from loci.ingest.progress import report
 from loci.models import ParsedDocument
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ def parse_image(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
             warnings=("no OCR engine is installed, so the text in this image was not read",),
         )
     fallback = budgets.ocr_fallback
+    report("ocr", 0, 1)
     reading = read_image(image, timeout_s=deadline.remaining(), fallback=fallback)
     blocks = ocr_blocks(reading.recognized)
     uncertain = low_confidence(blocks)

@@ -37,6 +37,7 @@ from loci.ingest.parsers.pdf_scans import (
     render,
 )
 from loci.ingest.parsers.pdf_text import text_segments
+from loci.ingest.progress import report
 from loci.models import ParsedDocument
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ def parse_pdf(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
                     scanned.read(index + 1, scan)
             except pdfium.PdfiumError as exc:
                 warnings.append(f"page {index + 1} could not be read ({exc}); skipped")
+            # Page n of m, as OCR once a scanned page is being read (it sets the pace).
+            report("ocr" if scanned.pages else "parse", index + 1, pages)
         scanned.finish()
     finally:
         scanned.close()

@@ -13,6 +13,7 @@ from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.errors import NotFound
 from loci.models import IndexedChunk
+from loci.store.brain_tables import embed_progress
 from loci.store.postgres import lexical
 from loci.store.postgres.connection import Cursor
 
@@ -32,8 +33,9 @@ def write_index(
     text: str,
     title: str | None,
     status_reason: str | None,
-) -> None:
-    """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction."""
+) -> int:
+    """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction;
+    returns how many of the chunks have no vector yet."""
     cur.execute(
         "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
         " JOIN brains b ON b.id = d.brain_id WHERE d.id = %s FOR UPDATE OF d",
@@ -70,18 +72,69 @@ def write_index(
         "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
         (document_id, brain_id, text),
     )
+    missing = sum(1 for c in chunks if c.embed_hash not in vectors)
     # If new content was queued while a job was indexing this version (an edit racing the
     # worker: one job running, a newer one queued), these chunks serve searches meanwhile but
-    # the document is not ready: the queued job indexes what it holds now.
+    # the document is not ready: the queued job indexes what it holds now. Chunks without a
+    # vector make it `vectors_pending` until the vectors stage is done.
     cur.execute(
-        "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
+        "UPDATE documents SET status = CASE WHEN %(missing)s > 0 OR (EXISTS (SELECT 1 FROM jobs"
         " WHERE document_id = %(doc)s AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
-        " WHERE document_id = %(doc)s AND status = 'running') THEN 'processing' ELSE 'ready'"
+        " WHERE document_id = %(doc)s AND status = 'running')) THEN 'processing' ELSE 'ready'"
         " END, status_reason = %(reason)s, chunk_count = %(count)s,"
-        " title = coalesce(%(title)s, title), updated_at = loci_now() WHERE id = %(doc)s",
-        {"doc": document_id, "reason": status_reason, "count": len(chunks), "title": title},
+        " title = coalesce(%(title)s, title), vectors_pending = %(missing)s > 0,"
+        " progress = %(progress)s, updated_at = loci_now() WHERE id = %(doc)s",
+        {
+            "doc": document_id,
+            "reason": status_reason,
+            "count": len(chunks),
+            "title": title,
+            "missing": missing,
+            "progress": embed_progress(missing),
+        },
     )
     cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
+    return missing
+
+
+def write_vectors(
+    cur: Cursor, document_id: int, model: str, new_vectors: dict[str, Vectors]
+) -> int:
+    """The body of `PostgresStore.add_vectors`, in the caller's (system-scoped) transaction."""
+    cur.execute("SELECT brain_id, progress FROM documents WHERE id = %s FOR UPDATE", (document_id,))
+    doc = cur.fetchone()
+    if doc is None:
+        raise NotFound(f"document {document_id} was deleted while it was processed")
+    cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(doc["brain_id"]),))
+    cur.executemany(
+        "UPDATE chunks SET embedding = %s, embed_model = %s, embed_dims = %s"
+        " WHERE document_id = %s AND embed_hash = %s",
+        [
+            (vector, model, len(vector), document_id, h)
+            for h, vector in ((h, as_array(v)) for h, v in new_vectors.items())
+        ],
+    )
+    cur.execute(
+        "SELECT count(*) AS n FROM chunks WHERE document_id = %s AND embedding IS NULL",
+        (document_id,),
+    )
+    row = cur.fetchone()
+    missing = int(row["n"]) if row is not None else 0
+    if missing:
+        cur.execute(
+            "UPDATE documents SET progress = %s WHERE id = %s AND status = 'processing'",
+            (embed_progress(missing, doc["progress"]), document_id),
+        )
+    else:  # ready, unless an edit queued meanwhile will index it again
+        cur.execute(
+            "UPDATE documents SET status = CASE WHEN status = 'processing' AND EXISTS"
+            " (SELECT 1 FROM jobs WHERE document_id = %(doc)s AND status = 'queued')"
+            " THEN 'processing' WHEN status = 'processing' THEN 'ready' ELSE status END,"
+            " vectors_pending = false, progress = NULL, updated_at = loci_now()"
+            " WHERE id = %(doc)s",
+            {"doc": document_id},
+        )
+    return missing
 
 
 def insert_chunks(

@@ -19,6 +19,7 @@ from typing import Any
 import psycopg
 
 from loci.models import Job
+from loci.store.job_order import TEXT_BYTES_PER_S, queue_order
 from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
 
 log = logging.getLogger(__name__)
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 CHANNEL = "loci_jobs"
 _JOB_FIELDS = (
     "id, brain_id, document_id, kind, status, attempts, last_error, run_after,"
-    " lease_owner, lease_expires"
+    " lease_owner, lease_expires, stage"
 )
 
 _RETURNING = ", ".join(f"jobs.{c.strip()}" for c in _JOB_FIELDS.split(","))
@@ -42,9 +43,11 @@ def queue_job(cur: Cursor, brain_id: int, document_id: int, kind: str) -> None:
         "DELETE FROM jobs WHERE document_id = %s AND status IN ('queued','failed','done')",
         (document_id,),
     )
+    # Its place in the queue: now plus the text stage's cost, by the file's size (job_order).
     cur.execute(
-        "INSERT INTO jobs(brain_id, document_id, kind) VALUES (%s, %s, %s)",
-        (brain_id, document_id, kind),
+        "INSERT INTO jobs(brain_id, document_id, kind, priority)"
+        " SELECT %s, id, %s, loci_epoch() + size_bytes / %s::float8 FROM documents WHERE id = %s",
+        (brain_id, kind, TEXT_BYTES_PER_S, document_id),
     )
     cur.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
 
@@ -56,27 +59,46 @@ class PostgresJobs:
         self._listen_lock = threading.Lock()
 
     def claim(
-        self, owner: str, lease_s: float, limit: int, only_documents: Sequence[int] | None
+        self,
+        owner: str,
+        lease_s: float,
+        limit: int,
+        only_documents: Sequence[int] | None,
+        only_stage: str | None,
     ) -> list[Job]:
-        scope = "" if only_documents is None else " AND document_id = ANY(%(docs)s)"
+        scope = "" if only_documents is None else " AND j.document_id = ANY(%(docs)s)"
+        if only_stage is not None:
+            scope += " AND j.stage = %(stage)s"
+        due = (
+            "((j.status = 'queued' AND j.run_after <= now.t)"
+            f" OR (j.status = 'running' AND j.lease_expires < now.t)){scope}"
+        )
+        stage_rank, within_stage = queue_order("j.")
         with self.db.tx(ALL_BRAINS) as cur:
+            # The stage of the job due first (see `job_order`), then that stage's jobs; rows
+            # another worker holds are skipped by both.
             cur.execute(
                 "WITH now AS (SELECT loci_epoch() AS t),"
-                " due AS (SELECT j.id FROM jobs j, now WHERE ((j.status = 'queued'"
-                " AND j.run_after <= now.t) OR (j.status = 'running' AND j.lease_expires < now.t))"
-                f"{scope} ORDER BY j.run_after, j.id LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED)"
+                f" first AS (SELECT j.stage FROM jobs j, now WHERE {due}"
+                f" ORDER BY {stage_rank}, {within_stage} LIMIT 1 FOR UPDATE OF j SKIP LOCKED),"
+                f" due AS (SELECT j.id FROM jobs j, now WHERE {due}"
+                " AND j.stage = (SELECT stage FROM first)"
+                f" ORDER BY {within_stage} LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED)"
                 " UPDATE jobs SET status = 'running', attempts = attempts + 1,"
                 " lease_owner = %(owner)s, lease_expires = (SELECT t FROM now) + %(lease)s,"
-                f" updated_at = loci_now() FROM due WHERE jobs.id = due.id RETURNING {_RETURNING}",
+                f" updated_at = loci_now() FROM due WHERE jobs.id = due.id RETURNING {_RETURNING},"
+                " jobs.priority",
                 {
                     "limit": limit,
                     "owner": owner,
                     "lease": lease_s,
                     "docs": list(only_documents or []),
+                    "stage": only_stage,
                 },
             )
             rows = cur.fetchall()
-        return sorted((job_from_row(r) for r in rows), key=lambda job: job.id)
+        rows.sort(key=lambda r: (r["priority"], r["id"]))
+        return [job_from_row(r) for r in rows]
 
     def _fenced(self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]) -> bool:
         """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
@@ -113,6 +135,20 @@ class PostgresJobs:
             ),
         )
 
+    def advance(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
+        priority = "priority" if cost_s is None else "loci_epoch() + %s"
+        return self._fenced(
+            job,
+            owner,
+            (
+                f"UPDATE jobs SET status = 'queued', stage = %s, priority = {priority},"
+                " attempts = greatest(attempts - 1, 0), run_after = 0, lease_owner = NULL,"
+                " lease_expires = NULL, updated_at = loci_now() WHERE id = %s",
+                (stage, job.id) if cost_s is None else (stage, cost_s, job.id),
+            ),
+            ("SELECT pg_notify(%s, '')", (CHANNEL,)),
+        )
+
     def retry(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self._fenced(
             job,
@@ -135,7 +171,7 @@ class PostgresJobs:
                 (error, job.id),
             ),
             (
-                "UPDATE documents SET status = 'failed', status_reason = %s,"
+                "UPDATE documents SET status = 'failed', status_reason = %s, progress = NULL,"
                 " updated_at = loci_now() WHERE id = %s",
                 (error, job.document_id),
             ),
@@ -150,6 +186,26 @@ class PostgresJobs:
                 " updated_at = loci_now() WHERE status = 'running' AND lease_expires < loci_epoch()"
             )
             return cur.rowcount
+
+    def beat_worker(self, name: str, alive: bool) -> None:
+        with self.db.tx(ALL_BRAINS) as cur:
+            if alive:
+                cur.execute(
+                    "INSERT INTO workers(name, seen_at) VALUES (%s, loci_epoch())"
+                    " ON CONFLICT (name) DO UPDATE SET seen_at = excluded.seen_at",
+                    (name,),
+                )
+            else:
+                cur.execute("DELETE FROM workers WHERE name = %s", (name,))
+
+    def live_workers(self, within_s: float) -> int:
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM workers WHERE seen_at >= loci_epoch() - %s",
+                (within_s,),
+                ALL_BRAINS,
+            )
+        )
 
     def pending(self, brain_id: int | None) -> int:
         sql = "SELECT count(*) AS n FROM jobs WHERE status IN ('queued', 'running')"
@@ -209,8 +265,9 @@ class JobQueue:
         lease_s: float,
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
+        only_stage: str | None = None,
     ) -> list[Job]:
-        return self.jobs.claim(owner, lease_s, limit, only_documents)
+        return self.jobs.claim(owner, lease_s, limit, only_documents, only_stage)
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
         return self.jobs.heartbeat(job, owner, lease_s)
@@ -218,11 +275,20 @@ class JobQueue:
     def finish_job(self, job: Job, owner: str) -> bool:
         return self.jobs.finish(job, owner)
 
+    def advance_job(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
+        return self.jobs.advance(job, owner, stage, cost_s)
+
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self.jobs.retry(job, owner, error, delay_s)
 
     def fail_job(self, job: Job, owner: str, error: str) -> bool:
         return self.jobs.fail(job, owner, error)
+
+    def beat_worker(self, name: str, alive: bool) -> None:
+        self.jobs.beat_worker(name, alive)
+
+    def live_workers(self, within_s: float) -> int:
+        return self.jobs.live_workers(within_s)
 
     def pending_jobs(self, brain_id: int | None = None) -> int:
         return self.jobs.pending(brain_id)

@@ -589,6 +589,23 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE user_identities FORCE ROW LEVEL SECURITY;
     CREATE POLICY system_only ON user_identities USING ((SELECT loci_all_brains()));
     """,
+    # 23: searchable by words before vectors, as SQLite's 23: two-stage index jobs in queue
+    # order, documents whose vectors are pending and their progress, the running workers
+    # (no brain's rows: only transactions that span brains see them).
+    """
+    ALTER TABLE jobs ADD COLUMN stage text NOT NULL DEFAULT 'text'
+        CHECK (stage IN ('text', 'vectors'));
+    ALTER TABLE jobs ADD COLUMN priority double precision NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN vectors_pending boolean NOT NULL DEFAULT false;
+    ALTER TABLE documents ADD COLUMN progress jsonb;
+    CREATE TABLE workers (
+        name text PRIMARY KEY,
+        seen_at double precision NOT NULL
+    );
+    ALTER TABLE workers ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE workers FORCE ROW LEVEL SECURITY;
+    CREATE POLICY system_only ON workers USING ((SELECT loci_all_brains()));
+    """,
 ]
 
 

@@ -1,5 +1,5 @@
 """OAuth clients, codes and refresh tokens in PostgreSQL (the logic and SQL are shared:
-`loci.store.oauth_tables`). They belong to no brain: migration 19 lets only transactions that
+`loci.store.oauth_tables`). They belong to no brain: migration 21 lets only transactions that
 span brains see them, which is where these queries run. JSON columns are jsonb, which psycopg
 decodes."""
 

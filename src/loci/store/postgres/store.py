@@ -19,9 +19,10 @@ from loci.embed.base import Vectors
 from loci.errors import InvalidInput, NotFound
 from loci.models import (
     Brain,
+    Chunk,
     IndexedChunk,
 )
-from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
+from loci.store.brain_tables import BRAIN_COLUMNS, CHUNK_COLUMNS, BrainTables
 from loci.store.identity_tables import IdentityTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
@@ -29,7 +30,7 @@ from loci.store.postgres.analyzer import text_languages
 from loci.store.postgres.connection import Cursor, Database, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.graph import PostgresGraph
-from loci.store.postgres.index import as_array, reanalyze, write_index
+from loci.store.postgres.index import as_array, reanalyze, write_index, write_vectors
 from loci.store.postgres.integrations import PostgresIntegrations
 from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
@@ -179,9 +180,33 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
         text: str,
         title: str | None,
         status_reason: str | None,
-    ) -> None:
+    ) -> int:
         with self.db.tx() as cur:  # the brain is read from the document, then set
-            write_index(cur, document_id, chunks, new_vectors, model, text, title, status_reason)
+            return write_index(
+                cur, document_id, chunks, new_vectors, model, text, title, status_reason
+            )
+
+    def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:
+        with self.db.tx() as cur:  # the brain is read from the document, then set
+            return write_vectors(cur, document_id, model, vectors)
+
+    def chunks_without_vectors(self, document_id: int, model: str) -> list[Chunk]:
+        rows = self.db.rows(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE document_id = %s"
+            " AND (embedding IS NULL OR embed_model IS DISTINCT FROM %s) ORDER BY idx",
+            (document_id, model),
+        )
+        return [ROWS.chunk(r) for r in rows]
+
+    def vectorless(self, chunk_ids: Sequence[int], model: str) -> set[int]:
+        if not chunk_ids:
+            return set()
+        rows = self.db.rows(
+            "SELECT id FROM chunks WHERE id = ANY(%s)"
+            " AND (embedding IS NULL OR embed_model IS DISTINCT FROM %s)",
+            (list(chunk_ids), model),
+        )
+        return {int(r["id"]) for r in rows}
 
     def clear_brain_index(self, brain_id: int) -> None:
         with self.db.tx(brain_id) as cur:

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from loci.context_line import index_title
 from loci.errors import Conflict, StoreError
 from loci.nul import NUL
 from loci.store.blobs import sha256_hex
@@ -151,7 +152,10 @@ TABLES: tuple[Table, ...] = (
             "created_at",
             "updated_at",
             "source_path",
+            "vectors_pending",
+            "progress",
         ),
+        bool_columns=("vectors_pending",),
     ),  # fmt: skip
     Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),
     Table(
@@ -204,6 +208,8 @@ TABLES: tuple[Table, ...] = (
             "lease_expires",
             "created_at",
             "updated_at",
+            "stage",
+            "priority",
         ),
     ),  # fmt: skip
     Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
@@ -421,11 +427,9 @@ CHUNK_COLUMNS = (
 def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
     """Chunks with the vector of their brain's embedder (as stored, not recomputed), and
     their postings and lengths for BM25."""
-    titles = {
-        int(r[0]): (int(r[1]), str(r[2]))
-        for r in source.db.conn.execute(
-            "SELECT id, brain_id, coalesce(nullif(title, ''), name) FROM documents"
-        )
+    titles = {  # the title BM25 indexes a document's passages under, as the index does
+        int(r[0]): (int(r[1]), index_title(r[2] or None, str(r[3]), str(r[4])))
+        for r in source.db.conn.execute("SELECT id, brain_id, title, name, kind FROM documents")
     }
     rows = source.db.conn.execute(
         f"SELECT {', '.join(CHUNK_COLUMNS)}"

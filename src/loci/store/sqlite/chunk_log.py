@@ -1,7 +1,8 @@
 """Reading and pruning `chunk_log`, the log derived indexes catch up from (migrations 6 and 9).
 
 Triggers add one entry per chunk inserted or deleted, with a `seq` that only ever grows
-(AUTOINCREMENT: a pruned or deleted top entry's number is never handed out again). A derived
+(AUTOINCREMENT: a pruned or deleted top entry's number is never handed out again); the store
+adds one, marked `vectors_only`, for each chunk whose vector is written after the chunk. A derived
 index remembers the position it reflects and later reads the chunk ids logged after it.
 
 Pruning drops a brain's old entries and raises its floor (`chunk_log_floor`) to the last seq
@@ -35,12 +36,18 @@ def position(db: Database, brain_id: int) -> int:
     return max(int(latest or 0), floor(db, brain_id))
 
 
-def changed(db: Database, brain_id: int, after: int, upto: int) -> list[int]:
-    """Chunk ids inserted or deleted after `after` up to `upto` (the caller checked the floor)."""
+def changed(
+    db: Database, brain_id: int, after: int, upto: int, *, with_vectors: bool = True
+) -> list[int]:
+    """Chunk ids inserted or deleted after `after` up to `upto` (the caller checked the floor),
+    and, `with_vectors`, those that got their vector since (migration 23: an index that holds
+    no vectors skips them)."""
+    only = "" if with_vectors else " AND vectors_only = 0"
     return [
         int(r[0])
         for r in db.conn.execute(
-            "SELECT DISTINCT chunk_id FROM chunk_log WHERE brain_id = ? AND seq > ? AND seq <= ?",
+            "SELECT DISTINCT chunk_id FROM chunk_log WHERE brain_id = ? AND seq > ? AND seq <= ?"
+            + only,
             (brain_id, after, upto),
         )
     ]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.models import Job
+from loci.store.job_order import queue_order
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import NOW, job_of
 
@@ -25,6 +26,7 @@ class JobQueue:
         lease_s: float,
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
+        only_stage: str | None = None,
     ) -> list[Job]:
         now = time.time()
         scope, params = "", []
@@ -32,14 +34,28 @@ class JobQueue:
             # One JSON parameter instead of one per id: batches can exceed SQLite's limit.
             scope = " AND document_id IN (SELECT value FROM json_each(?))"
             params = [json.dumps(list(only_documents))]
+        if only_stage is not None:
+            scope += " AND stage = ?"
+            params.append(only_stage)
+        due = (
+            "((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires < ?))"
+            + scope
+        )
+        stage_rank, within_stage = queue_order()
         with self.db.write() as conn:
+            # The stage of the job that is due first (see `job_order`), then that stage's jobs.
+            first = conn.execute(
+                f"SELECT stage FROM jobs WHERE {due} ORDER BY {stage_rank}, {within_stage} LIMIT 1",
+                (now, now, *params),
+            ).fetchall()
+            if not first:
+                return []
             ids = [
                 row[0]
                 for row in conn.execute(
-                    "SELECT id FROM jobs WHERE ((status = 'queued' AND run_after <= ?)"
-                    f" OR (status = 'running' AND lease_expires < ?)){scope}"
-                    " ORDER BY run_after, id LIMIT ?",
-                    (now, now, *params, limit),
+                    f"SELECT id FROM jobs WHERE {due} AND stage = ? ORDER BY {within_stage}"
+                    " LIMIT ?",
+                    (now, now, *params, first[0][0], limit),
                 )
             ]
             conn.executemany(
@@ -47,11 +63,10 @@ class JobQueue:
                 f" lease_expires = ?, updated_at = {NOW} WHERE id = ?",
                 [(owner, now + lease_s, job_id) for job_id in ids],
             )
-        if not ids:
-            return []
         marks = ",".join("?" * len(ids))
-        rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks}) ORDER BY id", tuple(ids))
-        return [job_of(r) for r in rows]
+        rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks})", tuple(ids))
+        order = {job_id: n for n, job_id in enumerate(ids)}
+        return sorted((job_of(r) for r in rows), key=lambda job: order[job.id])
 
     def _fenced_update(
         self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]
@@ -87,6 +102,19 @@ class JobQueue:
             ),
         )
 
+    def advance_job(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
+        priority = "priority" if cost_s is None else "?"
+        return self._fenced_update(
+            job,
+            owner,
+            (
+                f"UPDATE jobs SET status = 'queued', stage = ?, priority = {priority},"
+                " attempts = max(attempts - 1, 0), run_after = 0, lease_owner = NULL,"
+                f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                (stage, job.id) if cost_s is None else (stage, time.time() + cost_s, job.id),
+            ),
+        )
+
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self._fenced_update(
             job,
@@ -108,10 +136,28 @@ class JobQueue:
                 (error, job.id),
             ),
             (
-                f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {NOW}"
-                " WHERE id = ?",
+                "UPDATE documents SET status = 'failed', status_reason = ?, progress = NULL,"
+                f" updated_at = {NOW} WHERE id = ?",
                 (error, job.document_id),
             ),
+        )
+
+    def beat_worker(self, name: str, alive: bool) -> None:
+        with self.db.write() as conn:
+            if alive:
+                conn.execute(
+                    "INSERT INTO workers(name, seen_at) VALUES (?, ?)"
+                    " ON CONFLICT(name) DO UPDATE SET seen_at = excluded.seen_at",
+                    (name, time.time()),
+                )
+            else:
+                conn.execute("DELETE FROM workers WHERE name = ?", (name,))
+
+    def live_workers(self, within_s: float) -> int:
+        return int(
+            self.db.scalar(
+                "SELECT count(*) FROM workers WHERE seen_at >= ?", (time.time() - within_s,)
+            )
         )
 
     def pending_jobs(self, brain_id: int | None = None) -> int:

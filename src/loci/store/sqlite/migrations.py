@@ -491,6 +491,27 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX user_identities_user ON user_identities(user_id);
     """,
+    # 23: searchable by words before vectors. An index job runs in two stages — "text" (parse,
+    # chunk, write chunks and their text index) then "vectors" — and the queue is ordered: the
+    # text stage of every queued job first, then by `priority` (when the job entered its
+    # stage plus its estimated cost, so small files go first and a big one still gets its
+    # turn). A document whose chunks are written but not all embedded is `vectors_pending`;
+    # `progress` says what it is doing ({"stage", "done", "total"}). A vector written to a
+    # chunk later is logged (`vectors_only`) so the vector matrices catch up and the text
+    # index does not re-read the chunk. `workers` lists the running workers (`loci serve`,
+    # `loci worker`) by their last heartbeat, so `loci add` can leave embedding to them.
+    """
+    ALTER TABLE jobs ADD COLUMN stage TEXT NOT NULL DEFAULT 'text'
+        CHECK (stage IN ('text', 'vectors'));
+    ALTER TABLE jobs ADD COLUMN priority REAL NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN vectors_pending INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE documents ADD COLUMN progress TEXT;
+    ALTER TABLE chunk_log ADD COLUMN vectors_only INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE workers (
+        name TEXT PRIMARY KEY,
+        seen_at REAL NOT NULL
+    );
+    """,
 ]
 
 

@@ -229,7 +229,7 @@ class SearchIndex:
 
     def _catch_up(self, brain_id: int, index: LexicalIndex, seq: int) -> bool:
         """Re-read what changed since the index's position; True when it is due to be saved."""
-        changed = chunk_log.changed(self.db, brain_id, index.seq, seq)
+        changed = chunk_log.changed(self.db, brain_id, index.seq, seq, with_vectors=False)
         self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
         due = self._unsaved[brain_id] >= max(SAVE_AFTER_CHANGES, index.size // 20)
         # Whatever happened to a chunk, it is dropped and re-read if it still exists.
@@ -328,9 +328,9 @@ class SearchIndex:
             cached = self._matrices.get(key)
             if cached is not None and cached.seq < floor:
                 cached = None  # the log no longer says what changed since: rebuild
+            # The brain's own model has known dimensions; a file of others is stale.
+            dims = brain["embedder_dims"] if brain["embedder_model"] == model else None
             if cached is None:
-                # The brain's own model has known dimensions; a file of others is stale.
-                dims = brain["embedder_dims"] if brain["embedder_model"] == model else None
                 path = matrix_path(self.folder, brain_id, model)
                 saved = vector_files.load(path, identity, dims, seq, floor)
                 if saved is not None:
@@ -346,7 +346,7 @@ class SearchIndex:
                     cached = None
             if cached is None or cached.seq != seq:
                 ids, blobs = self._vectors_of(brain_id, model, None)
-                width = len(blobs[0]) // 4 if blobs else 1
+                width = len(blobs[0]) // 4 if blobs else (dims or 1)
                 cached = VectorMatrix.build(seq, ids, blobs, width, self.vector_int8_min_chunks)
                 built = (identity, cached)
             for old in [k for k in self._matrices if k[0] == brain_id and k[2] == model]:

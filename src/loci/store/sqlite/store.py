@@ -23,12 +23,14 @@ from loci.embed.base import Vectors
 from loci.errors import InvalidInput, NotFound, StoreError
 from loci.models import (
     Brain,
+    Chunk,
     IndexedChunk,
     Job,
     SearchFilters,
 )
-from loci.store.brain_tables import BrainTables
+from loci.store.brain_tables import CHUNK_COLUMNS, BrainTables, embed_progress
 from loci.store.identity_tables import IdentityTables
+from loci.store.job_order import TEXT_BYTES_PER_S
 from loci.store.lexical_index import K1, B
 from loci.store.source_tables import SourceTables
 from loci.store.sqlite.accounts import SqliteAccounts
@@ -39,7 +41,7 @@ from loci.store.sqlite.integrations import SqliteIntegrations
 from loci.store.sqlite.jobs import JobQueue
 from loci.store.sqlite.migrations import migrate
 from loci.store.sqlite.oauth import SqliteOAuth
-from loci.store.sqlite.rows import INSERT_FTS, NOW, ROWS, brain_of, fts_values, job_of
+from loci.store.sqlite.rows import INSERT_FTS, NOW, ROWS, brain_of, chunk_of, fts_values, job_of
 from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
@@ -169,9 +171,11 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
             "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
             (document_id,),
         )
+        # Its place in the queue: now plus the text stage's cost, by the file's size (job_order).
         conn.execute(
-            "INSERT INTO jobs(brain_id, document_id, kind) VALUES (?,?,?)",
-            (brain_id, document_id, job_kind),
+            "INSERT INTO jobs(brain_id, document_id, kind, priority)"
+            " SELECT ?, id, ?, ? + size_bytes / ? FROM documents WHERE id = ?",
+            (brain_id, job_kind, time.time(), TEXT_BYTES_PER_S, document_id),
         )
 
     def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
@@ -229,7 +233,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
         text: str,
         title: str | None,
         status_reason: str | None,
-    ) -> None:
+    ) -> int:
         with self.db.write() as conn:
             doc = conn.execute(
                 "SELECT brain_id, name, title, kind FROM documents WHERE id = ?", (document_id,)
@@ -278,18 +282,86 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
             conn.execute(
                 "INSERT INTO document_texts(document_id, text) VALUES (?, ?)", (document_id, text)
             )
+            missing = self._missing_vectors(conn, document_id, model)
             # If new content was queued while a job indexed this version (an edit racing the
             # worker: one job running, a newer one queued), these chunks serve searches
             # meanwhile but the document is not ready: the queued job indexes what it holds now.
+            # Chunks without a vector make it `vectors_pending` until the vectors stage is done.
             conn.execute(
-                "UPDATE documents SET status = CASE WHEN EXISTS (SELECT 1 FROM jobs"
+                "UPDATE documents SET status = CASE WHEN ?5 > 0 OR (EXISTS (SELECT 1 FROM jobs"
                 " WHERE document_id = ?1 AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
-                " WHERE document_id = ?1 AND status = 'running') THEN 'processing' ELSE 'ready'"
-                f" END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
-                f" updated_at = {NOW} WHERE id = ?1",
-                (document_id, status_reason, len(chunks), title),
+                " WHERE document_id = ?1 AND status = 'running')) THEN 'processing' ELSE 'ready'"
+                " END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
+                f" vectors_pending = ?5 > 0, progress = ?6, updated_at = {NOW} WHERE id = ?1",
+                (document_id, status_reason, len(chunks), title, missing, embed_progress(missing)),
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+        return missing
+
+    def _missing_vectors(self, conn: Any, document_id: int, model: str) -> int:
+        """How many of the document's chunks have no vector of `model` (inside a write)."""
+        rows = conn.execute(
+            "SELECT count(*) FROM chunks c WHERE c.document_id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.embed_hash)",
+            (document_id, model),
+        ).fetchall()
+        return int(rows[0][0])
+
+    def chunks_without_vectors(self, document_id: int, model: str) -> list[Chunk]:
+        rows = self.db.rows(
+            f"SELECT {CHUNK_COLUMNS} FROM chunks c WHERE c.document_id = ? AND NOT EXISTS"
+            " (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash = c.embed_hash) ORDER BY idx",
+            (document_id, model),
+        )
+        return [chunk_of(r) for r in rows]
+
+    def vectorless(self, chunk_ids: Sequence[int], model: str) -> set[int]:
+        if not chunk_ids:
+            return set()
+        return {
+            int(r[0])
+            for r in self.db.conn.execute(
+                "SELECT c.id FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))"
+                " AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ? AND v.hash ="
+                " c.embed_hash)",
+                (json.dumps(list(chunk_ids)), model),
+            )
+        }
+
+    def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:
+        with self.db.write() as conn:
+            doc = conn.execute(
+                "SELECT brain_id, progress FROM documents WHERE id = ?", (document_id,)
+            ).fetchall()
+            if not doc:
+                raise NotFound(f"document {document_id} was deleted while it was processed")
+            brain_id, progress = doc[0]
+            conn.executemany(
+                "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
+                [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in vectors.items()],
+            )
+            # The vector matrices catch up from the log; the text index skips these entries.
+            conn.execute(
+                "INSERT INTO chunk_log(brain_id, chunk_id, vectors_only) SELECT brain_id, id, 1"
+                " FROM chunks WHERE document_id = ? AND embed_hash IN"
+                " (SELECT value FROM json_each(?))",
+                (document_id, json.dumps(list(vectors))),
+            )
+            missing = self._missing_vectors(conn, document_id, model)
+            if missing:
+                conn.execute(
+                    "UPDATE documents SET progress = ? WHERE id = ? AND status = 'processing'",
+                    (embed_progress(missing, progress), document_id),
+                )
+            else:  # ready, unless an edit queued meanwhile will index it again
+                conn.execute(
+                    "UPDATE documents SET status = CASE WHEN status = 'processing' AND EXISTS"
+                    " (SELECT 1 FROM jobs WHERE document_id = ?1 AND status = 'queued')"
+                    " THEN 'processing' WHEN status = 'processing' THEN 'ready' ELSE status END,"
+                    f" vectors_pending = 0, progress = NULL, updated_at = {NOW} WHERE id = ?1",
+                    (document_id,),
+                )
+            return missing
 
     def clear_brain_index(self, brain_id: int) -> None:
         with self.db.write() as conn:
