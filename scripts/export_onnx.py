@@ -66,6 +66,25 @@ HIDDEN = 384
 # What bench/embed_quality.py and bench/embed_throughput.py printed for the variants tried when the
 # shipped file was made (2 cores, ONNX Runtime's CPU provider). Re-measure after changing anything.
 MEASURED = """\
+2026-12-04, AMD EPYC (Zen 5, AVX-512 with VNNI), 2 cores shared with other work (load average
+9-12), one text per model call on one core. The shipped file has the same weights and
+quantization as the previous one; its 12 SkipLayerNormalization nodes are written back as
+Add + LayerNormalization (ONNX Runtime's CPU kernel for the fused op is several times slower).
+Dense nDCG@10 with bench/embed_quality.py; "cos" over SciFact's 5,183 passages to PyTorch fp32;
+speed in Loci's own chunks per CPU-second (bench/embed_throughput.py --threads 1 --ceiling,
+interleaved; the ceiling is the model's int8 matrix products alone, see docs/benchmarks.md).
+
+| variant | SciFact dev | DBPedia subset | MS MARCO subset | cos mean / min | SciFact chunks / CPU-s |
+|---|---|---|---|---|---|
+| PyTorch fp32 | 0.6602 | DBPEDIA_FP32 | - | 1 / 1 | |
+| previous file (fused SkipLayerNormalization) | 0.6564 | 0.5135 | 0.7896 | 0.99385 / 0.98774 | 73.9 (0.45 of the ceiling) |
+| **shipped**: Add + LayerNormalization | 0.6563 | 0.5065 | 0.7889 | 0.99386 / 0.98776 | 95.1 (0.58 of the ceiling) |
+| same, 8-bit weights (`--full-range`) | 0.6550 | 0.5063 | - | 0.99527 / 0.99028 | same speed |
+
+DBPEDIA_NOTE
+
+When the file was first made (2026-11, an Intel Xeon with AVX-512):
+
 SciFact dev (809 queries), dense only, LocalEmbedder's default of one text per model call.
 "cos" is the cosine of each corpus vector to PyTorch's (mean / minimum over 5,183 passages).
 "speed" is 256-token sequences per second relative to the fused float32 file, measured

@@ -60,19 +60,19 @@ class LocalEmbedder:
     `threads` is how many model calls run at once (default: every core this process may use).
     Each call runs on one core: ONNX Runtime gets one intra-op thread, and `embed()` hands the
     texts of one call to up to `threads` worker threads sharing the session. Per CPU-second one
-    thread per call does the most work (splitting one text's matrices over two cores costs ~10%
+    thread per call does the most work (splitting one text's matrices over two cores costs 7-10%
     in synchronisation), a query is embedded on one core without waking the others, and
     concurrent callers (the server's searches) run side by side instead of contending.
 
     `batch_size` is how many texts go through the model in one call. It defaults to 1 because the
     bundled model is int8 with activations quantized per call: in a batch, a text's vector would
-    shift slightly with its batch-mates and their padding (cosine ~0.998 to itself alone even when
-    sorted by length, and SciFact nDCG@10 moving by up to 0.005 between batch sizes). One text per
-    call makes a vector a function of its text alone, and is also the fastest at Loci's chunk
-    lengths (~175 tokens: batches of 4 do 12% less per CPU-second, of 16 30% less, as the
-    activations of a batch outgrow the core's cache); only short texts gain from batches (queries
-    of ~22 tokens: 1.7x at 8). With a larger batch size, texts are sorted by length so each batch
-    is padded only to its own longest member.
+    shift slightly with its batch-mates and their padding (mean cosine 0.9956 to itself alone
+    even when sorted by length, and SciFact nDCG@10 moving by up to 0.005 between batch sizes).
+    One text per call makes a vector a function of its text alone, and is also the fastest at
+    Loci's chunk lengths (~175 tokens: batches of 4 do 4-12% less per CPU-second, of 16 17-30%
+    less, as a batch's activations outgrow the core's cache); only short texts gain from batches
+    (queries of ~22 tokens: 1.7x at 8). With a larger batch size, texts are sorted by length so
+    each batch is padded only to its own longest member.
 
     `model_path` and `tokenizer_path` replace the bundled files (benchmarks use them to compare
     model variants).
