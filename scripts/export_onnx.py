@@ -78,7 +78,7 @@ interleaved; the ceiling is the model's int8 matrix products alone, see docs/ben
 |---|---|---|---|---|---|
 | PyTorch fp32 | 0.6602 | DBPEDIA_FP32 | - | 1 / 1 | |
 | previous (SkipLayerNormalization) | 0.6564 | 0.5135 | 0.7896 | 0.99385 / 0.98774 | 73.9 (0.45) |
-| **shipped**: Add + LayerNormalization | 0.6563 | 0.5065 | 0.7889 | 0.99386 / 0.98776 | 95.1 (0.58) |
+| **shipped**: Add + LayerNorm | 0.6563 | 0.5065 | 0.7889 | 0.99386 / 0.98776 | 95.1 (0.58) |
 | same, 8-bit weights (--full-range) | 0.6550 | 0.5063 | - | 0.99527 / 0.99028 | the same |
 
 SciFact dev has 809 queries, the DBPedia and MS MARCO subsets 40 and 43; chunks per CPU-second on
