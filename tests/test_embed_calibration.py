@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import statistics
 from pathlib import Path
 
-from loci.embed.calibration import CalibrationCache, cpu_model, file_sha256
+from loci.embed.calibration import CalibrationCache, calibration_texts, cpu_model, file_sha256
 from loci.embed.local import LocalEmbedder
 from loci.embed.openai_compat import OpenAICompatibleEmbedder
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S, embedding_rate
@@ -22,6 +23,17 @@ MODEL = Path(__file__).resolve().parent.parent / "src" / "loci" / "embed" / "mod
 
 def _kept(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.json")) if folder.exists() else []
+
+
+def test_the_calibration_embeds_passages_of_the_lengths_real_chunks_have() -> None:
+    # The dry run divides real chunks by this rate, so the passages must cost what real chunks
+    # cost: Loci's chunks of SciFact, Markdown and PDFs average 160-178 tokens, from under 100
+    # (a short section) to a full 256 (bench/embed_throughput.py prints their distribution).
+    embedder = LocalEmbedder()
+    tokens = [min(embedder.count_tokens(t), embedder.max_tokens) + 2 for t in calibration_texts()]
+    assert 160 <= statistics.mean(tokens) <= 180
+    assert min(tokens) < 100 and max(tokens) > 200
+    assert len(set(calibration_texts())) == len(tokens)  # different passages, not one repeated
 
 
 def test_a_measured_rate_is_kept_and_reused_by_the_next_process(tmp_path: Path) -> None:

@@ -85,7 +85,9 @@ class Settings(BaseSettings):
     embed_api_key: str | None = None
     embed_model: str = "text-embedding-3-small"
     embed_dimensions: int = Field(default=1536, gt=0)
-    embed_threads: int = Field(default=0, ge=0, description="0 = all cores")
+    embed_threads: int = Field(
+        default=0, ge=0, description="texts embedded at once, one core each; 0 = all cores"
+    )
     # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
     embed_concurrency: int = Field(default=2, ge=1)
     embed_batch_tokens: int = Field(default=8192, ge=1)

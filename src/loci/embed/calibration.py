@@ -25,10 +25,14 @@ from loci.private_files import write_json
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: passages of the lengths Loci's chunks have (1: all of ~210 tokens)
 
-# 32 passages of about 230 tokens, near the length of a full Loci chunk of prose: the worker's
-# time goes to such chunks. Made from one fixed paragraph so every machine measures the same work.
+# 32 passages with the token lengths of Loci's real chunks: the worker's time goes to those, and
+# a model call costs more than linearly in its length (attention). Measured with
+# bench/embed_throughput.py on SciFact notes, the repository's Markdown and two PDF manuals:
+# 160-178 tokens on average (with [CLS]/[SEP]); p10 72-107, median 174-194, p90 213-224. The
+# word counts below give 84, 146, 187, 212 and 222 tokens (mean 169 over the 32). Made from one
+# fixed paragraph so every machine measures the same work.
 _PARAGRAPH = (
     "Retrieval augmented generation pairs a search index with a language model so that answers "
     "cite the passages they came from. Documents are parsed, split into chunks that respect "
@@ -37,16 +41,19 @@ _PARAGRAPH = (
     "Measurements of fifteen patients showed a median reduction of 42% in serum levels after "
     "twelve weeks (p < 0.01), consistent with earlier cohort studies of the same pathway."
 )
+_WORD_COUNTS = (70, 120, 154, 172, 182)
 CALIBRATION_TEXTS = 32
 
 
 def calibration_texts() -> list[str]:
     words = _PARAGRAPH.split()
-    # Rotations of the paragraph: equal lengths, different token sequences.
-    return [
-        " ".join((words[i % len(words) :] + words[: i % len(words)]) * 2)
-        for i in range(CALIBRATION_TEXTS)
-    ]
+    texts = []
+    for i in range(CALIBRATION_TEXTS):
+        # Rotations of the paragraph: different token sequences of the chosen lengths.
+        start = i % len(words)
+        rotated = (words[start:] + words[:start]) * 3
+        texts.append(" ".join(rotated[: _WORD_COUNTS[i % len(_WORD_COUNTS)]]))
+    return texts
 
 
 def cpu_model() -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,10 @@ MAX_SEQUENCE = 256
 _SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
+# The bundled file has Add + LayerNormalization where the BERT fusion would have
+# SkipLayerNormalization: ONNX Runtime's CPU kernel for that fused op is several times slower
+# than the two it replaces (see scripts/export_onnx.py), so its optimizer must not fuse them back.
+_DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
 # count_tokens cuts long texts into pieces of about this many characters, at whitespace, and
 # tokenizes the pieces in parallel: one multi-megabyte `encode` is single-threaded and builds an
@@ -52,15 +57,22 @@ class LocalEmbedder:
     The ONNX Runtime session is created on first use (loading takes about a second), so building
     a `LocalEmbedder` is free. One instance may be shared between threads.
 
-    `threads` caps ONNX Runtime's intra-op threads (default: every core this process may use).
+    `threads` is how many model calls run at once (default: every core this process may use).
+    Each call runs on one core: ONNX Runtime gets one intra-op thread, and `embed()` hands the
+    texts of one call to up to `threads` worker threads sharing the session. Per CPU-second one
+    thread per call does the most work (splitting one text's matrices over two cores costs 7-10%
+    in synchronisation), a query is embedded on one core without waking the others, and
+    concurrent callers (the server's searches) run side by side instead of contending.
 
     `batch_size` is how many texts go through the model in one call. It defaults to 1 because the
     bundled model is int8 with activations quantized per call: in a batch, a text's vector would
-    shift slightly with its batch-mates and their padding (cosine ~0.99 to itself alone, and
-    SciFact nDCG@10 moving by up to 0.005 between batch sizes). One text per call makes a vector a
-    function of its text alone, and costs nothing at chunk length (256 tokens: ~50 texts/s either
-    way on 2 cores); short texts are about 25% slower than in batches. With a larger batch size,
-    texts are sorted by length so each batch is padded only to its own longest member.
+    shift slightly with its batch-mates and their padding (mean cosine 0.9956 to itself alone
+    even when sorted by length, and SciFact nDCG@10 moving by up to 0.005 between batch sizes).
+    One text per call makes a vector a function of its text alone, and is also the fastest at
+    Loci's chunk lengths (~175 tokens: batches of 4 do 4-12% less per CPU-second, of 16 17-30%
+    less, as a batch's activations outgrow the core's cache); only short texts gain from batches
+    (queries of ~22 tokens: 1.7x at 8). With a larger batch size, texts are sorted by length so
+    each batch is padded only to its own longest member.
 
     `model_path` and `tokenizer_path` replace the bundled files (benchmarks use them to compare
     model variants).
@@ -94,6 +106,7 @@ class LocalEmbedder:
         self._word_counter: WordTokenCounter | None = None
         self._calibration_dir = calibration_dir
         self._calibration: Calibration | None = None
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def model_id(self) -> str:
@@ -116,7 +129,7 @@ class LocalEmbedder:
         """
         if self._calibration is None:
             model_hash = self._model_sha256()
-            threads = self._threads or _usable_cores()
+            threads = self._workers()
             if self._calibration_dir is None:
                 self._calibration = measure(self.embed, model_hash, cpu_model(), threads)
             else:
@@ -155,21 +168,45 @@ class LocalEmbedder:
         encodings = truncating.encode_batch_fast(heads)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
         # Longest first: similar lengths share a batch, so little compute goes to padding, and the
-        # largest allocation happens first.
+        # workers take the longest texts first, so none is left with a long one at the end.
         order = np.argsort(-lengths, kind="stable")
-        for start in range(0, len(order), self._batch_size):
-            batch = order[start : start + self._batch_size]
+        batches = [
+            order[start : start + self._batch_size]
+            for start in range(0, len(order), self._batch_size)
+        ]
+
+        def run(batch: np.ndarray) -> Any:
             feed = self._feed([encodings[i] for i in batch], int(lengths[batch].max()))
             try:
-                vectors = session.run(None, feed)[0]
+                return session.run(None, feed)[0]
             except Exception as exc:  # ORT raises its own unexported exception types
                 raise EmbeddingError(f"local embedding model failed: {exc}") from exc
+
+        results: Iterable[Any]
+        if len(batches) == 1 or self._workers() == 1:
+            results = map(run, batches)
+        else:
+            # ORT releases the GIL while it computes: each worker's call runs on its own core.
+            results = self._worker_pool().map(run, batches)
+        for batch, vectors in zip(batches, results, strict=True):
             out[batch] = vectors
         # The graph already normalises; doing it again here keeps the promise of unit vectors to
         # float32 precision whatever model file is loaded.
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.maximum(norms, 1e-12)
         return out
+
+    def _workers(self) -> int:
+        return self._threads or _usable_cores()
+
+    def _worker_pool(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(
+                        self._workers(), thread_name_prefix="loci-embed"
+                    )
+        return self._pool
 
     def _head(self, text: str) -> str:
         """`text`, or a prefix of it that truncates to exactly the same tokens."""
@@ -205,13 +242,13 @@ class LocalEmbedder:
             if self._session is None:
                 options = ort.SessionOptions()
                 options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                options.intra_op_num_threads = self._threads or _usable_cores()
-                # One model call at a time per session: inter-op parallelism only adds contention.
+                # One core per call, on the caller's thread: parallelism comes from several
+                # calls at once (see the class docstring), not from splitting one.
+                options.intra_op_num_threads = 1
                 options.inter_op_num_threads = 1
                 options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-                # Idle ORT threads would otherwise spin for a while after each call and starve
-                # the NumPy vector search that follows a query embedding (1.5 ms -> 9 ms).
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                # (With one intra-op thread ORT makes no thread pool, so no idle threads spin
+                # after a call and starve the NumPy vector search that follows a query.)
                 try:
                     if self._model_path is not None:
                         session = _create_session(self._model_path, options)
@@ -222,7 +259,7 @@ class LocalEmbedder:
                 except Exception as exc:
                     raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
                 self._input_names = frozenset(i.name for i in session.get_inputs())
-                log.debug("loaded %s with %d threads", MODEL_ID, options.intra_op_num_threads)
+                log.debug("loaded %s for %d threads", MODEL_ID, self._workers())
                 self._session = session
         return self._session
 
@@ -262,7 +299,12 @@ def _usable_cores() -> int:
 
 
 def _create_session(path: Path, options: ort.SessionOptions) -> ort.InferenceSession:
-    return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        str(path),
+        sess_options=options,
+        providers=["CPUExecutionProvider"],
+        disabled_optimizers=_DISABLED_OPTIMIZERS,
+    )
 
 
 def _split_at_whitespace(text: str) -> list[str]:
