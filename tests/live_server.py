@@ -23,6 +23,7 @@ from loci.auth.secret_box import SecretBox
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.service import Loci
+from loci.service.watching import FolderWatcher
 
 
 def free_port() -> int:
@@ -38,6 +39,7 @@ class LiveServer:
     run_worker: bool = True
     integrations: Integrations | None = None  # None: the app's default (Slack capture off)
     sources_allowed_roots: tuple[Path, ...] = ()  # where the API may register folders
+    watcher: FolderWatcher | None = None  # watches the registered folders while it serves
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
@@ -72,6 +74,7 @@ class LiveServer:
             run_worker=self.run_worker,
             integrations=self.integrations,
             sources_allowed_roots=self.sources_allowed_roots,
+            watcher=self.watcher,
         )
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
         self._server = uvicorn.Server(config)

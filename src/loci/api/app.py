@@ -49,6 +49,7 @@ from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
 from loci.mcp.http import McpEndpoint
 from loci.service import Loci
+from loci.service.watching import FolderWatcher
 
 log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
@@ -70,10 +71,12 @@ def create_app(
     integrations: Integrations | None = None,
     trusted_proxies: Sequence[str] = ("127.0.0.1",),
     sources_allowed_roots: Sequence[Path] = (),
+    watcher: FolderWatcher | None = None,
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
     `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
-    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere)."""
+    `sources_allowed_roots`: where an admin may register a folder over the API (none: nowhere).
+    `watcher`: keeps the registered folders in step while the app runs (None: it does not)."""
     mcp = McpEndpoint(loci, accounts, user_models)  # MCP for agents, with the API's tokens
 
     @asynccontextmanager
@@ -87,9 +90,13 @@ def create_app(
             )
             thread.start()
             log.info("ingestion worker %s started", worker.name)
+        if watcher is not None:
+            watcher.start()
         async with mcp.running():
             yield
         stop.set()
+        if watcher is not None:
+            watcher.stop()
         if thread is not None:
             thread.join(timeout=60)
 

@@ -29,7 +29,9 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import PARTIAL, emit_json, err, out
 
 if TYPE_CHECKING:
-    from loci.models import Brain, Source
+    from collections.abc import Mapping
+
+    from loci.models import Brain, Source, WatchMode
     from loci.service.sources import SourceSync
 
 
@@ -37,10 +39,12 @@ def _brain_names() -> dict[int, str]:
     return {b.id: b.name for b in service().brains()}
 
 
-def _source_row(source: Source, brain_name: str) -> dict[str, Any]:
+def _source_row(
+    source: Source, brain_name: str, watching: Mapping[int, WatchMode] | None = None
+) -> dict[str, Any]:
     from loci.api.schemas.sources import SourceOut  # the API's shape, field for field
 
-    return SourceOut.of(source, brain_name).model_dump(mode="json")
+    return SourceOut.of(source, brain_name, watching or {}).model_dump(mode="json")
 
 
 def _sync_row(result: SourceSync, brain_name: str) -> dict[str, Any]:
@@ -113,7 +117,8 @@ def register(app: typer.Typer) -> None:
             return
         out.print(
             f"following {escape(source.path)} as source #{source.id} of brain"
-            f" {escape(target.name)}; run `loci sync` to add its files"
+            f" {escape(target.name)}; a running `loci serve` or `loci worker` watches it"
+            " (`loci sync` adds its files now)"
         )
 
     @sources.command("list")
@@ -123,20 +128,25 @@ def register(app: typer.Typer) -> None:
         loci = service()
         chosen = existing_brain(brain) if brain is not None else None
         names = _brain_names()
-        rows = [_source_row(s, names.get(s.brain_id, "?")) for s in loci.sources.list(chosen)]
+        watching = loci.sources.watching(chosen)
+        rows = [
+            _source_row(s, names.get(s.brain_id, "?"), watching) for s in loci.sources.list(chosen)
+        ]
         if json_:
             emit_json(rows)
             return
         if not rows:
             err.print("no folders followed: `loci sources add PATH` registers one")
             return
-        table = Table("id", "brain", "path", "files", "last sync", "errors", box=None)
+        table = Table("id", "brain", "path", "files", "last sync", "errors", "watching", box=None)
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
             files = "-" if r["files"] is None else str(r["files"])
             path = escape(r["path"])
-            table.add_row(str(r["id"]), escape(r["brain"]), path, files, synced, errors)
+            table.add_row(
+                str(r["id"]), escape(r["brain"]), path, files, synced, errors, r["watching"]
+            )
         out.print(table)
 
     @sources.command("rm")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from loci.api.schemas.common import RequestIn
-from loci.models import Source
+from loci.models import Source, WatchMode
 from loci.service.sources import SourceSync
 
 Glob = Annotated[str, Field(min_length=1, max_length=500)]
@@ -46,9 +47,14 @@ class SourceOut(BaseModel):
     files: int | None = Field(description="wanted files found at the last sync")
     unreachable: str | None = Field(description="why the folder could not be read at the last sync")
     errors: list[FileFailureOut] = Field(description="files the last sync could not take")
+    watching: Literal["events", "poll", "off"] = Field(
+        description="how a running server or worker watches the folder now: native file"
+        " events, polling (network drives, WSL), or not at all (off: only a sync updates it)"
+    )
 
     @classmethod
-    def of(cls, source: Source, brain: str) -> SourceOut:
+    def of(cls, source: Source, brain: str, watching: Mapping[int, WatchMode]) -> SourceOut:
+        """`watching`: the mode of each watched source (`Sources.watching`)."""
         report: dict[str, Any] = source.last_report or {}
         return cls(
             id=source.id,
@@ -62,6 +68,7 @@ class SourceOut(BaseModel):
             files=report.get("files"),
             unreachable=report.get("unreachable"),
             errors=[FileFailureOut(**f) for f in report.get("failed", [])],
+            watching=watching.get(source.id, "off"),
         )
 
 

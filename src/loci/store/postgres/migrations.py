@@ -483,6 +483,22 @@ MIGRATIONS: list[Migration] = [
     CREATE POLICY brain_scope ON sources
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 19: who watches which folder, as SQLite's 19; times are the database's clock.
+    """
+    CREATE TABLE source_watches (
+        source_id bigint PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        owner text NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('events', 'poll')),
+        lease_until double precision NOT NULL,
+        since text NOT NULL DEFAULT loci_now()
+    );
+    CREATE INDEX source_watches_owner ON source_watches(owner);
+    ALTER TABLE source_watches ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE source_watches FORCE ROW LEVEL SECURITY;
+    CREATE POLICY brain_scope ON source_watches
+        USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
+    """,
 ]
 
 

@@ -398,6 +398,19 @@ MIGRATIONS: list[Migration] = [
         UNIQUE (brain_id, path)
     );
     """,
+    # 19: who watches which folder (`loci.store.watch_tables`): one lease a source, renewed by
+    # the process that watches it, so two processes never watch the same folder.
+    """
+    CREATE TABLE source_watches (
+        source_id INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        owner TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('events', 'poll')),
+        lease_until REAL NOT NULL,
+        since TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX source_watches_owner ON source_watches(owner);
+    """,
 ]
 
 

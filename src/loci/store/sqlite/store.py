@@ -42,12 +42,14 @@ from loci.store.sqlite.search_index import (
     VECTOR_INT8_MIN_CHUNKS,
     SearchIndex,
 )
+from loci.store.watch_tables import WatchTables
 
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(JobQueue, BrainTables, SourceTables):
+class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     now = NOW
+    epoch = "((julianday('now') - 2440587.5) * 86400.0)"
     unique_error = apsw.ConstraintError
     model_rows = ROWS
     for_update = ""  # every write transaction holds the database's one write lock
