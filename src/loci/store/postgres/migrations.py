@@ -499,6 +499,17 @@ MIGRATIONS: list[Migration] = [
     CREATE POLICY brain_scope ON source_watches
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 20: one document a file path, as SQLite's 20.
+    """
+    SELECT set_config('loci.brain_id', '*', true);
+    UPDATE documents SET source_path = NULL WHERE source_path IS NOT NULL AND id NOT IN (
+        SELECT min(id) FROM documents WHERE source_path IS NOT NULL
+        GROUP BY brain_id, source_path
+    );
+    DROP INDEX documents_source_path;
+    CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 

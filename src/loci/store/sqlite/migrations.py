@@ -411,6 +411,19 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX source_watches_owner ON source_watches(owner);
     """,
+    # 20: one document a file path: two writers adding the same path at once (a watcher and a
+    # sync in another process) cannot make two; the second updates the first. A path that
+    # already has two keeps the oldest (the one citations point at); the others stay as
+    # documents that no longer follow the file.
+    """
+    UPDATE documents SET source_path = NULL WHERE source_path IS NOT NULL AND id NOT IN (
+        SELECT min(id) FROM documents WHERE source_path IS NOT NULL
+        GROUP BY brain_id, source_path
+    );
+    DROP INDEX documents_source_path;
+    CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 
