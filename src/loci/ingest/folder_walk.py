@@ -143,10 +143,12 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 def read_whole(path: Path, attempts: int = 3) -> tuple[bytes, FolderFile]:
     """The bytes of the file at `path`, all of one version, and the stamp of that version.
 
-    A file written while it is read (a sync client, an editor saving) is read again, a little
-    later, up to `attempts` times; then `UnsupportedSource` says it kept changing. The file
-    is opened without following a link and without blocking, so a link or a FIFO put in its
-    place since the walk is refused instead of read (or waited on)."""
+    A file written while it is read (a sync client, an editor saving), or replaced by another
+    file meanwhile (a save through a temporary file), is read again, a little later, up to
+    `attempts` times; then `UnsupportedSource` says it kept changing. A file deleted while it
+    is read raises `FileNotFoundError`: what was read is of no file any more. The file is
+    opened without following a link and without blocking, so a link or a FIFO put in its place
+    since the walk is refused instead of read (or waited on)."""
     for attempt in range(attempts):
         if attempt:
             time.sleep(0.05 * attempt)
@@ -157,8 +159,14 @@ def read_whole(path: Path, attempts: int = 3) -> tuple[bytes, FolderFile]:
                 raise UnsupportedSource(f"{path.name} is no longer a regular file")
             data = handle.read()
             after = os.fstat(descriptor)
-        stamp = (after.st_size, after.st_mtime_ns)
-        if (before.st_size, before.st_mtime_ns) == stamp and len(data) == after.st_size:
+        now = path.lstat()  # FileNotFoundError: deleted while it was read
+        stamp = (after.st_ino, after.st_size, after.st_mtime_ns)
+        same = (before.st_ino, before.st_size, before.st_mtime_ns) == stamp
+        if (
+            same
+            and (now.st_ino, now.st_size, now.st_mtime_ns) == stamp
+            and len(data) == now.st_size
+        ):
             return data, FolderFile(path, after.st_size, after.st_mtime_ns)
     raise UnsupportedSource(
         f"{path.name} kept changing while it was read; it is read again when it next changes"

@@ -92,6 +92,13 @@ def _file_stamp(file: FolderFile) -> dict[str, int]:
     return {"size": file.size, "mtime_ns": file.mtime_ns}
 
 
+def _unread(error: OSError) -> str:
+    """Why a file the walk found could not be read, as a person reads it."""
+    if isinstance(error, FileNotFoundError):
+        return "deleted or moved away while it was synced; looked at again at the next sync"
+    return f"cannot read: {error.strerror}"
+
+
 def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
 
@@ -311,7 +318,7 @@ class Sources:
                 out.failed.append(FileFailure(str(file.path), error.message))
                 return
             except OSError as error:
-                out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+                out.failed.append(FileFailure(str(file.path), _unread(error)))
                 return
             if sha256_hex(data) == document.content_hash:
                 # touched, not changed: remember the new stamp so the next sync is cheap
@@ -359,7 +366,7 @@ class Sources:
             out.failed.append(FileFailure(str(file.path), error.message))
             return
         except OSError as error:
-            out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+            out.failed.append(FileFailure(str(file.path), _unread(error)))
             return
         if added.deduped:
             earlier = added.document.source_path
