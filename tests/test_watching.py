@@ -18,20 +18,21 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
+from loci.embed.base import Embedder, Vectors
 from loci.ingest.file_systems import file_system_type, needs_polling
 from loci.models import Brain, Document
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.watching import FolderWatcher, WatchSettings
 from loci.store.base import Store
-from tests.conftest import reopen
+from tests.conftest import make_service, reopen
 
 pytestmark = pytest.mark.both_backends
 
@@ -73,6 +74,13 @@ def documents_when(loci: Loci, brain: Brain, count: int) -> dict[str, Document] 
     """The documents by path once there are `count` of them."""
     documents = by_path(loci, brain)
     return documents if len(documents) == count else None
+
+
+def ready_documents(loci: Loci, brain: Brain, count: int) -> list[Document] | None:
+    """The brain's documents once there are `count` and every one is ready."""
+    documents = loci.library.documents(brain)
+    ok = len(documents) == count and all(d.status == "ready" for d in documents)
+    return documents if ok else None
 
 
 def in_step(loci: Loci, brain: Brain, folder: Path) -> bool:
@@ -289,11 +297,8 @@ def test_changes_made_while_no_watcher_ran_are_found_at_start(
     (vault / "new.md").write_text("A note written while Loci was down.\n")
     second = watcher()
     eventually(lambda: in_step(loci, brain, vault))
-    assert (second.totals["updated"], second.totals["renamed"], second.totals["added"]) == (
-        1,
-        1,
-        1,
-    )
+    counts = ("updated", "renamed", "added", "removed")
+    eventually(lambda: [second.totals[k] for k in counts] == [1, 1, 1, 0])
 
 
 def test_a_folder_that_goes_away_deletes_nothing_and_is_rescanned_when_back(
@@ -332,7 +337,8 @@ def test_a_polled_folder_follows_changes_too(
     (vault / "music" / "lesson.md").rename(vault / "lesson.md")
     (vault / "new.md").write_text("Seen by polling.\n")
     eventually(lambda: in_step(loci, brain, vault))
-    assert (watching.totals["updated"], watching.totals["renamed"]) == (1, 1)
+    counts = ("updated", "renamed", "added", "removed")
+    eventually(lambda: [watching.totals[k] for k in counts] == [1, 1, 3, 0])
 
 
 def test_one_watcher_follows_a_folder_however_many_share_the_database(
@@ -415,3 +421,62 @@ def test_removing_a_watched_folder_whole_removes_its_documents_after_it_settles(
     eventually(lambda: len(by_path(loci, brain)) == 3)
     shutil.rmtree(vault / "music")
     eventually(lambda: set(by_path(loci, brain)) == {str(vault / "bill.txt")})
+
+
+class CountingEmbedder:
+    """The session's real embedder, counting the texts it is asked for."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+        self.model_id, self.dimensions = inner.model_id, inner.dimensions
+        self.max_tokens, self.count_tokens = inner.max_tokens, inner.count_tokens
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+
+def test_an_edited_notes_unchanged_passages_keep_their_vectors(
+    tmp_path: Path, embedder: Embedder, database_url: str | None
+) -> None:
+    counting = CountingEmbedder(embedder)
+    loci = make_service(tmp_path / "counted", counting, database_url)
+    brain = loci.brain()
+    folder = (tmp_path / "notes").resolve()
+    folder.mkdir()
+    sections = {
+        "Boiler": "The boiler is serviced every October by the firm on Mill Lane.",
+        "Garden": "The tulip bulbs go in before the first frost, in the bed by the wall.",
+        "Car": "The car's insurance renews in May; the documents are in the blue folder.",
+    }
+
+    def write() -> None:
+        text = "\n\n".join(f"## {head}\n\n{body}" for head, body in sections.items())
+        (folder / "house.md").write_text(f"# House\n\n{text}\n")
+
+    write()
+    loci.sources.add(brain, folder)
+    watching = FolderWatcher(loci.sources, loci.store, FAST).start()
+    stop = threading.Event()
+    worker = threading.Thread(target=loci.library.worker().run_forever, args=(stop,))
+    worker.start()
+    try:
+        (note,) = eventually(lambda: ready_documents(loci, brain, 1))
+        before = {c.text for c in loci.store.list_chunks(brain.id, note.id)}
+        assert len(before) >= 3 and len(counting.texts) == len(before)
+
+        sections["Garden"] = "The tulip bulbs went in on Sunday; the bed by the wall is full."
+        write()
+        eventually(lambda: any("Sunday" in t for t in texts(loci, brain, "tulip bulbs Sunday")))
+        after = {c.text for c in loci.store.list_chunks(brain.id, note.id)}
+        changed = after - before
+        assert len(changed) == 1 and "Sunday" in next(iter(changed))
+        (asked,) = counting.texts[len(before) :]  # only the changed passage was embedded
+        assert asked.endswith(next(iter(changed)))
+        assert by_path(loci, brain)[str(folder / "house.md")].id == note.id
+    finally:
+        watching.stop()
+        stop.set()
+        worker.join(30)
+        loci.store.close()

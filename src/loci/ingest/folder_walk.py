@@ -15,7 +15,9 @@ rules, and `read_whole` reads a file found so: one version of it, never through 
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import stat
 import time
 from collections.abc import Iterable, Sequence
@@ -33,6 +35,7 @@ class FolderFile:
     path: Path  # absolute, under the (resolved) root
     size: int
     mtime_ns: int
+    inode: int = 0  # 0: not known
 
 
 @dataclass(frozen=True)
@@ -41,14 +44,24 @@ class WalkProblem:
     reason: str
 
 
+@functools.lru_cache(maxsize=256)
+def _matcher(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    # One regular expression for a list of globs: a rescan matches every path of the folder.
+    return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in patterns))
+
+
 def _matches(relative: str, patterns: Sequence[str]) -> bool:
     # A glob names a path relative to the root ("notes/*.md") or just a file name ("*.pdf").
+    if not patterns:
+        return False
+    matcher = _matcher(tuple(patterns))
+    relative = os.path.normcase(relative)
     name = relative.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+    return bool(matcher.match(relative) or matcher.match(name))
 
 
 def _hidden(relative: str) -> bool:
-    return any(part.startswith(".") for part in relative.split("/"))
+    return relative.startswith(".") or "/." in relative
 
 
 def wanted(relative: str, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> bool:
@@ -63,31 +76,32 @@ def wanted(relative: str, include: Sequence[str] = (), exclude: Sequence[str] = 
 class _Walk:
     def __init__(self, root: Path, include: Sequence[str], exclude: Sequence[str]) -> None:
         self.root = root
-        self.include = include
-        self.exclude = exclude
+        self.prefix = len(str(root)) + 1  # of a path under the root: where its relative part starts
+        self.include = tuple(include)
+        self.exclude = tuple(exclude)
         self.files: list[FolderFile] = []
         self.problems: list[WalkProblem] = []
 
     def unlisted(self, error: OSError) -> None:
         self.problems.append(WalkProblem(str(error.filename), f"cannot list: {error.strerror}"))
 
-    def file(self, path: Path, info: os.stat_result | None = None) -> None:
-        if not wanted(path.relative_to(self.root).as_posix(), self.include, self.exclude):
+    def file(self, path: str, info: os.stat_result | None = None) -> None:
+        if not wanted(path[self.prefix :].replace(os.sep, "/"), self.include, self.exclude):
             return
         if info is None:
             try:
-                info = path.lstat()
+                info = os.lstat(path)
             except OSError as error:  # vanished between the listing and now
-                self.problems.append(WalkProblem(str(path), f"cannot read: {error.strerror}"))
+                self.problems.append(WalkProblem(path, f"cannot read: {error.strerror}"))
                 return
         if stat.S_ISREG(info.st_mode):  # not a link, a socket, a FIFO or a device
-            self.files.append(FolderFile(path, info.st_size, info.st_mtime_ns))
+            self.files.append(FolderFile(Path(path), info.st_size, info.st_mtime_ns, info.st_ino))
 
     def folder(self, start: Path) -> None:
         for folder, dirs, names in os.walk(start, onerror=self.unlisted, followlinks=False):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(names):
-                self.file(Path(folder, name))
+                self.file(os.path.join(folder, name))
 
 
 def walk_folder(
@@ -101,11 +115,8 @@ def walk_folder(
 
 def outermost(paths: Iterable[Path]) -> list[Path]:
     """`paths` without those inside another of them (walking the folder covers them)."""
-    kept: list[Path] = []
-    for path in sorted(set(paths), key=lambda p: len(p.parts)):
-        if not any(k == path or k in path.parents for k in kept):
-            kept.append(path)
-    return kept
+    unique = set(paths)
+    return sorted(p for p in unique if not any(parent in unique for parent in p.parents))
 
 
 def walk_paths(
@@ -132,7 +143,7 @@ def walk_paths(
         if stat.S_ISDIR(info.st_mode):
             walk.folder(path)
         else:
-            walk.file(path, info)
+            walk.file(str(path), info)
     return walk.files, walk.problems
 
 
@@ -167,7 +178,7 @@ def read_whole(path: Path, attempts: int = 3) -> tuple[bytes, FolderFile]:
             and (now.st_ino, now.st_size, now.st_mtime_ns) == stamp
             and len(data) == now.st_size
         ):
-            return data, FolderFile(path, after.st_size, after.st_mtime_ns)
+            return data, FolderFile(path, after.st_size, after.st_mtime_ns, after.st_ino)
     raise UnsupportedSource(
         f"{path.name} kept changing while it was read; it is read again when it next changes"
         " or at the next sync"
