@@ -1,6 +1,7 @@
 """kill -9 of a real `loci worker` (which watches and indexes) in the middle of a folder's first
 sync loses nothing: started again, it takes the dead process's folder over at once, finishes
-the sync, and every file is exactly one ready document — none doubled, none dropped."""
+the sync, and every file is exactly one ready document — none doubled, none dropped. And a real
+`loci serve --workers 2` watches each folder from one of its processes only."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import pytest
 
 from loci.store.base import Store
 from tests.conftest import open_store, run_cli
+from tests.live_server import free_port
+from tests.test_watching import eventually
 
 pytestmark = pytest.mark.both_backends
 
@@ -100,3 +103,39 @@ def test_kill_9_during_a_sync_loses_nothing_and_doubles_nothing(
         assert source.last_report["files"] == FILES and source.last_report["failed"] == []
     finally:
         store.close()
+
+
+def test_loci_serve_with_two_processes_watches_each_folder_once(tmp_path: Path) -> None:
+    """SQLite: the lease itself is tested on both backends in test_watching.py; this is the
+    wiring of `loci serve --workers 2`, where each process runs a watcher."""
+    folder = (tmp_path / "notes").resolve()
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text(f"The note {name}.\n")
+    home = tmp_path / "home"
+    assert run_cli("sources", "add", str(folder), home=home).returncode == 0
+    env = {**os.environ, "LOCI_HOME": str(home), "LOCI_SOURCES_WATCH": "events"}
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "loci", "serve", "--workers", "2", "--port", str(free_port())],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    store = open_store(home, None)
+    try:
+        brain = store.get_brain("default")
+        eventually(lambda: len(documents_of(store, folder)) == 2, timeout=120)
+        (lease,) = eventually(lambda: list(store.watch_leases().values()), timeout=30)
+        owner_pid = int(lease.owner.rsplit(":", 2)[1])
+        assert owner_pid != serve.pid  # one of the server's worker processes, not the manager
+        (folder / "c.md").write_text("Written while two processes serve.\n")
+        eventually(lambda: len(documents_of(store, folder)) == 3, timeout=30)
+        time.sleep(3)  # a second watcher would have added it again by now
+        paths = [path for path, _, _, _ in documents_of(store, folder)]
+        assert len(paths) == len(set(paths)) == 3
+        assert [lease.owner] == [w.owner for w in store.watch_leases().values()]
+        assert store.sources(brain.id)[0].last_report["files"] == 3  # type: ignore[index]
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(60)
+        leases = store.watch_leases()
+        store.close()
+    assert leases == {}  # stopping, the server gave the folder up
