@@ -18,22 +18,22 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from loci.embed.base import Embedder
 from loci.errors import UnsupportedSource
 from loci.ingest.folder_walk import read_whole, walk_folder, walk_paths
 from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.conftest import make_service, open_store, reopen, run_cli
+from tests import test_sources
+from tests.conftest import open_store, reopen, run_cli
 from tests.test_watching import FAST, by_path, documents_when, eventually
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24
+capped = test_sources.capped  # the fixture: a service whose file cap is 10 KB
 
 
 def _held_to_mode_bits() -> None:
@@ -48,14 +48,6 @@ def _held_to_mode_bits() -> None:
 
 def _failures(report: dict[str, Any]) -> dict[str, str]:
     return {Path(f["path"]).name: f["reason"] for f in report["failed"]}
-
-
-@pytest.fixture
-def capped(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    """A service whose file cap is 10 KB."""
-    service = make_service(tmp_path / "capped", embedder, database_url, max_file_mb=0.01)
-    yield service
-    service.store.close()
 
 
 def test_a_file_that_changes_while_it_is_read_is_read_again_and_one_that_keeps_changing_fails(

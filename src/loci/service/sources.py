@@ -188,14 +188,15 @@ class Sources:
     def remove(self, brain: Brain, source_id: int, keep_documents: bool) -> tuple[Source, int]:
         """Stop following a folder; its documents stay (`keep_documents`) or are removed.
         Returns the source and how many documents were removed."""
-        source = self.store.get_source(brain.id, source_id)
-        self.store.delete_source(brain.id, source_id)
-        if keep_documents:
-            return source, 0
-        documents = self._documents(brain, source)
-        for document in documents:
-            self.library.remove(brain, document.id)
-        return source, len(documents)
+        with self._lock(source_id):  # not while a watcher reconciles it in this process
+            source = self.store.get_source(brain.id, source_id)
+            self.store.delete_source(brain.id, source_id)
+            if keep_documents:
+                return source, 0
+            documents = self._documents(brain, source)
+            for document in documents:
+                self.library.remove(brain, document.id)
+            return source, len(documents)
 
     def sync(self, brain: Brain | None = None) -> SyncReport:
         """Reconcile every source of `brain` (None: of every brain) once."""
@@ -216,6 +217,10 @@ class Sources:
 
     def _sync_one(self, brain: Brain, source: Source, scope: set[str] | None = None) -> SourceSync:
         with self._lock(source.id):
+            try:  # as registered now: a watcher may hold a source removed a moment ago
+                source = self.store.get_source(brain.id, source.id)
+            except NotFound:
+                return SourceSync(source.id, source.brain_id, source.path, "no longer followed")
             return self._reconcile(brain, source, scope)
 
     def _reconcile(self, brain: Brain, source: Source, scope: set[str] | None) -> SourceSync:
