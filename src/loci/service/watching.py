@@ -223,6 +223,8 @@ class FolderWatcher:
                     self._guard(self._work, watch)
         finally:
             for watch in self._watches.values():
+                watch.token.set()  # all at once; then each is waited for
+            for watch in self._watches.values():
                 self._halt(watch)
             self._watches.clear()
             self._guard(self.store.release_watch, self.name)
@@ -425,9 +427,13 @@ class FolderWatcher:
         now = time.monotonic()
         if watch.thread is None or watch.rescan_at is None:
             return
+        # Should this reconcile fail (the database away a moment), the folder is rescanned
+        # whole a little later, after a longer pause each time: nothing it held is dropped.
+        retry = now + min(self.settings.refresh_s * 2**watch.failures, 300.0)
         if now >= watch.rescan_at or len(watch.pending) > RESCAN_PATHS:
             watch.pending.clear()
             watch.held.clear()
+            watch.rescan_at, watch.failures = retry, watch.failures + 1
             self._sync(watch, {watch.source.path})
             watch.rescan_at = time.monotonic() + self.settings.rescan_s
             watch.failures = 0
@@ -443,7 +449,10 @@ class FolderWatcher:
         for path in scope:
             watch.held.pop(path, None)
         if scope:
+            rescan_at = watch.rescan_at
+            watch.rescan_at, watch.failures = retry, watch.failures + 1
             self._sync(watch, scope)
+            watch.rescan_at, watch.failures = rescan_at, 0
 
     def _sync(self, watch: _Watch, scope: set[str]) -> None:
         whole = watch.source.path in scope
