@@ -13,7 +13,7 @@ from loci.models import NewDocument
 from loci.store.base import Store
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.connection import Database
-from loci.store.sqlite.migrations import migrate
+from loci.store.sqlite.migrations import MIGRATIONS, migrate
 
 
 def _new(path: str, digest: str) -> NewDocument:
@@ -36,7 +36,10 @@ def test_a_second_document_of_the_same_path_is_refused(store: Store) -> None:
 
 def test_a_path_doubled_before_the_rule_keeps_its_oldest_document(tmp_path: Path) -> None:
     db = Database(tmp_path / "loci.db")
-    migrate(db, version=19)
+    rule = next(
+        i for i, m in enumerate(MIGRATIONS) if "UNIQUE INDEX documents_source_path" in str(m)
+    )
+    migrate(db, version=rule)  # the schema just before the rule
     db.execute("INSERT INTO brains(name) VALUES ('default')")
     for digest in ("a", "b", "c"):
         db.execute(
