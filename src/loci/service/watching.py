@@ -1,9 +1,9 @@
 """Watching the folders brains follow: `FolderWatcher`, which `loci serve` and `loci worker` run.
 
-Each folder this process watches has a thread that only passes on the paths that changed: one
-waiting in watchfiles' notifier for native events, or, where the file system raises none (a
-network drive, a Windows drive under WSL, see `loci.ingest.file_systems`), one that walks the
-folder every `poll_ms` and compares sizes, mtimes (to the nanosecond) and inodes. One loop
+Each folder this process watches has a thread that only passes on the paths that changed
+(`loci.ingest.folder_changes`): one waiting in watchfiles' notifier for native events, or,
+where the file system raises none (a network drive, a Windows drive under WSL, see
+`loci.ingest.file_systems`), one that walks the folder every `poll_ms` and compares. One loop
 takes them and does every reconcile (`Sources.sync_paths`), so a folder is never reconciled
 twice at once here; across processes, a lease per source (`loci.store.watch_tables`) lets one
 watcher only follow a folder, whatever number of servers and workers share the database.
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from loci.ingest.file_systems import needs_polling
-from loci.ingest.folder_walk import walk_folder
+from loci.ingest.folder_changes import native_changes, polled_changes
 from loci.jobs.worker import describe, worker_name
 from loci.models import Brain, Source, WatchLease, WatchMode
 from loci.service.sources import Sources, SourceSync, in_scope
@@ -310,8 +310,8 @@ class FolderWatcher:
         watch.root_id = root_id
         watch.rescan_at = None
         watch.thread = threading.Thread(
-            target=self._poll if watch.mode == "poll" else self._notify,
-            args=(watch.source, watch.token),
+            target=self._follow,
+            args=(watch.source, watch.mode, watch.token),
             name=f"loci-watch-{watch.source.id}",
             daemon=True,
         )
@@ -327,57 +327,22 @@ class FolderWatcher:
         watch.pending.clear()
         watch.held.clear()
 
-    def _notify(self, source: Source, token: threading.Event) -> None:
-        """A folder's thread: wait in the notifier, pass each burst of changed paths on."""
-        # The documented way to drive watchfiles' notifier directly: constructing it sets the
-        # watch up, so "ready" can be told before the rescan (`watch()` would not say when).
-        from watchfiles._rust_notify import RustNotify
+    def _follow(self, source: Source, mode: WatchMode, token: threading.Event) -> None:
+        """A folder's thread: pass each burst of changed paths on to the loop."""
 
-        settings = self.settings
-        try:
-            # ignore_permission_denied=False: watchfiles would then ignore every error in
-            # setting the watch up (the system's limit on watches too), leaving a folder
-            # watched in part without a word. Refused, the folder is polled instead.
-            with RustNotify([source.path], False, False, 0, True, False) as notifier:
-                self._queue.put(_Ready(source.id, token))
-                while not token.is_set():
-                    # No timeout: the notifier's timeout path clears changes that arrive at
-                    # that very moment; `token` stops it within a step.
-                    raw = notifier.watch(settings.debounce_ms, settings.step_ms, 0, token)
-                    if isinstance(raw, set) and raw:
-                        paths = frozenset(path for _, path in raw)
-                        self._queue.put(_Changed(source.id, token, paths))
-        except Exception as error:
-            self._queue.put(_Failed(source.id, token, describe(error)))
-
-    def _poll(self, source: Source, token: threading.Event) -> None:
-        """A polled folder's thread: walk it every `poll_ms`, pass on the paths whose size,
-        mtime or inode moved.
-
-        Our own walk, not watchfiles' poller: that one compares modification times to the whole
-        second, so a file written again within the second of its last look is never seen. The
-        walk is the sync's (the same files, no links); on a large folder on a slow share the
-        pause between walks grows to four times the walk, so polling takes a fifth of a core
-        at most."""
-        root = Path(source.path)
-
-        def look() -> dict[str, tuple[int, int, int]]:
-            files, _ = walk_folder(root, source.include, source.exclude)
-            return {str(f.path): (f.size, f.mtime_ns, f.inode) for f in files}
-
-        try:
-            seen = look()
+        def ready() -> None:
             self._queue.put(_Ready(source.id, token))
-            pause = self.settings.poll_ms / 1000
-            while not token.wait(pause):
-                started = time.monotonic()
-                now = look()
-                changed = {p for p in seen.keys() | now.keys() if seen.get(p) != now.get(p)}
-                seen = now
-                if changed:
-                    self._queue.put(_Changed(source.id, token, frozenset(changed)))
-                took = time.monotonic() - started
-                pause = max(self.settings.poll_ms / 1000, 4 * took)
+
+        def changed(paths: frozenset[str]) -> None:
+            self._queue.put(_Changed(source.id, token, paths))
+
+        settings, root = self.settings, Path(source.path)
+        try:
+            if mode == "poll":
+                every = settings.poll_ms / 1000
+                polled_changes(root, source.include, source.exclude, every, token, ready, changed)
+            else:
+                native_changes(root, settings.debounce_ms, settings.step_ms, token, ready, changed)
         except Exception as error:
             self._queue.put(_Failed(source.id, token, describe(error)))
 
