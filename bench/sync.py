@@ -32,6 +32,7 @@ import argparse
 import hashlib
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -420,6 +421,7 @@ def main() -> None:
             edit(loci, brain, embedder, edited, ids)
     finally:
         loci.store.close()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":
