@@ -24,6 +24,7 @@ from loci.auth.sso.provider import SsoProvider
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.service import Loci
+from loci.service.watching import FolderWatcher
 
 
 def free_port() -> int:
@@ -41,6 +42,7 @@ class LiveServer:
     sources_allowed_roots: tuple[Path, ...] = ()  # where the API may register folders
     sso_providers: tuple[SsoProvider, ...] = ()  # single sign-on (LOCI_OIDC_PROVIDERS)
     password_sign_in: bool = True
+    watcher: FolderWatcher | None = None  # watches the registered folders while it serves
     accounts: Accounts = field(init=False)
     owner_token: str = field(init=False)
     url: str = field(init=False)
@@ -78,6 +80,7 @@ class LiveServer:
             sources_allowed_roots=self.sources_allowed_roots,
             sso_providers=self.sso_providers,
             password_sign_in=self.password_sign_in,
+            watcher=self.watcher,
         )
         self.app = app
         config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")

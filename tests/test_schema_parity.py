@@ -69,8 +69,9 @@ def _sqlite_schema(
         primary = tuple(r[1] for r in sorted((r for r in info if r[5]), key=lambda r: r[5]))
         if primary:
             keys.add(tuple(sorted(primary)))
-        for _, index, is_unique, *_ in conn.execute(f"PRAGMA index_list('{table}')"):
-            if is_unique:
+        # Partial unique indexes are left out on both sides (PostgreSQL's query below too).
+        for _, index, is_unique, _origin, partial in conn.execute(f"PRAGMA index_list('{table}')"):
+            if is_unique and not partial:
                 cols = [r[2] for r in conn.execute(f"PRAGMA index_info('{index}')")]
                 keys.add(tuple(sorted(cols)))
         unique[table] = keys

@@ -16,10 +16,12 @@ from mcp import Client
 
 from loci.embed.base import Embedder
 from loci.service import Loci
+from loci.service.watching import FolderWatcher, WatchSettings
 from tests.conftest import make_service, run_cli
 from tests.live_server import LiveServer
 from tests.mcp_results import ok
 from tests.test_mcp_http import over_http
+from tests.test_watching import eventually
 
 pytestmark = pytest.mark.both_backends
 
@@ -233,3 +235,40 @@ def test_a_vault_followed_as_pages_takes_edits_from_the_web_and_settles_a_confli
         page = api.get("/brains/home/graph/documents/ben").json()
         assert "spelt" in page["content"] and ben.read_text() == page["content"]
         assert api.get("/brains/home/folders").json()[0]["conflicts"] == []
+
+
+def test_a_server_that_watches_takes_a_file_put_in_a_registered_folder_without_a_sync(
+    loci: Loci, roots: tuple[Path, Path], tmp_path: Path, database_url: str | None
+) -> None:
+    settings = WatchSettings(mode="events", step_ms=50, refresh_s=0.2, settle_s=0.2)
+    live = LiveServer(
+        loci,
+        sources_allowed_roots=(roots[0],),
+        watcher=FolderWatcher(loci.sources, loci.store, settings),
+    ).start()
+    try:
+        _create_brain(live, "home")
+        folder = roots[0] / "notes"
+        with live.client() as api:
+            added = api.post("/brains/home/folders", json={"path": str(folder)}).json()
+            assert added["watching"] == "off"  # registered; the watcher looks next
+            (folder / "boiler.md").write_text("The boiler is serviced every October.\n")
+
+            def found() -> list[dict[str, Any]]:
+                files: list[dict[str, Any]] = api.get("/brains/home/files").json()
+                return files if len(files) == 2 else []
+
+            names = {d["name"]: d for d in eventually(found)}
+            live.wait_ready(api, "home", names["boiler.md"]["id"])
+            hits = api.post("/brains/home/search", json={"query": "boiler", "mode": "text"})
+            assert "October" in hits.json()["hits"][0]["text"]
+            (listed,) = api.get("/brains/home/folders").json()
+            assert listed["watching"] == "events" and listed["files"] == 2
+
+        env = {"LOCI_DATABASE_URL": database_url} if database_url else None
+        done = run_cli("sources", "list", home=tmp_path / "home", env=env)
+        assert done.returncode == 0 and "events" in done.stdout, done.stdout
+    finally:
+        live.stop()
+    # a server that stops gives its folders up
+    assert loci.sources.watching() == {}

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from loci.llm.client import Chat
     from loci.llm.transcribe import Transcriber
     from loci.search.rerank import Reranker
+    from loci.service.watching import FolderWatcher
     from loci.store.postgres import PostgresStore
 
 OWNER_TOKEN_FILE = "owner-token"
@@ -252,6 +253,17 @@ def build_integrations(
     return Integrations(Webhooks(loci.store, secret_box(settings)), slack)
 
 
+def build_watcher(settings: Settings, loci: Loci) -> FolderWatcher | None:
+    """What watches the registered folders in a server or worker; None when
+    LOCI_SOURCES_WATCH=off."""
+    if settings.sources_watch == "off":
+        return None
+    from loci.service.watching import FolderWatcher, WatchSettings
+
+    watch = WatchSettings(mode=settings.sources_watch, poll_ms=int(settings.sources_poll_s * 1000))
+    return FolderWatcher(loci.sources, loci.store, watch)
+
+
 def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> FastAPI:
     from loci.api import create_app
 
@@ -268,6 +280,8 @@ def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> Fas
         public_url=settings.public_url,
         sso_providers=build_sso_providers(settings),
         password_sign_in=settings.password_sign_in,
+        # The process that indexes also watches the folders (each under a lease).
+        watcher=build_watcher(settings, loci) if run_worker else None,
     )
 
 

@@ -169,6 +169,11 @@ class Settings(BaseSettings):
     # Folders the HTTP API may register as sources (a server-side path); empty: none. The local
     # CLI is the machine's owner and is not confined.
     sources_allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
+    # How `loci serve` and `loci worker` watch registered folders: auto (native file events;
+    # polling where the file system raises none: network drives, WSL's Windows drives, a
+    # host's folder in a VM), events, poll, or off (then only `loci sync` brings them in step).
+    sources_watch: Literal["auto", "events", "poll", "off"] = "auto"
+    sources_poll_s: float = Field(default=1.0, gt=0)  # how often a polled folder is looked at
 
     job_lease_s: float = Field(default=60.0, gt=0)
     # Seconds of embedding a worker does before it looks at the queue again: a file added

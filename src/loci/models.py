@@ -779,3 +779,17 @@ class GraphDelete:
     id: str
     expected_hash: str
     action: str = "delete"
+
+
+WatchMode = Literal["events", "poll"]  # native file system events, or polling the folder
+
+
+@dataclass(frozen=True)
+class WatchLease:
+    """Which process watches a source, how, and for how much longer unless it renews."""
+
+    source_id: int
+    brain_id: int
+    owner: str
+    mode: WatchMode
+    remaining_s: float  # negative once it has run out

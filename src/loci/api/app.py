@@ -58,6 +58,7 @@ from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
 from loci.mcp.http import McpEndpoint
 from loci.service import Loci
+from loci.service.watching import FolderWatcher
 
 log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
@@ -82,6 +83,7 @@ def create_app(
     public_url: str | None = None,
     sso_providers: Sequence[SsoProvider] = (),
     password_sign_in: bool = True,
+    watcher: FolderWatcher | None = None,
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
     `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
@@ -89,7 +91,8 @@ def create_app(
     `public_url`: the address clients reach the server at, which OAuth names as issuer and
     resource (None: the address each request arrived at).
     `sso_providers`: OpenID Connect providers people may sign in with; `password_sign_in`
-    False: only those (and API tokens)."""
+    False: only those (and API tokens).
+    `watcher`: keeps the registered folders in step while the app runs (None: it does not)."""
     # MCP for agents, with the API's tokens (and the ones OAuth issues)
     mcp = McpEndpoint(loci, accounts, user_models, public_url)
     oauth_server = OAuthServer(loci.store.oauth, loci.store.accounts, accounts.clock)
@@ -105,9 +108,13 @@ def create_app(
             )
             thread.start()
             log.info("ingestion worker %s started", worker.name)
+        if watcher is not None:
+            watcher.start()
         async with mcp.running():
             yield
         stop.set()
+        if watcher is not None:
+            watcher.stop()
         if thread is not None:
             thread.join(timeout=60)
 

@@ -31,7 +31,9 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import PARTIAL, emit_json, err, out
 
 if TYPE_CHECKING:
-    from loci.models import Brain, Source
+    from collections.abc import Mapping
+
+    from loci.models import Brain, Source, WatchMode
     from loci.service.sources import SourceSync
 
 
@@ -43,10 +45,12 @@ def _brain_names() -> dict[int, str]:
     return {b.id: b.name for b in service().brains()}
 
 
-def _source_row(source: Source, brain_name: str) -> dict[str, Any]:
+def _source_row(
+    source: Source, brain_name: str, watching: Mapping[int, WatchMode] | None = None
+) -> dict[str, Any]:
     from loci.api.schemas.sources import SourceOut  # the API's shape, field for field
 
-    return SourceOut.of(source, brain_name).model_dump(mode="json")
+    return SourceOut.of(source, brain_name, watching or {}).model_dump(mode="json")
 
 
 def _sync_row(result: SourceSync, brain_name: str) -> dict[str, Any]:
@@ -134,7 +138,8 @@ def register(app: typer.Typer) -> None:
         kept_as = " (as pages)" if source.mode == "pages" else ""
         out.print(
             f"following {escape(source.path)}{kept_as} as source #{source.id} of brain"
-            f" {escape(target.name)}; run `loci sync` to add its files"
+            f" {escape(target.name)}; a running `loci serve` or `loci worker` watches it"
+            " (`loci sync` adds its files now)"
         )
 
     @sources.command("list")
@@ -144,7 +149,10 @@ def register(app: typer.Typer) -> None:
         loci = service()
         chosen = existing_brain(brain) if brain is not None else None
         names = _brain_names()
-        rows = [_source_row(s, names.get(s.brain_id, "?")) for s in loci.sources.list(chosen)]
+        watching = loci.sources.watching(chosen)
+        rows = [
+            _source_row(s, names.get(s.brain_id, "?"), watching) for s in loci.sources.list(chosen)
+        ]
         if json_:
             emit_json(rows)
             return
@@ -152,8 +160,9 @@ def register(app: typer.Typer) -> None:
             err.print("no folders followed: `loci sources add PATH` registers one")
             return
         table = Table(
-            "id", "brain", "path", "as", "files", "last sync", "errors", "conflicts", box=None
-        )
+            "id", "brain", "path", "as", "files", "last sync", "errors", "conflicts", "watching",
+            box=None,
+        )  # fmt: skip
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
@@ -161,7 +170,7 @@ def register(app: typer.Typer) -> None:
             path = escape(r["path"])
             table.add_row(
                 str(r["id"]), escape(r["brain"]), path, r["mode"], files, synced, errors,
-                str(len(r["conflicts"])),
+                str(len(r["conflicts"])), r["watching"],
             )  # fmt: skip
         out.print(table)
 

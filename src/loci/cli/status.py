@@ -10,7 +10,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, existing_brain, service
+from loci.cli.context import (
+    BrainOption,
+    JsonOption,
+    existing_brain,
+    service,
+    settings_or_error,
+)
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, human_size, out
 
@@ -53,17 +59,29 @@ def register(app: typer.Typer) -> None:
             bool, typer.Option("--once", help="Process what is queued, then exit.")
         ] = False,
     ) -> None:
-        """Run a standalone ingestion worker (several may run at once)."""
+        """Run a standalone ingestion worker (several may run at once); it also watches the
+        registered folders (LOCI_SOURCES_WATCH), each by one worker or server at a time."""
         logging.getLogger("loci").setLevel(logging.INFO)
-        w = service().library.worker()
+        loci = service()
+        w = loci.library.worker()
         if once:
             count = 0
             while claimed := w.run_batch():
                 count += claimed
             err.print(f"processed {count} jobs")
             return
+        from loci.app import build_watcher
+
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
-        err.print(f"worker {w.name} waiting for jobs (Ctrl-C to stop)")
-        w.run_forever(stop)
+        watcher = build_watcher(settings_or_error(), loci)
+        watching = " and watching folders" if watcher is not None else ""
+        err.print(f"worker {w.name} waiting for jobs{watching} (Ctrl-C to stop)")
+        if watcher is not None:
+            watcher.start()
+        try:
+            w.run_forever(stop)
+        finally:
+            if watcher is not None:
+                watcher.stop()

@@ -24,12 +24,13 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     def list_sources(ctx: Context, brain: BrainArg = None) -> SourceList:
         """List the folders this brain follows (kept in step with their files by a sync): each
         folder's path, how many files it had, when it was last synced, whether it was
-        unreachable, and the files that failed with the reason. Use it to explain why a file
-        is missing from the brain or out of date."""
+        unreachable, the files that failed with the reason, and whether it is watched now.
+        Use it to explain why a file is missing from the brain or out of date."""
         target = kit.caller(ctx).brain(brain, "read")
+        watching = loci.sources.watching(target)
         return SourceList(
             brain=target.name,
-            sources=[SourceOut.of(s, target.name) for s in loci.sources.list(target)],
+            sources=[SourceOut.of(s, target.name, watching) for s in loci.sources.list(target)],
         )
 
     server.add_tool(list_sources, annotations=reading("List followed folders"))

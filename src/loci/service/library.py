@@ -176,7 +176,18 @@ class Library:
             refreshed = self._refresh(brain, new, *earlier)
             if refreshed is not None:
                 return refreshed
-        return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
+        try:
+            return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
+        except Conflict:
+            if source_path is None:
+                raise
+            # Another writer (a watcher, a sync in another process) added this path meanwhile:
+            # one document a path, so this is an update of that one.
+            at_path_now = partial(self.store.find_by_path, brain.id, source_path)
+            refreshed = self._refresh(brain, new, at_path_now, source_path)
+            if refreshed is None:
+                raise
+            return refreshed
 
     def _tagged(self, brain: Brain, document: Document, tags: Sequence[str]) -> Document:
         """`document` with `tags` too: `loci add --tag x` of files already here tags them."""

@@ -13,19 +13,35 @@ is reported unreachable until it is back.
 
 A folder followed as pages (`mode` "pages": an Obsidian-style vault) is synced by `PageSources`
 (`source_pages`) instead: its Markdown files are graph pages, kept in step both ways.
+
+`sync_paths` reconciles only some paths of a source (what a watcher saw change, see
+`loci.service.watching`) by the same rules; a new file whose bytes are a document of the
+source whose file is gone is that document renamed, wherever the two paths fell in the batches.
+Reconciles of one source in this process take turns (a sync over the API while the watcher
+works on the same folder).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from loci.errors import InvalidInput, LociError, NotFound
-from loci.ingest.folder_walk import FolderFile, unreachable, walk_folder, wanted
+from loci.ingest.folder_walk import (
+    FolderFile,
+    read_whole,
+    unreachable,
+    walk_folder,
+    walk_paths,
+    wanted,
+)
 from loci.ingest.size_cap import over_cap
-from loci.models import Brain, Document, OnDelete, Source, SourceMode
+from loci.ingest.sources import clean_name
+from loci.models import Brain, Document, OnDelete, Source, SourceMode, WatchMode
 from loci.service.library import Library
 from loci.service.source_pages import Keep, PageSources
 from loci.store.base import Store
@@ -59,6 +75,8 @@ class SourceSync:
     conflicts: list[FileFailure] = field(default_factory=list)
     # Documents queued for indexing by this sync, so a caller can wait for them.
     queued: list[int] = field(default_factory=list)
+    # The wanted files found (their paths): the watcher keeps the folder's file count with them.
+    found: list[str] = field(default_factory=list, repr=False)
 
     def as_report(self) -> dict[str, Any]:
         """What is kept as the source's `last_report`."""
@@ -90,8 +108,32 @@ def _file_stamp(file: FolderFile) -> dict[str, int]:
     return {"size": file.size, "mtime_ns": file.mtime_ns}
 
 
+def _unread(error: OSError) -> str:
+    """Why a file the walk found could not be read, as a person reads it."""
+    if isinstance(error, FileNotFoundError):
+        return "deleted or moved away while it was synced; looked at again at the next sync"
+    return f"cannot read: {error.strerror}"
+
+
 def _contains(outer: Path, inner: Path) -> bool:
     return inner == outer or outer in inner.parents
+
+
+def in_scope(path: str, scope: set[str]) -> bool:
+    """Whether `path` is one of `scope` or lies inside one of them."""
+    if path in scope:
+        return True
+    parent = os.path.dirname(path)
+    while parent and parent != path:
+        if parent in scope:
+            return True
+        path, parent = parent, os.path.dirname(parent)
+    return False
+
+
+# Up to this many changed paths are looked up one by one; more, and the source's documents are
+# read once and sorted out in memory.
+LOOKUP_PATHS = 64
 
 
 class Sources:
@@ -101,6 +143,12 @@ class Sources:
         self.store = store
         self.library = library
         self.pages = pages
+        self._locks: dict[int, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def _lock(self, source_id: int) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(source_id, threading.Lock())
 
     def add(
         self,
@@ -148,24 +196,31 @@ class Sources:
                 return self.store.get_brain_by_id(source.brain_id), source
         raise NotFound(f"no source {source_id} (`loci sources list` shows them)")
 
+    def watching(self, brain: Brain | None = None) -> dict[int, WatchMode]:
+        """How each source that a running server or worker watches is watched (a source not
+        in it is not watched now)."""
+        leases = self.store.watch_leases(brain.id if brain else None)
+        return {i: lease.mode for i, lease in leases.items() if lease.remaining_s > 0}
+
     def brain_of(self, result: SourceSync) -> Brain:
         return self.store.get_brain_by_id(result.brain_id)
 
     def remove(self, brain: Brain, source_id: int, keep_documents: bool) -> tuple[Source, int]:
         """Stop following a folder; its documents stay (`keep_documents`) or are removed.
         Returns the source and how many documents were removed."""
-        source = self.store.get_source(brain.id, source_id)
-        if source.mode == "pages":  # its manifest goes with it: the pages are read first
-            removed = 0 if keep_documents else self.pages.remove_pages(brain, source)
+        with self._lock(source_id):  # not while a watcher reconciles it in this process
+            source = self.store.get_source(brain.id, source_id)
+            if source.mode == "pages":  # its manifest goes with it: the pages are read first
+                removed = 0 if keep_documents else self.pages.remove_pages(brain, source)
+                self.store.delete_source(brain.id, source_id)
+                return source, removed
             self.store.delete_source(brain.id, source_id)
-            return source, removed
-        self.store.delete_source(brain.id, source_id)
-        if keep_documents:
-            return source, 0
-        documents = self._documents(brain, source)
-        for document in documents:
-            self.library.remove(brain, document.id)
-        return source, len(documents)
+            if keep_documents:
+                return source, 0
+            documents = self._documents(brain, source)
+            for document in documents:
+                self.library.remove(brain, document.id)
+            return source, len(documents)
 
     def sync(self, brain: Brain | None = None) -> SyncReport:
         """Reconcile every source of `brain` (None: of every brain) once."""
@@ -188,17 +243,35 @@ class Sources:
         self.store.record_sync(source.brain_id, source.id, result.as_report())
         return result
 
-    def _sync_one(self, brain: Brain, source: Source) -> SourceSync:
-        if source.mode == "pages":
-            return self._sync_pages(brain, source)
+    def sync_paths(self, brain: Brain, source: Source, paths: Iterable[Path]) -> SourceSync:
+        """Reconcile only `paths` of `source` — files or folders inside it, there or gone — as
+        `sync` would: what a watcher saw change. The caller records the report. A folder of
+        pages is synced whole (its links cross files)."""
+        return self._sync_one(brain, source, {str(p) for p in paths})
+
+    def _sync_one(self, brain: Brain, source: Source, scope: set[str] | None = None) -> SourceSync:
+        with self._lock(source.id):
+            try:  # as registered now: a watcher may hold a source removed a moment ago
+                source = self.store.get_source(brain.id, source.id)
+            except NotFound:
+                return SourceSync(source.id, source.brain_id, source.path, "no longer followed")
+            if source.mode == "pages":
+                return self._sync_pages(brain, source)
+            return self._reconcile(brain, source, scope)
+
+    def _reconcile(self, brain: Brain, source: Source, scope: set[str] | None) -> SourceSync:
         result = SourceSync(source.id, source.brain_id, source.path)
         root = Path(source.path)
-        known = {d.source_path: d for d in self._documents(brain, source)}
+        known = {d.source_path: d for d in self._documents(brain, source, scope)}
         result.unreachable = unreachable(root, bool(known))
         if result.unreachable is not None:
             return result
-        files, problems = walk_folder(root, source.include, source.exclude)
+        if scope is None:
+            files, problems = walk_folder(root, source.include, source.exclude)
+        else:
+            files, problems = walk_paths(root, map(Path, scope), source.include, source.exclude)
         result.files = len(files)
+        result.found = [str(f.path) for f in files]
         result.failed.extend(FileFailure(p.path, p.reason) for p in problems)
         new: list[FolderFile] = []
         on_disk: set[str] = set()
@@ -215,19 +288,20 @@ class Sources:
         gone_sizes = {d.size_bytes for d in gone}
         for file in new:
             moved = self._renamed(file, gone_by_hash, gone_sizes)
-            if moved is not None:
-                self.store.move_document(brain.id, moved.id, file.path.name, str(file.path))
-                self.store.merge_document_metadata(moved.id, {"file": _file_stamp(file)})
+            if moved is not None and self._move(brain, moved, file):
                 del gone_by_hash[moved.content_hash]
                 result.renamed += 1
             else:
-                self._add(brain, file, result, refreshing=False)
+                self._add(brain, file, result, new_in=root)
         for document in gone_by_hash.values():
             if source.on_delete == "keep":
                 result.gone += 1
-            else:
+                continue
+            try:
                 self.library.remove(brain, document.id)
-                result.removed += 1
+            except NotFound:  # removed meanwhile (`loci rm`, another sync): as good
+                continue
+            result.removed += 1
         return result
 
     def _sync_pages(self, brain: Brain, source: Source) -> SourceSync:
@@ -251,15 +325,37 @@ class Sources:
             queued=synced.queued,
         )
 
-    def _documents(self, brain: Brain, source: Source) -> Sequence[Document]:
+    def _move(self, brain: Brain, document: Document, file: FolderFile) -> bool:
+        """Move `document` to `file`'s path (a rename); False if it was removed meanwhile."""
+        try:
+            self.store.move_document(brain.id, document.id, file.path.name, str(file.path))
+        except NotFound:
+            return False
+        self.store.merge_document_metadata(document.id, {"file": _file_stamp(file)})
+        return True
+
+    def _documents(
+        self, brain: Brain, source: Source, scope: set[str] | None = None
+    ) -> Sequence[Document]:
         """The source's documents: those of files under its folder that its globs take. A file
         added there by hand that the globs leave out (or a hidden one) is not the source's to
-        remove."""
+        remove. `scope`: only those at or under these paths."""
         root = source.path.rstrip("/") + "/"
+        if scope is not None and source.path not in scope and len(scope) <= LOOKUP_PATHS:
+            found: dict[int, Document] = {}
+            for path in scope:
+                at = self.store.find_by_path(brain.id, path)
+                under = self.store.documents_under(brain.id, path)
+                found.update((d.id, d) for d in [*([at] if at else []), *under])
+            candidates: Iterable[Document] = sorted(found.values(), key=lambda d: d.id)
+        else:
+            candidates = self.store.documents_under(brain.id, source.path)
         return [
             d
-            for d in self.store.documents_under(brain.id, source.path)
+            for d in candidates
             if d.source_path is not None
+            and d.source_path.startswith(root)
+            and (scope is None or in_scope(d.source_path, scope))
             and wanted(d.source_path[len(root) :], source.include, source.exclude)
         ]
 
@@ -270,15 +366,19 @@ class Sources:
             return
         if file.size == document.size_bytes:
             try:
-                same = sha256_hex(file.path.read_bytes()) == document.content_hash
-            except OSError as error:
-                out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+                data, read = read_whole(file.path)
+            except LociError as error:
+                out.failed.append(FileFailure(str(file.path), error.message))
                 return
-            if same:  # touched, not changed: remember the new stamp so the next sync is cheap
-                self.store.merge_document_metadata(document.id, {"file": _file_stamp(file)})
+            except OSError as error:
+                out.failed.append(FileFailure(str(file.path), _unread(error)))
+                return
+            if sha256_hex(data) == document.content_hash:
+                # touched, not changed: remember the new stamp so the next sync is cheap
+                self.store.merge_document_metadata(document.id, {"file": _file_stamp(read)})
                 out.unchanged += 1
                 return
-        self._add(brain, file, out, refreshing=True)
+        self._add(brain, file, out)
 
     def _renamed(
         self, file: FolderFile, gone_by_hash: dict[str, Document], gone_sizes: set[int]
@@ -290,26 +390,56 @@ class Sources:
         if over_cap(file.path.name, file.size, self.library.settings.max_file_bytes):
             return None
         try:
-            digest = sha256_hex(file.path.read_bytes())
-        except OSError:
+            digest = sha256_hex(read_whole(file.path)[0])
+        except (LociError, OSError):
             return None  # reported when it is added
         return gone_by_hash.get(digest)
 
-    def _add(self, brain: Brain, file: FolderFile, out: SourceSync, *, refreshing: bool) -> None:
+    def _add(
+        self, brain: Brain, file: FolderFile, out: SourceSync, new_in: Path | None = None
+    ) -> None:
+        """Add or update `file`'s document. `new_in`: the file is new in this source's folder
+        (else it updates the document it has)."""
         try:
-            added = self.library.add_file(brain, file.path, metadata={"file": _file_stamp(file)})
+            too_large = over_cap(
+                clean_name(file.path.name), file.size, self.library.settings.max_file_bytes
+            )
+            if too_large is not None:  # refused before a huge file is read into memory
+                raise too_large
+            data, read = read_whole(file.path)
+            # The file is known by where it lives: the same path with other bytes updates it.
+            added = self.library.add_bytes(
+                brain,
+                file.path.name,
+                data,
+                metadata={"file": _file_stamp(read)},
+                source_path=str(file.path),
+            )
         except LociError as error:
             out.failed.append(FileFailure(str(file.path), error.message))
             return
         except OSError as error:
-            out.failed.append(FileFailure(str(file.path), f"cannot read: {error.strerror}"))
+            out.failed.append(FileFailure(str(file.path), _unread(error)))
             return
         if added.deduped:
+            earlier = added.document.source_path
+            if (
+                new_in is not None
+                and earlier is not None
+                and _contains(new_in, Path(earlier))
+                and not os.path.lexists(earlier)
+                and self._move(brain, added.document, file)
+            ):
+                # The bytes of a file of this folder that is gone: it was renamed or moved,
+                # and its deletion is in another batch of the watcher's (or outside the paths
+                # looked at): the document follows it.
+                out.renamed += 1
+                return
             # The same bytes are already a document (of another path): nothing new to index.
             out.unchanged += 1
             return
         out.queued.append(added.document.id)
-        if refreshing:
+        if new_in is None:
             out.updated += 1
         else:
             out.added += 1

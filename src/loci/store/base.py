@@ -53,6 +53,8 @@ from loci.models import (
     User,
     UserModel,
     Visibility,
+    WatchLease,
+    WatchMode,
     WebhookSecret,
     WebSession,
 )
@@ -459,6 +461,31 @@ class Store(Protocol):
         self, brain_id: int, document_id: int, name: str, source_path: str
     ) -> Document:
         """The same document (bytes, index, id) under a new name and path: a renamed file."""
+        ...
+
+    # watching folders: one lease a source (watch_tables.py) -------------------------------
+    def watch_leases(self, brain_id: int | None = None) -> dict[int, WatchLease]:
+        """The lease of each watched source (of one brain, or of every brain: None)."""
+        ...
+
+    def claim_watch(
+        self,
+        brain_id: int,
+        source_id: int,
+        owner: str,
+        mode: WatchMode,
+        lease_s: float,
+        taking_from: str | None = None,
+    ) -> bool:
+        """Take, keep or change the lease on a source; False when another watcher holds it."""
+        ...
+
+    def renew_watches(self, owner: str, lease_s: float) -> set[int]:
+        """Extend `owner`'s leases; the sources it still holds."""
+        ...
+
+    def release_watch(self, owner: str, source_id: int | None = None) -> None:
+        """Give up `owner`'s lease on a source (None: on all of them)."""
         ...
 
     # derived index ------------------------------------------------------------------------

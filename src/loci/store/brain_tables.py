@@ -235,19 +235,24 @@ class BrainTables(ABC):
 
     def create_document(self, brain_id: int, new: NewDocument, job_kind: str) -> Document:
         db = self.portable
-        with db.transaction(brain_id) as conn:
-            rows = db.run(
-                conn,
-                "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                " size_bytes, content_hash, status, tags, metadata, source_path)"
-                f" VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?) RETURNING {DOCUMENT_COLUMNS}",
-                (
-                    brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
-                    new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
-                    json.dumps(new.metadata, default=str), new.source_path,
-                ),
-            )  # fmt: skip
-            self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+        try:
+            with db.transaction(brain_id) as conn:
+                rows = db.run(
+                    conn,
+                    "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
+                    " size_bytes, content_hash, status, tags, metadata, source_path)"
+                    " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?)"
+                    f" RETURNING {DOCUMENT_COLUMNS}",
+                    (
+                        brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
+                        new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
+                        json.dumps(new.metadata, default=str), new.source_path,
+                    ),
+                )  # fmt: skip
+                self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+        except self.unique_error:
+            # Added a moment ago by another writer: the same bytes, or the same file's path.
+            raise Conflict("this brain already has a document with this content or path") from None
         return self.model_rows.document(rows[0])
 
     def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:

@@ -36,8 +36,10 @@ router = APIRouter(prefix="/brains/{brain}", tags=["folders"])
 
 @router.get("/folders", response_model=list[SourceOut], responses=errors(404))
 def list_folders(brain: ReadableBrain, loci: LociDep) -> list[SourceOut]:
-    """The folders this brain follows, with what their last sync found."""
-    return [SourceOut.of(s, brain.name) for s in loci.sources.list(brain)]
+    """The folders this brain follows, with what their last sync found and whether a running
+    server or worker watches them."""
+    watching = loci.sources.watching(brain)
+    return [SourceOut.of(s, brain.name, watching) for s in loci.sources.list(brain)]
 
 
 @router.post("/folders", status_code=201, response_model=SourceOut, responses=errors(400, 403, 404))
@@ -55,7 +57,7 @@ def add_folder(
         raise Forbidden("only an admin registers a folder: it is a path on the server")
     folder = confine(body.path, roots)
     source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
-    return SourceOut.of(source, brain.name)
+    return SourceOut.of(source, brain.name, {})  # watched from the watcher's next look
 
 
 @router.delete("/folders/{source_id}", response_model=SourceRemovedOut, responses=errors(403, 404))
@@ -68,7 +70,7 @@ def remove_folder(
     """Stop following a folder; its documents are removed unless `keep_documents`."""
     source, removed = loci.sources.remove(brain, source_id, keep_documents)
     return SourceRemovedOut(
-        source=SourceOut.of(source, brain.name),
+        source=SourceOut.of(source, brain.name, {}),
         documents_kept=keep_documents,
         documents_removed=removed,
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from loci.api.schemas.common import RequestIn
-from loci.models import Source
+from loci.models import Source, WatchMode
 from loci.service.sources import SourceSync
 
 Glob = Annotated[str, Field(min_length=1, max_length=500)]
@@ -64,9 +65,14 @@ class SourceOut(BaseModel):
     conflicts: list[FileFailureOut] = Field(
         description="files changed both in the folder and in Loci: nothing was written"
     )
+    watching: Literal["events", "poll", "off"] = Field(
+        description="how a running server or worker watches the folder now: native file"
+        " events, polling (network drives, WSL), or not at all (off: only a sync updates it)"
+    )
 
     @classmethod
-    def of(cls, source: Source, brain: str) -> SourceOut:
+    def of(cls, source: Source, brain: str, watching: Mapping[int, WatchMode]) -> SourceOut:
+        """`watching`: the mode of each watched source (`Sources.watching`)."""
         report: dict[str, Any] = source.last_report or {}
         return cls(
             id=source.id,
@@ -82,6 +88,7 @@ class SourceOut(BaseModel):
             unreachable=report.get("unreachable"),
             errors=[FileFailureOut(**f) for f in report.get("failed", [])],
             conflicts=[FileFailureOut(**f) for f in report.get("conflicts", [])],
+            watching=watching.get(source.id, "off"),
         )
 
 

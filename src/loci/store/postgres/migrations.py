@@ -606,6 +606,33 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE workers FORCE ROW LEVEL SECURITY;
     CREATE POLICY system_only ON workers USING ((SELECT loci_all_brains()));
     """,
+    # 24: who watches which folder, as SQLite's 24; times are the database's clock.
+    """
+    CREATE TABLE source_watches (
+        source_id bigint PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id bigint NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        owner text NOT NULL,
+        mode text NOT NULL CHECK (mode IN ('events', 'poll')),
+        lease_until double precision NOT NULL,
+        since text NOT NULL DEFAULT loci_now()
+    );
+    CREATE INDEX source_watches_owner ON source_watches(owner);
+    ALTER TABLE source_watches ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE source_watches FORCE ROW LEVEL SECURITY;
+    CREATE POLICY brain_scope ON source_watches
+        USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
+    """,
+    # 25: one document a file path, as SQLite's 25.
+    """
+    SELECT set_config('loci.brain_id', '*', true);
+    UPDATE documents SET source_path = NULL WHERE source_path IS NOT NULL AND id NOT IN (
+        SELECT min(id) FROM documents WHERE source_path IS NOT NULL
+        GROUP BY brain_id, source_path
+    );
+    DROP INDEX documents_source_path;
+    CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 

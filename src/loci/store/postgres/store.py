@@ -38,12 +38,14 @@ from loci.store.postgres.oauth import PostgresOAuth
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
 from loci.store.source_tables import SourceTables
+from loci.store.watch_tables import WatchTables
 
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
+class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables):
     now = "loci_now()"
+    epoch = "loci_epoch()"
     unique_error = errors.UniqueViolation
     model_rows = ROWS
     for_update = " FOR UPDATE"

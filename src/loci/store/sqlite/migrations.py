@@ -512,6 +512,32 @@ MIGRATIONS: list[Migration] = [
         seen_at REAL NOT NULL
     );
     """,
+    # 24: who watches which folder (`loci.store.watch_tables`): one lease a source, renewed by
+    # the process that watches it, so two processes never watch the same folder.
+    """
+    CREATE TABLE source_watches (
+        source_id INTEGER PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+        brain_id INTEGER NOT NULL REFERENCES brains(id) ON DELETE CASCADE,
+        owner TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('events', 'poll')),
+        lease_until REAL NOT NULL,
+        since TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+    );
+    CREATE INDEX source_watches_owner ON source_watches(owner);
+    """,
+    # 25: one document a file path: two writers adding the same path at once (a watcher and a
+    # sync in another process) cannot make two; the second updates the first. A path that
+    # already has two keeps the oldest (the one citations point at); the others stay as
+    # documents that no longer follow the file.
+    """
+    UPDATE documents SET source_path = NULL WHERE source_path IS NOT NULL AND id NOT IN (
+        SELECT min(id) FROM documents WHERE source_path IS NOT NULL
+        GROUP BY brain_id, source_path
+    );
+    DROP INDEX documents_source_path;
+    CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
+        WHERE source_path IS NOT NULL;
+    """,
 ]
 
 

@@ -48,12 +48,14 @@ from loci.store.sqlite.search_index import (
     SearchIndex,
 )
 from loci.store.vector_background import VectorBackground
+from loci.store.watch_tables import WatchTables
 
 log = logging.getLogger(__name__)
 
 
-class SqliteStore(JobQueue, BrainTables, SourceTables):
+class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     now = NOW
+    epoch = "((julianday('now') - 2440587.5) * 86400.0)"
     unique_error = apsw.ConstraintError
     model_rows = ROWS
     for_update = ""  # every write transaction holds the database's one write lock
