@@ -199,15 +199,15 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
             ["#drop-zone", "fruit-report.pdf", "application/pdf", b64(fixtures.two_page_pdf())],
         )
         upload = page.locator(".upload", has_text="fruit-report.pdf")
-        expect(upload).to_have_attribute("data-state", "done")
-        expect(upload.locator("progress")).to_have_js_property("value", 1)
+        expect(upload).to_have_attribute("data-state", "ready", timeout=INDEXING_TIMEOUT_MS)
+        expect(upload.locator(".upload-state")).to_have_text("Ready · 2 passages")
         report = file_row(page, "fruit-report.pdf")
         expect(report).to_have_attribute("data-status", "ready", timeout=INDEXING_TIMEOUT_MS)
         expect(report).to_contain_text("Quarterly Fruit Report")
         expect(report).to_contain_text("2 passages")
 
         # Several files through the picker: each its own request; one refused at upload, one
-        # that fails while indexing shows the reason and can be retried.
+        # that fails while indexing shows the reason and what to do (a retry would not help).
         page.set_input_files(
             "#file-input",
             [
@@ -228,7 +228,8 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         broken = file_row(page, "broken.pdf")
         expect(broken).to_have_attribute("data-status", "failed", timeout=INDEXING_TIMEOUT_MS)
         expect(broken.locator(".reason")).to_contain_text("truncated PDF")
-        expect(broken.get_by_role("button", name="Retry broken.pdf")).to_be_enabled()
+        expect(broken.locator(".doc-help")).to_contain_text("add a good copy")
+        expect(broken.get_by_role("button", name="Retry broken.pdf")).to_be_hidden()
         orchard = file_row(page, "orchard.txt")
         expect(orchard).to_have_attribute("data-status", "ready", timeout=INDEXING_TIMEOUT_MS)
         session.shot("02-files")
@@ -351,7 +352,8 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(page.locator("#brain-select")).to_have_value("research")
         page.click(".tab[data-panel=files]")
         report = file_row(page, "fruit-report.pdf")
-        report.get_by_role("button", name="Delete fruit-report.pdf").click()
+        report.get_by_role("button", name="Actions for fruit-report.pdf").click()
+        page.get_by_role("menuitem", name="Delete").click()
         expect(page.locator("#confirm-message")).to_contain_text("fruit-report.pdf")
         page.click("#confirm-yes")
         expect(report).to_have_count(0)

@@ -277,6 +277,8 @@ class Document:
     # Where a file added from a folder lives (absolute): adding that path again updates this
     # document. None for uploads, notes, web pages and pages.
     source_path: str | None = None
+    # The code of the error that failed it (`loci.errors`), while `status` is failed.
+    failure_code: str | None = None
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from loci.jobs.worker import BatchHandler, Worker, by_kind
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus, Job, NewDocument
+from loci.service.document_query import DocumentPage, DocumentQuery, select
 from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
@@ -433,6 +434,14 @@ class Library:
         tag: str | None = None,
     ) -> list[Document]:
         return self.store.list_documents(brain.id, status=status, kind=kind, tag=tag)
+
+    def find(self, brain: Brain, query: DocumentQuery) -> DocumentPage:
+        """The documents `query` asks for, in its order, one page of them, and how many match."""
+        # One status or one kind is narrowed in SQL; several are filtered with the rest.
+        status = query.statuses[0] if len(query.statuses) == 1 else None
+        kind = query.kinds[0] if len(query.kinds) == 1 else None
+        rows = self.store.list_documents(brain.id, status=status, kind=kind, tag=query.tag)
+        return select(rows, query)
 
     def recent_documents(
         self, brain: Brain, limit: int, kinds: Sequence[DocumentKind] = ()

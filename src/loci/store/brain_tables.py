@@ -31,7 +31,8 @@ from loci.store.portable import PortableDatabase
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
-    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path"
+    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
+    " failure_code"
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
@@ -260,11 +261,11 @@ class BrainTables(ABC):
             )
         return [int(r["id"]) for r in rows]
 
-    def fail_document(self, document_id: int, reason: str) -> None:
+    def fail_document(self, document_id: int, reason: str, code: str | None = None) -> None:
         self.portable.change(
-            f"UPDATE documents SET status = 'failed', status_reason = ?, updated_at = {self.now}"
-            " WHERE id = ?",
-            (reason, document_id),
+            "UPDATE documents SET status = 'failed', status_reason = ?, failure_code = ?,"
+            f" updated_at = {self.now} WHERE id = ?",
+            (reason, code, document_id),
         )
 
     def document_text(self, brain_id: int, document_id: int) -> str | None:

@@ -7,7 +7,7 @@ background, and the list shows each document's status (and a failure's reason) a
 from __future__ import annotations
 
 import mimetypes
-from typing import Annotated
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
@@ -28,12 +28,15 @@ from loci.api.schemas.documents import (
 )
 from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import LociError
+from loci.ingest.formats import FORMATS
 from loci.models import DocumentKind, DocumentStatus
 from loci.search.related import MAX_RELATED
 from loci.service import Upload
+from loci.service.document_query import DocumentQuery, Sort
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
 READ_CHUNK = 1024 * 1024
+TOTAL_HEADER = "X-Total-Count"
 
 
 def _mime(upload: UploadFile) -> str | None:
@@ -144,17 +147,72 @@ def preflight_urls(body: UrlsPreflightIn, brain: WritableBrain, loci: LociDep) -
     return PreflightOut.of(loci.library.preflight(brain, urls=body.urls))
 
 
-@router.get("/files", response_model=list[DocumentOut], responses=errors(404))
+def _one_of(values: tuple[str, ...]) -> str:
+    """The pattern of a comma-separated list of some of `values` ("pdf,word")."""
+    one = "|".join(values)
+    return f"^({one})(,({one}))*$"
+
+
+def _listed(raw: str | None) -> tuple[Any, ...]:
+    return tuple(dict.fromkeys(raw.split(","))) if raw else ()
+
+
+@router.get(
+    "/files",
+    response_model=list[DocumentOut],
+    responses={
+        200: {"headers": {TOTAL_HEADER: {"description": "how many match, over every page"}}},
+        **errors(404),
+    },
+)
 def list_files(
     brain: ReadableBrain,
     loci: LociDep,
+    response: Response,
     status: DocumentStatus | None = None,
-    kind: DocumentKind | None = None,
+    kind: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            pattern=_one_of(get_args(DocumentKind)),
+            description="only these kinds, comma-separated (file,web,note)",
+        ),
+    ] = None,
+    format: Annotated[  # noqa: A002 - the parameter's name
+        str | None,
+        Query(
+            max_length=300,
+            pattern=_one_of(FORMATS),
+            description="only these formats, comma-separated (pdf,word,image,web,note,…)",
+        ),
+    ] = None,
     tag: str | None = Query(default=None, max_length=200),
+    q: Annotated[
+        str | None,
+        Query(max_length=300, description="words in the name, title, path or address"),
+    ] = None,
+    sort: Sort = "added",
+    order: Literal["asc", "desc"] = "asc",
+    limit: Annotated[int | None, Query(ge=1, le=1000, description="a page of this many")] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[DocumentOut]:
-    """The brain's documents (files, web pages and notes), oldest first, with their status."""
-    documents = loci.library.documents(brain, status=status, kind=kind, tag=tag)
-    return [DocumentOut.of(d, brain) for d in documents]
+    """The brain's documents with their status: oldest first unless `sort` and `order` say
+    otherwise (`sort=added&order=desc`: newest first), all of them unless `limit` asks for a
+    page. The `X-Total-Count` header says how many match the filters."""
+    query = DocumentQuery(
+        statuses=(status,) if status else (),
+        kinds=_listed(kind),
+        formats=_listed(format),
+        tag=tag,
+        words=q,
+        sort=sort,
+        descending=order == "desc",
+        limit=limit,
+        offset=offset,
+    )
+    found = loci.library.find(brain, query)
+    response.headers[TOTAL_HEADER] = str(found.total)
+    return [DocumentOut.of(d, brain) for d in found.documents]
 
 
 @router.get("/files/{document_id}", response_model=DocumentOut, responses=errors(404))

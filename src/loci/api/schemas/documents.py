@@ -14,23 +14,52 @@ from loci.api.schemas.common import (
     ErrorOut,
     RequestIn,
 )
+from loci.failure_advice import advice_for
+from loci.ingest.formats import Format, document_format
 from loci.mirror import Mirror
 from loci.models import Brain, Document, DocumentKind, DocumentStatus
 from loci.search.related import Related
+
+
+class FailureOut(BaseModel):
+    """Why a document failed, and what a person can do about it."""
+
+    code: str | None = Field(description="the error's code (`no_parser`, `encrypted`, …)")
+    retry_helps: bool = Field(
+        description="true when trying again may work (a server that did not answer); false "
+        "when the file or the server's setup must change first"
+    )
+    what_to_do: str
+
+    @classmethod
+    def of(cls, document: Document) -> FailureOut | None:
+        if document.status != "failed":
+            return None
+        advice = advice_for(document.failure_code)
+        return cls(
+            code=document.failure_code,
+            retry_helps=advice.retry_helps,
+            what_to_do=advice.what_to_do,
+        )
 
 
 class DocumentOut(BaseModel):
     id: int
     brain: str
     kind: DocumentKind
+    format: Format = Field(description="what it is: pdf, word, image, web, note, …")
     name: str
     title: str | None
     source_url: str | None
+    source_path: str | None = Field(
+        description="the file on the server it was added from (a followed folder's file)"
+    )
     mime_type: str | None
     size_bytes: int
     content_hash: str
     status: DocumentStatus
     status_reason: str | None
+    failure: FailureOut | None = Field(description="while `status` is failed")
     chunk_count: int
     tags: list[str]
     color: str | None
@@ -44,14 +73,17 @@ class DocumentOut(BaseModel):
             id=document.id,
             brain=brain.name,
             kind=document.kind,
+            format=document_format(document),
             name=document.name,
             title=document.title,
             source_url=document.source_url,
+            source_path=document.source_path,
             mime_type=document.mime_type,
             size_bytes=document.size_bytes,
             content_hash=document.content_hash,
             status=document.status,
             status_reason=document.status_reason,
+            failure=FailureOut.of(document),
             chunk_count=document.chunk_count,
             tags=list(document.tags),
             color=color if isinstance(color, str) else None,

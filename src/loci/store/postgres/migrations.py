@@ -483,6 +483,8 @@ MIGRATIONS: list[Migration] = [
     CREATE POLICY brain_scope ON sources
         USING ((SELECT loci_all_brains()) OR brain_id = (SELECT loci_brain()));
     """,
+    # 19: why a document failed, as an error code beside its message, as SQLite's 19.
+    "ALTER TABLE documents ADD COLUMN failure_code text",
 ]
 
 

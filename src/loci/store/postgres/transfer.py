@@ -106,6 +106,7 @@ TABLES: tuple[Table, ...] = (
             "created_at",
             "updated_at",
             "source_path",
+            "failure_code",
         ),
     ),  # fmt: skip
     Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),

@@ -398,6 +398,10 @@ MIGRATIONS: list[Migration] = [
         UNIQUE (brain_id, path)
     );
     """,
+    # 19: why a document failed, as the code of the error (`loci.errors`) beside its message:
+    # what a person can do about it follows from the code (`loci.failure_advice`) — a retry
+    # helps a model server that did not answer, never a file no parser reads.
+    "ALTER TABLE documents ADD COLUMN failure_code TEXT",
 ]
 
 
