@@ -15,6 +15,7 @@ import { showNotes } from "./notes.js";
 import { openPeople, setPeopleContext } from "./people.js";
 import { showSearch } from "./search.js";
 import { completeShare, hasPendingShare, takeShareFromAddress } from "./share.js";
+import { setSourcesAdmin } from "./sources.js";
 
 const PANELS = ["files", "notes", "brain", "search", "ask"];
 const LAST_BRAIN = "loci.brain";
@@ -60,6 +61,7 @@ async function enter(me) {
   setCsrfToken(me.csrf_token);
   $("#user-name").textContent = me.user.name;
   setPeopleContext(me.user);
+  setSourcesAdmin(me.user.is_admin);
   showScreen("workspace");
   const last = localStorage.getItem(LAST_BRAIN);
   await loadBrains(last);

@@ -289,6 +289,16 @@ function download(href, name) {
   link.remove();
 }
 
+// The documents from one followed folder that failed to index (the Sources panel asks).
+export function showFailedUnder(folder) {
+  $("#files-filter").value = folder;
+  $("#files-format").value = "";
+  $("#files-status").value = "failed";
+  changed();
+  $("#files-list-heading").scrollIntoView({ block: "start" });
+  $("#files-filter").focus({ preventScroll: true });
+}
+
 // The toolbar ---------------------------------------------------------------------------------
 function changed() {
   generation++;

@@ -1,10 +1,11 @@
 // The Files panel: adding (drop or pick files, one request and one card per file, each followed
 // to ready or failed — uploads.js; a web page by URL), the list of what the brain holds
-// (file-list.js) and the folders it follows (sources.js).
+// (file-list.js) and the folders on the server it follows (sources.js).
 
 import { api, path } from "./api.js";
 import { $, busy, showError, toast } from "./dom.js";
-import { hideList, refreshList, showList } from "./file-list.js";
+import { hideList, refreshList, showFailedUnder, showList } from "./file-list.js";
+import { setupSources, showSources } from "./sources.js";
 import { clearUploads, setupUploads, uploadFiles } from "./uploads.js";
 
 const errorBox = $("#files-error");
@@ -23,6 +24,7 @@ export function showFiles(current) {
   }
   $("#drop-zone").classList.toggle("disabled", !canWrite());
   showList(current);
+  showSources(current);
 }
 
 export function hideFiles() {
@@ -99,3 +101,4 @@ function setupUrlForm() {
 setupDropZone();
 setupUrlForm();
 setupUploads({ settled: refreshList });
+setupSources({ showFailed: showFailedUnder, synced: refreshList });
