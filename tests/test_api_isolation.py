@@ -237,6 +237,8 @@ ATTEMPTS: dict[str, Attempt] = {
     "file_text": Attempt("read"),
     "file_chunks": Attempt("read"),
     "related_files": Attempt("read"),
+    "file_page": Attempt("read", lambda ids: {"params": {"number": 1}}),
+    "file_passage": Attempt("read"),
     "reprocess_file": Attempt("write"),
     "create_note": Attempt("write", lambda ids: {"json": NOTE_BODY}),
     "list_notes": Attempt("read"),

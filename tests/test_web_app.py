@@ -251,15 +251,31 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(first.locator(".snippet mark").first).to_have_text(re.compile("zebras", re.I))
         session.shot("03-search")
 
+        # The citation opens the source: the PDF's page 2 drawn, the cited lines marked on it.
         first.locator(".citation").click()
         dialog = page.locator("#preview-dialog")
         expect(dialog).to_be_visible()
+        frame = dialog.locator(".page-frame")
+        expect(frame).to_have_attribute("data-loaded", "true")
+        expect(frame).to_be_focused()
+        expect(frame).to_have_accessible_name(
+            "Page 2 of fruit-report.pdf, with the cited passage marked"
+        )
+        expect(dialog.locator(".page-number")).to_have_text("Page 2 of 2")
+        expect(frame.locator(".passage-box")).to_have_count(2)  # its two lines
+        expect(frame.locator(".passage-box").first).to_be_in_viewport()
+        expect(dialog.locator(".passage-quote")).to_contain_text("Zebras graze near the river")
+        session.shot("04-citation")
+        dialog.get_by_role("button", name="‹ Previous page").click()
+        expect(dialog.locator(".page-number")).to_have_text("Page 1 of 2")
+        expect(dialog.locator(".passage-box")).to_have_count(0)
+        # The passages as search sees them, the cited one highlighted.
+        dialog.get_by_role("button", name="Passages").click()
         cited = dialog.locator(".chunk.cited")
         expect(cited).to_have_count(1)
         expect(cited).to_contain_text("Zebras graze near the river")
         expect(cited).to_be_in_viewport()
         expect(cited).to_be_focused()
-        session.shot("04-citation")
         dialog.get_by_role("button", name="Extracted text").click()
         expect(dialog.locator(".extracted")).to_contain_text("Alpha report opens on page one.")
         # Related documents: each opens its own preview, at its closest passage.
@@ -269,7 +285,7 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(kin).to_have_count(1)  # the one other indexed document (broken.pdf has none)
         kin.first.locator("button").click()
         expect(page.locator("#preview-title")).to_have_text("orchard.txt")
-        expect(dialog.locator(".chunk.cited")).to_have_count(1)
+        expect(dialog.locator("mark.passage-mark")).to_contain_text("good harvest of apples")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
@@ -458,9 +474,12 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
 
         chip.click()
         dialog = page.locator("#preview-dialog")
-        cited = dialog.locator(".chunk.cited")
+        # Text is shown as text, the cited lines marked in it.
+        cited = dialog.locator("mark.passage-mark")
         expect(cited).to_contain_text(NONCE)
         expect(cited).to_be_in_viewport()
+        expect(cited).to_be_focused()
+        expect(dialog.locator(".source-text")).to_contain_text("The cafe on deck 3")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
@@ -561,7 +580,7 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         expect(card.locator(".citation-name")).to_contain_text("trip-notes.md")
         session.shot("04-flashcards")
         card.locator(".citation").click()
-        expect(dialog.locator(".chunk.cited")).to_be_visible()
+        expect(dialog.locator("mark.passage-mark")).to_be_visible()
         page.keyboard.press("Escape")
 
         # Back to the chat: delete the conversation.
@@ -614,7 +633,7 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         assert len(growing) >= 3, trace  # seen part-written, several times
         assert all(r["_authorization"] == f"Bearer {MODEL_KEY}" for r in llm.requests)
         answer.locator(".cite-chip").click()
-        expect(dialog.locator(".chunk.cited")).to_contain_text(NONCE)
+        expect(dialog.locator("mark.passage-mark")).to_contain_text(NONCE)
         page.keyboard.press("Escape")
         session.shot("06-model-answer")
 
@@ -713,7 +732,7 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
         expect(page.locator("#search-mode")).to_be_visible()
         fits("05-search")
         page.locator(".hit .citation").first.click()
-        cited = page.locator("#preview-dialog .chunk.cited")
+        cited = page.locator("#preview-dialog mark.passage-mark")
         expect(cited).to_be_in_viewport()
         dialog_box = page.locator("#preview-dialog").bounding_box()
         assert dialog_box is not None and dialog_box["x"] + dialog_box["width"] <= 390

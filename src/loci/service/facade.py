@@ -28,6 +28,7 @@ from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
 from loci.service.library import Library
+from loci.service.reading import Reading
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 from loci.service.sources import Sources
@@ -96,6 +97,7 @@ class Loci:
             store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
         )
         self.sources = Sources(store, self.library)
+        self.reading = Reading(store, blobs)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.

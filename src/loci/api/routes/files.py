@@ -15,11 +15,12 @@ from fastapi.responses import JSONResponse
 
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
-from loci.api.schemas.common import ErrorOut, NoNul, errors
+from loci.api.schemas.common import MAX_ID, ErrorOut, NoNul, errors
 from loci.api.schemas.documents import (
     AddedOut,
     ChunkOut,
     DocumentOut,
+    PassageOut,
     RelatedOut,
     TextOut,
     UploadOut,
@@ -29,6 +30,7 @@ from loci.api.schemas.documents import (
 from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import LociError
 from loci.ingest.formats import FORMATS
+from loci.ingest.pdf_view import MAX_WIDTH, MIN_WIDTH
 from loci.models import DocumentKind, DocumentStatus
 from loci.search.related import MAX_RELATED
 from loci.service import Upload
@@ -261,6 +263,40 @@ def file_chunks(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> list
     """The passages search matches against, with page, lines and heading path."""
     loci.library.document(brain, document_id)
     return [ChunkOut.of(c) for c in loci.library.chunks(brain, document_id)]
+
+
+@router.get(
+    "/files/{document_id}/page",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}, **errors(400, 404)},
+)
+def file_page(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    number: Annotated[int, Query(ge=1, le=100_000, description="the page, from 1")],
+    width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH, description="in pixels")] = 1000,
+) -> Response:
+    """A page of a PDF drawn as a PNG image (400 for a document that is not a PDF, or a page
+    it does not have)."""
+    png = loci.reading.page_image(brain, document_id, number, width)
+    # Private: a page is the brain's content. Cached a little: a reader turns back and forth.
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
+
+
+@router.get("/files/{document_id}/passage", response_model=PassageOut, responses=errors(404))
+def file_passage(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    chunk_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="the passage (a chunk id); none: the start")
+    ] = None,
+) -> PassageOut:
+    """A passage of the document and where to mark it in the source: its boxes on the PDF
+    page (found in the page's text layer, or the region OCR read) or the image; and a PDF's
+    page count, to turn its pages."""
+    return PassageOut.of(loci.reading.passage(brain, document_id, chunk_id))
 
 
 @router.get("/files/{document_id}/related", response_model=list[RelatedOut], responses=errors(404))

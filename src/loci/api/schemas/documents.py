@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -17,8 +17,9 @@ from loci.api.schemas.common import (
 from loci.failure_advice import advice_for
 from loci.ingest.formats import Format, document_format
 from loci.mirror import Mirror
-from loci.models import Brain, Document, DocumentKind, DocumentStatus
+from loci.models import Brain, Chunk, Document, DocumentKind, DocumentStatus
 from loci.search.related import Related
+from loci.service.reading import Passage
 
 
 class FailureOut(BaseModel):
@@ -154,6 +155,40 @@ class ChunkOut(Mirror):
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
     time_start: float | None = Field(default=None, description=TIME_START_HELP)
     time_end: float | None = Field(default=None, description=TIME_END_HELP)
+    char_start: int | None = Field(
+        default=None, description="where the passage starts in the document's extracted text"
+    )
+    char_end: int | None = Field(default=None, description="where it ends (exclusive)")
+
+    @classmethod
+    def of(cls, value: Any) -> Self:
+        shown = super().of(value)
+        if isinstance(value, Chunk):
+            shown.char_start = value.location.char_start
+            shown.char_end = value.location.char_end
+        return shown
+
+
+class PassageOut(BaseModel):
+    """A passage and where to mark it in the source: `boxes` on its PDF page or image."""
+
+    chunk: ChunkOut | None = Field(description="null: the document at its start")
+    page_count: int | None = Field(description="a PDF's pages; null for anything else")
+    boxes: list[tuple[float, float, float, float]] = Field(
+        description="left, top, right, bottom as fractions of the page or image (origin top "
+        "left); empty when the passage is text to be marked by its characters"
+    )
+
+    @classmethod
+    def of(cls, passage: Passage) -> PassageOut:
+        return cls(
+            chunk=None if passage.chunk is None else ChunkOut.of(passage.chunk),
+            page_count=passage.page_count,
+            boxes=[
+                (round(left, 4), round(top, 4), round(right, 4), round(bottom, 4))
+                for left, top, right, bottom in passage.boxes
+            ],
+        )
 
 
 class RelatedOut(BaseModel):
