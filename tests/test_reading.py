@@ -75,6 +75,21 @@ def test_a_pdf_passage_is_marked_on_its_page_and_a_text_passage_by_its_character
         marked = api.get(f"{files}/{ids['boiler.md']}/passage", params={"chunk_id": bleed["id"]})
         assert marked.json()["boxes"] == [] and marked.json()["page_count"] is None
 
+        # A download can be read a range at a time (a player seeking in a recording).
+        download = f"{files}/{ids['boiler.md']}/download"
+        whole = api.get(download)
+        assert whole.status_code == 200 and whole.headers["accept-ranges"] == "bytes"
+        size = len(whole.content)
+        first = api.get(download, headers={"Range": "bytes=0-5"})
+        assert first.status_code == 206 and first.content == whole.content[:6]
+        assert first.headers["content-range"] == f"bytes 0-5/{size}"
+        last = api.get(download, headers={"Range": "bytes=-4"})
+        assert last.status_code == 206 and last.content == whole.content[-4:]
+        beyond = api.get(download, headers={"Range": f"bytes={size}-"})
+        assert beyond.status_code == 416 and beyond.headers["content-range"] == f"bytes */{size}"
+        several = api.get(download, headers={"Range": "bytes=0-1,4-5"})
+        assert several.status_code == 200 and several.content == whole.content
+
         # Another document's passage is not this one's.
         other = api.get(f"{files}/{ids['boiler.md']}/passage", params={"chunk_id": zebras["id"]})
         assert other.status_code == 404

@@ -535,10 +535,12 @@ class WebSession:
 class Conversation:
     id: int
     brain_id: int
-    user_id: int | None  # None: the local CLI's
+    user_id: int | None  # None: the local owner's (the CLI, MCP over stdio)
     title: str
     created_at: str
     updated_at: str
+    # Where it was started: web, api, cli, mcp or slack (None: before that was kept).
+    origin: str | None = None
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ import mimetypes
 from typing import Annotated, Any, Literal, get_args
 from urllib.parse import quote
 
-from fastapi import APIRouter, File, Form, Query, Response, UploadFile
+from fastapi import APIRouter, File, Form, Header, Query, Response, UploadFile
 from fastapi.responses import JSONResponse
 
+from loci.api.byte_ranges import byte_slice
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
 from loci.api.schemas.common import MAX_ID, ErrorOut, NoNul, errors
@@ -225,23 +226,39 @@ def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Documen
 @router.get(
     "/files/{document_id}/download",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}, **errors(404)},
+    responses={
+        200: {"content": {"application/octet-stream": {}}},
+        206: {"description": "the byte range asked for (`Range: bytes=start-end`)"},
+        416: {"description": "a range past the end"},
+        **errors(404),
+    },
 )
-def download_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Response:
-    """The original bytes, always as an attachment (never rendered by the browser)."""
+def download_file(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    range_: Annotated[str | None, Header(alias="Range", max_length=200)] = None,
+) -> Response:
+    """The original bytes, always as an attachment (never rendered by the browser); one byte
+    range on request, so a player can seek in a recording."""
     document = loci.library.document(brain, document_id)
-    data = loci.library.original(brain, document_id)
+    part = byte_slice(loci.library.original(brain, document_id), range_)
     ascii_name = document.name.encode("ascii", "replace").decode().replace('"', "_")
+    headers = {
+        "Content-Disposition": (
+            f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(document.name)}"
+        ),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",
+        "Accept-Ranges": "bytes",
+    }
+    if part.content_range is not None:
+        headers["Content-Range"] = part.content_range
     return Response(
-        content=data,
+        content=part.body,
+        status_code=part.status,
         media_type=document.mime_type or "application/octet-stream",
-        headers={
-            "Content-Disposition": (
-                f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(document.name)}"
-            ),
-            "X-Content-Type-Options": "nosniff",
-            "Content-Security-Policy": "sandbox",
-        },
+        headers=headers,
     )
 
 

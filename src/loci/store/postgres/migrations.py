@@ -485,6 +485,8 @@ MIGRATIONS: list[Migration] = [
     """,
     # 19: why a document failed, as an error code beside its message, as SQLite's 19.
     "ALTER TABLE documents ADD COLUMN failure_code text",
+    # 20: where a conversation was started, as SQLite's 20.
+    "ALTER TABLE conversations ADD COLUMN origin text",
 ]
 
 

@@ -127,7 +127,10 @@ TABLES: tuple[Table, ...] = (
             "updated_at",
         ),
     ),  # fmt: skip
-    Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
+    Table(
+        "conversations",
+        ("id", "brain_id", "user_id", "title", "created_at", "updated_at", "origin"),
+    ),
     Table(
         "messages",
         (

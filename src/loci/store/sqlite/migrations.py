@@ -402,6 +402,9 @@ MIGRATIONS: list[Migration] = [
     # what a person can do about it follows from the code (`loci.failure_advice`) — a retry
     # helps a model server that did not answer, never a file no parser reads.
     "ALTER TABLE documents ADD COLUMN failure_code TEXT",
+    # 20: where a conversation was started (web, api, cli, mcp, slack), so the web app can say
+    # so when it lists the conversations a person had elsewhere. NULL: before it was kept.
+    "ALTER TABLE conversations ADD COLUMN origin TEXT",
 ]
 
 
