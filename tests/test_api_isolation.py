@@ -273,6 +273,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "graph_document_history": Attempt("read"),
     "graph_timeline": Attempt("read", lambda ids: {"params": {"doc_id": ids["doc_id"]}}),
     "graph_folders": Attempt("read"),
+    "graph_edges": Attempt("read"),
     "graph_doctor": Attempt("read"),
     "query_graph": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
     "create_graph_document": Attempt(
