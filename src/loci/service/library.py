@@ -37,8 +37,10 @@ from loci.ingest.sources import (
     clean_name,
     is_url,
     note_body,
+    note_excerpt,
     note_markdown,
     note_name,
+    note_title,
     page_name,
     web_markdown,
 )
@@ -300,7 +302,9 @@ class Library:
             note_markdown(text, title, tags),
             kind="note",
             tags=tags,
-            title=title,
+            # Untitled, it reads as its first line; that title stays out of the note's bytes,
+            # so it follows the first line when the text is edited.
+            title=title or note_title(text),
             mime_type="text/markdown",
             metadata={"color": color} if color else None,
         )
@@ -379,6 +383,13 @@ class Library:
         return self.curation.ingest_item(brain, provider, item, actor=actor)
 
     # notes --------------------------------------------------------------------------------
+    def note_excerpts(self, documents: Sequence[Document]) -> dict[int, str]:
+        """The first lines of each note (by id), for a list of notes as cards."""
+        return {
+            d.id: note_excerpt(note_body(self.blobs.get(d.content_hash)), d.title)
+            for d in documents
+        }
+
     def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
         """A note and the text it was written with (without its frontmatter)."""
         document = self.store.get_document(brain.id, document_id)
@@ -409,7 +420,7 @@ class Library:
         new = NewDocument(
             kind="note",
             name=note_name(text, title),
-            title=title,
+            title=title or note_title(text),
             source_url=None,
             mime_type="text/markdown",
             size_bytes=len(data),
