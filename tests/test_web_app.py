@@ -702,9 +702,7 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
             assert page.evaluate(HORIZONTAL_OVERFLOW) <= 0, f"{name} scrolls sideways"
             for control in (
                 "#brain-select",
-                "#new-brain-button",
-                "#share-button",
-                "#signout-button",
+                "#header-menu .menu-button",
                 ".tab[data-panel=files]",
                 ".tab[data-panel=ask]",
             ):
