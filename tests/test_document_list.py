@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from loci.service import Loci
 from tests import fixtures
@@ -43,6 +44,7 @@ def listed(api: httpx.Client, **params: Any) -> tuple[list[str], int]:
     return [d["name"] for d in response.json()], int(response.headers["X-Total-Count"])
 
 
+@pytest.mark.both_backends
 def test_the_list_filters_sorts_pages_and_explains_failures(server: LiveServer) -> None:
     with server.client() as api:
         assert api.post("/brains", json={"name": BRAIN}).status_code == 201

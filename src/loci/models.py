@@ -282,6 +282,22 @@ class Document:
 
 
 @dataclass(frozen=True)
+class DocumentListing:
+    """What a list of documents filters and sorts by, without a document's JSON columns (its
+    tags and metadata): read for every document of a large brain, decoded cheaply."""
+
+    id: int
+    kind: DocumentKind
+    name: str
+    title: str | None
+    mime_type: str | None
+    size_bytes: int
+    status: DocumentStatus
+    source_url: str | None = None
+    source_path: str | None = None
+
+
+@dataclass(frozen=True)
 class Chunk:
     id: int
     document_id: int

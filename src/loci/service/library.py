@@ -451,8 +451,9 @@ class Library:
         # One status or one kind is narrowed in SQL; several are filtered with the rest.
         status = query.statuses[0] if len(query.statuses) == 1 else None
         kind = query.kinds[0] if len(query.kinds) == 1 else None
-        rows = self.store.list_documents(brain.id, status=status, kind=kind, tag=query.tag)
-        return select(rows, query)
+        listing = self.store.list_document_index(brain.id, status=status, kind=kind, tag=query.tag)
+        page, total = select(listing, query)
+        return DocumentPage(self.store.get_documents(brain.id, [d.id for d in page]), total)
 
     def recent_documents(
         self, brain: Brain, limit: int, kinds: Sequence[DocumentKind] = ()

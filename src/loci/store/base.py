@@ -21,6 +21,7 @@ from loci.models import (
     Conversation,
     Document,
     DocumentKind,
+    DocumentListing,
     DocumentStatus,
     GraphDelete,
     GraphDocument,
@@ -323,6 +324,22 @@ class Store(Protocol):
         kind: DocumentKind | None = None,
         tag: str | None = None,
     ) -> list[Document]: ...
+    def list_document_index(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[DocumentListing]:
+        """What a list filters and sorts documents by, for every document matching (oldest
+        first); cheap to read for a whole large brain."""
+        ...
+
+    def get_documents(self, brain_id: int, document_ids: Sequence[int]) -> list[Document]:
+        """These documents of the brain, in the order of `document_ids` (missing ones left out)."""
+        ...
+
     def recent_documents(
         self, brain_id: int, limit: int, kinds: Sequence[DocumentKind] = ()
     ) -> list[Document]:

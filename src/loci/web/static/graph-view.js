@@ -75,23 +75,85 @@ function build(documents, edges) {
   return made;
 }
 
-// ForceAtlas2 a little at a time, drawing in between, so the page stays responsive while a
-// graph of thousands of pages settles.
+// ForceAtlas2 runs in a worker (vendor/forceatlas2-worker.js, one iteration per message), so
+// the page stays responsive while a graph of thousands of pages settles. The drawing follows
+// the positions every so often: a redraw of thousands of nodes (in software WebGL, hundreds of
+// milliseconds) costs more than an iteration, and the worker waits for the page between two.
+const drawEvery = (order) => (order > 1000 ? 2000 : 250);
+const PPN = 10; // the worker's node matrix: x, y, dx, dy, old dx, old dy, mass, convergence, size, fixed
+const FA2_DEFAULTS = {
+  linLogMode: false,
+  outboundAttractionDistribution: false,
+  adjustSizes: false,
+  edgeWeightInfluence: 1,
+  scalingRatio: 1,
+  strongGravityMode: false,
+  gravity: 1,
+  slowDown: 1,
+  barnesHutOptimize: false,
+  barnesHutTheta: 0.5,
+};
+let layoutWorker = null;
+
+function matrices(made) {
+  const offsets = new Map();
+  const nodes = new Float32Array(made.order * PPN);
+  let at = 0;
+  made.forEachNode((node, attributes) => {
+    offsets.set(node, at);
+    nodes.set([attributes.x, attributes.y, 0, 0, 0, 0, 1, 1, attributes.size || 1, 0], at);
+    at += PPN;
+  });
+  const edges = new Float32Array(made.size * 3);
+  at = 0;
+  made.forEachEdge((edge, attributes, source, target) => {
+    const from = offsets.get(source);
+    const to = offsets.get(target);
+    nodes[from + 6] += 1; // mass: 1 + degree
+    nodes[to + 6] += 1;
+    edges.set([from, to, 1], at);
+    at += 3;
+  });
+  return { nodes, edges };
+}
+
 function settle(made, run) {
-  const fa2 = window.graphologyLibrary.layoutForceAtlas2;
-  const settings = { ...fa2.inferSettings(made), barnesHutOptimize: made.order > 300, slowDown: 2 };
-  const total = made.order > 2000 ? 60 : made.order > 500 ? 120 : 250;
+  const inferred = window.graphologyLibrary.layoutForceAtlas2.inferSettings(made);
+  const settings = { ...FA2_DEFAULTS, ...inferred, barnesHutOptimize: made.order > 300, slowDown: 2 };
+  const total = made.order > 2000 ? 100 : made.order > 500 ? 150 : 250;
+  const { nodes, edges } = matrices(made);
   let done = 0;
-  const step = () => {
+  let drawn = performance.now();
+  layoutWorker = new Worker("/static/vendor/forceatlas2-worker.js");
+  const worker = layoutWorker;
+  worker.addEventListener("message", (event) => {
     if (run !== layoutRun || !renderer) return;
-    const iterations = Math.min(made.order > 2000 ? 5 : 20, total - done);
-    fa2.assign(made, { iterations, settings });
-    done += iterations;
-    renderer.refresh();
-    if (done < total) setTimeout(step, 0);
-    else box.dataset.settled = "true";
-  };
-  setTimeout(step, 0);
+    const matrix = new Float32Array(event.data.nodes);
+    done += 1;
+    const finished = done >= total;
+    if (finished || performance.now() - drawn > drawEvery(made.order)) {
+      let at = 0;
+      made.updateEachNodeAttributes(
+        (node, attributes) => {
+          attributes.x = matrix[at];
+          attributes.y = matrix[at + 1];
+          at += PPN;
+          return attributes;
+        },
+        { attributes: ["x", "y"] },
+      );
+      renderer.refresh();
+      drawn = performance.now();
+    }
+    if (finished) {
+      worker.terminate();
+      if (layoutWorker === worker) layoutWorker = null;
+      box.dataset.settled = "true";
+      return;
+    }
+    worker.postMessage({ settings, nodes: matrix.buffer }, [matrix.buffer]);
+  });
+  worker.postMessage({ settings, nodes: nodes.buffer, edges: edges.buffer }, [nodes.buffer, edges.buffer]);
 }
 
 function visible(node, data) {
@@ -133,6 +195,8 @@ function describe() {
 
 export function stopGraphView() {
   layoutRun++;
+  if (layoutWorker) layoutWorker.terminate();
+  layoutWorker = null;
   if (renderer) renderer.kill();
   renderer = null;
   graph = null;
@@ -153,9 +217,13 @@ export async function showGraphView(brain, documents) {
   const live = documents.filter((d) => d.status !== "merged");
   fillFilters(live);
   graph = build(live, edges);
+  const large = graph.order > 1000;
   renderer = new window.Sigma(graph, box, {
     renderEdgeLabels: false,
-    labelRenderedSizeThreshold: 7,
+    // A large graph: fewer labels, and edges and labels left out while it is moved.
+    labelRenderedSizeThreshold: large ? 10 : 7,
+    hideEdgesOnMove: large,
+    hideLabelsOnMove: large,
     defaultEdgeType: "arrow",
     labelColor: { color: getComputedStyle(document.documentElement).getPropertyValue("--text").trim() || "#1d2330" },
     nodeReducer: (node, data) => (visible(node, data) ? data : { ...data, hidden: true }),
