@@ -1,6 +1,7 @@
 // The brain as a graph: its pages and evidence as nodes, their links as edges, drawn by sigma.js
-// (WebGL, made for thousands of nodes) over a graphology graph laid out by ForceAtlas2 — the
-// three vendored under vendor/ (see vendor/README.md), loaded the first time the view opens.
+// (WebGL, made for thousands of nodes) over a graphology graph, laid out by folder and then by
+// ForceAtlas2 in a worker — all vendored under vendor/ (see vendor/README.md), loaded the first
+// time the view opens.
 // Pan and zoom with the mouse, a finger or the buttons; filter by type and folder; a click (or
 // Enter on the list beside it) opens the page. The list view shows the same pages as text.
 
