@@ -9,15 +9,14 @@ Screenshots land in $LOCI_TEST_ARTIFACTS/graph-*/.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser import chromium
 from tests.live_server import LiveServer
 from tests.test_web_app import open_session, sign_in
+from tests.test_web_graph import made
 
 BRAIN = "garden"
 DOCS = f"/brains/{BRAIN}/graph/documents"
@@ -27,12 +26,6 @@ DOCS = f"/brains/{BRAIN}/graph/documents"
 def browser() -> Iterator[Browser]:
     with chromium() as launched:
         yield launched
-
-
-def made(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code in (200, 201), response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def new_page(page: Page, kind: str, title: str, folder: str = "", text: str = "") -> None:
