@@ -288,6 +288,8 @@ class Document:
     vectors_pending: bool = False
     # What indexing it is doing now, while it is being worked on; None otherwise.
     progress: Progress | None = None
+    # The code of the error that failed it (`loci.errors`), while `status` is failed.
+    failure_code: str | None = None
 
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
@@ -343,6 +345,21 @@ class DocumentVersion:
     content_hash: str
     saved_at: str  # when this content became the document's
     replaced_at: str  # when newer content took its place
+
+@dataclass(frozen=True)
+class DocumentListing:
+    """What a list of documents filters and sorts by, without a document's JSON columns (its
+    tags and metadata): read for every document of a large brain, decoded cheaply."""
+
+    id: int
+    kind: DocumentKind
+    name: str
+    title: str | None
+    mime_type: str | None
+    size_bytes: int
+    status: DocumentStatus
+    source_url: str | None = None
+    source_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -656,10 +673,12 @@ class WebSession:
 class Conversation:
     id: int
     brain_id: int
-    user_id: int | None  # None: the local CLI's
+    user_id: int | None  # None: the local owner's (the CLI, MCP over stdio)
     title: str
     created_at: str
     updated_at: str
+    # Where it was started: web, api, cli, mcp or slack (None: before that was kept).
+    origin: str | None = None
 
 
 @dataclass(frozen=True)

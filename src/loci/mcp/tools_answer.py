@@ -92,9 +92,20 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             created_after=after,
             created_before=before,
         )
+        # Kept as a conversation of the caller's, as the web app's are: it shows there too.
         with chat_for(caller) as chat:
             done = final_answer(
-                loci.answers.ask(target, question, chat=chat, filters=filters, brains=others)
+                loci.answers.converse(
+                    target,
+                    question,
+                    user_id=caller.user_id,
+                    chat=chat,
+                    filters=filters,
+                    brains=others,
+                    may_save=caller.can_write,
+                    actor=caller.actor,
+                    origin="mcp",
+                )
             )
         return AnswerResult(
             brain=target.name,
@@ -102,6 +113,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             citations=[Citation.of(c) for c in done.citations],
             intent=done.intent,
             from_model=done.model is not None,
+            conversation_id=done.conversation_id,
         )
 
     @tool_errors

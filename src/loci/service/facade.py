@@ -28,6 +28,7 @@ from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
 from loci.service.library import INDEX_JOB, Library
+from loci.service.reading import Reading
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 from loci.service.source_pages import PageSources
@@ -99,6 +100,7 @@ class Loci:
         )
         self.sources = Sources(store, self.library, PageSources(store, self.graph))
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
+        self.reading = Reading(store, blobs)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.

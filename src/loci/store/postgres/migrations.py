@@ -633,6 +633,10 @@ MIGRATIONS: list[Migration] = [
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
     """,
+    # 26: why a document failed, as an error code beside its message, as SQLite's 26.
+    "ALTER TABLE documents ADD COLUMN failure_code text",
+    # 27: where a conversation was started, as SQLite's 27.
+    "ALTER TABLE conversations ADD COLUMN origin text",
 ]
 
 

@@ -154,6 +154,7 @@ TABLES: tuple[Table, ...] = (
             "source_path",
             "vectors_pending",
             "progress",
+            "failure_code",
         ),
         bool_columns=("vectors_pending",),
     ),  # fmt: skip
@@ -212,7 +213,10 @@ TABLES: tuple[Table, ...] = (
             "priority",
         ),
     ),  # fmt: skip
-    Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
+    Table(
+        "conversations",
+        ("id", "brain_id", "user_id", "title", "created_at", "updated_at", "origin"),
+    ),
     Table(
         "messages",
         (

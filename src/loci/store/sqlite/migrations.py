@@ -538,6 +538,13 @@ MIGRATIONS: list[Migration] = [
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
     """,
+    # 26: why a document failed, as the code of the error (`loci.errors`) beside its message:
+    # what a person can do about it follows from the code (`loci.failure_advice`) — a retry
+    # helps a model server that did not answer, never a file no parser reads.
+    "ALTER TABLE documents ADD COLUMN failure_code TEXT",
+    # 27: where a conversation was started (web, api, cli, mcp, slack), so the web app can say
+    # so when it lists the conversations a person had elsewhere. NULL: before it was kept.
+    "ALTER TABLE conversations ADD COLUMN origin TEXT",
 ]
 
 
