@@ -346,6 +346,7 @@ class DocumentVersion:
     saved_at: str  # when this content became the document's
     replaced_at: str  # when newer content took its place
 
+
 @dataclass(frozen=True)
 class DocumentListing:
     """What a list of documents filters and sorts by, without a document's JSON columns (its
