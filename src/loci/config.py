@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
     embed_concurrency: int = Field(default=2, ge=1)
     embed_batch_tokens: int = Field(default=8192, ge=1)
+    # The languages the embedder reads (ISO 639-1, comma-separated, or "*" for any). A question
+    # in another language is ranked by BM25 alone. Unset: "en" for the bundled MiniLM, any for
+    # an OpenAI-compatible endpoint.
+    embed_languages: str | None = None
 
     # Chunks embedded a second, for `add --dry-run` estimates; unset: the embedder's own rate
     # (the local model measures itself once on this machine and keeps it in `calibration_dir`).
@@ -212,3 +216,12 @@ def load_settings(**overrides: Any) -> Settings:
     merged = {k: v for k, v in from_file.items() if k not in env_keys}
     merged.update({k: v for k, v in overrides.items() if v is not None})
     return Settings(**merged)
+
+
+def embedder_languages(settings: Settings) -> frozenset[str] | None:
+    """`embed_languages` as a set, None for any language."""
+    value = settings.embed_languages
+    if value is None:
+        return frozenset({"en"}) if settings.embedder == "local" else None
+    codes = frozenset(c.strip().lower() for c in value.split(",") if c.strip())
+    return None if "*" in codes or not codes else codes

@@ -277,6 +277,8 @@ class Document:
     # Where a file added from a folder lives (absolute): adding that path again updates this
     # document. None for uploads, notes, web pages and pages.
     source_path: str | None = None
+    # The language most of its text is in (ISO 639-1, detected when indexed); None: unknown.
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -291,6 +293,7 @@ class Chunk:
     content_hash: str
     # The key of the chunk's vector: sha256 of what was embedded (context line and text).
     embed_hash: str = ""
+    language: str | None = None  # ISO 639-1 of this passage (its document's unless it differs)
 
 
 @dataclass(frozen=True)
@@ -401,6 +404,7 @@ class IndexedChunk:
 
     draft: ChunkDraft
     embed_hash: str
+    language: str | None = None  # ISO 639-1, as detected (`loci.language`); None: unknown
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from loci.ingest.caption import Captioner, with_captions
 from loci.ingest.chunking import chunk_document
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.plan import plan_file
+from loci.language import passage_languages
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
@@ -59,6 +60,7 @@ class Prepared:
     hashes: list[str]  # sha256 of each input: the vector cache key
     truncated: bool
     parser: str | None = None  # the format it was read as (`plan_file`): "pdf", "html", …
+    languages: tuple[str | None, ...] = ()  # each chunk's detected language (`loci.language`)
 
 
 def without_nul(parsed: ParsedDocument) -> ParsedDocument:
@@ -124,6 +126,7 @@ class Indexer:
         )
         inputs = [self._embedding_input(title, c.heading_path, c.text) for c in result.chunks]
         hashes = [hashlib.sha256(text.encode()).hexdigest() for text in inputs]
+        languages = passage_languages(parsed.text, [c.text for c in result.chunks])
         return Prepared(
             brain,
             document,
@@ -134,6 +137,7 @@ class Indexer:
             hashes,
             result.truncated,
             plan.parser,
+            tuple(languages),
         )
 
     def embed(self, batch: Sequence[Prepared]) -> dict[str, Vectors]:
@@ -162,7 +166,12 @@ class Indexer:
         own = {h: vectors[h] for h in prepared.hashes if h in vectors}
         self.store.replace_index(
             document.id,
-            [IndexedChunk(c, h) for c, h in zip(prepared.chunks, prepared.hashes, strict=True)],
+            [
+                IndexedChunk(c, h, language)
+                for c, h, language in zip(
+                    prepared.chunks, prepared.hashes, prepared.languages, strict=True
+                )
+            ],
             own,
             self.embedder.model_id,
             prepared.parsed.text,

@@ -27,7 +27,7 @@ from loci.store.lexical_index import LexicalIndex, Segment, Tokenize
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2  # 2: terms of the shared segmentation (CJK bigrams, NFKC, marks kept)
+FORMAT = 3  # 2: the shared segmentation (CJK bigrams, NFKC); 3: stemmed by language
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class IndexIdentity:
     weights: tuple[int, int, int]
     k1: float
     b: float
+    language: str  # the brain's stemming language: another one makes other terms
 
     def meta(self, seq: int) -> dict[str, object]:
         return {
@@ -48,6 +49,7 @@ class IndexIdentity:
             "weights": list(self.weights),
             "k1": self.k1,
             "b": self.b,
+            "language": self.language,
             "seq": seq,
         }
 

@@ -12,13 +12,19 @@ from loci.models import SearchFilters
 from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
+from loci.store.stemming import query_stemmers, query_tokens
 
 
 class SearchLegs:
     db: Database
 
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
         if not terms or limit <= 0:
             return []
@@ -28,7 +34,7 @@ class SearchLegs:
             found = cur.fetchone()
             if found is None:
                 return []
-            tokens = lexical.query_tokens(cur, str(found["text_language"]), terms)
+            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
             if not tokens:
                 return []
             cur.execute(
@@ -37,7 +43,9 @@ class SearchLegs:
             )
             return [(int(r["chunk_id"]), float(r["score"])) for r in cur.fetchall()]
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
         if not terms:
             return None
         with self.db.tx(brain_id) as cur:
@@ -45,7 +53,7 @@ class SearchLegs:
             found = cur.fetchone()
             if found is None:
                 return None
-            tokens = lexical.query_tokens(cur, str(found["text_language"]), terms)
+            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
             if not tokens:
                 return None
             cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))

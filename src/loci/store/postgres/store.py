@@ -16,7 +16,7 @@ from typing import Any
 from psycopg import errors
 
 from loci.embed.base import Vectors
-from loci.errors import InvalidInput, NotFound
+from loci.errors import NotFound
 from loci.models import (
     Brain,
     IndexedChunk,
@@ -24,7 +24,6 @@ from loci.models import (
 from loci.store.brain_tables import BRAIN_COLUMNS, BrainTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
-from loci.store.postgres.analyzer import text_languages
 from loci.store.postgres.connection import Cursor, Database, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.graph import PostgresGraph
@@ -35,6 +34,7 @@ from loci.store.postgres.migrations import grant, migrate
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
 from loci.store.source_tables import SourceTables
+from loci.store.stemming import check_stemmer
 
 log = logging.getLogger(__name__)
 
@@ -129,9 +129,8 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
 
     def set_brain_language(self, brain_id: int, language: str) -> None:
         """Switch the brain's text-search language and re-count its chunks' terms with it."""
+        check_stemmer(language)
         with self.db.tx(brain_id) as cur:
-            if language not in text_languages(cur):
-                raise InvalidInput(f"no text-search language {language!r} on this server")
             cur.execute(
                 "UPDATE brains SET text_language = %s WHERE id = %s RETURNING id",
                 (language, brain_id),
@@ -140,6 +139,15 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
                 raise NotFound(f"no brain with id {brain_id}")
             lexical.lock_stats(cur, brain_id)
             reanalyze(cur, brain_id, language)
+
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        rows = self.db.rows(
+            "SELECT language, count(*) AS n FROM documents WHERE brain_id = %s"
+            " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
+            (brain_id,),
+            brain_id,
+        )
+        return {str(r["language"]): int(r["n"]) for r in rows}
 
     # documents ----------------------------------------------------------------------------
     def _delete_rows(self, cur: Cursor, brain_id: int, document_id: int) -> None:
