@@ -93,6 +93,7 @@ def register(app: typer.Typer) -> None:
             ("status", doc.status),
             ("reason", doc.status_reason),
             ("chunks", doc.chunk_count),
+            ("language", doc.language),
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),

@@ -36,6 +36,10 @@ class DocumentOut(BaseModel):
     color: str | None
     created_at: str
     updated_at: str
+    language: str | None = Field(
+        default=None,
+        description="the language most of its text is in (ISO 639-1, detected when indexed)",
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -57,6 +61,7 @@ class DocumentOut(BaseModel):
             color=color if isinstance(color, str) else None,
             created_at=document.created_at,
             updated_at=document.updated_at,
+            language=document.language,
         )
 
 
@@ -122,6 +127,10 @@ class ChunkOut(Mirror):
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
     time_start: float | None = Field(default=None, description=TIME_START_HELP)
     time_end: float | None = Field(default=None, description=TIME_END_HELP)
+    language: str | None = Field(
+        default=None,
+        description="the passage's language (ISO 639-1), its document's unless it differs",
+    )
 
 
 class RelatedOut(BaseModel):

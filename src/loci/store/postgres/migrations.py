@@ -487,6 +487,12 @@ MIGRATIONS: list[Migration] = [
     # 19: languages, as SQLite's 19: detected per document and passage, terms stemmed in
     # Python for both backends (stemmed_terms.py).
     add_languages,
+    # 20: user names in any script, found by their key, as SQLite's 20.
+    """
+    ALTER TABLE users ADD COLUMN name_key text;
+    UPDATE users SET name_key = lower(name);
+    CREATE UNIQUE INDEX users_name_key ON users(name_key);
+    """,
 ]
 
 

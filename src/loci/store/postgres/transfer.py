@@ -50,7 +50,16 @@ class Table:
 TABLES: tuple[Table, ...] = (
     Table(
         "users",
-        ("id", "name", "is_admin", "created_at", "email", "password_hash", "disabled_at"),
+        (
+            "id",
+            "name",
+            "name_key",
+            "is_admin",
+            "created_at",
+            "email",
+            "password_hash",
+            "disabled_at",
+        ),
         bool_columns=("is_admin",),
     ),
     Table(

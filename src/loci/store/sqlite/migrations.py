@@ -403,6 +403,14 @@ MIGRATIONS: list[Migration] = [
     # ('auto': each passage in its own), each document's and passage's detected language, and
     # the FTS table again, holding text stemmed in Python as PostgreSQL's terms are.
     add_languages,
+    # 20: brain and user names in any script (`loci.names`): a user is found by the key of
+    # their name, kept beside it and unique, which Python folds (no backend folds 'Ü' as
+    # Python does). Names so far are ASCII, whose key is their lower case.
+    """
+    ALTER TABLE users ADD COLUMN name_key TEXT;
+    UPDATE users SET name_key = lower(name);
+    CREATE UNIQUE INDEX users_name_key ON users(name_key);
+    """,
 ]
 
 
