@@ -31,12 +31,12 @@ from loci.store.portable import PortableDatabase
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
-    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path"
+    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path, language"
 )
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
     " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end,"
-    " embed_hash"
+    " embed_hash, language"
 )
 
 
