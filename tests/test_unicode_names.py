@@ -28,7 +28,8 @@ def test_a_brain_named_in_japanese_is_made_reached_and_searched(server: LiveServ
         assert "%E7%A0%94" in url  # the name travels percent-encoded
         assert owner.get(url).json()["name"] == BRAIN
         note = owner.post(
-            f"{url}/notes", json={"text": "会議は毎週火曜日の午前十時に始まります。", "title": "会議"}
+            f"{url}/notes",
+            json={"text": "会議は毎週火曜日の午前十時に始まります。", "title": "会議"},
         )
         assert note.status_code == 201, note.text
         document_id = note.json()["document"]["id"]
