@@ -69,10 +69,7 @@ def test_both_backends_stem_each_language_alike(
         ids = [_fill(s, "stems") for s in stores]
         assert lite.brain_languages(ids[0]) == {"de": 1, "en": 1, "ru": 1}
         for question, language in QUESTIONS.items():
-            found = [
-                _found(s, i, question, language)
-                for s, i in zip(stores, ids, strict=True)
-            ]
+            found = [_found(s, i, question, language) for s, i in zip(stores, ids, strict=True)]
             assert found[0], question  # the inflected form is found from the base form
             assert [t for t, _ in found[2]] == [t for t, _ in found[1]], question
             assert [s for _, s in found[2]] == pytest.approx([s for _, s in found[1]], rel=1e-9)

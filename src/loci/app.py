@@ -53,6 +53,7 @@ def build_embedder(settings: Settings) -> Embedder:
             dimensions=settings.embed_dimensions,
             batch_tokens=settings.embed_batch_tokens,
             concurrency=settings.embed_concurrency,
+            **({"max_tokens": settings.embed_max_tokens} if settings.embed_max_tokens else {}),
         )
     from loci.embed.local import LocalEmbedder
 

@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
     embed_concurrency: int = Field(default=2, ge=1)
     embed_batch_tokens: int = Field(default=8192, ge=1)
+    # The longest input the remote model reads, in its tokens: chunks are cut to fit it. Unset:
+    # 8191, OpenAI's text-embedding-3; multilingual-e5 and most local models read 512.
+    embed_max_tokens: int | None = Field(default=None, ge=64)
     # The languages the embedder reads (ISO 639-1, comma-separated, or "*" for any). A question
     # in another language is ranked by BM25 alone. Unset: the Latin-script languages for the
     # bundled MiniLM (trained on English, it helps on German but not on Japanese or Arabic),
