@@ -403,6 +403,15 @@ class BrainTables(ABC):
         return found
 
     # status -------------------------------------------------------------------------------
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        rows = self.portable.query(
+            "SELECT language, count(*) AS n FROM documents WHERE brain_id = ?"
+            " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
+            (brain_id,),
+            brain_id,
+        )
+        return {str(r["language"]): int(r["n"]) for r in rows}
+
     def stats(self, brain_id: int) -> BrainStats:
         # One statement, so one snapshot: the counts agree with each other.
         rows = self.portable.query(

@@ -140,15 +140,6 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables):
             lexical.lock_stats(cur, brain_id)
             reanalyze(cur, brain_id, language)
 
-    def brain_languages(self, brain_id: int) -> dict[str, int]:
-        rows = self.db.rows(
-            "SELECT language, count(*) AS n FROM documents WHERE brain_id = %s"
-            " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
-            (brain_id,),
-            brain_id,
-        )
-        return {str(r["language"]): int(r["n"]) for r in rows}
-
     # documents ----------------------------------------------------------------------------
     def _delete_rows(self, cur: Cursor, brain_id: int, document_id: int) -> None:
         """Locks the document, then the brain's lexical statistics, as replace_index does, so

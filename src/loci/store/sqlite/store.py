@@ -153,16 +153,6 @@ class SqliteStore(JobQueue, BrainTables, SourceTables):
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def brain_languages(self, brain_id: int) -> dict[str, int]:
-        return {
-            str(r["language"]): int(r["n"])
-            for r in self.db.rows(
-                "SELECT language, count(*) AS n FROM documents WHERE brain_id = ?"
-                " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
-                (brain_id,),
-            )
-        }
-
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
         with self.db.write() as conn:
             conn.execute(
