@@ -5,6 +5,7 @@ test-artifacts/bidi/)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -79,6 +80,10 @@ def test_the_web_app_shows_arabic_right_to_left_beside_english(
     try:
         page.goto(server.url + "/#search")
         sign_in(page, server.owner_token)
+        page.click(".tab[data-panel=files]")  # the brain's languages, named in the reader's
+        expect(page.locator("#brain-languages")).to_have_text(
+            re.compile(r"Languages: (Arabic|English|Hebrew) 1, .* 1, .* 1")
+        )
         page.click(".tab[data-panel=search]")
         page.fill("#search-input", "تقرير الميزانية Orion")
         assert page.locator("#search-input").evaluate("(n) => n.matches(':dir(rtl)')")

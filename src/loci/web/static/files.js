@@ -52,6 +52,7 @@ async function refresh() {
     if (mine !== generation) return;
     // Notes have their own tab; graph pages, evidence and captured items have the Brain tab.
     render(documents.filter((d) => d.kind === "file" || d.kind === "web"));
+    showLanguages(await api.get(`/brains/${path(brain.name)}/status`));
     showError(errorBox, null);
     if (active && documents.some((d) => d.status === "processing")) {
       pollTimer = setTimeout(refresh, POLL_MS);
@@ -61,6 +62,21 @@ async function refresh() {
     showError(errorBox, error);
     if (active) pollTimer = setTimeout(refresh, POLL_MS * 4);
   }
+}
+
+// The languages detected in the brain's documents, by name in the reader's own language.
+function showLanguages(status) {
+  const line = $("#brain-languages");
+  const held = Object.entries(status.languages || {});
+  line.hidden = !held.length;
+  let names = null;
+  try {
+    names = new Intl.DisplayNames([navigator.language, "en"], { type: "language" });
+  } catch {
+    // an old browser: the codes themselves
+  }
+  const label = (code) => (names && names.of(code)) || code;
+  line.textContent = `Languages: ${held.map(([code, n]) => `${label(code)} ${n}`).join(", ")}`;
 }
 
 // Rows are updated in place (keyed by id) so polling never steals focus or scroll position.
