@@ -14,6 +14,8 @@ from loci.errors import InvalidInput
 # A letter or digit of any script, then letters, combining marks (a Devanagari vowel sign, a
 # Thai tone mark), digits, '.', '_' or '-': 64 characters at most.
 NAME_PATTERN = regex.compile(r"[\p{L}\p{Nd}][\p{L}\p{M}\p{Nd}._-]{0,63}")
+# The same rule for JSON Schema (the HTTP API's and MCP's tool arguments; the length is theirs).
+NAME_SCHEMA_PATTERN = r"^[\p{L}\p{Nd}][\p{L}\p{M}\p{Nd}._-]*$"
 # Scripts that may share a name with Latin letters, as Unicode's "highly restrictive" level
 # (UTS #39) allows: Japanese and Korean are written with Han and kana or Hangul, often beside
 # Latin words. Latin with Cyrillic or Greek is refused: 'pаypal' with a Cyrillic 'а' is
