@@ -342,6 +342,10 @@ VAULT = {
     "内部链接.md": "内部链接使用双方括号。\n",
     "核心插件/日记.md": "每日笔记。\n",
     "한국어 문서.md": "내부 링크.\n",
+    "ملاحظات/اجتماع الفريق.md": "اجتماع الفريق يوم الثلاثاء. انظر [[Übersicht]].\n",
+    "Übersicht.md": "# Übersicht\n\nDie Häuser am Fluss.\n",
+    "Заметки.md": "Пчёлы собирают нектар.\n",
+    "บันทึก.md": "หัวข้อเฉพาะ\n",
 }
 
 
@@ -358,6 +362,12 @@ def test_a_vault_named_in_japanese_and_chinese_imports_and_round_trips(
     ids = {f.path: f.id for f in report.files}
     assert ids["内部リンク.md"] == "内部リンク" and ids["快速入门.md"] == "快速入门"
     assert ids["한국어 문서.md"] == "한국어-문서"
+    assert ids["ملاحظات/اجتماع الفريق.md"] == "اجتماع-الفريق"
+    assert ids["Übersicht.md"] == "ubersicht" and ids["Заметки.md"] == "заметки"
+    assert ids["บันทึก.md"] == "บันทึก"
+    arabic = loci.graph.get(brain, "اجتماع-الفريق")
+    assert arabic.summary.folder == "ملاحظات"
+    assert {(e.type, e.target) for e in arabic.links} == {("wiki_link", "ubersicht")}
     page = loci.graph.get(brain, "ファイル名")
     assert page.summary.folder == "基本設定"
     link = loci.graph.get(brain, "内部リンク")
@@ -368,6 +378,7 @@ def test_a_vault_named_in_japanese_and_chinese_imports_and_round_trips(
     assert transfer.export(brain, exported).counts == {"written": len(VAULT)}
     files = {p.relative_to(exported).as_posix() for p in exported.rglob("*.md")}
     assert "基本設定/ファイル名.md" in files and "inbox/内部リンク.md" in files
+    assert "ملاحظات/اجتماع-الفريق.md" in files and "inbox/ubersicht.md" in files
     second = loci.graph.store.ensure_brain("second")
     again = transfer.import_folder(second, exported, actor="test")
     assert again.counts == {"created": len(VAULT)}
