@@ -50,15 +50,11 @@ _lock = threading.Lock()
 
 
 @functools.cache
-def _identifier(languages: frozenset[str] | None = None) -> LanguageIdentifier:
+def _identifier() -> LanguageIdentifier:
     # Imported here: loading the model takes half a second a command line should not wait for.
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    if languages:
-        known = set(identifier.nb_classes)
-        identifier.set_languages(sorted(languages & known) or None)
-    return identifier
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def detect(text: str, among: Iterable[str] | None = None) -> tuple[str, float] | None:
@@ -70,9 +66,17 @@ def detect(text: str, among: Iterable[str] | None = None) -> tuple[str, float] |
     if latin < MIN_LETTERS and len(letters) - latin < MIN_OTHER_LETTERS:
         return None
     with _lock:  # the identifier keeps no state per call, but loading it must happen once
-        identifier = _identifier(frozenset(among) if among else None)
-    language, probability = identifier.classify(clean)
-    return str(language), float(probability)
+        identifier = _identifier()
+    if among is None:
+        language, probability = identifier.classify(clean)
+        return str(language), float(probability)
+    # The best of the allowed languages, from the one model's ranking of them all.
+    allowed = set(among)
+    ranked = [(str(code), float(p)) for code, p in identifier.rank(clean) if code in allowed]
+    if not ranked:
+        return None
+    total = sum(p for _, p in ranked) or 1.0
+    return ranked[0][0], ranked[0][1] / total
 
 
 def language_of(text: str) -> str | None:
