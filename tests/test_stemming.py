@@ -177,3 +177,26 @@ def test_a_japanese_question_ranks_as_bm25_alone_with_the_bundled_embedder(loci:
         assert hybrid and all(h.vector_rank is None for h in hybrid)
     english = loci.searching.search(brain, SearchRequest("where do the meeting minutes go"))
     assert any(h.vector_rank is not None for h in english)  # English: both legs
+
+
+@pytest.mark.both_backends
+def test_inflected_words_are_found_and_marked_in_german_and_russian(loci: Loci) -> None:
+    brain = loci.brain("inflections")
+    notes = {
+        "Fluss": "Die Häuser am Fluss wurden im Winter gebaut, die Gärten im Frühling angelegt.",
+        "Двор": "Дети весь день играли с кошками во дворе, пока взрослые читали книги.",
+    }
+    ids = [
+        loci.library.add_note(brain, text, title=title).document.id for title, text in notes.items()
+    ]
+    loci.library.wait_for(brain, ids)
+    assert loci.store.brain_languages(brain.id) == {"de": 1, "ru": 1}
+    for question, title, marked in (
+        ("Haus", "Fluss", "**Häuser**"),
+        ("Garten", "Fluss", "**Gärten**"),
+        ("кошка", "Двор", "**кошками**"),
+        ("книга", "Двор", "**книги**"),
+    ):
+        hits = loci.searching.search(brain, SearchRequest(question, mode="text"))
+        assert hits and hits[0].citation.title == title, question
+        assert marked in hits[0].snippet, (question, hits[0].snippet)

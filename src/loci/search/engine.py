@@ -270,7 +270,7 @@ class SearchEngine:
             chunk_id=chunk.id,
             citation=citation,
             text=chunk.text,
-            snippet=make_snippet(chunk.text, terms),
+            snippet=make_snippet(chunk.text, terms, language=chunk.language),
             score=score,
             text_rank=ranks[0],
             vector_rank=ranks[1],
