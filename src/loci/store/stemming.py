@@ -128,7 +128,8 @@ def analyze(text: str, stemmer: str) -> list[str]:
     if stemmer == SIMPLE or not tokens:
         return tokens
     found: Stemmer.Stemmer = _stemmer(stemmer)
-    return [str(t) for t in found.stemWords(tokens)]
+    # Some stemmers strip a word to nothing (Nepali's, of a suffix standing alone): no term.
+    return [str(t) for t in found.stemWords(tokens) if t]
 
 
 def analyzed_text(text: str, stemmer: str) -> str:
