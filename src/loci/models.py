@@ -291,6 +291,9 @@ class Document:
     # The code of the error that failed it (`loci.errors`), while `status` is failed.
     failure_code: str | None = None
 
+    # The language most of its text is in (ISO 639-1, detected when indexed); None: unknown.
+    language: str | None = None
+
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
 
@@ -375,6 +378,7 @@ class Chunk:
     content_hash: str
     # The key of the chunk's vector: sha256 of what was embedded (context line and text).
     embed_hash: str = ""
+    language: str | None = None  # ISO 639-1 of this passage (its document's unless it differs)
 
 
 @dataclass(frozen=True)
@@ -494,6 +498,7 @@ class IndexedChunk:
 
     draft: ChunkDraft
     embed_hash: str
+    language: str | None = None  # ISO 639-1, as detected (`loci.language`); None: unknown
 
 
 @dataclass(frozen=True)

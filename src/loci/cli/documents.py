@@ -178,6 +178,7 @@ def register(app: typer.Typer) -> None:
             ("status", doc.status),
             ("reason", doc.status_reason),
             ("chunks", doc.chunk_count),
+            ("language", doc.language),
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),
@@ -257,8 +258,9 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 "--language",
-                help="Only switch the language text search stems words in and re-count the "
-                "text index (PostgreSQL: e.g. german; SQLite: english only).",
+                help="Only switch how text search stems words and re-count the text index: "
+                "auto (each passage in its detected language), a Snowball stemmer (german, "
+                "russian, …) or simple.",
             ),
         ] = None,
         no_wait: NoWaitOption = False,

@@ -22,9 +22,10 @@ from loci.mcp.outputs import (
     QuizQuestion,
 )
 from loci.models import SearchFilters
+from loci.names import NAME_SCHEMA_PATTERN
 from loci.review.view import DigestOut
 
-BrainName = Annotated[str, Field(max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 
 Topic = Annotated[

@@ -50,7 +50,8 @@ class Status:
     stats: BrainStats
     embedder_model: str | None  # None until the first document is indexed
     embedder_dims: int
-    language: str  # what the BM25 leg stems this brain's words as
+    language: str  # what the BM25 leg stems this brain's words as ("auto": each text's own)
+    languages: dict[str, int]  # detected languages (ISO 639-1) -> documents mostly in each
     database_bytes: int
     blob_bytes: int
 
@@ -182,6 +183,7 @@ class Loci:
             embedder_model=brain.embedder_model,
             embedder_dims=brain.embedder_dims or 0,
             language=self.store.brain_language(brain.id),
+            languages=self.store.brain_languages(brain.id),
             database_bytes=self.store.database_bytes(),
             blob_bytes=self.blobs.disk_usage(),
         )

@@ -344,11 +344,17 @@ class Store(Protocol):
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None: ...
     def brain_language(self, brain_id: int) -> str:
-        """The language the BM25 leg stems words of this brain in ("english", "german", …)."""
+        """The language the BM25 leg stems words of this brain in: "auto" (each passage in its
+        detected language) or one Snowball stemmer ("english", "german", …, "simple")."""
         ...
 
     def set_brain_language(self, brain_id: int, language: str) -> None:
-        """Switch it and re-count the brain's terms; InvalidInput for one the backend lacks."""
+        """Switch it and re-count the brain's terms; InvalidInput for an unknown one."""
+        ...
+
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        """The detected languages of the brain's documents (ISO 639-1) and how many documents
+        are mostly in each, most first."""
         ...
 
     # documents (canonical) ----------------------------------------------------------------
@@ -567,12 +573,21 @@ class Store(Protocol):
 
     # search legs --------------------------------------------------------------------------
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
-        """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better."""
+        """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better.
+        The terms are stemmed in each of `languages` (ISO 639-1: those the question may be
+        in) when the brain's language is "auto"; in English when none is given."""
         ...
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
         """The best BM25 score a chunk could reach for these terms (each matching term's idf
         times k1 + 1), or None when the backend cannot say."""
         ...

@@ -35,7 +35,7 @@ BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
-    " vectors_pending, progress, failure_code"
+    " vectors_pending, progress, failure_code, language"
 )
 VERSION_COLUMNS = (
     "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
@@ -45,7 +45,7 @@ LISTING_COLUMNS = "id, kind, name, title, mime_type, size_bytes, status, source_
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
     " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end,"
-    " embed_hash"
+    " embed_hash, language"
 )
 
 
@@ -539,6 +539,15 @@ class BrainTables(ABC):
         return found
 
     # status -------------------------------------------------------------------------------
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        rows = self.portable.query(
+            "SELECT language, count(*) AS n FROM documents WHERE brain_id = ?"
+            " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
+            (brain_id,),
+            brain_id,
+        )
+        return {str(r["language"]): int(r["n"]) for r in rows}
+
     def stats(self, brain_id: int) -> BrainStats:
         # One statement, so one snapshot: the counts agree with each other.
         rows = self.portable.query(

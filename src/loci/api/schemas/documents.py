@@ -105,6 +105,10 @@ class DocumentOut(BaseModel):
         "a second at most); null when it waits in the queue, is ready or failed. An embed "
         "progress stays while its vectors wait for their turn"
     )
+    language: str | None = Field(
+        default=None,
+        description="the language most of its text is in (ISO 639-1, detected when indexed)",
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -131,6 +135,7 @@ class DocumentOut(BaseModel):
             updated_at=document.updated_at,
             vectors_pending=document.vectors_pending,
             progress=ProgressOut.of(document.progress) if document.progress else None,
+            language=document.language,
         )
 
 
@@ -200,6 +205,10 @@ class ChunkOut(Mirror):
         default=None, description="where the passage starts in the document's extracted text"
     )
     char_end: int | None = Field(default=None, description="where it ends (exclusive)")
+    language: str | None = Field(
+        default=None,
+        description="the passage's language (ISO 639-1), its document's unless it differs",
+    )
 
     @classmethod
     def of(cls, value: Any) -> Self:

@@ -107,6 +107,7 @@ async function refresh() {
     if (mine !== generation) return;
     total = page.total;
     render(page.items);
+    showLanguages(await api.get(`/brains/${path(brain.name)}/status`));
     showError(errorBox, null);
     if (active && page.items.some((d) => d.status === "processing")) timer = setTimeout(refresh, POLL_MS);
   } catch (error) {
@@ -114,6 +115,21 @@ async function refresh() {
     showError(errorBox, error);
     if (active) timer = setTimeout(refresh, POLL_MS * 4);
   }
+}
+
+// The languages detected in the brain's documents, by name in the reader's own language.
+function showLanguages(status) {
+  const line = $("#brain-languages");
+  const held = Object.entries(status.languages || {});
+  line.hidden = !held.length;
+  let names = null;
+  try {
+    names = new Intl.DisplayNames([navigator.language, "en"], { type: "language" });
+  } catch {
+    // an old browser: the codes themselves
+  }
+  const label = (code) => (names && names.of(code)) || code;
+  line.textContent = `Languages: ${held.map(([code, n]) => `${label(code)} ${n}`).join(", ")}`;
 }
 
 // Two documents with the same title are told apart by where they came from.
