@@ -68,7 +68,7 @@ def test_a_file_that_changes_while_it_is_read_is_read_again_and_one_that_keeps_c
                 writer.write(b"more\n")
             return bytes(data)
 
-        setattr(handle, "read", read_and_grow)  # a file object's method
+        handle.read = read_and_grow  # type: ignore[assignment]
         return handle
 
     with pytest.MonkeyPatch.context() as patch:
