@@ -21,7 +21,6 @@ from tests.scripted_stt import ScriptedSTT
 from tests.test_audio import script, service_with, wav
 from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
-
 QUESTION = "we spoke again about money matters for the house"
 
 
