@@ -354,6 +354,10 @@ class Hit:
     # A search by document: the document's other passages that ranked, best first
     # (`loci.search.grouping`); a hit under another has none.
     more: tuple[Hit, ...] = ()
+    # How close in meaning, read against the brain (`loci.search.closeness`): k when only one
+    # pair of unrelated passages of the brain in 10^k is as close. None: not scored by the
+    # vector leg, or no reading for this embedder in a brain this small.
+    closeness: float | None = None
 
     @property
     def matched_by(self) -> str:

@@ -13,6 +13,7 @@ from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
+from loci.search.closeness import Closeness, closeness_scale
 from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.grouping import by_document
@@ -71,6 +72,14 @@ class SearchRequest:
             raise InvalidInput(f"text_weight must be between 0 and 1, got {self.text_weight}")
 
 
+@dataclass(frozen=True)
+class Ranking:
+    fused: list[Fused]  # best first
+    # How close the vector leg's cosines are, read against the brain (None: no vectors, or
+    # no reading for this embedder in a brain this small).
+    closeness: Closeness | None
+
+
 class SearchEngine:
     def __init__(
         self,
@@ -97,6 +106,18 @@ class SearchEngine:
         text_weight: float | None = None,
     ) -> list[Fused]:
         """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
+        return self.ranking(brain, query, mode, filters, min_similarity, text_weight).fused
+
+    def ranking(
+        self,
+        brain: Brain,
+        query: str,
+        mode: SearchMode = "hybrid",
+        filters: SearchFilters | None = None,
+        min_similarity: float | None = None,
+        text_weight: float | None = None,
+    ) -> Ranking:
+        """The fused ranking and how to read its cosines."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
@@ -119,6 +140,7 @@ class SearchEngine:
             else:
                 text_leg, text_ceiling = text()
         trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
+        closeness: Closeness | None = None
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
@@ -126,8 +148,9 @@ class SearchEngine:
             vector_leg = self.store.vector_search(
                 brain.id, embedder.model_id, query_vector, p.candidates, filters
             )
+            background = self.store.vector_background(brain.id, embedder.model_id)
+            closeness = closeness_scale(background, embedder.model_id)
             if mode == "hybrid":
-                background = self.store.vector_background(brain.id, embedder.model_id)
                 trust[1] = vector_trust(vector_leg, background, query_vector)
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
@@ -145,7 +168,7 @@ class SearchEngine:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
         # Cosine's ceiling is 1: a question nothing in the brain is close to keeps its low
         # similarities instead of having its best one lifted to 1.
-        return fuse(
+        fused = fuse(
             [text_leg, vector_leg],
             weights,
             p.fusion,
@@ -155,12 +178,14 @@ class SearchEngine:
             ceilings=[text_ceiling, 1.0],
             confidences=trust,
         )
+        return Ranking(fused, closeness)
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
     ) -> list[tuple[int, float]]:
         """Documents by their best chunk, for evaluation against document-level judgments."""
-        fused = self.fused(brain, query, mode)
+        ranking = self.ranking(brain, query, mode)
+        fused = ranking.fused
         scored = [(f.score, f) for f in fused]
         known: dict[int, int] = {}  # chunk -> document, for rows already read
         if mode == "hybrid" and self.reranker is None:
@@ -169,7 +194,8 @@ class SearchEngine:
             shown, below = scored[:WORDS_FIRST_WINDOW], scored[WORDS_FIRST_WINDOW:]
             texts = self.store.chunks_with_documents([f.item_id for _, f in shown])
             known = {chunk_id: document.id for chunk_id, (_, document) in texts.items()}
-            scored = words_first(shown, query_terms(query), _text_in(texts)) + below
+            close = ranking.closeness
+            scored = words_first(shown, query_terms(query), _text_in(texts), close) + below
         if mode == "hybrid" and self.reranker is not None:
             head = fused[: self.params.rerank_depth]
             rows = self.store.chunks_with_documents([f.item_id for f in head])
@@ -193,7 +219,7 @@ class SearchEngine:
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
-        fused = self.fused(
+        ranking = self.ranking(
             brain,
             request.query,
             request.mode,
@@ -201,6 +227,7 @@ class SearchEngine:
             request.min_similarity,
             request.text_weight,
         )
+        fused, closeness = ranking.fused, ranking.closeness
         reranking = request.mode == "hybrid" and self.reranker is not None
         # The short-chunk factor can only lower a score, so a few spare candidates suffice;
         # by document, enough more to fill `limit` documents past the best ones' passages.
@@ -215,15 +242,18 @@ class SearchEngine:
                 ((f.score * self._length_factor(rows[f.item_id][0]), f) for f in window),
                 key=lambda pair: -pair[0],
             )
-            ranked = words_first(ranked, terms, _text_in(rows))
+            ranked = words_first(ranked, terms, _text_in(rows), closeness)
         else:
             ranked = reranked
         if not request.by_document:
             ranked = ranked[: request.limit]
         hits = [
-            self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None)
+            self._hit(
+                *rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None,
+                closeness.of(f.scores[1]) if closeness is not None else None,
+            )
             for score, f in ranked
-        ]
+        ]  # fmt: skip
         return by_document(hits, request.limit) if request.by_document else hits
 
     def _reranked(
@@ -264,6 +294,7 @@ class SearchEngine:
         ranks: tuple[int | None, ...],
         scores: tuple[float | None, ...],
         reranked: bool = False,
+        closeness: float | None = None,
     ) -> Hit:
         citation = Citation(
             document_id=document.id,
@@ -287,6 +318,7 @@ class SearchEngine:
             text_score=scores[0],
             vector_score=scores[1],
             reranked=reranked,
+            closeness=closeness,
         )
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loci.embed.base import Vectors
-from loci.store.vector_background import spread_sample
+from loci.store.vector_background import spread_rows
 
 RESCORE = 1000  # int8 candidates scored again in float32, at least 10x the request
 
@@ -98,12 +98,18 @@ class VectorMatrix:
         main = len(self.ids) if self.live is None else int(np.count_nonzero(self.live))
         return main + (len(self.tail[0]) if self.tail is not None else 0)
 
-    def sample(self, size: int) -> Vectors:
-        """At most `size` live vectors, spread evenly over the main matrix and the tail."""
-        main = self.matrix if self.live is None else self.matrix[self.live]
+    def sample(self, size: int) -> tuple[npt.NDArray[np.int64], Vectors]:
+        """At most `size` live vectors and their chunk ids, spread evenly over the main matrix
+        and the tail."""
+        ids, main = self.ids, self.matrix
+        if self.live is not None:
+            ids, main = ids[self.live], main[self.live]
         if self.tail is not None and len(self.tail[0]):
-            main = np.concatenate([spread_sample(main, size), self.tail[1]])
-        return spread_sample(main, size)
+            rows = spread_rows(len(main), size)
+            ids = np.concatenate([ids[rows], self.tail[0]])
+            main = np.concatenate([main[rows], self.tail[1]])
+        rows = spread_rows(len(main), size)
+        return ids[rows], main[rows]
 
     def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
         """Mask the `changed` chunks out and append the current vectors of those that remain."""

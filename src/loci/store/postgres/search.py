@@ -92,14 +92,16 @@ class SearchLegs:
                 return None
             # Every step-th chunk id: spread over the brain without sorting all of it.
             cur.execute(
-                "SELECT embedding FROM chunks WHERE brain_id = %s AND embed_model = %s"
-                " AND embedding IS NOT NULL AND id %% %s = 0 LIMIT %s",
+                "SELECT document_id, embedding FROM chunks WHERE brain_id = %s"
+                " AND embed_model = %s AND embedding IS NOT NULL AND id %% %s = 0 LIMIT %s",
                 (brain_id, model, max(1, n // SAMPLE), SAMPLE),
             )
-            rows = [as_array(r["embedding"]) for r in cur.fetchall()]
-        if not rows:
+            found = cur.fetchall()
+        if not found:
             return None
-        background = VectorBackground.of(np.stack(rows), n, documents)
+        rows = np.stack([as_array(r["embedding"]) for r in found])
+        owners = np.asarray([int(r["document_id"]) for r in found], np.int64)
+        background = VectorBackground.of(rows, n, documents, owners)
         if background is not None:
             self._backgrounds[(brain_id, model)] = (time.monotonic(), background)
         return background

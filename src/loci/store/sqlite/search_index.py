@@ -306,9 +306,23 @@ class SearchIndex:
                 "SELECT count(DISTINCT document_id) FROM chunks WHERE brain_id = ?", (brain_id,)
             )
         )
-        background = VectorBackground.of(matrix.sample(SAMPLE), rows, documents)
+        ids, sample = matrix.sample(SAMPLE)
+        owner = self._chunk_documents(ids.tolist())
+        owners = np.asarray([owner.get(i, -1 - n) for n, i in enumerate(ids.tolist())], np.int64)
+        background = VectorBackground.of(sample, rows, documents, owners)
         self._backgrounds[(brain_id, model)] = (matrix, rows, background)
         return background
+
+    def _chunk_documents(self, chunk_ids: list[int]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        for start in range(0, len(chunk_ids), 500):  # under SQLite's limit of parameters
+            batch = chunk_ids[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            for row in self.db.rows(
+                f"SELECT id, document_id FROM chunks WHERE id IN ({marks})", tuple(batch)
+            ):
+                found[int(row["id"])] = int(row["document_id"])
+        return found
 
     def matrix(self, brain_id: int, model: str) -> VectorMatrix:
         """The brain's vectors of `model`: this process's copy, else the saved file, else built
