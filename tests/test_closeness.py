@@ -10,6 +10,7 @@ without a model — where a fixed cutoff (0.3 for weak, 0.2-0.6 for grading) cal
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,7 +27,10 @@ from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
 from tests.conftest import make_service
-from tests.test_fusion_trust import TABLE, _paragraphs
+from tests.test_fusion_trust import _paragraphs
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from cipher_beir import TABLE  # noqa: E402
 
 NONSENSE = "xylophone quantum zebra"
 OFF_TOPIC = "Dishwasher warranty expiry?"  # no word of it in the brain, in either script
@@ -58,7 +62,8 @@ class HighCosines:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         moved = self.inner.embed(texts) + self.offset
-        return (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)
+        unit: Vectors = (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)
+        return unit
 
 
 def _brain(embedder: Embedder, home: Path, texts: list[str]) -> tuple[Loci, Brain]:
