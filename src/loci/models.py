@@ -371,6 +371,18 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class PassageContext:
+    """A passage's cosine to a query, read beside its document's opening (its first passage,
+    embedded under the document's title): what the document says it is about
+    (`loci.search.openings`)."""
+
+    cosine: float  # the query's cosine to the passage
+    opening: int  # the document's first passage
+    opening_cosine: float  # the query's cosine to it
+    coherence: float  # the passage's cosine to it (1 for the opening itself)
+
+
+@dataclass(frozen=True)
 class Job:
     id: int
     brain_id: int

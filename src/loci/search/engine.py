@@ -18,6 +18,7 @@ from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
 from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
+from loci.search.openings import in_context
 from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
 from loci.search.words_first import words_first
@@ -46,6 +47,8 @@ class RankingParams:
     short_chunk_tokens: int = 12
     # With a reranker: how many of the best fused passages it reads and reorders.
     rerank_depth: int = 30
+    # The vector leg reads a passage in its document's context (search.openings).
+    document_context: bool = True
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,13 @@ class SearchEngine:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
             text_leg, text_ceiling = pending.result()
+        if use_vectors and p.document_context and vector_leg:
+            contexts = self.store.passage_contexts(
+                brain.id, embedder.model_id, query_vector, [i for i, _ in vector_leg]
+            )
+            # As far as the leg is trusted: where the embedder cannot read the brain, how close
+            # a passage is to its own opening says nothing either.
+            vector_leg = in_context(vector_leg, contexts, trust[1])
         if mode == "text":
             weights = [1.0, 0.0]
         elif mode == "vector":

@@ -15,6 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numkong
@@ -110,6 +111,25 @@ class VectorMatrix:
             main = np.concatenate([main[rows], self.tail[1]])
         rows = spread_rows(len(main), size)
         return ids[rows], main[rows]
+
+    def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, Vectors]:
+        """The live vectors of these chunks (ids without one are left out)."""
+        wanted = np.asarray(list(dict.fromkeys(chunk_ids)), np.int64)
+        found: dict[int, Vectors] = {}
+        if len(wanted) and len(self.ids):
+            # The main matrix is built in id order (search_index.py), so a binary search finds
+            # its rows.
+            at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+            hit = self.ids[at] == wanted
+            if self.live is not None:
+                hit &= self.live[at]
+            for chunk, row in zip(wanted[hit].tolist(), at[hit].tolist(), strict=True):
+                found[chunk] = self.matrix[row]
+        if self.tail is not None and len(self.tail[0]):
+            tail_ids, tail = self.tail
+            for row in np.flatnonzero(np.isin(tail_ids, wanted)):
+                found[int(tail_ids[row])] = tail[row]  # newer than the main matrix's copy
+        return found
 
     def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
         """Mask the `changed` chunks out and append the current vectors of those that remain."""

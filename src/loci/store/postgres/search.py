@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.models import SearchFilters
+from loci.models import PassageContext, SearchFilters
 from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
@@ -75,6 +75,30 @@ class SearchLegs:
                 {"q": vector, "brain": brain_id, "model": model, "limit": limit, **params},
             )
             return [(int(r["id"]), float(r["similarity"])) for r in cur.fetchall()]
+
+    def passage_contexts(
+        self, brain_id: int, model: str, query: Vectors, chunk_ids: Sequence[int]
+    ) -> dict[int, PassageContext]:
+        if not chunk_ids:
+            return {}
+        with self.db.tx(brain_id) as cur:
+            cur.execute(
+                "SELECT c.id, o.id AS head, c.embedding AS own, o.embedding AS head_embedding"
+                " FROM chunks c JOIN chunks o ON o.document_id = c.document_id AND o.idx = 0"
+                " WHERE c.id = ANY(%s) AND c.brain_id = %s AND c.embed_model = %s"
+                " AND o.embed_model = %s AND c.embedding IS NOT NULL"
+                " AND o.embedding IS NOT NULL",
+                (list(chunk_ids), brain_id, model, model),
+            )
+            found = cur.fetchall()
+        q = np.asarray(query, np.float32).reshape(-1)
+        out: dict[int, PassageContext] = {}
+        for r in found:
+            own, head = as_array(r["own"]), as_array(r["head_embedding"])
+            out[int(r["id"])] = PassageContext(
+                float(own @ q), int(r["head"]), float(head @ q), float(own @ head)
+            )
+        return out
 
     def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
         cached = self._backgrounds.get((brain_id, model))
