@@ -133,20 +133,3 @@ def test_closeness_is_the_rarity_among_unrelated_pairs() -> None:
     bundled = closeness_scale(few, BUNDLED_MODEL)
     assert bundled is not None and bundled.source == "model"
     assert bundled.of(0.3) == pytest.approx(2.0) and bundled.of(0.2) == pytest.approx(1.0)
-
-
-@pytest.mark.both_backends
-def test_each_backend_reads_closeness_from_its_brain(loci: Loci, brain: Brain) -> None:
-    texts = _paragraphs(60)
-    ids = [loci.library.add_note(brain, text).document.id for text in texts]
-    loci.library.wait_for(brain, ids)
-    brain = loci.store.get_brain(brain.name)
-    assert brain.embedder_model is not None
-    background = loci.store.vector_background(brain.id, brain.embedder_model)
-    # 60 passages of 60 notes: 1,770 pairs, resolved to one in 177
-    assert background is not None and len(background.unrelated) > 2 * STEPS
-    assert np.all(np.diff(background.unrelated) >= 0)
-    nonsense = loci.searching.search(brain, SearchRequest(NONSENSE))
-    assert weak(nonsense) and all(h.closeness is not None for h in nonsense)
-    found = loci.searching.search(brain, SearchRequest(" ".join(texts[5].split()[:12])))
-    assert not weak(found) and (found[0].closeness or 0.0) >= 2

@@ -99,18 +99,6 @@ class SearchEngine:
         # vectors: SQLite and NumPy's matmul release the GIL, so the legs overlap.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loci-text-leg")
 
-    def fused(
-        self,
-        brain: Brain,
-        query: str,
-        mode: SearchMode = "hybrid",
-        filters: SearchFilters | None = None,
-        min_similarity: float | None = None,
-        text_weight: float | None = None,
-    ) -> list[Fused]:
-        """The fused chunk ranking, best first, up to `params.candidates` from each leg."""
-        return self.ranking(brain, query, mode, filters, min_similarity, text_weight).fused
-
     def ranking(
         self,
         brain: Brain,
@@ -120,7 +108,8 @@ class SearchEngine:
         min_similarity: float | None = None,
         text_weight: float | None = None,
     ) -> Ranking:
-        """The fused ranking and how to read its cosines."""
+        """The fused chunk ranking (best first, up to `params.candidates` from each leg) and how
+        to read its cosines."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
