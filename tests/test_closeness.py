@@ -67,9 +67,9 @@ class HighCosines:
 
 
 def _brain(
-    embedder: Embedder, home: Path, texts: list[str], **settings: object
+    embedder: Embedder, home: Path, texts: list[str], embed_languages: str | None = None
 ) -> tuple[Loci, Brain]:
-    loci = make_service(home, embedder, **settings)
+    loci = make_service(home, embedder, embed_languages=embed_languages)
     brain = loci.brain("closeness")
     ids = [loci.library.add_note(brain, text).document.id for text in texts]
     loci.library.wait_for(brain, ids)
