@@ -21,6 +21,7 @@ from psycopg import sql
 
 from loci.errors import StoreError
 from loci.store.postgres.connection import Row
+from loci.store.postgres.document_terms_migration import add_document_terms
 from loci.store.postgres.stemmed_terms import add_languages
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
@@ -647,6 +648,10 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
+    # 30: BM25 over whole documents (document_lexical.py): their terms, document frequencies
+    # and lengths kept on write, counted now for the documents already indexed. SQLite's 30
+    # changes nothing: its in-memory index reads documents from the passages.
+    add_document_terms,
 ]
 
 

@@ -558,6 +558,10 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
+    # 30: BM25 over whole documents (`loci.store.document_index`). PostgreSQL keeps their term
+    # statistics in tables (its 30); here the in-memory index derives them from the passages
+    # as it derives theirs, so the schema does not change.
+    "SELECT 1",
 ]
 
 
