@@ -120,32 +120,63 @@ _WEIGHTS = (
     " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x)"
 )
 
-CEILING_SQL = _WEIGHTS + " SELECT coalesce(sum(w.idf), 0) * %(k1p)s AS ceiling FROM w"
+# The indexed documents of the passages a search found, with their lengths.
+OWNERS_SQL = (
+    "SELECT c.id AS chunk_id, c.document_id, d.lex_length FROM chunks c JOIN documents d"
+    " ON d.id = c.document_id AND d.lex_length > 0"
+    " WHERE c.id = ANY(%(chunks)s) AND c.brain_id = %(brain)s"
+)
 
-# Each passage's document's BM25 (0 where the document holds none of the terms).
+# Those documents' BM25 (a document holding none of the terms is not listed), and first, as
+# document NULL, the ceiling. Their ids are given, so the postings are probed by (document,
+# term) on the primary key: joined to the documents inside one statement, the planner read
+# every document's posting of each term instead. One statement: its planning is most of it.
 SCORES_SQL = (
     _WEIGHTS + ","
-    " c AS (SELECT id AS chunk_id, document_id FROM chunks"
-    " WHERE id = ANY(%(chunks)s) AND brain_id = %(brain)s),"
-    " scored AS (SELECT t.document_id, sum(w.idf * t.tf * %(k1p)s"
-    " / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * d.lex_length / s.avgdl))) AS score"
-    " FROM (SELECT DISTINCT document_id FROM c) x"
-    " JOIN documents d ON d.id = x.document_id AND d.lex_length > 0"
-    " CROSS JOIN w JOIN document_terms t ON t.document_id = d.id AND t.term = w.term"
-    " CROSS JOIN s GROUP BY t.document_id)"
-    " SELECT c.chunk_id, coalesce(scored.score, 0) AS score FROM c"
-    " JOIN documents d ON d.id = c.document_id AND d.lex_length > 0"
-    " LEFT JOIN scored ON scored.document_id = c.document_id"
+    " x AS (SELECT * FROM unnest(%(documents)s::bigint[], %(lengths)s::int[]) AS x(id, len)),"
+    " t AS (SELECT document_id, term, tf FROM document_terms"
+    " WHERE document_id = ANY(%(documents)s) AND term = ANY(%(tokens)s::text[]))"
+    " SELECT NULL::bigint AS document_id, coalesce(sum(w.idf), 0) * %(k1p)s AS score FROM w"
+    " UNION ALL"
+    " SELECT t.document_id, sum(w.idf * t.tf * %(k1p)s"
+    " / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * x.len / s.avgdl)))"
+    " FROM t JOIN w ON w.term = t.term JOIN x ON x.id = t.document_id"
+    " CROSS JOIN s GROUP BY t.document_id"
 )
 
 
-def score_params(brain_id: int, tokens: Sequence[str], chunk_ids: Sequence[int]) -> dict[str, Any]:
+def score_params(brain_id: int, tokens: Sequence[str]) -> dict[str, Any]:
     return {
         "tokens": list(tokens),
         "brain": brain_id,
-        "chunks": list(chunk_ids),
         "floor": IDF_FLOOR,
         "k1": K1,
         "k1p": K1 + 1.0,
         "b": B,
     }
+
+
+def passage_scores(
+    cur: Cursor, brain_id: int, tokens: Sequence[str], chunk_ids: Sequence[int]
+) -> tuple[dict[int, float], float]:
+    """(chunk id -> its document's BM25, the documents' ceiling) for the indexed passages among
+    `chunk_ids`."""
+    params = score_params(brain_id, tokens)
+    cur.execute(OWNERS_SQL, {**params, "chunks": list(chunk_ids)})
+    owner: dict[int, int] = {}
+    lengths: dict[int, int] = {}
+    for r in cur.fetchall():
+        owner[int(r["chunk_id"])] = document = int(r["document_id"])
+        lengths[document] = int(r["lex_length"])
+    documents = sorted(lengths)
+    cur.execute(
+        SCORES_SQL, {**params, "documents": documents, "lengths": [lengths[d] for d in documents]}
+    )
+    ceiling = 0.0
+    scores: dict[int, float] = {}
+    for r in cur.fetchall():
+        if r["document_id"] is None:
+            ceiling = float(r["score"])
+        else:
+            scores[int(r["document_id"])] = float(r["score"])
+    return {chunk: scores.get(document, 0.0) for chunk, document in owner.items()}, ceiling

@@ -86,12 +86,8 @@ class SearchLegs:
             tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
             if not tokens:
                 return None
-            params = document_lexical.score_params(brain_id, tokens, chunk_ids)
-            cur.execute(document_lexical.CEILING_SQL, params)
-            row = cur.fetchone()
-            cur.execute(document_lexical.SCORES_SQL, params)
-            scores = {int(r["chunk_id"]): float(r["score"]) for r in cur.fetchall()}
-        return DocumentTextScores(scores, float(row["ceiling"]) if row is not None else 0.0)
+            scores, ceiling = document_lexical.passage_scores(cur, brain_id, tokens, chunk_ids)
+        return DocumentTextScores(scores, ceiling)
 
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
