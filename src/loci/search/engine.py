@@ -54,7 +54,7 @@ class RankingParams:
     # The vector leg reads a passage in its document's context (search.openings).
     document_context: bool = True
     # The text leg's share given to each passage's whole document (search.document_words).
-    document_words: float = 0.5
+    document_words: float = 0.25
 
 
 @dataclass(frozen=True)
