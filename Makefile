@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test attack lint install install-dev browser extension-test ocr clean bench-check bench-check-all
+.PHONY: demo test attack lint install install-dev browser axe extension-test ocr clean bench-check bench-check-all
 
 $(BIN)/loci: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,13 @@ extension/node_modules/.package-lock.json: extension/package.json extension/pack
 extension-test: extension/node_modules/.package-lock.json
 	cd extension && $(NODE) --test test/
 
+# axe-core, which the browser tests run inside the web app's pages (tests/accessibility.py):
+# a test-time dependency only, pinned by tests/axe's lock file.
+tests/axe/node_modules/.package-lock.json: tests/axe/package.json tests/axe/package-lock.json
+	cd tests/axe && $(NPM) ci --no-audit --no-fund
+
+axe: tests/axe/node_modules/.package-lock.json
+
 
 # OCR of images and scanned PDFs runs Debian's Tesseract (English data included, ~24 MB); the
 # Python side needs nothing more. Without it images are stored with a warning and no text.
@@ -68,7 +75,7 @@ ocr:
 	@test -x "$(TESSERACT)" || { echo "Tesseract is missing at $(TESSERACT)" >&2; exit 1; }
 
 
-test: install-dev lint browser ocr extension-test
+test: install-dev lint browser axe ocr extension-test
 	$(BIN)/pytest -q
 
 # The attack suite alone (docs/security.md): isolation matrix, read-only tokens, API fuzzing,
@@ -80,7 +87,7 @@ attack: install-dev ocr
 	LOCI_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest -q -m attack
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache extension/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache extension/node_modules tests/axe/node_modules
 
 # Measure the figures of docs/benchmarks.md again (bench/figures.toml says which, with their
 # commands and noise) and flag any that moved; not part of `make test`. The quick figures take

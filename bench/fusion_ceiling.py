@@ -22,6 +22,7 @@ from loci.embed.local import LocalEmbedder
 from loci.eval.metrics import percentile
 from loci.search.lexical import query_terms
 from loci.store.sqlite import SqliteStore
+from loci.store.stemming import ENGLISH, query_tokens
 
 
 def main() -> None:
@@ -37,7 +38,7 @@ def main() -> None:
     store = loci.store
     assert isinstance(store, SqliteStore)
     index = store.search_index.lexical_index(brain.id)
-    questions = [index.query_tokens(query_terms(q)) for q in QUERIES]
+    questions = [query_tokens(query_terms(q), [ENGLISH]) for q in QUERIES]
     leg: list[float] = []
     ceiling: list[float] = []
     for _ in range(args.rounds):

@@ -34,10 +34,10 @@ from pgvector.psycopg import register_vector
 from loci.models import SearchFilters
 from loci.search.fusion import fuse
 from loci.store.postgres import PostgresStore
-from loci.store.postgres.analyzer import porter_tokens
 from loci.store.postgres.connection import connect
 from loci.store.postgres.lexical import impact
 from loci.store.postgres.migrations import grant, migrate
+from loci.store.stemming import ENGLISH, analyze
 
 MODEL = "synthetic-384"
 CHUNKS_PER_DOC = 20
@@ -140,11 +140,11 @@ def load(
                     document = (chunk_id - 1) // CHUNKS_PER_DOC + 1
                     title = f"Document {document}"
                     counts: Counter[str] = Counter()
-                    for token in porter_tokens(title):
+                    for token in analyze(title, ENGLISH):
                         counts[token] += 2
-                    body = porter_tokens(" ".join(text_words))
+                    body = analyze(" ".join(text_words), ENGLISH)
                     counts.update(body)
-                    length = 1 + len(porter_tokens(title)) + len(body)
+                    length = 1 + len(analyze(title, ENGLISH)) + len(body)
                     total_length += length
                     df.update(counts.keys())
                     chunk_rows.append(

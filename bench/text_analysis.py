@@ -29,8 +29,15 @@ import apsw
 from loci.eval.metrics import ndcg_at
 from loci.search.lexical import MAX_TERMS, STOPWORDS, query_terms
 from loci.store.lexical_index import LexicalIndex
-from loci.store.sqlite.connection import FTS_TOKENIZE_SQL, FTS_TOKENIZER
+from loci.store.stemming import ENGLISH, FTS_TOKENIZE_SQL, PORTER, analyze, analyzed_text
 from loci.store.text_analysis import segment
+
+FTS_TOKENIZER = PORTER  # the English analysis: FTS5's Porter after the shared segmentation
+
+
+def _analysed(text: str) -> str:
+    return analyzed_text(text, ENGLISH)
+
 
 OLD_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2"])
 OLD_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -241,7 +248,7 @@ def measure_cjk(n: int) -> None:
         f' tokenize="{FTS_TOKENIZE_SQL}")'
     )
     print(f"{n} passages, {chars / n:.0f} characters each on average")
-    for table, prepare in (("old_fts", lambda t: t), ("new_fts", segment)):
+    for table, prepare in (("old_fts", lambda t: t), ("new_fts", _analysed)):
         started = time.perf_counter()
         analysed = [prepare(t) for t in texts]
         analysis = time.perf_counter() - started
@@ -262,12 +269,14 @@ def measure_cjk(n: int) -> None:
     ):
         tokenizer = conn.fts5_tokenizer(*tokenizer_args)
 
-        def tokenize(text: str, tok: Tokenizer = tokenizer, prep: Prepare = prepare) -> list[str]:
+        def tokenize(
+            text: str, _stemmer: str, tok: Tokenizer = tokenizer, prep: Prepare = prepare
+        ) -> list[str]:
             return _tokens(tok, prep(text))
 
         index = LexicalIndex(tokenize, (2, 1, 1))
         started = time.perf_counter()
-        index.add((i, "", "", t) for i, t in enumerate(texts, 1))
+        index.add((i, "", "", t, ENGLISH) for i, t in enumerate(texts, 1))
         built = time.perf_counter() - started
         vocabulary = sum(len(s.terms) for s in index.segments)
         postings = sum(len(s.rows) for s in index.segments)
@@ -284,7 +293,8 @@ def measure_cjk(n: int) -> None:
         phrase = texts[row][start : start + 6]
         for table in found:
             terms = query_terms(phrase) if table == "new_fts" else old_terms(phrase)
-            match = " OR ".join('"' + segment(t).strip().replace('"', '""') + '"' for t in terms)
+            words = (" ".join(analyze(t, ENGLISH)) if table == "new_fts" else t for t in terms)
+            match = " OR ".join('"' + a.replace('"', '""') + '"' for a in words if a)
             if not match:
                 continue
             top = [
@@ -331,7 +341,7 @@ def compare_beir(folder: Path) -> None:
     by_id = {q["_id"]: q["text"] for q in map(json.loads, (folder / "queries.jsonl").open())}
     for name, tokenize_sql, prepare, terms_of in (
         ("old", "porter unicode61 remove_diacritics 2", lambda t: t, old_terms),
-        ("new", FTS_TOKENIZE_SQL, segment, query_terms),
+        ("new", FTS_TOKENIZE_SQL, _analysed, query_terms),
     ):
         conn.execute(
             f"CREATE VIRTUAL TABLE {name}_docs USING fts5(doc_id UNINDEXED, title, body,"

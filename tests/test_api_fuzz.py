@@ -58,6 +58,11 @@ SEMANTIC = {
     "save_answer",  # the message must be an answer, not a question
     "rate_answer",  # as save_answer
     "update_brain",
+    # A name mixing Latin with Cyrillic or Greek look-alikes, or not in its NFKC form, is
+    # refused (`loci.names.check_name`): the schema's pattern admits letters of any script.
+    "create_brain",
+    "create_user",
+    "create_invite",
     "upload_files",
     "create_graph_document",
     "rewrite_graph_document",

@@ -280,6 +280,8 @@ ATTEMPTS: dict[str, Attempt] = {
     "diff_versions": Attempt("read", lambda ids: {"params": {"old": 1}}),
     "download_version": Attempt("read"),
     "restore_version": Attempt("write"),
+    "file_page": Attempt("read", lambda ids: {"params": {"number": 1}}),
+    "file_passage": Attempt("read"),
     "reprocess_file": Attempt("write"),
     "create_note": Attempt("write", lambda ids: {"json": NOTE_BODY}),
     "list_notes": Attempt("read"),
@@ -314,6 +316,7 @@ ATTEMPTS: dict[str, Attempt] = {
     "graph_document_history": Attempt("read"),
     "graph_timeline": Attempt("read", lambda ids: {"params": {"doc_id": ids["doc_id"]}}),
     "graph_folders": Attempt("read"),
+    "graph_edges": Attempt("read"),
     "graph_doctor": Attempt("read"),
     "query_graph": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
     "create_graph_document": Attempt(

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+import psycopg
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -234,11 +235,13 @@ def test_fts5_and_the_in_memory_index_segment_alike(tmp_path: Path) -> None:
         store.close()
 
 
-# --- migration 16: databases indexed before the segmentation --------------------------------
+# --- migration 28: databases indexed before the segmentation and the stemming by language --
 
 
-def _unsegment(store: Store) -> None:
-    """Put the index back as the analysis before migration 16 left it, and forget the step."""
+def _as_before_28(store: Store, owner_url: str | None) -> None:
+    """Put the schema and the index back as they were before migration 28 (and 16, which 28
+    now does the work of): no language columns, the FTS table with FTS5's Porter tokenizer over
+    the raw text, and forget the step."""
     if isinstance(store, SqliteStore):
         with store.db.write() as conn:
             conn.execute("DROP TABLE chunks_fts")
@@ -252,19 +255,32 @@ def _unsegment(store: Store) -> None:
                 " SELECT c.id, 'b' || c.brain_id, coalesce(nullif(d.title, ''), d.name), '',"
                 " c.text FROM chunks c JOIN documents d ON d.id = c.document_id"
             )
-            conn.execute("DELETE FROM schema_migrations WHERE version = 16")
+            conn.execute(
+                "DROP INDEX documents_language; ALTER TABLE documents DROP COLUMN language;"
+                " ALTER TABLE chunks DROP COLUMN language;"
+                " ALTER TABLE brains DROP COLUMN text_language;"
+            )
+            conn.execute("DELETE FROM schema_migrations WHERE version = 28")
         return
     assert isinstance(store, PostgresStore)
     with store.db.tx() as cur:  # every brain: the terms as no query of today can name them
         cur.execute("UPDATE chunk_terms SET term = 'old:' || term")
         cur.execute("UPDATE term_df SET term = 'old:' || term")
-        cur.execute("DELETE FROM schema_migrations WHERE version = 16")
+        cur.execute("UPDATE brains SET text_language = 'english'")
+    assert owner_url is not None
+    with psycopg.connect(owner_url, autocommit=True) as owner:  # the schema's owner
+        owner.execute(
+            "ALTER TABLE brains ALTER COLUMN text_language SET DEFAULT 'english';"
+            " DROP INDEX documents_language; ALTER TABLE documents DROP COLUMN language;"
+            " ALTER TABLE chunks DROP COLUMN language;"
+            " DELETE FROM schema_migrations WHERE version = 28"
+        )
 
 
 @pytest.fixture
 def open_old(tmp_path: Path, database_url: str | None, request: pytest.FixtureRequest) -> Opener:
     """Opens the test's database as a new process would: on SQLite with FTS5 answering every
-    search (the path migration 16 repairs; the in-memory index is rebuilt at each start), on
+    search (the path migration 28 repairs; the in-memory index is rebuilt at each start), on
     PostgreSQL with the schema owner's URL, which a pending migration needs."""
 
     def opened() -> Store:
@@ -276,16 +292,20 @@ def open_old(tmp_path: Path, database_url: str | None, request: pytest.FixtureRe
     return opened
 
 
-def test_migration_16_re_derives_an_old_index(open_old: Opener) -> None:
+def test_migration_28_re_derives_an_old_index(
+    open_old: Opener, database_url: str | None, request: pytest.FixtureRequest
+) -> None:
+    owner_url = None
+    if database_url is not None:
+        owner_url = request.getfixturevalue("postgres_server").owner_url(database_url)
     store = open_old()
     try:
         brain_id = _fill(store, "old")
         assert _ranked(store, brain_id, "特定の見出し")
-        _unsegment(store)
-        assert _ranked(store, brain_id, "特定の見出し") == []  # what users of old indexes saw
+        _as_before_28(store, owner_url)
     finally:
         store.close()
-    again = open_old()  # a new process applies migration 16
+    again = open_old()  # a new process applies migration 28
     try:
         found = [text for text, _ in _ranked(again, brain_id, "特定の見出し")]
         assert found[0] == "特定の見出しにリンクできます。"
@@ -322,6 +342,10 @@ VAULT = {
     "内部链接.md": "内部链接使用双方括号。\n",
     "核心插件/日记.md": "每日笔记。\n",
     "한국어 문서.md": "내부 링크.\n",
+    "ملاحظات/اجتماع الفريق.md": "اجتماع الفريق يوم الثلاثاء. انظر [[Übersicht]].\n",
+    "Übersicht.md": "# Übersicht\n\nDie Häuser am Fluss.\n",
+    "Заметки.md": "Пчёлы собирают нектар.\n",
+    "บันทึก.md": "หัวข้อเฉพาะ\n",
 }
 
 
@@ -338,6 +362,12 @@ def test_a_vault_named_in_japanese_and_chinese_imports_and_round_trips(
     ids = {f.path: f.id for f in report.files}
     assert ids["内部リンク.md"] == "内部リンク" and ids["快速入门.md"] == "快速入门"
     assert ids["한국어 문서.md"] == "한국어-문서"
+    assert ids["ملاحظات/اجتماع الفريق.md"] == "اجتماع-الفريق"
+    assert ids["Übersicht.md"] == "ubersicht" and ids["Заметки.md"] == "заметки"
+    assert ids["บันทึก.md"] == "บันทึก"
+    arabic = loci.graph.get(brain, "اجتماع-الفريق")
+    assert arabic.summary.folder == "ملاحظات"
+    assert {(e.type, e.target) for e in arabic.links} == {("wiki_link", "ubersicht")}
     page = loci.graph.get(brain, "ファイル名")
     assert page.summary.folder == "基本設定"
     link = loci.graph.get(brain, "内部リンク")
@@ -348,6 +378,7 @@ def test_a_vault_named_in_japanese_and_chinese_imports_and_round_trips(
     assert transfer.export(brain, exported).counts == {"written": len(VAULT)}
     files = {p.relative_to(exported).as_posix() for p in exported.rglob("*.md")}
     assert "基本設定/ファイル名.md" in files and "inbox/内部リンク.md" in files
+    assert "ملاحظات/اجتماع-الفريق.md" in files and "inbox/ubersicht.md" in files
     second = loci.graph.store.ensure_brain("second")
     again = transfer.import_folder(second, exported, actor="test")
     assert again.counts == {"created": len(VAULT)}

@@ -34,7 +34,6 @@ POSTGRES_ONLY_TABLES = {
     "chunk_terms", "lexical_stats", "term_df",
 }  # fmt: skip
 POSTGRES_ONLY_COLUMNS = {
-    ("brains", "text_language"),  # per-brain text search dictionary
     ("chunks", "embedding"),  # pgvector column (SQLite: the vectors table)
     ("chunks", "embed_model"),
     ("chunks", "embed_dims"),

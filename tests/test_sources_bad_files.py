@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
 from tests import test_sources
-from tests.conftest import open_store, reopen, run_cli
+from tests.conftest import open_store, run_cli
 from tests.test_watching import FAST, by_path, documents_when, eventually
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24
@@ -54,22 +53,29 @@ def test_a_file_that_changes_while_it_is_read_is_read_again_and_one_that_keeps_c
     tmp_path: Path,
 ) -> None:
     growing = tmp_path / "log.txt"
-    growing.write_bytes(b"x" * 20_000_000)
-    # Another process appends to it without pause, as a sync client writing a large file does.
-    appending = (
-        "import sys\n"
-        "with open(sys.argv[1], 'ab') as f:\n"
-        "    while True:\n"
-        "        f.write(b'more\\n'); f.flush()\n"
-    )
-    writer = subprocess.Popen([sys.executable, "-c", appending, str(growing)])
-    try:
-        eventually(lambda: growing.stat().st_size > 20_000_000)
+    growing.write_bytes(b"x" * 2_000_000)
+    opened = os.fdopen
+
+    def appended_while_read(descriptor: int, mode: str) -> Any:
+        """The file as a sync client writing it shows it: each read of it sees it grow (a
+        real write, between the read's first look at the file and its last)."""
+        handle = opened(descriptor, mode)
+        read = handle.read
+
+        def read_and_grow() -> bytes:
+            data = read()
+            with growing.open("ab") as writer:
+                writer.write(b"more\n")
+            return bytes(data)
+
+        handle.read = read_and_grow  # type: ignore[assignment]
+        return handle
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("loci.ingest.folder_walk.os.fdopen", appended_while_read)
         with pytest.raises(UnsupportedSource, match="kept changing while it was read"):
             read_whole(growing)
-    finally:
-        writer.kill()
-        writer.wait()
+    assert growing.stat().st_size == 2_000_000 + 3 * len(b"more\n")  # read three times
     data, stamp = read_whole(growing)  # quiet now: one whole version, with its own stamp
     assert len(data) == stamp.size == growing.stat().st_size and data.endswith(b"more\n")
 
@@ -98,17 +104,22 @@ def test_files_deleted_or_rewritten_while_a_sync_runs_fail_alone_or_are_taken_as
     (folder / "y.md").write_text("The first words of y.\n")
     (folder / "z.md").write_text("The words of z.\n")
     source = loci.sources.add(brain, folder)
-    watching = reopen(loci.store)  # the test looks at the database as another process would
-    results: list[Any] = []
-    sync = threading.Thread(target=lambda: results.append(loci.sources.sync(brain)))
-    try:
-        sync.start()  # it walks the folder first, then adds the files in order, y and z last
-        eventually(lambda: watching.documents_under(brain.id, str(folder)), timeout=30)
-        (folder / "z.md").unlink()
-        (folder / "y.md").write_text("The last words of y, written during the sync.\n")
-        sync.join(60)
-    finally:
-        watching.close()
+    real_read = read_whole
+    changed: list[str] = []
+
+    def read_during_changes(path: Path, attempts: int = 3) -> Any:
+        """The first read of the sync (after its walk listed y and z) is when z is deleted and
+        y rewritten: two files that change on disk while the sync runs, at a known point."""
+        if not changed:
+            changed.append(path.name)
+            (folder / "z.md").unlink()
+            (folder / "y.md").write_text("The last words of y, written during the sync.\n")
+        return real_read(path, attempts)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("loci.service.sources.read_whole", read_during_changes)
+        results = [loci.sources.sync(brain)]
+    assert changed and changed[0] not in ("y.md", "z.md")
     (result,) = results[0].sources
     assert [(Path(f.path).name, f.reason) for f in result.failed] == [
         ("z.md", "deleted or moved away while it was synced; looked at again at the next sync")

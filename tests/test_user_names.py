@@ -69,4 +69,9 @@ def test_another_spelling_of_a_users_name_is_a_conflict(store: Store, spelling: 
 
 def test_a_new_name_outside_the_rule_is_still_invalid(store: Store) -> None:
     with pytest.raises(InvalidInput, match="must be 1–64 letters"):
-        Accounts(store).add_user("zoë")
+        Accounts(store).add_user("zoë smith")
+    with pytest.raises(InvalidInput, match="must be written 'zoe'"):
+        Accounts(store).add_user("ｚｏｅ")
+    # Letters of any script are in the rule: zoë is one person with ZOË and zoe.
+    zoe, _ = Accounts(store).add_user("zoë")
+    assert store.accounts.find_user("ZOË").id == store.accounts.find_user("zoe").id == zoe.id

@@ -199,15 +199,15 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
             ["#drop-zone", "fruit-report.pdf", "application/pdf", b64(fixtures.two_page_pdf())],
         )
         upload = page.locator(".upload", has_text="fruit-report.pdf")
-        expect(upload).to_have_attribute("data-state", "done")
-        expect(upload.locator("progress")).to_have_js_property("value", 1)
+        expect(upload).to_have_attribute("data-state", "ready", timeout=INDEXING_TIMEOUT_MS)
+        expect(upload.locator(".upload-state")).to_have_text("Ready · 2 passages")
         report = file_row(page, "fruit-report.pdf")
         expect(report).to_have_attribute("data-status", "ready", timeout=INDEXING_TIMEOUT_MS)
         expect(report).to_contain_text("Quarterly Fruit Report")
         expect(report).to_contain_text("2 passages")
 
         # Several files through the picker: each its own request; one refused at upload, one
-        # that fails while indexing shows the reason and can be retried.
+        # that fails while indexing shows the reason and what to do (a retry would not help).
         page.set_input_files(
             "#file-input",
             [
@@ -228,7 +228,8 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         broken = file_row(page, "broken.pdf")
         expect(broken).to_have_attribute("data-status", "failed", timeout=INDEXING_TIMEOUT_MS)
         expect(broken.locator(".reason")).to_contain_text("truncated PDF")
-        expect(broken.get_by_role("button", name="Retry broken.pdf")).to_be_enabled()
+        expect(broken.locator(".doc-help")).to_contain_text("add a good copy")
+        expect(broken.get_by_role("button", name="Retry broken.pdf")).to_be_hidden()
         orchard = file_row(page, "orchard.txt")
         expect(orchard).to_have_attribute("data-status", "ready", timeout=INDEXING_TIMEOUT_MS)
         session.shot("02-files")
@@ -250,15 +251,31 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(first.locator(".snippet mark").first).to_have_text(re.compile("zebras", re.I))
         session.shot("03-search")
 
+        # The citation opens the source: the PDF's page 2 drawn, the cited lines marked on it.
         first.locator(".citation").click()
         dialog = page.locator("#preview-dialog")
         expect(dialog).to_be_visible()
+        frame = dialog.locator(".page-frame")
+        expect(frame).to_have_attribute("data-loaded", "true")
+        expect(frame).to_be_focused()
+        expect(frame).to_have_accessible_name(
+            "Page 2 of fruit-report.pdf, with the cited passage marked"
+        )
+        expect(dialog.locator(".page-number")).to_have_text("Page 2 of 2")
+        expect(frame.locator(".passage-box")).to_have_count(2)  # its two lines
+        expect(frame.locator(".passage-box").first).to_be_in_viewport()
+        expect(dialog.locator(".passage-quote")).to_contain_text("Zebras graze near the river")
+        session.shot("04-citation")
+        dialog.get_by_role("button", name="‹ Previous page").click()
+        expect(dialog.locator(".page-number")).to_have_text("Page 1 of 2")
+        expect(dialog.locator(".passage-box")).to_have_count(0)
+        # The passages as search sees them, the cited one highlighted.
+        dialog.get_by_role("button", name="Passages").click()
         cited = dialog.locator(".chunk.cited")
         expect(cited).to_have_count(1)
         expect(cited).to_contain_text("Zebras graze near the river")
         expect(cited).to_be_in_viewport()
         expect(cited).to_be_focused()
-        session.shot("04-citation")
         dialog.get_by_role("button", name="Extracted text").click()
         expect(dialog.locator(".extracted")).to_contain_text("Alpha report opens on page one.")
         # Related documents: each opens its own preview, at its closest passage.
@@ -268,7 +285,7 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(kin).to_have_count(1)  # the one other indexed document (broken.pdf has none)
         kin.first.locator("button").click()
         expect(page.locator("#preview-title")).to_have_text("orchard.txt")
-        expect(dialog.locator(".chunk.cited")).to_have_count(1)
+        expect(dialog.locator("mark.passage-mark")).to_contain_text("good harvest of apples")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
@@ -351,7 +368,8 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         expect(page.locator("#brain-select")).to_have_value("research")
         page.click(".tab[data-panel=files]")
         report = file_row(page, "fruit-report.pdf")
-        report.get_by_role("button", name="Delete fruit-report.pdf").click()
+        report.get_by_role("button", name="Actions for fruit-report.pdf").click()
+        page.get_by_role("menuitem", name="Delete").click()
         expect(page.locator("#confirm-message")).to_contain_text("fruit-report.pdf")
         page.click("#confirm-yes")
         expect(report).to_have_count(0)
@@ -456,9 +474,12 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
 
         chip.click()
         dialog = page.locator("#preview-dialog")
-        cited = dialog.locator(".chunk.cited")
+        # Text is shown as text, the cited lines marked in it.
+        cited = dialog.locator("mark.passage-mark")
         expect(cited).to_contain_text(NONCE)
         expect(cited).to_be_in_viewport()
+        expect(cited).to_be_focused()
+        expect(dialog.locator(".source-text")).to_contain_text("The cafe on deck 3")
         page.keyboard.press("Escape")
         expect(dialog).to_be_hidden()
 
@@ -559,7 +580,7 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         expect(card.locator(".citation-name")).to_contain_text("trip-notes.md")
         session.shot("04-flashcards")
         card.locator(".citation").click()
-        expect(dialog.locator(".chunk.cited")).to_be_visible()
+        expect(dialog.locator("mark.passage-mark")).to_be_visible()
         page.keyboard.press("Escape")
 
         # Back to the chat: delete the conversation.
@@ -612,7 +633,7 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         assert len(growing) >= 3, trace  # seen part-written, several times
         assert all(r["_authorization"] == f"Bearer {MODEL_KEY}" for r in llm.requests)
         answer.locator(".cite-chip").click()
-        expect(dialog.locator(".chunk.cited")).to_contain_text(NONCE)
+        expect(dialog.locator("mark.passage-mark")).to_contain_text(NONCE)
         page.keyboard.press("Escape")
         session.shot("06-model-answer")
 
@@ -681,9 +702,7 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
             assert page.evaluate(HORIZONTAL_OVERFLOW) <= 0, f"{name} scrolls sideways"
             for control in (
                 "#brain-select",
-                "#new-brain-button",
-                "#share-button",
-                "#signout-button",
+                "#header-menu .menu-button",
                 ".tab[data-panel=files]",
                 ".tab[data-panel=ask]",
             ):
@@ -711,7 +730,7 @@ def test_phone_layout_fits_the_screen(browser: Browser, server: LiveServer) -> N
         expect(page.locator("#search-mode")).to_be_visible()
         fits("05-search")
         page.locator(".hit .citation").first.click()
-        cited = page.locator("#preview-dialog .chunk.cited")
+        cited = page.locator("#preview-dialog mark.passage-mark")
         expect(cited).to_be_in_viewport()
         dialog_box = page.locator("#preview-dialog").bounding_box()
         assert dialog_box is not None and dialog_box["x"] + dialog_box["width"] <= 390

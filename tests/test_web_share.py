@@ -79,10 +79,17 @@ def test_the_manifest_makes_an_installable_app_with_a_share_target(live: LiveSer
         assert (manifest["start_url"], manifest["scope"], manifest["display"]) == (
             "/", "/", "standalone",
         )  # fmt: skip
+        # Files too: posted, so the service worker can keep them for the page (sw.js).
         assert manifest["share_target"] == {
             "action": "/share",
-            "method": "GET",
-            "params": {"title": "title", "text": "text", "url": "url"},
+            "method": "POST",
+            "enctype": "multipart/form-data",
+            "params": {
+                "title": "title",
+                "text": "text",
+                "url": "url",
+                "files": [{"name": "files", "accept": ["*/*"]}],
+            },
         }
         sizes = set()
         for icon in manifest["icons"]:
@@ -103,6 +110,18 @@ def test_the_manifest_makes_an_installable_app_with_a_share_target(live: LiveSer
         shared = web.get("/share", params={"text": "a GET saves nothing", "url": ""})
         assert shared.status_code == 200 and shared.text == page.text
         assert shared.headers["cache-control"] == "no-store"
+        # Posted while no service worker is there to keep files: the words are passed on to
+        # the page, the files counted as dropped, nothing saved.
+        posted = web.post(
+            "/share",
+            data={"title": "Recipe", "text": "lemon cake"},
+            files={"files": ("cake.txt", b"flour, sugar, lemons")},
+        )
+        assert posted.status_code == 303
+        assert posted.headers["location"] == "/share?title=Recipe&text=lemon+cake&dropped=1"
+        worker = web.get("/sw.js")
+        assert worker.status_code == 200 and "javascript" in worker.headers["content-type"]
+        assert '"/static/app.js"' in worker.text and 'const VERSION = "' in worker.text
     with live.client() as api:
         assert api.get("/brains/default/graph/documents", params={"folder": "inbox"}).json() == []
 

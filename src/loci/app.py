@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.auth.secret_box import SecretBox
-from loci.config import Settings, load_settings
+from loci.config import Settings, embedder_languages, load_settings
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch_browser import BrowserSettings
@@ -55,6 +55,7 @@ def build_embedder(settings: Settings) -> Embedder:
             dimensions=settings.embed_dimensions,
             batch_tokens=settings.embed_batch_tokens,
             concurrency=settings.embed_concurrency,
+            **({"max_tokens": settings.embed_max_tokens} if settings.embed_max_tokens else {}),
         )
     from loci.embed.local import LocalEmbedder
 
@@ -150,7 +151,9 @@ def service_settings(settings: Settings) -> ServiceSettings:
             executable=settings.browser_path,
             timeout_s=settings.browser_timeout_s,
         ),
-        ranking=RankingParams(rerank_depth=settings.rerank_depth),
+        ranking=RankingParams(
+            rerank_depth=settings.rerank_depth, embedder_languages=embedder_languages(settings)
+        ),
     )
 
 

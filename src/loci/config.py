@@ -18,6 +18,8 @@ import platformdirs
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from loci.language import LATIN_SCRIPT
+
 
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("loci", appauthor=False))
@@ -91,6 +93,14 @@ class Settings(BaseSettings):
     # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
     embed_concurrency: int = Field(default=2, ge=1)
     embed_batch_tokens: int = Field(default=8192, ge=1)
+    # The longest input the remote model reads, in its tokens: chunks are cut to fit it. Unset:
+    # 8191, OpenAI's text-embedding-3; multilingual-e5 and most local models read 512.
+    embed_max_tokens: int | None = Field(default=None, ge=64)
+    # The languages the embedder reads (ISO 639-1, comma-separated, or "*" for any). A question
+    # in another language is ranked by BM25 alone. Unset: the Latin-script languages for the
+    # bundled MiniLM (trained on English, it helps on German but not on Japanese or Arabic),
+    # any for an OpenAI-compatible endpoint.
+    embed_languages: str | None = None
 
     # Chunks embedded a second, for `add --dry-run` estimates; unset: the embedder's own rate
     # (the local model measures itself once on this machine and keeps it in `calibration_dir`).
@@ -282,3 +292,12 @@ def load_settings(**overrides: Any) -> Settings:
     merged = {k: v for k, v in from_file.items() if k not in env_keys}
     merged.update({k: v for k, v in overrides.items() if v is not None})
     return Settings(**merged)
+
+
+def embedder_languages(settings: Settings) -> frozenset[str] | None:
+    """`embed_languages` as a set, None for any language."""
+    value = settings.embed_languages
+    if value is None:
+        return LATIN_SCRIPT if settings.embedder == "local" else None
+    codes = frozenset(c.strip().lower() for c in value.split(",") if c.strip())
+    return None if "*" in codes or not codes else codes

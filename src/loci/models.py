@@ -288,6 +288,11 @@ class Document:
     vectors_pending: bool = False
     # What indexing it is doing now, while it is being worked on; None otherwise.
     progress: Progress | None = None
+    # The code of the error that failed it (`loci.errors`), while `status` is failed.
+    failure_code: str | None = None
+
+    # The language most of its text is in (ISO 639-1, detected when indexed); None: unknown.
+    language: str | None = None
 
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
@@ -346,6 +351,22 @@ class DocumentVersion:
 
 
 @dataclass(frozen=True)
+class DocumentListing:
+    """What a list of documents filters and sorts by, without a document's JSON columns (its
+    tags and metadata): read for every document of a large brain, decoded cheaply."""
+
+    id: int
+    kind: DocumentKind
+    name: str
+    title: str | None
+    mime_type: str | None
+    size_bytes: int
+    status: DocumentStatus
+    source_url: str | None = None
+    source_path: str | None = None
+
+
+@dataclass(frozen=True)
 class Chunk:
     id: int
     document_id: int
@@ -357,6 +378,7 @@ class Chunk:
     content_hash: str
     # The key of the chunk's vector: sha256 of what was embedded (context line and text).
     embed_hash: str = ""
+    language: str | None = None  # ISO 639-1 of this passage (its document's unless it differs)
 
 
 @dataclass(frozen=True)
@@ -476,6 +498,7 @@ class IndexedChunk:
 
     draft: ChunkDraft
     embed_hash: str
+    language: str | None = None  # ISO 639-1, as detected (`loci.language`); None: unknown
 
 
 @dataclass(frozen=True)
@@ -660,10 +683,12 @@ class WebSession:
 class Conversation:
     id: int
     brain_id: int
-    user_id: int | None  # None: the local CLI's
+    user_id: int | None  # None: the local owner's (the CLI, MCP over stdio)
     title: str
     created_at: str
     updated_at: str
+    # Where it was started: web, api, cli, mcp or slack (None: before that was kept).
+    origin: str | None = None
 
 
 @dataclass(frozen=True)

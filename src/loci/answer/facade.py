@@ -199,11 +199,13 @@ class Answers:
         brains: Sequence[Brain] = (),
         may_save: bool = False,
         actor: str = "ask",
+        origin: str | None = None,
     ) -> Iterator[AskEvent]:
         """`ask` inside a conversation: its history resolves follow-ups, and the question and
         the answer (with citations) are kept. The `done` event names the conversation and the
         answer's message. "Save this" / "remember that …" save instead of answering, when
-        `may_save` (the caller may write to the brain)."""
+        `may_save` (the caller may write to the brain). `origin` says where a new conversation
+        was started (web, api, cli, mcp, slack)."""
         conversations = self.store.conversations
         conversation = None
         if conversation_id is not None:
@@ -212,7 +214,7 @@ class Answers:
             conversation = conversations.latest(brain.id, user_id)
         if conversation is None:
             title = " ".join(question.split())[:80] or "Conversation"
-            conversation = conversations.create(brain.id, user_id, title)
+            conversation = conversations.create(brain.id, user_id, title, origin)
         kept = conversations.messages(conversation.id)
         history = [Turn(m.role, m.content) for m in kept]
         wanted = save_request(question)

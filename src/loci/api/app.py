@@ -14,9 +14,10 @@ from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
-from fastapi import Depends, FastAPI
-from fastapi.responses import FileResponse
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Route
@@ -59,6 +60,7 @@ from loci.integrations.webhooks import Webhooks
 from loci.mcp.http import McpEndpoint
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
+from loci.web.worker import service_worker
 
 log = logging.getLogger(__name__)
 API_PREFIX = "/api/v1"
@@ -202,6 +204,28 @@ def _mount_web(app: FastAPI) -> None:
     @app.get("/share", include_in_schema=False)
     def share_target() -> FileResponse:
         return FileResponse(f"{root}/index.html", headers={"Cache-Control": "no-store"})
+
+    # Shared from another app without the service worker (it is not installed yet, or was
+    # removed): the worker would have kept the files; here only the words can be passed on.
+    @app.post("/share", include_in_schema=False)
+    async def share_without_worker(request: Request) -> RedirectResponse:
+        form = await request.form()
+        fields = {k: v for k in ("title", "text", "url") if isinstance(v := form.get(k), str) and v}
+        dropped = sum(1 for f in form.getlist("files") if not isinstance(f, str))
+        if dropped:
+            fields["dropped"] = str(dropped)
+        return RedirectResponse(f"/share?{urlencode(fields)}", status_code=303)
+
+    # The service worker, at the root so that it may serve the whole app (web/sw.py).
+    worker = service_worker(Path(root))
+
+    @app.get("/sw.js", include_in_schema=False)
+    def sw() -> Response:
+        return Response(
+            worker,
+            media_type="text/javascript",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     # At the root, so the app it describes may take the whole origin as its scope.
     @app.get("/manifest.webmanifest", include_in_schema=False)

@@ -140,6 +140,7 @@ def register(app: typer.Typer) -> None:
             brains=others,
             may_save=True,  # the local owner: "remember that …" saves
             actor="cli",
+            origin="cli",
         )
 
         def saved_as_page(done: Done) -> Done:

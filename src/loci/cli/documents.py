@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar, get_args
 
 import typer
 from rich.markup import escape
@@ -12,15 +12,33 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
 from loci.cli.waiting import WaitOption, index_now
-from loci.models import Document
+from loci.errors import InvalidInput
+from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
+from loci.models import Document, DocumentKind
+from loci.service.document_query import DocumentQuery
 
 StatusFilter = Literal["processing", "ready", "failed"]
-KindFilter = Literal["file", "web", "note", "page", "evidence", "item"]
+KINDS: tuple[DocumentKind, ...] = get_args(DocumentKind)
+Choice = TypeVar("Choice", bound=str)
+
+
+def _chosen(
+    option: str, given: list[str] | None, choices: tuple[Choice, ...]
+) -> tuple[Choice, ...]:
+    """The values a repeated option was given, each one of `choices` (Typer checks a Literal
+    once, not each value of a list)."""
+    chosen = []
+    for value in given or ():
+        match = next((c for c in choices if c == value.strip().lower()), None)
+        if match is None:
+            raise InvalidInput(f"{option} {value!r} is none of: {', '.join(choices)}")
+        chosen.append(match)
+    return tuple(dict.fromkeys(chosen))
 
 
 def _documents_table(docs: list[Document]) -> Table:
     table = Table(box=None, header_style="bold")
-    for column in ("id", "name", "kind", "status", "chunks", "size", "added"):
+    for column in ("id", "name", "format", "status", "chunks", "size", "added"):
         table.add_column(
             column,
             justify="right" if column in ("id", "chunks", "size") else "left",
@@ -33,7 +51,7 @@ def _documents_table(docs: list[Document]) -> Table:
         table.add_row(
             str(d.id),
             escape(d.name),
-            d.kind,
+            document_format(d),
             status,
             str(d.chunk_count),
             human_size(d.size_bytes),
@@ -69,26 +87,65 @@ def _reindexed(docs: list[Document]) -> str:
     return f"reindexed {len(docs)} documents: " + ", ".join(parts)
 
 
+def _narrowed_by(**filters: object) -> str:
+    """The filters a person gave, as they typed them: "--kind note --format pdf"."""
+    given = []
+    for option, value in filters.items():
+        for one in value if isinstance(value, list) else [value]:
+            if one:
+                given.append(f"--{option} {one}")
+    return " ".join(given)
+
+
 def register(app: typer.Typer) -> None:
     def list_documents(
         status: Annotated[
             StatusFilter | None, typer.Option("--status", help="Only this status.")
         ] = None,
-        kind: Annotated[KindFilter | None, typer.Option("--kind", help="Only this kind.")] = None,
+        kind: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--kind",
+                help="Only this kind (how it came in: "
+                + ", ".join(KINDS)
+                + "); repeat for several.",
+            ),
+        ] = None,
+        format_: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--format",
+                "-f",
+                help="Only this format: "
+                + ", ".join(f"{f} ({FORMAT_LABELS[f]})" for f in FORMATS)
+                + "; repeat for several.",
+            ),
+        ] = None,
         tag: Annotated[
             str | None, typer.Option("--tag", "-t", help="Only documents with this tag.")
         ] = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """List the documents of a brain with status, chunk count and size."""
+        """List the documents of a brain with status, chunk count and size, oldest first."""
         loci = service()
         target = existing_brain(brain)
-        docs = loci.library.documents(target, status=status, kind=kind, tag=tag)
+        query = DocumentQuery(
+            statuses=(status,) if status else (),
+            kinds=_chosen("--kind", kind, KINDS),
+            formats=_chosen("--format", format_, FORMATS),
+            tag=tag,
+        )
+        docs = loci.library.find(target, query).documents
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
             emit_json([DocumentOut.of(d, target) for d in docs])
+        elif not docs and query.narrowed:
+            given = _narrowed_by(
+                status=status, kind=list(query.kinds), format=list(query.formats), tag=tag
+            )
+            out.print(f"no documents match {escape(given)}")
         elif not docs:
             out.print("no documents yet — add some with `loci add PATH`")
         else:
@@ -138,6 +195,7 @@ def register(app: typer.Typer) -> None:
             ("status", doc.status),
             ("reason", doc.status_reason),
             ("chunks", doc.chunk_count),
+            ("language", doc.language),
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),
@@ -216,8 +274,9 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 "--language",
-                help="Only switch the language text search stems words in and re-count the "
-                "text index (PostgreSQL: e.g. german; SQLite: english only).",
+                help="Only switch how text search stems words and re-count the text index: "
+                "auto (each passage in its detected language), a Snowball stemmer (german, "
+                "russian, …) or simple.",
             ),
         ] = None,
         wait: WaitOption = None,

@@ -49,6 +49,8 @@ def register(app: typer.Typer) -> None:
         model = s.embedder_model or "(none yet: set by the first indexed document)"
         out.print(f"  embedder   {escape(model)}{dims}")
         out.print(f"  language   {escape(s.language)} (how BM25 stems words)")
+        held = ", ".join(f"{code} {count}" for code, count in s.languages.items())
+        out.print(f"  languages  {escape(held or '(none detected yet)')} (documents in each)")
         out.print(
             f"  disk       database {human_size(s.database_bytes)},"
             f" originals {human_size(s.blob_bytes)}"

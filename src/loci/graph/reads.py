@@ -22,6 +22,7 @@ from loci.models import (
     Citation,
     Document,
     GraphDocument,
+    GraphEdge,
     GraphTimelineEntry,
     GraphVersion,
     Hit,
@@ -188,6 +189,11 @@ class GraphReader:
     ) -> list[GraphTimelineEntry]:
         doc_id = self.resolve(brain, ref).id if ref else None
         return self.graph.timeline(brain.id, doc_id, since=since, until=until, limit=limit)
+
+    def edges(self, brain: Brain) -> list[GraphEdge]:
+        """Every edge of the brain's graph (typed relations, wiki links, citations), in one
+        read: what a drawing of the whole graph needs."""
+        return self.graph.edges(brain.id)
 
     def folders(self, brain: Brain) -> list[FolderCount]:
         direct = self.graph.folders(brain.id)

@@ -31,6 +31,7 @@ from loci.ingest.parsers import ParseBudgets
 from loci.ingest.plan import plan_file
 from loci.ingest.progress import report
 from loci.ingest.timings import IndexTimings
+from loci.language import passage_languages
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
@@ -65,6 +66,7 @@ class Prepared:
     hashes: list[str]  # sha256 of each input: the vector cache key
     truncated: bool
     parser: str | None = None  # the format it was read as (`plan_file`): "pdf", "html", …
+    languages: tuple[str | None, ...] = ()  # each chunk's detected language (`loci.language`)
 
 
 class StaleChunks(Exception):
@@ -146,6 +148,7 @@ class Indexer:
             named = index_title(title, document.name, document.kind)
             inputs = [self._embedding_input(named, c.heading_path, c.text) for c in result.chunks]
             hashes = [_hash(text) for text in inputs]
+            languages = passage_languages(parsed.text, [c.text for c in result.chunks])
         return Prepared(
             brain,
             document,
@@ -156,6 +159,7 @@ class Indexer:
             hashes,
             result.truncated,
             plan.parser,
+            tuple(languages),
         )
 
     def write_text(self, prepared: Prepared) -> int:
@@ -174,7 +178,12 @@ class Indexer:
         with self.timings.timed("write"):
             missing = self.store.replace_index(
                 document.id,
-                [IndexedChunk(c, h) for c, h in zip(prepared.chunks, prepared.hashes, strict=True)],
+                [
+                    IndexedChunk(c, h, language)
+                    for c, h, language in zip(
+                        prepared.chunks, prepared.hashes, prepared.languages, strict=True
+                    )
+                ],
                 {},
                 self.embedder.model_id,
                 prepared.parsed.text,

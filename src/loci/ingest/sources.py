@@ -126,6 +126,43 @@ def note_body(markdown: bytes) -> str:
     return text.strip("\n")
 
 
+_MARKUP_START = re.compile(r"^(?:\s*(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+))+")
+TITLE_CHARS = 120
+EXCERPT_CHARS = 280
+
+
+def _plain_line(line: str) -> str:
+    """A Markdown line as it reads: no heading, quote or list marker, no emphasis marks."""
+    line = _MARKUP_START.sub("", line)
+    return " ".join(re.sub(r"(\*\*|__|\*|`)", "", line).split())
+
+
+def _shortened(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] or text[:limit]
+    return f"{cut.rstrip(' ,;:')}…"
+
+
+def note_title(text: str) -> str | None:
+    """The title of a note written without one: its first line, as it reads ("Call the
+    plumber", not "call-the-plumber.md")."""
+    for line in text.splitlines():
+        plain = _plain_line(line)
+        if plain:
+            return _shortened(plain, TITLE_CHARS)
+    return None
+
+
+def note_excerpt(text: str, title: str | None) -> str:
+    """The first lines of a note, as a card shows them: plain, the line its title came from
+    left out, about three lines long."""
+    lines = [plain for line in text.splitlines() if (plain := _plain_line(line))]
+    if lines and title is not None and _shortened(lines[0], TITLE_CHARS) == title:
+        lines = lines[1:]
+    return _shortened(" ".join(lines), EXCERPT_CHARS)
+
+
 def note_name(text: str, title: str | None) -> str:
     basis = title or text.strip().splitlines()[0] if text.strip() else "note"
     slug = re.sub(r"[^\w]+", "-", (basis or "note").lower()).strip("-")[:60] or "note"

@@ -73,6 +73,7 @@ class SlackAnswers:
                 chat=chat,
                 may_save=question.may_save,
                 actor=user.name,
+                origin="slack",
             )
             done = final_answer(events)
         finally:

@@ -255,11 +255,13 @@ class Worker:
                 log.warning("job %s finished after its lease was taken over", job.id)
             return
         reason = describe(error)
+        code = error.code if isinstance(error, LociError) else None
         if isinstance(error, PERMANENT):
             log.info("job %s failed: %s", job.id, reason)
-            self.store.fail_job(job, self.name, reason)
+            self.store.fail_job(job, self.name, reason, code)
         elif job.attempts >= self.settings.max_attempts:
             log.warning("job %s gave up after %d attempts: %s", job.id, job.attempts, reason)
+            # Not a permanent error: whatever its code, trying again later may work.
             self.store.fail_job(job, self.name, f"{reason} (after {job.attempts} attempts)")
         else:  # anything else may be transient: retry with exponential backoff and jitter
             delay = self.settings.retry_base_s * 2 ** (job.attempts - 1) * (0.5 + random.random())

@@ -24,6 +24,7 @@ from loci.errors import LociError
 from loci.llm.client import Chat, OpenAICompatibleChat
 from loci.mcp.access import Caller
 from loci.models import Brain, Document, is_searchable
+from loci.names import NAME_SCHEMA_PATTERN
 from loci.service import Loci
 
 P = ParamSpec("P")
@@ -41,7 +42,7 @@ BrainArg = Annotated[
     str | None,
     Field(
         max_length=64,
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+        pattern=NAME_SCHEMA_PATTERN,
         description="The brain to use; omit it for the default brain (list_brains names them).",
     ),
 ]

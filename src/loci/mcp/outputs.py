@@ -153,6 +153,9 @@ class AnswerResult(BaseModel):
     citations: list[Citation]
     intent: str
     from_model: bool = Field(description="false: no chat model, the answer quotes the sources")
+    conversation_id: int | None = Field(
+        default=None, description="the conversation it was kept in (the web app lists it)"
+    )
 
 
 class FileInfo(BaseModel):

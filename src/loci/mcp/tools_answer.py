@@ -22,9 +22,10 @@ from loci.mcp.outputs import (
     QuizQuestion,
 )
 from loci.models import SearchFilters
+from loci.names import NAME_SCHEMA_PATTERN
 from loci.review.view import DigestOut
 
-BrainName = Annotated[str, Field(max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 
 Topic = Annotated[
@@ -92,9 +93,20 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             created_after=after,
             created_before=before,
         )
+        # Kept as a conversation of the caller's, as the web app's are: it shows there too.
         with chat_for(caller) as chat:
             done = final_answer(
-                loci.answers.ask(target, question, chat=chat, filters=filters, brains=others)
+                loci.answers.converse(
+                    target,
+                    question,
+                    user_id=caller.user_id,
+                    chat=chat,
+                    filters=filters,
+                    brains=others,
+                    may_save=caller.can_write,
+                    actor=caller.actor,
+                    origin="mcp",
+                )
             )
         return AnswerResult(
             brain=target.name,
@@ -102,6 +114,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             citations=[Citation.of(c) for c in done.citations],
             intent=done.intent,
             from_model=done.model is not None,
+            conversation_id=done.conversation_id,
         )
 
     @tool_errors

@@ -12,9 +12,10 @@ from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
+from loci.language import query_languages, question_language
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.confidence import vector_trust
-from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse
+from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
 from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
 from loci.search.rerank import Reranker
@@ -45,6 +46,8 @@ class RankingParams:
     short_chunk_tokens: int = 12
     # With a reranker: how many of the best fused passages it reads and reorders.
     rerank_depth: int = 30
+    # The languages (ISO 639-1) the embedder reads; None: every language (`fusion.vector_weight`).
+    embedder_languages: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -107,13 +110,19 @@ class SearchEngine:
         vector_leg: list[tuple[int, float]] = []
         pending: Future[tuple[list[tuple[int, float]], float | None]] | None = None
         terms = query_terms(query)
-        use_vectors = mode in ("hybrid", "vector") and brain.embedder_model is not None
+        held = self.store.brain_languages(brain.id)
+        asked = question_language(query, held)
+        languages = query_languages(asked, held)
+        readable = vector_weight(asked, held, p.embedder_languages)
+        use_vectors = (
+            mode == "vector" or (mode == "hybrid" and readable > 0)
+        ) and brain.embedder_model is not None
         # Only a fusion by ceilings needs BM25's best possible score for the question.
         wants_ceiling = mode == "hybrid" and p.normalisation == "ceiling"
 
         def text() -> tuple[list[tuple[int, float]], float | None]:
-            hits = self.store.text_search(brain.id, terms, p.candidates, filters)
-            ceiling = self.store.text_ceiling(brain.id, terms) if wants_ceiling else None
+            hits = self.store.text_search(brain.id, terms, p.candidates, filters, languages)
+            ceiling = self.store.text_ceiling(brain.id, terms, languages) if wants_ceiling else None
             return hits, ceiling
 
         if mode in ("hybrid", "text"):
@@ -142,7 +151,7 @@ class SearchEngine:
             weights = [0.0, 1.0]
         else:
             share = p.text_weight if text_weight is None else text_weight
-            weights = [share, 1.0 - share]
+            weights = [share, (1.0 - share) * readable]
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
             groups = self.store.chunk_documents([i for i, _ in text_leg + vector_leg])
@@ -287,7 +296,7 @@ class SearchEngine:
             heading_path=chunk.heading_path,
             source_url=document.source_url,
         )
-        snippet = make_snippet(chunk.text, terms)
+        snippet = make_snippet(chunk.text, terms, language=chunk.language)
         return Hit(
             chunk_id=chunk.id,
             citation=citation,

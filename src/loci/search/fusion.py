@@ -144,3 +144,20 @@ def fuse(
     _first_leg_alone(fused, weights, first_leg_only)
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
     return [Fused(item, score, tuple(ranks[item]), tuple(scores[item])) for item, score in ordered]
+
+
+def vector_weight(
+    question_language: str | None,
+    brain_languages: Mapping[str, int],
+    embedder_languages: frozenset[str] | None,
+) -> float:
+    """How much of its weight the vector leg keeps for this question: 1, or 0 when the
+    embedder cannot read the question's language (the brain's main language when the question
+    is too short to tell). An English-only model (the bundled MiniLM) embeds Japanese or
+    Arabic as noise: on a held-out Arabic set its leg scored 0.07 nDCG@10 against BM25's 0.73
+    and dragged equal-weight fusion to 0.66, so such a question is ranked by BM25 alone.
+    `embedder_languages` None: the embedder reads every language."""
+    if embedder_languages is None:
+        return 1.0
+    language = question_language or next(iter(brain_languages), None)
+    return 1.0 if language is None or language in embedder_languages else 0.0

@@ -1,7 +1,8 @@
 """Short excerpts of a chunk around the query's terms, with where the matches are.
 
 Matching is by word prefix so that "running" is marked for the query term "run" the way the
-porter-stemmed BM25 leg matched it; a term of a script written without spaces (a Japanese or
+porter-stemmed BM25 leg matched it, and, for a passage in a language Snowball stems, by stem
+(German *Häuser* for *Haus*); a term of a script written without spaces (a Japanese or
 Thai bigram, `loci.store.text_analysis`) is found anywhere, and overlapping matches are marked
 as one. The matches travel as data — `highlights`, (start, end) character offsets into the
 excerpt — never as marks inside its text: `**` is Markdown bold, which a passage may hold
@@ -18,12 +19,14 @@ from dataclasses import dataclass
 import regex
 
 from loci.graph.links import as_read
+from loci.store.stemming import ENGLISH, SNOWBALL, analyze
 from loci.store.text_analysis import is_segmented, normalize
 
 STEM_PREFIX = 5  # long enough to avoid junk matches, short enough to join inflections
 CONTEXT_BEFORE = 40
 _CLUSTER = regex.compile(r"\X")
 _LONGEST_CLUSTER = 64  # how far back a cut looks for the cluster it falls in
+_WORD = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 
 Span = tuple[int, int]
 ELLIPSIS = "…"
@@ -97,12 +100,41 @@ def cluster_start(text: str, index: int) -> int:
     return index
 
 
-def make_snippet(text: str, terms: Sequence[str], width: int = 240) -> Snippet:
+def _stem_spans(text: str, terms: Sequence[str], stemmer: str) -> list[Span]:
+    """Words of `text` whose stem in its language is a term's (German *Häuser* for *Haus*,
+    Russian *кошками* for *кошка*), which a prefix of the term does not always find."""
+    wanted = {stem for t in terms for stem in analyze(t, stemmer)}
+    if not wanted:
+        return []
+    return [
+        m.span()
+        for m in _WORD.finditer(text)
+        if any(s in wanted for s in analyze(m.group(), stemmer))
+    ]
+
+
+def _merged(spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def make_snippet(
+    text: str, terms: Sequence[str], width: int = 240, language: str | None = None
+) -> Snippet:
     """The `width`-character window of `text` holding the most matched terms, with where they
-    are; a brain page's links read as their labels."""
+    are; a brain page's links read as their labels. `language` (the passage's, ISO 639-1) lets
+    a word be matched by its stem in a language Snowball stems."""
     text = as_read(text)
     pattern = term_pattern(terms)
     matches = _spans(text, pattern) if pattern else []
+    stemmer = SNOWBALL.get(language or "")
+    if stemmer is not None and stemmer != ENGLISH and terms:
+        matches = _merged(matches + _stem_spans(text, terms, stemmer))
     if not matches:
         flat = " ".join(text[: width * 2].split())
         cut = cluster_start(flat, width)

@@ -28,6 +28,7 @@ from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
 from loci.service.library import INDEX_JOB, Library
+from loci.service.reading import Reading
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 from loci.service.source_pages import PageSources
@@ -49,7 +50,8 @@ class Status:
     stats: BrainStats
     embedder_model: str | None  # None until the first document is indexed
     embedder_dims: int
-    language: str  # what the BM25 leg stems this brain's words as
+    language: str  # what the BM25 leg stems this brain's words as ("auto": each text's own)
+    languages: dict[str, int]  # detected languages (ISO 639-1) -> documents mostly in each
     database_bytes: int
     blob_bytes: int
 
@@ -99,6 +101,7 @@ class Loci:
         )
         self.sources = Sources(store, self.library, PageSources(store, self.graph))
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
+        self.reading = Reading(store, blobs)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.
@@ -180,6 +183,7 @@ class Loci:
             embedder_model=brain.embedder_model,
             embedder_dims=brain.embedder_dims or 0,
             language=self.store.brain_language(brain.id),
+            languages=self.store.brain_languages(brain.id),
             database_bytes=self.store.database_bytes(),
             blob_bytes=self.blobs.disk_usage(),
         )

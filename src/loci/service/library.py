@@ -37,8 +37,10 @@ from loci.ingest.sources import (
     clean_name,
     is_url,
     note_body,
+    note_excerpt,
     note_markdown,
     note_name,
+    note_title,
     page_name,
     web_markdown,
 )
@@ -58,6 +60,7 @@ from loci.models import (
     is_searchable,
     is_settled,
 )
+from loci.service.document_query import DocumentPage, DocumentQuery, select
 from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
@@ -326,7 +329,9 @@ class Library:
             note_markdown(text, title, tags),
             kind="note",
             tags=tags,
-            title=title,
+            # Untitled, it reads as its first line; that title stays out of the note's bytes,
+            # so it follows the first line when the text is edited.
+            title=title or note_title(text),
             mime_type="text/markdown",
             metadata={"color": color} if color else None,
         )
@@ -405,6 +410,13 @@ class Library:
         return self.curation.ingest_item(brain, provider, item, actor=actor)
 
     # notes --------------------------------------------------------------------------------
+    def note_excerpts(self, documents: Sequence[Document]) -> dict[int, str]:
+        """The first lines of each note (by id), for a list of notes as cards."""
+        return {
+            d.id: note_excerpt(note_body(self.blobs.get(d.content_hash)), d.title)
+            for d in documents
+        }
+
     def note(self, brain: Brain, document_id: int) -> tuple[Document, str]:
         """A note and the text it was written with (without its frontmatter)."""
         document = self.store.get_document(brain.id, document_id)
@@ -435,7 +447,7 @@ class Library:
         new = NewDocument(
             kind="note",
             name=note_name(text, title),
-            title=title,
+            title=title or note_title(text),
             source_url=None,
             mime_type="text/markdown",
             size_bytes=len(data),
@@ -464,6 +476,15 @@ class Library:
         tag: str | None = None,
     ) -> list[Document]:
         return self.store.list_documents(brain.id, status=status, kind=kind, tag=tag)
+
+    def find(self, brain: Brain, query: DocumentQuery) -> DocumentPage:
+        """The documents `query` asks for, in its order, one page of them, and how many match."""
+        # One status or one kind is narrowed in SQL; several are filtered with the rest.
+        status = query.statuses[0] if len(query.statuses) == 1 else None
+        kind = query.kinds[0] if len(query.kinds) == 1 else None
+        listing = self.store.list_document_index(brain.id, status=status, kind=kind, tag=query.tag)
+        page, total = select(listing, query)
+        return DocumentPage(self.store.get_documents(brain.id, [d.id for d in page]), total)
 
     def recent_documents(
         self, brain: Brain, limit: int, kinds: Sequence[DocumentKind] = ()

@@ -4,7 +4,8 @@ backend.
 Secrets never reach this layer in the clear: tokens and sessions are looked up by the SHA-256 of
 their secret, computed by `loci.auth`. A brain's members live here too, beside the users they
 name; the brains themselves belong to the store. User names are unique without regard to case
-and found by their key (`loci.names.user_key`), which Python computes, not the database. The
+and found by their key (`loci.names.user_key`), which Python computes, not the database, and
+stores beside the name. The
 SQL is portable (`loci.store.portable`); a backend's subclass says how it matches and orders
 names that way, how JSON columns read back, and which error a duplicate raises.
 """
@@ -62,12 +63,13 @@ def _invite(row: Row) -> Invite:
 
 
 class AccountTables(ABC):
-    # The SQL of the current time; a condition matching users `u` whose name folds to a key
-    # (one parameter, `loci.names.user_key` of an ASCII name: the backend need only fold ASCII
-    # case); the ORDER BY of users `u` by name without regard to case.
+    # The SQL of the current time.
     now: ClassVar[str]
-    name_is: ClassVar[str]
-    by_name: ClassVar[str]
+    # Users `u` whose name folds to a key (`loci.names.user_key`, kept in `name_key` since
+    # migration 29: names may be in any script, which no backend folds as Python does), and
+    # users in the order of their names without regard to case.
+    name_is: ClassVar[str] = "u.name_key = ?"
+    by_name: ClassVar[str] = "u.name_key, u.name"
     # What the backend raises when a write breaks a unique constraint.
     unique_error: ClassVar[type[Exception]]
 
@@ -87,8 +89,9 @@ class AccountTables(ABC):
     def create_user(self, name: str, *, is_admin: bool = False, email: str | None = None) -> User:
         try:
             rows = self.db.returning(
-                "INSERT INTO users(name, is_admin, email) VALUES (?, ?, ?) RETURNING id",
-                (name, is_admin, email),
+                "INSERT INTO users(name, name_key, is_admin, email) VALUES (?, ?, ?, ?)"
+                " RETURNING id",
+                (name, user_key(name), is_admin, email),
             )
         except self.unique_error:
             raise Conflict(f"a user named {name!r} already exists") from None
@@ -97,7 +100,7 @@ class AccountTables(ABC):
     def find_user(self, name: str) -> User:
         """The user whose name has the same key as `name` (`loci.names.user_key`)."""
         key = user_key(name)
-        if not is_user_key(key):  # no stored (ASCII) name folds to it
+        if not is_user_key(key):  # no stored name folds to it
             raise NotFound(f"no user named {name!r}")
         rows = self.db.query(f"SELECT {_USER} FROM users u WHERE {self.name_is}", (key,))
         if not rows:

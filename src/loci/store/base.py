@@ -22,6 +22,7 @@ from loci.models import (
     Conversation,
     Document,
     DocumentKind,
+    DocumentListing,
     DocumentStatus,
     DocumentVersion,
     GraphDelete,
@@ -173,7 +174,9 @@ class IdentityStore(Protocol):
 class ConversationStore(Protocol):
     """Conversations with `ask`: a conversation of another user or brain is `NotFound`."""
 
-    def create(self, brain_id: int, user_id: int | None, title: str) -> Conversation: ...
+    def create(
+        self, brain_id: int, user_id: int | None, title: str, origin: str | None = None
+    ) -> Conversation: ...
     def get(self, brain_id: int, user_id: int | None, conversation_id: int) -> Conversation: ...
     def latest(self, brain_id: int, user_id: int | None) -> Conversation | None: ...
     def recent(
@@ -341,11 +344,17 @@ class Store(Protocol):
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None: ...
     def brain_language(self, brain_id: int) -> str:
-        """The language the BM25 leg stems words of this brain in ("english", "german", …)."""
+        """The language the BM25 leg stems words of this brain in: "auto" (each passage in its
+        detected language) or one Snowball stemmer ("english", "german", …, "simple")."""
         ...
 
     def set_brain_language(self, brain_id: int, language: str) -> None:
-        """Switch it and re-count the brain's terms; InvalidInput for one the backend lacks."""
+        """Switch it and re-count the brain's terms; InvalidInput for an unknown one."""
+        ...
+
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        """The detected languages of the brain's documents (ISO 639-1) and how many documents
+        are mostly in each, most first."""
         ...
 
     # documents (canonical) ----------------------------------------------------------------
@@ -375,6 +384,22 @@ class Store(Protocol):
         kind: DocumentKind | None = None,
         tag: str | None = None,
     ) -> list[Document]: ...
+    def list_document_index(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[DocumentListing]:
+        """What a list filters and sorts documents by, for every document matching (oldest
+        first); cheap to read for a whole large brain."""
+        ...
+
+    def get_documents(self, brain_id: int, document_ids: Sequence[int]) -> list[Document]:
+        """These documents of the brain, in the order of `document_ids` (missing ones left out)."""
+        ...
+
     def recent_documents(
         self, brain_id: int, limit: int, kinds: Sequence[DocumentKind] = ()
     ) -> list[Document]:
@@ -525,7 +550,7 @@ class Store(Protocol):
         """Record what indexing a `processing` document is doing (a no-op once it is not)."""
         ...
 
-    def fail_document(self, document_id: int, reason: str) -> None: ...
+    def fail_document(self, document_id: int, reason: str, code: str | None = None) -> None: ...
     def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
         """Set some top-level keys of a document's metadata (each replaced whole), keeping the
         others: links made after indexing (an e-mail's attachments), what a parser read."""
@@ -548,12 +573,21 @@ class Store(Protocol):
 
     # search legs --------------------------------------------------------------------------
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
-        """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better."""
+        """BM25 over chunks matching ANY term; (chunk_id, score) best first, higher is better.
+        The terms are stemmed in each of `languages` (ISO 639-1: those the question may be
+        in) when the brain's language is "auto"; in English when none is given."""
         ...
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
         """The best BM25 score a chunk could reach for these terms (each matching term's idf
         times k1 + 1), or None when the backend cannot say."""
         ...
@@ -604,8 +638,9 @@ class Store(Protocol):
         ...
 
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool: ...
-    def fail_job(self, job: Job, owner: str, error: str) -> bool:
-        """Give up on the job and mark its document failed with `error`."""
+    def fail_job(self, job: Job, owner: str, error: str, code: str | None = None) -> bool:
+        """Give up on the job and mark its document failed with `error` (and the error's
+        code, `loci.errors`, when it has one)."""
         ...
 
     def beat_worker(self, name: str, alive: bool) -> None:

@@ -21,6 +21,7 @@ from loci.models import (
     Chunk,
     Document,
     DocumentKind,
+    DocumentListing,
     DocumentStatus,
     DocumentVersion,
     NewDocument,
@@ -28,21 +29,23 @@ from loci.models import (
     Visibility,
 )
 from loci.store.model_rows import ModelRows
-from loci.store.portable import PortableDatabase
+from loci.store.portable import PortableDatabase, Row
 
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
-    " vectors_pending, progress"
+    " vectors_pending, progress, failure_code, language"
 )
 VERSION_COLUMNS = (
     "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
 )
+# A document as a list filters and sorts it: no JSON column to decode (`DocumentListing`).
+LISTING_COLUMNS = "id, kind, name, title, mime_type, size_bytes, status, source_url, source_path"
 CHUNK_COLUMNS = (
     "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
     " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end,"
-    " embed_hash"
+    " embed_hash, language"
 )
 
 
@@ -204,7 +207,43 @@ class BrainTables(ABC):
         kind: DocumentKind | None = None,
         tag: str | None = None,
     ) -> list[Document]:
-        sql = f"SELECT {DOCUMENT_COLUMNS} FROM documents d WHERE d.brain_id = ?"
+        rows = self._document_rows(DOCUMENT_COLUMNS, brain_id, status, kind, tag)
+        return [self.model_rows.document(r) for r in rows]
+
+    def list_document_index(
+        self,
+        brain_id: int,
+        *,
+        status: DocumentStatus | None = None,
+        kind: DocumentKind | None = None,
+        tag: str | None = None,
+    ) -> list[DocumentListing]:
+        rows = self._document_rows(LISTING_COLUMNS, brain_id, status, kind, tag)
+        return [DocumentListing(**r) for r in rows]
+
+    def get_documents(self, brain_id: int, document_ids: Sequence[int]) -> list[Document]:
+        found: dict[int, Document] = {}
+        # A batch at a time: a database takes only so many parameters in one statement.
+        for start in range(0, len(document_ids), 500):
+            batch = document_ids[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            rows = self.portable.query(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND id IN ({marks})",
+                (brain_id, *batch),
+                brain_id,
+            )
+            found.update((r["id"], self.model_rows.document(r)) for r in rows)
+        return [found[i] for i in document_ids if i in found]
+
+    def _document_rows(
+        self,
+        columns: str,
+        brain_id: int,
+        status: DocumentStatus | None,
+        kind: DocumentKind | None,
+        tag: str | None,
+    ) -> list[Row]:
+        sql = f"SELECT {columns} FROM documents d WHERE d.brain_id = ?"
         params: list[Any] = [brain_id]
         if status:
             sql += " AND d.status = ?"
@@ -216,8 +255,7 @@ class BrainTables(ABC):
             condition, param = self._has_tag(tag)
             sql += f" AND {condition}"
             params.append(param)
-        rows = self.portable.query(sql + " ORDER BY d.id", params, brain_id)
-        return [self.model_rows.document(r) for r in rows]
+        return self.portable.query(sql + " ORDER BY d.id", params, brain_id)
 
     def recent_documents(
         self, brain_id: int, limit: int, kinds: Sequence[DocumentKind] = ()
@@ -292,11 +330,11 @@ class BrainTables(ABC):
             )
         return [int(r["id"]) for r in rows]
 
-    def fail_document(self, document_id: int, reason: str) -> None:
+    def fail_document(self, document_id: int, reason: str, code: str | None = None) -> None:
         self.portable.change(
-            f"UPDATE documents SET status = 'failed', status_reason = ?, progress = NULL,"
-            f" updated_at = {self.now} WHERE id = ?",
-            (reason, document_id),
+            "UPDATE documents SET status = 'failed', status_reason = ?, failure_code = ?,"
+            f" progress = NULL, updated_at = {self.now} WHERE id = ?",
+            (reason, code, document_id),
         )
 
     def set_progress(self, document_id: int, progress: Progress | None) -> None:
@@ -501,6 +539,15 @@ class BrainTables(ABC):
         return found
 
     # status -------------------------------------------------------------------------------
+    def brain_languages(self, brain_id: int) -> dict[str, int]:
+        rows = self.portable.query(
+            "SELECT language, count(*) AS n FROM documents WHERE brain_id = ?"
+            " AND language IS NOT NULL GROUP BY language ORDER BY n DESC, language",
+            (brain_id,),
+            brain_id,
+        )
+        return {str(r["language"]): int(r["n"]) for r in rows}
+
     def stats(self, brain_id: int) -> BrainStats:
         # One statement, so one snapshot: the counts agree with each other.
         rows = self.portable.query(

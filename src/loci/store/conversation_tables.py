@@ -19,7 +19,7 @@ from loci.models import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.store.portable import PortableDatabase, Row
 
 OWNER = "brain_id = ? AND user_id IS NOT DISTINCT FROM ?"
-_CONVERSATION = "id, brain_id, user_id, title, created_at, updated_at"
+_CONVERSATION = "id, brain_id, user_id, title, created_at, updated_at, origin"
 _MESSAGE_FIELDS = (
     "id", "conversation_id", "role", "content", "citations", "intent", "created_at",
     "rating", "rating_reason", "rated_at",
@@ -49,11 +49,13 @@ class ConversationTables(ABC):
         )  # fmt: skip
 
     # conversations ------------------------------------------------------------------------
-    def create(self, brain_id: int, user_id: int | None, title: str) -> Conversation:
+    def create(
+        self, brain_id: int, user_id: int | None, title: str, origin: str | None = None
+    ) -> Conversation:
         rows = self.db.returning(
-            "INSERT INTO conversations(brain_id, user_id, title) VALUES (?, ?, ?)"
+            "INSERT INTO conversations(brain_id, user_id, title, origin) VALUES (?, ?, ?, ?)"
             f" RETURNING {_CONVERSATION}",
-            (brain_id, user_id, title),
+            (brain_id, user_id, title, origin),
             brain_id,
         )
         return Conversation(**rows[0])

@@ -28,8 +28,8 @@ from loci.store.lexical_index import LexicalIndex, Segment, Tokenize
 log = logging.getLogger(__name__)
 
 # 2: terms of the shared segmentation (CJK bigrams, NFKC, marks kept); 3: a file's name in its
-# title field (`loci.context_line.index_title`)
-FORMAT = 3
+# title field (`loci.context_line.index_title`); 4: stemmed by language
+FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class IndexIdentity:
     weights: tuple[int, int, int]
     k1: float
     b: float
+    language: str  # the brain's stemming language: another one makes other terms
 
     def meta(self, seq: int) -> dict[str, object]:
         return {
@@ -50,6 +51,7 @@ class IndexIdentity:
             "weights": list(self.weights),
             "k1": self.k1,
             "b": self.b,
+            "language": self.language,
             "seq": seq,
         }
 

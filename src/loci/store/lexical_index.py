@@ -5,7 +5,7 @@ FTS5 scores every chunk that matches any query term with a per-row auxiliary fun
 second. This index keeps the postings as NumPy arrays and scores a query term-at-a-time into a
 dense accumulator, so the cost is a few vectorised passes over the matching postings.
 
-It scores as FTS5's `bm25()` does — same tokenizer (FTS5's own, through APSW), same column
+It scores as FTS5's `bm25()` does — the same terms (`loci.store.stemming`), same column
 weights, the same idf with its floor of 1e-6; at FTS5's k1 = 1.2, b = 0.75 the scores are equal
 (a test holds it to that) — with two deliberate differences. Statistics (chunk count, mean
 length, document frequencies) are the brain's own, where FTS5's are those of the whole table, so
@@ -36,9 +36,10 @@ FTS5_K1, FTS5_B = 1.2, 0.75  # what SQLite's bm25() uses, fixed in its C code
 IDF_FLOOR = 1e-6  # FTS5 replaces a non-positive idf with this
 SEGMENT_ROWS = 50_000  # rows per segment on a full build; also keeps row numbers in uint16
 
-Tokenize = Callable[[str], list[str]]
-# (chunk id, title, heading path, body), the four things FTS5 indexes beside the brain token
-IndexRow = tuple[int, str, str, str]
+Tokenize = Callable[[str, str], list[str]]  # (text, stemmer) -> terms
+# (chunk id, title, heading path, body, stemmer): what FTS5 indexes beside the brain token,
+# and the stemmer of the chunk's language (`loci.store.stemming`)
+IndexRow = tuple[int, str, str, str, str]
 
 
 @dataclass(eq=False)  # compared by identity: segments are merged by object
@@ -89,16 +90,17 @@ def build_segment(
     vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
     flat: list[str] = []
     counts: list[int] = []  # tokens per (row, column): title, heading path, body
-    cache: dict[str, list[str]] = {}  # titles and heading paths repeat across a document's chunks
+    # Titles and heading paths repeat across a document's chunks.
+    cache: dict[tuple[str, str], list[str]] = {}
 
-    def cached(text: str) -> list[str]:
-        found = cache.get(text)
+    def cached(text: str, stemmer: str) -> list[str]:
+        found = cache.get((text, stemmer))
         if found is None:
-            found = cache[text] = tokenize(text)
+            found = cache[text, stemmer] = tokenize(text, stemmer)
         return found
 
-    for _chunk_id, title, headings, body in rows:
-        for tokens in (cached(title), cached(headings), tokenize(body)):
+    for _chunk_id, title, headings, body, stemmer in rows:
+        for tokens in (cached(title, stemmer), cached(headings, stemmer), tokenize(body, stemmer)):
             flat += tokens
             counts.append(len(tokens))
     token_ids = np.fromiter(map(vocabulary.__getitem__, flat), np.int64, len(flat))
@@ -174,12 +176,6 @@ class LexicalIndex:
 
     def small_segments(self, below: int) -> list[Segment]:
         return [s for s in self.segments if len(s.chunk_ids) < below]
-
-    def query_tokens(self, terms: Sequence[str]) -> list[str]:
-        """The tokens of the query terms (a duplicate counts twice, as in FTS5). A term that is
-        several tokens ("don't") counts as its tokens: FTS5 would match it as a phrase, which
-        needs positions this index does not keep."""
-        return [token for term in terms for token in self.tokenize(term)]
 
     def ceiling(self, tokens: Sequence[str]) -> float:
         """The best score any chunk could reach for these tokens: each matching term's idf

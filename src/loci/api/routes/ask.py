@@ -46,12 +46,27 @@ from loci.service import Loci
 router = APIRouter(prefix="/brains/{brain}", tags=["ask"])
 
 
+def _owner(loci: Loci, brain: Brain, principal: Principal, conversation_id: int) -> int | None:
+    """Whose conversation this is, as the caller may reach it: theirs (their user id), or — for
+    an admin — one started on the server's machine by its owner (the CLI, MCP over stdio), which
+    has no user (None). Anyone else's is NotFound, as a missing one."""
+    try:
+        loci.answers.conversation(brain, conversation_id, principal.user.id)
+        return principal.user.id
+    except NotFound:
+        if not principal.user.is_admin:
+            raise
+    loci.answers.conversation(brain, conversation_id, None)
+    return None
+
+
 @dataclass(frozen=True)
 class _Asking:
     body: AskIn
     filters: SearchFilters
     brains: list[Brain]  # besides the path's
     may_save: bool  # "remember that …" saves only for a caller who may write here
+    owner: int | None  # whose conversation it goes on (see `_owner`)
 
 
 def _checked(
@@ -65,15 +80,16 @@ def _checked(
     (404) before the stream starts."""
     filters = body.filters.to_filters()
     check_filters(filters)
+    owner: int | None = principal.user.id
     if body.conversation_id is not None:
-        loci.answers.conversation(brain, body.conversation_id, principal.user.id)
+        owner = _owner(loci, brain, principal, body.conversation_id)
     others = [accounts.brain(principal, name, "read")[0] for name in dict.fromkeys(body.brains)]
     try:
         accounts.brain(principal, brain.name, "write")
         may_save = True
     except (Forbidden, NotFound):
         may_save = False
-    return _Asking(body, filters, [b for b in others if b.id != brain.id], may_save)
+    return _Asking(body, filters, [b for b in others if b.id != brain.id], may_save, owner)
 
 
 Asking = Annotated[_Asking, Depends(_checked)]
@@ -125,13 +141,14 @@ def _converse(
     return loci.answers.converse(
         brain,
         asking.body.question,
-        user_id=principal.user.id,
+        user_id=asking.owner,
         conversation_id=asking.body.conversation_id,
         chat=chat,
         filters=asking.filters,
         brains=asking.brains,
         may_save=asking.may_save,
         actor=principal.user.name,
+        origin="web" if principal.via_session else "api",
     )
 
 
@@ -139,8 +156,14 @@ def _converse(
 def list_conversations(
     brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> list[ConversationOut]:
-    """The caller's conversations in this brain, most recent first."""
-    return [ConversationOut.of(c) for c in loci.answers.conversations(brain, principal.user.id)]
+    """The caller's conversations in this brain, most recent first, wherever they were started
+    (the web app, the API, MCP, Slack). An admin also sees those started on the server's
+    machine (the CLI, MCP over stdio: `local`), which belong to its owner."""
+    found = loci.answers.conversations(brain, principal.user.id)
+    if principal.user.is_admin:
+        found += loci.answers.conversations(brain, None)
+        found.sort(key=lambda c: (c.updated_at, c.id), reverse=True)
+    return [ConversationOut.of(c) for c in found]
 
 
 @router.get(
@@ -151,7 +174,8 @@ def list_conversations(
 def get_conversation(
     conversation_id: RowId, brain: ReadableBrain, principal: PrincipalDep, loci: LociDep
 ) -> ConversationDetailOut:
-    found, messages = loci.answers.conversation(brain, conversation_id, principal.user.id)
+    owner = _owner(loci, brain, principal, conversation_id)
+    found, messages = loci.answers.conversation(brain, conversation_id, owner)
     return ConversationDetailOut(
         conversation=ConversationOut.of(found), messages=[MessageOut.of(m) for m in messages]
     )
@@ -170,9 +194,8 @@ def rename_conversation(
     loci: LociDep,
 ) -> ConversationOut:
     """Rename your conversation (needs a write token)."""
-    renamed = loci.answers.rename_conversation(
-        brain, conversation_id, body.title, principal.user.id
-    )
+    owner = _owner(loci, brain, principal, conversation_id)
+    renamed = loci.answers.rename_conversation(brain, conversation_id, body.title, owner)
     return ConversationOut.of(renamed)
 
 
@@ -181,7 +204,9 @@ def delete_conversation(
     conversation_id: RowId, brain: OwnBrain, principal: PrincipalDep, loci: LociDep
 ) -> Response:
     """Delete your conversation (needs a write token)."""
-    loci.answers.delete_conversation(brain, conversation_id, principal.user.id)
+    loci.answers.delete_conversation(
+        brain, conversation_id, _owner(loci, brain, principal, conversation_id)
+    )
     return Response(status_code=204)
 
 
@@ -202,8 +227,9 @@ def save_answer(
     source pointers (`file:12`), and a timeline entry "answered in chat" (its source names the
     conversation). Saving the same answer again returns the first page (`created: false`).
     Needs write access to the brain."""
+    owner = _owner(loci, brain, principal, conversation_id)
     saved = loci.answers.save_answer(
-        brain, conversation_id, message_id, principal.user.id, actor=principal.user.name
+        brain, conversation_id, message_id, owner, actor=principal.user.name
     )
     return SavedAnswerOut(document=GraphSummaryOut.of(saved.page), created=saved.created)
 
@@ -225,8 +251,9 @@ def rate_answer(
     rating it again replaces the rating (needs a write token). A question is a 400; another
     user's conversation a 404. The conversation's messages show each answer's `feedback`, and
     thumbs-down answers become questions to re-run with `loci eval --from-feedback`."""
+    owner = _owner(loci, brain, principal, conversation_id)
     rated = loci.answers.rate_answer(
-        brain, conversation_id, message_id, body.rating, body.reason, principal.user.id
+        brain, conversation_id, message_id, body.rating, body.reason, owner
     )
     return MessageOut.of(rated)
 

@@ -7,19 +7,21 @@ background, and the list shows each document's status (and a failure's reason) a
 from __future__ import annotations
 
 import mimetypes
-from typing import Annotated
+from typing import Annotated, Any, Literal, get_args
 from urllib.parse import quote
 
-from fastapi import APIRouter, File, Form, Query, Response, UploadFile
+from fastapi import APIRouter, File, Form, Header, Query, Response, UploadFile
 from fastapi.responses import JSONResponse
 
+from loci.api.byte_ranges import byte_slice
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
-from loci.api.schemas.common import ErrorOut, NoNul, errors
+from loci.api.schemas.common import MAX_ID, ErrorOut, NoNul, errors
 from loci.api.schemas.documents import (
     AddedOut,
     ChunkOut,
     DocumentOut,
+    PassageOut,
     RelatedOut,
     TextOut,
     UploadOut,
@@ -28,12 +30,16 @@ from loci.api.schemas.documents import (
 )
 from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
 from loci.errors import LociError
+from loci.ingest.formats import FORMATS
+from loci.ingest.pdf_view import MAX_WIDTH, MIN_WIDTH
 from loci.models import DocumentKind, DocumentStatus
 from loci.search.related import MAX_RELATED
 from loci.service import Upload
+from loci.service.document_query import DocumentQuery, Sort
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
 READ_CHUNK = 1024 * 1024
+TOTAL_HEADER = "X-Total-Count"
 
 
 def _mime(upload: UploadFile) -> str | None:
@@ -144,17 +150,72 @@ def preflight_urls(body: UrlsPreflightIn, brain: WritableBrain, loci: LociDep) -
     return PreflightOut.of(loci.library.preflight(brain, urls=body.urls))
 
 
-@router.get("/files", response_model=list[DocumentOut], responses=errors(404))
+def _one_of(values: tuple[str, ...]) -> str:
+    """The pattern of a comma-separated list of some of `values` ("pdf,word")."""
+    one = "|".join(values)
+    return f"^({one})(,({one}))*$"
+
+
+def _listed(raw: str | None) -> tuple[Any, ...]:
+    return tuple(dict.fromkeys(raw.split(","))) if raw else ()
+
+
+@router.get(
+    "/files",
+    response_model=list[DocumentOut],
+    responses={
+        200: {"headers": {TOTAL_HEADER: {"description": "how many match, over every page"}}},
+        **errors(404),
+    },
+)
 def list_files(
     brain: ReadableBrain,
     loci: LociDep,
+    response: Response,
     status: DocumentStatus | None = None,
-    kind: DocumentKind | None = None,
+    kind: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            pattern=_one_of(get_args(DocumentKind)),
+            description="only these kinds, comma-separated (file,web,note)",
+        ),
+    ] = None,
+    format: Annotated[  # noqa: A002 - the parameter's name
+        str | None,
+        Query(
+            max_length=300,
+            pattern=_one_of(FORMATS),
+            description="only these formats, comma-separated (pdf,word,image,web,note,…)",
+        ),
+    ] = None,
     tag: str | None = Query(default=None, max_length=200),
+    q: Annotated[
+        str | None,
+        Query(max_length=300, description="words in the name, title, path or address"),
+    ] = None,
+    sort: Sort = "added",
+    order: Literal["asc", "desc"] = "asc",
+    limit: Annotated[int | None, Query(ge=1, le=1000, description="a page of this many")] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[DocumentOut]:
-    """The brain's documents (files, web pages and notes), oldest first, with their status."""
-    documents = loci.library.documents(brain, status=status, kind=kind, tag=tag)
-    return [DocumentOut.of(d, brain) for d in documents]
+    """The brain's documents with their status: oldest first unless `sort` and `order` say
+    otherwise (`sort=added&order=desc`: newest first), all of them unless `limit` asks for a
+    page. The `X-Total-Count` header says how many match the filters."""
+    query = DocumentQuery(
+        statuses=(status,) if status else (),
+        kinds=_listed(kind),
+        formats=_listed(format),
+        tag=tag,
+        words=q,
+        sort=sort,
+        descending=order == "desc",
+        limit=limit,
+        offset=offset,
+    )
+    found = loci.library.find(brain, query)
+    response.headers[TOTAL_HEADER] = str(found.total)
+    return [DocumentOut.of(d, brain) for d in found.documents]
 
 
 @router.get("/files/{document_id}", response_model=DocumentOut, responses=errors(404))
@@ -165,12 +226,40 @@ def get_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Documen
 @router.get(
     "/files/{document_id}/download",
     response_class=Response,
-    responses={200: {"content": {"application/octet-stream": {}}}, **errors(404)},
+    responses={
+        200: {"content": {"application/octet-stream": {}}},
+        206: {"description": "the byte range asked for (`Range: bytes=start-end`)"},
+        416: {"description": "a range past the end"},
+        **errors(404),
+    },
 )
-def download_file(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> Response:
-    """The original bytes, always as an attachment (never rendered by the browser)."""
+def download_file(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    range_: Annotated[str | None, Header(alias="Range", max_length=200)] = None,
+) -> Response:
+    """The original bytes, always as an attachment (never rendered by the browser); one byte
+    range on request, so a player can seek in a recording."""
     document = loci.library.document(brain, document_id)
-    return attachment(loci.library.original(brain, document_id), document.name, document.mime_type)
+    part = byte_slice(loci.library.original(brain, document_id), range_)
+    ascii_name = document.name.encode("ascii", "replace").decode().replace('"', "_")
+    headers = {
+        "Content-Disposition": (
+            f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(document.name)}"
+        ),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",
+        "Accept-Ranges": "bytes",
+    }
+    if part.content_range is not None:
+        headers["Content-Range"] = part.content_range
+    return Response(
+        content=part.body,
+        status_code=part.status,
+        media_type=document.mime_type or "application/octet-stream",
+        headers=headers,
+    )
 
 
 def attachment(data: bytes, name: str, mime_type: str | None) -> Response:
@@ -207,6 +296,40 @@ def file_chunks(document_id: RowId, brain: ReadableBrain, loci: LociDep) -> list
     """The passages search matches against, with page, lines and heading path."""
     loci.library.document(brain, document_id)
     return [ChunkOut.of(c) for c in loci.library.chunks(brain, document_id)]
+
+
+@router.get(
+    "/files/{document_id}/page",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}, **errors(400, 404)},
+)
+def file_page(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    number: Annotated[int, Query(ge=1, le=100_000, description="the page, from 1")],
+    width: Annotated[int, Query(ge=MIN_WIDTH, le=MAX_WIDTH, description="in pixels")] = 1000,
+) -> Response:
+    """A page of a PDF drawn as a PNG image (400 for a document that is not a PDF, or a page
+    it does not have)."""
+    png = loci.reading.page_image(brain, document_id, number, width)
+    # Private: a page is the brain's content. Cached a little: a reader turns back and forth.
+    return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
+
+
+@router.get("/files/{document_id}/passage", response_model=PassageOut, responses=errors(404))
+def file_passage(
+    document_id: RowId,
+    brain: ReadableBrain,
+    loci: LociDep,
+    chunk_id: Annotated[
+        int | None, Query(ge=1, le=MAX_ID, description="the passage (a chunk id); none: the start")
+    ] = None,
+) -> PassageOut:
+    """A passage of the document and where to mark it in the source: its boxes on the PDF
+    page (found in the page's text layer, or the region OCR read) or the image; and a PDF's
+    page count, to turn its pages."""
+    return PassageOut.of(loci.reading.passage(brain, document_id, chunk_id))
 
 
 @router.get("/files/{document_id}/related", response_model=list[RelatedOut], responses=errors(404))

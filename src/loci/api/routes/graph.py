@@ -34,6 +34,7 @@ from loci.api.schemas.graph import (
     GraphAliasIn,
     GraphCreateIn,
     GraphDeleteOut,
+    GraphEdgeOut,
     GraphEvidenceIn,
     GraphEvidenceOut,
     GraphFieldsIn,
@@ -137,6 +138,15 @@ def graph_timeline(
     """Timeline entries of the brain (or one document), newest first."""
     entries = loci.graph.timeline(brain, doc_id, since=since, until=until, limit=limit)
     return [GraphTimelineEntryOut.of(e) for e in entries]
+
+
+@router.get("/graph/edges", response_model=list[GraphEdgeOut], responses=errors(404))
+def graph_edges(brain: ReadableBrain, loci: LociDep) -> list[GraphEdgeOut]:
+    """Every edge between the brain's graph documents (`source` → `target`, by id, with its
+    type: a relation, `wiki_link` or `cites`), for drawing the graph; edges of merged and
+    archived documents included (their documents are listed with `include_merged` and
+    `include_archived`)."""
+    return [GraphEdgeOut.of(e) for e in loci.graph.edges(brain)]
 
 
 @router.get("/graph/folders", response_model=list[GraphFolderOut], responses=errors(404))

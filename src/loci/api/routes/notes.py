@@ -7,7 +7,7 @@ from fastapi import APIRouter, Query, Response
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.schemas.common import errors
 from loci.api.schemas.documents import AddedOut, DocumentOut
-from loci.api.schemas.notes import NoteIn, NoteOut, NoteUpdate
+from loci.api.schemas.notes import NoteIn, NoteListedOut, NoteOut, NoteUpdate
 from loci.render import markdown_to_safe_html
 
 router = APIRouter(prefix="/brains/{brain}", tags=["notes"])
@@ -22,11 +22,17 @@ def create_note(body: NoteIn, brain: WritableBrain, loci: LociDep) -> AddedOut:
     return AddedOut(document=DocumentOut.of(added.document, brain), deduped=added.deduped)
 
 
-@router.get("/notes", response_model=list[DocumentOut], responses=errors(404))
+@router.get("/notes", response_model=list[NoteListedOut], responses=errors(404))
 def list_notes(
     brain: ReadableBrain, loci: LociDep, tag: str | None = Query(default=None, max_length=200)
-) -> list[DocumentOut]:
-    return [DocumentOut.of(d, brain) for d in loci.library.documents(brain, kind="note", tag=tag)]
+) -> list[NoteListedOut]:
+    """The brain's notes, oldest first, each with its first lines."""
+    notes = loci.library.documents(brain, kind="note", tag=tag)
+    excerpts = loci.library.note_excerpts(notes)
+    return [
+        NoteListedOut(**DocumentOut.of(d, brain).model_dump(), excerpt=excerpts[d.id])
+        for d in notes
+    ]
 
 
 @router.get("/notes/{document_id}", response_model=NoteOut, responses=errors(404))

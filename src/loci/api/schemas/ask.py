@@ -11,6 +11,7 @@ from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, RequestIn, js
 from loci.api.schemas.graph import GraphSummaryOut
 from loci.api.schemas.search import FiltersIn
 from loci.mirror import Mirror
+from loci.models import Conversation
 
 BrainName = Annotated[str, Field(min_length=1, max_length=64, pattern=BRAIN_NAME)]
 
@@ -77,11 +78,30 @@ class ConversationIn(RequestIn):
     title: str = Field(min_length=1, max_length=200, pattern=NOT_BLANK)
 
 
-class ConversationOut(Mirror):
+class ConversationOut(BaseModel):
     id: int
     title: str
     created_at: str
     updated_at: str
+    origin: str | None = Field(
+        description="where it was started: web, api, cli (the command line), mcp (an agent) or "
+        "slack; null when not known"
+    )
+    local: bool = Field(
+        description="true: started on the server's machine (the CLI, MCP over stdio), which "
+        "shows it to the workspace's admins"
+    )
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> ConversationOut:
+        return cls(
+            id=conversation.id,
+            title=conversation.title,
+            created_at=conversation.created_at,
+            updated_at=conversation.updated_at,
+            origin=conversation.origin,
+            local=conversation.user_id is None,
+        )
 
 
 class FeedbackIn(RequestIn):

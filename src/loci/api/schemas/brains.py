@@ -23,8 +23,9 @@ class BrainPatch(RequestIn):
         min_length=2,
         max_length=40,
         pattern=r"^[A-Za-z_]+$",
-        description="the text search's stemming language (PostgreSQL: any text-search "
-        "configuration the server has, e.g. german; SQLite: english only)",
+        description="how the text search stems the brain's words: 'auto' (each passage in its"
+        " detected language), a Snowball stemmer ('english', 'german', 'russian', …) or"
+        " 'simple' (no stemming)",
     )
 
 
@@ -78,7 +79,15 @@ class StatusOut(BaseModel):
     )
     bytes_stored: int
     embedder_model: str | None
-    language: str = Field(description="the language the text search stems this brain's words in")
+    language: str = Field(
+        description="how the text search stems this brain's words: 'auto' (each passage in its"
+        " detected language) or one stemmer ('english', 'german', …, 'simple')"
+    )
+    languages: dict[str, int] = Field(
+        default_factory=dict,
+        description="the languages detected in the brain's documents (ISO 639-1) and how many"
+        " documents are mostly in each, most first",
+    )
 
     @classmethod
     def of(cls, status: Status) -> StatusOut:
@@ -94,6 +103,7 @@ class StatusOut(BaseModel):
             bytes_stored=stats.bytes_stored,
             embedder_model=status.embedder_model,
             language=status.language,
+            languages=status.languages,
         )
 
 

@@ -9,9 +9,12 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_va
 from pydantic_core import PydanticCustomError
 
 from loci.mirror import Mirror
+from loci.names import NAME_SCHEMA_PATTERN
 from loci.nul import PROBLEM, nul_at
 
-BRAIN_NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"  # user names too: `loci.names.check_name`
+# Brain and user names: letters of any script, digits, '.', '_', '-' (`loci.names.check_name`,
+# which also refuses a name mixing Latin with Cyrillic or Greek).
+BRAIN_NAME = NAME_SCHEMA_PATTERN
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
 # `\s` does not match) is refused by the schema already.
 NOT_BLANK = r"[^\s\x1c-\x1f]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -14,9 +14,42 @@ from loci.api.schemas.common import (
     ErrorOut,
     RequestIn,
 )
+from loci.failure_advice import advice_for
+from loci.ingest.formats import Format, document_format
 from loci.mirror import Mirror
-from loci.models import Brain, Document, DocumentKind, DocumentStatus, Progress, ProgressStage
+from loci.models import (
+    Brain,
+    Chunk,
+    Document,
+    DocumentKind,
+    DocumentStatus,
+    Progress,
+    ProgressStage,
+)
 from loci.search.related import Related
+from loci.service.reading import Passage
+
+
+class FailureOut(BaseModel):
+    """Why a document failed, and what a person can do about it."""
+
+    code: str | None = Field(description="the error's code (`no_parser`, `encrypted`, …)")
+    retry_helps: bool = Field(
+        description="true when trying again may work (a server that did not answer); false "
+        "when the file or the server's setup must change first"
+    )
+    what_to_do: str
+
+    @classmethod
+    def of(cls, document: Document) -> FailureOut | None:
+        if document.status != "failed":
+            return None
+        advice = advice_for(document.failure_code)
+        return cls(
+            code=document.failure_code,
+            retry_helps=advice.retry_helps,
+            what_to_do=advice.what_to_do,
+        )
 
 
 class ProgressOut(BaseModel):
@@ -41,9 +74,13 @@ class DocumentOut(BaseModel):
     id: int
     brain: str
     kind: DocumentKind
+    format: Format = Field(description="what it is: pdf, word, image, web, note, …")
     name: str
     title: str | None
     source_url: str | None
+    source_path: str | None = Field(
+        description="the file on the server it was added from (a followed folder's file)"
+    )
     mime_type: str | None
     size_bytes: int
     content_hash: str
@@ -53,6 +90,7 @@ class DocumentOut(BaseModel):
         "its words"
     )
     status_reason: str | None
+    failure: FailureOut | None = Field(description="while `status` is failed")
     chunk_count: int
     tags: list[str]
     color: str | None
@@ -67,6 +105,10 @@ class DocumentOut(BaseModel):
         "a second at most); null when it waits in the queue, is ready or failed. An embed "
         "progress stays while its vectors wait for their turn"
     )
+    language: str | None = Field(
+        default=None,
+        description="the language most of its text is in (ISO 639-1, detected when indexed)",
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -75,14 +117,17 @@ class DocumentOut(BaseModel):
             id=document.id,
             brain=brain.name,
             kind=document.kind,
+            format=document_format(document),
             name=document.name,
             title=document.title,
             source_url=document.source_url,
+            source_path=document.source_path,
             mime_type=document.mime_type,
             size_bytes=document.size_bytes,
             content_hash=document.content_hash,
             status=document.status,
             status_reason=document.status_reason,
+            failure=FailureOut.of(document),
             chunk_count=document.chunk_count,
             tags=list(document.tags),
             color=color if isinstance(color, str) else None,
@@ -90,6 +135,7 @@ class DocumentOut(BaseModel):
             updated_at=document.updated_at,
             vectors_pending=document.vectors_pending,
             progress=ProgressOut.of(document.progress) if document.progress else None,
+            language=document.language,
         )
 
 
@@ -155,6 +201,44 @@ class ChunkOut(Mirror):
     ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
     time_start: float | None = Field(default=None, description=TIME_START_HELP)
     time_end: float | None = Field(default=None, description=TIME_END_HELP)
+    char_start: int | None = Field(
+        default=None, description="where the passage starts in the document's extracted text"
+    )
+    char_end: int | None = Field(default=None, description="where it ends (exclusive)")
+    language: str | None = Field(
+        default=None,
+        description="the passage's language (ISO 639-1), its document's unless it differs",
+    )
+
+    @classmethod
+    def of(cls, value: Any) -> Self:
+        shown = super().of(value)
+        if isinstance(value, Chunk):
+            shown.char_start = value.location.char_start
+            shown.char_end = value.location.char_end
+        return shown
+
+
+class PassageOut(BaseModel):
+    """A passage and where to mark it in the source: `boxes` on its PDF page or image."""
+
+    chunk: ChunkOut | None = Field(description="null: the document at its start")
+    page_count: int | None = Field(description="a PDF's pages; null for anything else")
+    boxes: list[tuple[float, float, float, float]] = Field(
+        description="left, top, right, bottom as fractions of the page or image (origin top "
+        "left); empty when the passage is text to be marked by its characters"
+    )
+
+    @classmethod
+    def of(cls, passage: Passage) -> PassageOut:
+        return cls(
+            chunk=None if passage.chunk is None else ChunkOut.of(passage.chunk),
+            page_count=passage.page_count,
+            boxes=[
+                (round(left, 4), round(top, 4), round(right, 4), round(bottom, 4))
+                for left, top, right, bottom in passage.boxes
+            ],
+        )
 
 
 class RelatedOut(BaseModel):

@@ -23,6 +23,12 @@ class NoteUpdate(NoteIn):
     )
 
 
+class NoteListedOut(DocumentOut):
+    excerpt: str = Field(
+        description="the note's first lines, plain text (its title's line left out)"
+    )
+
+
 class NoteOut(BaseModel):
     document: DocumentOut
     text: str

@@ -16,6 +16,7 @@ from loci.models import IndexedChunk
 from loci.store.brain_tables import embed_progress
 from loci.store.postgres import lexical
 from loci.store.postgres.connection import Cursor
+from loci.store.stemming import document_language, stemmer_for
 
 
 def as_array(value: Any) -> Vectors:
@@ -60,11 +61,17 @@ def write_index(
     lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
     cur.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
     cur.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
+    brain_language = str(doc["text_language"])
     terms = lexical.chunk_terms(
-        cur,
-        str(doc["text_language"]),
         str(display_title),
-        [(" / ".join(c.draft.heading_path), c.draft.text) for c in chunks],
+        [
+            (
+                " / ".join(c.draft.heading_path),
+                c.draft.text,
+                stemmer_for(brain_language, c.language),
+            )
+            for c in chunks
+        ],
     )
     ids = insert_chunks(cur, brain_id, document_id, chunks, vectors, model, terms)
     lexical.add_postings(cur, brain_id, ids, terms)
@@ -81,7 +88,7 @@ def write_index(
         "UPDATE documents SET status = CASE WHEN %(missing)s > 0 OR (EXISTS (SELECT 1 FROM jobs"
         " WHERE document_id = %(doc)s AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
         " WHERE document_id = %(doc)s AND status = 'running')) THEN 'processing' ELSE 'ready'"
-        " END, status_reason = %(reason)s, chunk_count = %(count)s,"
+        " END, status_reason = %(reason)s, chunk_count = %(count)s, language = %(language)s,"
         " title = coalesce(%(title)s, title), vectors_pending = %(missing)s > 0,"
         " progress = %(progress)s, updated_at = loci_now() WHERE id = %(doc)s",
         {
@@ -91,6 +98,7 @@ def write_index(
             "title": title,
             "missing": missing,
             "progress": embed_progress(missing),
+            "language": document_language(chunks),
         },
     )
     cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
@@ -166,22 +174,23 @@ def insert_chunks(
                 c.token_count, c.content_hash, item.embed_hash,
                 model if vector is not None else None,
                 len(vector) if vector is not None else None,
-                vector, length, *c.location.reading_columns(),
+                vector, length, *c.location.reading_columns(), item.language,
             )
         )  # fmt: skip
     cur.executemany(
         "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
         " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
         " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence, time_start,"
-        " time_end)"
-        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        " time_end, language)"
+        " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
         rows,
     )
     return ids
 
 
 def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
-    """Count every chunk's terms of the brain again, in `language` (caller holds lock_stats)."""
+    """Count every chunk's terms of the brain again, for the brain's `language` (caller holds
+    lock_stats)."""
     lexical.remove_postings(cur, brain_id, "true", ())
     cur.execute(
         "SELECT id, title, name, kind FROM documents WHERE brain_id = %s AND chunk_count > 0",
@@ -189,13 +198,17 @@ def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
     )
     for document in cur.fetchall():
         cur.execute(
-            "SELECT id, heading_path, text FROM chunks WHERE document_id = %s ORDER BY idx",
+            "SELECT id, heading_path, text, language FROM chunks WHERE document_id = %s"
+            " ORDER BY idx",
             (document["id"],),
         )
         chunks = cur.fetchall()
-        rows = [(" / ".join(c["heading_path"]), str(c["text"])) for c in chunks]
+        rows = [
+            (" / ".join(c["heading_path"]), str(c["text"]), stemmer_for(language, c["language"]))
+            for c in chunks
+        ]
         named = index_title(document["title"] or None, str(document["name"]), str(document["kind"]))
-        terms = lexical.chunk_terms(cur, language, named, rows)
+        terms = lexical.chunk_terms(named, rows)
         ids = [int(c["id"]) for c in chunks]
         cur.execute(
             "UPDATE chunks SET lex_length = x.len FROM unnest(%s::bigint[], %s::int[])"

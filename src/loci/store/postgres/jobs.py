@@ -164,7 +164,7 @@ class PostgresJobs:
             ("SELECT pg_notify(%s, '')", (CHANNEL,)),
         )
 
-    def fail(self, job: Job, owner: str, error: str) -> bool:
+    def fail(self, job: Job, owner: str, error: str, code: str | None) -> bool:
         return self._fenced(
             job,
             owner,
@@ -174,9 +174,10 @@ class PostgresJobs:
                 (error, job.id),
             ),
             (
-                "UPDATE documents SET status = 'failed', status_reason = %s, progress = NULL,"
+                "UPDATE documents SET status = 'failed', status_reason = %s, failure_code = %s,"
+                " progress = NULL,"
                 " updated_at = loci_now() WHERE id = %s",
-                (error, job.document_id),
+                (error, code, job.document_id),
             ),
         )
 
@@ -285,8 +286,8 @@ class JobQueue:
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self.jobs.retry(job, owner, error, delay_s)
 
-    def fail_job(self, job: Job, owner: str, error: str) -> bool:
-        return self.jobs.fail(job, owner, error)
+    def fail_job(self, job: Job, owner: str, error: str, code: str | None = None) -> bool:
+        return self.jobs.fail(job, owner, error, code)
 
     def beat_worker(self, name: str, alive: bool) -> None:
         self.jobs.beat_worker(name, alive)

@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.store.lexical_index import IDF_FLOOR, K1, B
-from loci.store.postgres.analyzer import analyze
 from loci.store.postgres.connection import Cursor
+from loci.store.stemming import analyze
 
 PER_TERM = 5000  # postings read per query term, best impact first
 TITLE_WEIGHT, HEADINGS_WEIGHT, BODY_WEIGHT = 2, 1, 1
@@ -43,25 +43,31 @@ def lock_stats(cur: Cursor, brain_id: int) -> None:
     cur.execute("SELECT 1 FROM lexical_stats WHERE brain_id = %s FOR UPDATE", (brain_id,))
 
 
-def chunk_terms(
-    cur: Cursor, language: str, title: str, rows: Sequence[tuple[str, str]]
-) -> list[tuple[Counter[str], int]]:
-    """(weighted term counts, BM25 length) of each chunk, given (heading path, body) rows."""
-    headings = sorted({h for h, _ in rows})
-    analyzed = analyze(cur, language, [title, *headings, *(b for _, b in rows)])
-    title_terms = analyzed[0]
-    heading_terms = dict(zip(headings, analyzed[1 : 1 + len(headings)], strict=True))
+def chunk_terms(title: str, rows: Sequence[tuple[str, str, str]]) -> list[tuple[Counter[str], int]]:
+    """(weighted term counts, BM25 length) of each chunk, given (heading path, body, stemmer)
+    rows: the title and heading path are analysed with the stemmer of each chunk's language,
+    as the SQLite store's FTS row holds them."""
+    cache: dict[tuple[str, str], Counter[str]] = {}
+
+    def counted(text: str, stemmer: str) -> Counter[str]:
+        found = cache.get((text, stemmer))
+        if found is None:
+            found = cache[text, stemmer] = Counter(analyze(text, stemmer))
+        return found
+
     out: list[tuple[Counter[str], int]] = []
-    for (heading, _), body in zip(rows, analyzed[1 + len(headings) :], strict=True):
+    for heading, text, stemmer in rows:
+        title_terms, heading_terms = counted(title, stemmer), counted(heading, stemmer)
+        body = Counter(analyze(text, stemmer))
         weighted: Counter[str] = Counter()
         for terms, weight in (
             (title_terms, TITLE_WEIGHT),
-            (heading_terms[heading], HEADINGS_WEIGHT),
+            (heading_terms, HEADINGS_WEIGHT),
             (body, BODY_WEIGHT),
         ):
             for term, count in terms.items():
                 weighted[term] += weight * count
-        length = 1 + sum(title_terms.values()) + sum(heading_terms[heading].values())
+        length = 1 + sum(title_terms.values()) + sum(heading_terms.values())
         out.append((weighted, length + sum(body.values())))
     return out
 
@@ -129,15 +135,6 @@ def remove_postings(cur: Cursor, brain_id: int, where: str, params: Sequence[Any
         f" WHERE c.brain_id = %s AND {where}) g WHERE s.brain_id = %s",
         (brain_id, *params, brain_id),
     )
-
-
-def query_tokens(cur: Cursor, language: str, terms: Sequence[str]) -> list[str]:
-    """The query's terms as index terms; a duplicate counts twice, as FTS5's phrases do. A term
-    of several tokens ("don't") adds each of them: postings keep no positions for phrases."""
-    tokens: list[str] = []
-    for counts in analyze(cur, language, list(terms)):
-        tokens += counts.elements()
-    return tokens
 
 
 # The query's term weights, as the ranking query computes them (duplicates count twice).

@@ -21,7 +21,7 @@ from psycopg import sql
 
 from loci.errors import StoreError
 from loci.store.postgres.connection import Row
-from loci.store.postgres.segmented_terms import recount_terms
+from loci.store.postgres.stemmed_terms import add_languages
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
 
@@ -45,8 +45,8 @@ MIGRATIONS: list[Migration] = [
         generation bigint NOT NULL DEFAULT 0,
         created_at text NOT NULL DEFAULT loci_now(),
         visibility text NOT NULL DEFAULT 'restricted',
-        -- 'english': the Porter analyzer the SQLite store uses; any other value names a
-        -- PostgreSQL text-search configuration ('simple', 'french', ...)
+        -- how BM25 stems the brain's words (`loci.store.stemming`): 'auto' (each passage in
+        -- its detected language, migration 28), a Snowball stemmer's name or 'simple'
         text_language text NOT NULL DEFAULT 'english'
     );
     CREATE TABLE documents (
@@ -456,8 +456,9 @@ MIGRATIONS: list[Migration] = [
     DELETE FROM web_sessions WHERE token_id IN (SELECT id FROM changed WHERE kept = '[]'::jsonb);
     """,
     # 16: every script a person writes in (`loci.store.text_analysis`): term statistics of the
-    # brains holding non-ASCII text counted again, CJK as bigrams (segmented_terms.py).
-    recount_terms,
+    # brains holding non-ASCII text were counted again, CJK as bigrams. Migration 28 counts
+    # them again for stemming by language and does all this did: one count is enough.
+    "SELECT 1",
     # 17: a file added from a path is that path's document, as on SQLite.
     """
     ALTER TABLE documents ADD COLUMN source_path text;
@@ -632,6 +633,19 @@ MIGRATIONS: list[Migration] = [
     DROP INDEX documents_source_path;
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
+    """,
+    # 26: why a document failed, as an error code beside its message, as SQLite's 26.
+    "ALTER TABLE documents ADD COLUMN failure_code text",
+    # 27: where a conversation was started, as SQLite's 27.
+    "ALTER TABLE conversations ADD COLUMN origin text",
+    # 28: languages, as SQLite's 28: detected per document and passage, terms stemmed in
+    # Python for both backends (stemmed_terms.py).
+    add_languages,
+    # 29: user names in any script, found by their key, as SQLite's 29.
+    """
+    ALTER TABLE users ADD COLUMN name_key text;
+    UPDATE users SET name_key = lower(name);
+    CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
 ]
 

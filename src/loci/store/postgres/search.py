@@ -14,6 +14,7 @@ from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.index import as_array
+from loci.store.stemming import query_stemmers, query_tokens
 from loci.store.vector_background import MIN_VECTORS, SAMPLE, VectorBackground
 
 # A brain's background is read again after this long: it moves slowly, and several processes
@@ -27,7 +28,12 @@ class SearchLegs:
     _backgrounds: dict[tuple[int, str], tuple[float, VectorBackground]]
 
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
         if not terms or limit <= 0:
             return []
@@ -37,7 +43,7 @@ class SearchLegs:
             found = cur.fetchone()
             if found is None:
                 return []
-            tokens = lexical.query_tokens(cur, str(found["text_language"]), terms)
+            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
             if not tokens:
                 return []
             cur.execute(
@@ -46,7 +52,9 @@ class SearchLegs:
             )
             return [(int(r["chunk_id"]), float(r["score"])) for r in cur.fetchall()]
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
         if not terms:
             return None
         with self.db.tx(brain_id) as cur:
@@ -54,7 +62,7 @@ class SearchLegs:
             found = cur.fetchone()
             if found is None:
                 return None
-            tokens = lexical.query_tokens(cur, str(found["text_language"]), terms)
+            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
             if not tokens:
                 return None
             cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))

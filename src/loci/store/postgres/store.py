@@ -16,7 +16,7 @@ from typing import Any
 from psycopg import errors
 
 from loci.embed.base import Vectors
-from loci.errors import InvalidInput, NotFound
+from loci.errors import NotFound
 from loci.models import (
     Brain,
     Chunk,
@@ -26,7 +26,6 @@ from loci.store.brain_tables import BRAIN_COLUMNS, CHUNK_COLUMNS, BrainTables
 from loci.store.identity_tables import IdentityTables
 from loci.store.postgres import lexical
 from loci.store.postgres.accounts import PostgresAccounts
-from loci.store.postgres.analyzer import text_languages
 from loci.store.postgres.connection import Cursor, Database, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.graph import PostgresGraph
@@ -38,6 +37,7 @@ from loci.store.postgres.oauth import PostgresOAuth
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
 from loci.store.source_tables import SourceTables
+from loci.store.stemming import check_stemmer
 from loci.store.watch_tables import WatchTables
 
 log = logging.getLogger(__name__)
@@ -139,9 +139,8 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
 
     def set_brain_language(self, brain_id: int, language: str) -> None:
         """Switch the brain's text-search language and re-count its chunks' terms with it."""
+        check_stemmer(language)
         with self.db.tx(brain_id) as cur:
-            if language not in text_languages(cur):
-                raise InvalidInput(f"no text-search language {language!r} on this server")
             cur.execute(
                 "UPDATE brains SET text_language = %s WHERE id = %s RETURNING id",
                 (language, brain_id),

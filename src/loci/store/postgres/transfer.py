@@ -29,11 +29,11 @@ from loci.errors import Conflict, StoreError
 from loci.nul import NUL
 from loci.store.blobs import sha256_hex
 from loci.store.postgres import lexical
-from loci.store.postgres.analyzer import PORTER
 from loci.store.postgres.blobs import PostgresBlobStore
 from loci.store.postgres.connection import Cursor
 from loci.store.postgres.store import PostgresStore
 from loci.store.sqlite import SqliteStore
+from loci.store.stemming import stemmer_for
 
 log = logging.getLogger(__name__)
 
@@ -53,12 +53,30 @@ class Table:
 TABLES: tuple[Table, ...] = (
     Table(
         "users",
-        ("id", "name", "is_admin", "created_at", "email", "password_hash", "disabled_at"),
+        (
+            "id",
+            "name",
+            "name_key",
+            "is_admin",
+            "created_at",
+            "email",
+            "password_hash",
+            "disabled_at",
+        ),
         bool_columns=("is_admin",),
     ),
     Table(
         "brains",
-        ("id", "name", "embedder_model", "embedder_dims", "generation", "created_at", "visibility"),
+        (
+            "id",
+            "name",
+            "embedder_model",
+            "embedder_dims",
+            "generation",
+            "created_at",
+            "visibility",
+            "text_language",
+        ),
     ),
     Table("brain_members", ("brain_id", "user_id", "role", "created_at")),
     Table(
@@ -154,6 +172,8 @@ TABLES: tuple[Table, ...] = (
             "source_path",
             "vectors_pending",
             "progress",
+            "failure_code",
+            "language",
         ),
         bool_columns=("vectors_pending",),
     ),  # fmt: skip
@@ -212,7 +232,10 @@ TABLES: tuple[Table, ...] = (
             "priority",
         ),
     ),  # fmt: skip
-    Table("conversations", ("id", "brain_id", "user_id", "title", "created_at", "updated_at")),
+    Table(
+        "conversations",
+        ("id", "brain_id", "user_id", "title", "created_at", "updated_at", "origin"),
+    ),
     Table(
         "messages",
         (
@@ -420,7 +443,7 @@ CHUNK_COLUMNS = (
     "c.id", "c.brain_id", "c.document_id", "c.idx", "c.text", "c.heading_path", "c.page",
     "c.line_start", "c.line_end", "c.char_start", "c.char_end", "c.token_count",
     "c.content_hash", "c.embed_hash", "b.embedder_model", "v.vector", "c.region",
-    "c.ocr_confidence", "c.time_start", "c.time_end",
+    "c.ocr_confidence", "c.time_start", "c.time_end", "b.text_language", "c.language",
 )  # fmt: skip
 
 
@@ -459,7 +482,11 @@ def _insert_chunk_batch(
         brain_id, title = titles[document_id]
         headings = [" / ".join(json.loads(c[5])) for c in chunks]
         terms = lexical.chunk_terms(
-            cur, PORTER, title, list(zip(headings, (c[4] for c in chunks), strict=True))
+            title,
+            [
+                (heading, str(c[4]), stemmer_for(str(c[20]), c[21]))
+                for heading, c in zip(headings, chunks, strict=True)
+            ],
         )
         ids, pairs = postings.setdefault(brain_id, ([], []))
         for chunk, term in zip(chunks, terms, strict=True):
@@ -473,6 +500,7 @@ def _insert_chunk_batch(
                     vector,
                     term[1],
                     *chunk[16:20],
+                    chunk[21],
                 )
             )
             ids.append(int(chunk[0]))
@@ -481,8 +509,8 @@ def _insert_chunk_batch(
         "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
         " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
         " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence, time_start,"
-        " time_end)"
-        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+        " time_end, language)"
+        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
         values,
     )
     for brain_id, (ids, pairs) in postings.items():

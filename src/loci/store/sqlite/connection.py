@@ -17,14 +17,8 @@ from typing import Any
 import apsw
 
 from loci.private_files import create_private_file, make_private_dir, restrict
-from loci.store.text_analysis import segment
 
 BUSY_TIMEOUT_MS = 30_000
-# The FTS5 tokenizer of `chunks_fts` (migration 16), for code that must split text the same way.
-# Marks are token characters: a Thai, Devanagari or Khmer word keeps its vowel signs instead of
-# breaking at each of them (Latin text is NFKC-composed first, so its accents still fold).
-FTS_TOKENIZER = ("porter", ["unicode61", "remove_diacritics", "2", "categories", "L* N* Co M*"])
-FTS_TOKENIZE_SQL = "porter unicode61 remove_diacritics 2 categories 'L* N* Co M*'"
 
 Row = dict[str, Any]
 Params = tuple[Any, ...] | dict[str, Any]
@@ -73,22 +67,6 @@ class Database:
             with self._lock:
                 self._all.append(conn)
         return conn
-
-    def tokenize(self, text: str) -> list[str]:
-        """Split `text` into tokens exactly as the FTS index does (segmented, stemmed, folded)."""
-        tokenizer = getattr(self._local, "tokenizer", None)
-        if tokenizer is None:
-            tokenizer = self.conn.fts5_tokenizer(*FTS_TOKENIZER)
-            self._local.tokenizer = tokenizer
-        tokens = tokenizer(
-            segment(text).encode(),
-            apsw.FTS5_TOKENIZE_DOCUMENT,
-            None,
-            include_offsets=False,
-            include_colocated=False,
-        )
-        # Without offsets or colocated tokens the result is a plain list of strings.
-        return [str(t) for t in tokens]
 
     def rows(self, sql: str, params: Params = ()) -> list[Row]:
         return rows_of(self.conn, sql, params)

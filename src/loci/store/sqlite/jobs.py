@@ -129,7 +129,7 @@ class JobQueue:
             ),
         )
 
-    def fail_job(self, job: Job, owner: str, error: str) -> bool:
+    def fail_job(self, job: Job, owner: str, error: str, code: str | None = None) -> bool:
         return self._fenced_update(
             job,
             owner,
@@ -139,9 +139,9 @@ class JobQueue:
                 (error, job.id),
             ),
             (
-                "UPDATE documents SET status = 'failed', status_reason = ?, progress = NULL,"
-                f" updated_at = {NOW} WHERE id = ?",
-                (error, job.document_id),
+                "UPDATE documents SET status = 'failed', status_reason = ?, failure_code = ?,"
+                f" progress = NULL, updated_at = {NOW} WHERE id = ?",
+                (error, code, job.document_id),
             ),
         )
 

@@ -13,7 +13,7 @@ import apsw
 
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.identities import never_reuse_ids
-from loci.store.sqlite.segmented_fts import reindex_text
+from loci.store.sqlite.stemmed_fts import add_languages
 
 # A step is SQL, or a function of the connection for one SQL alone cannot write (a rebuild that
 # reads the tables' current definitions).
@@ -371,9 +371,10 @@ MIGRATIONS: list[Migration] = [
     # 15: ids are never handed out twice — a deleted brain's id given to the next brain made a
     # token limited to it a token for the newcomer (see identities.py).
     never_reuse_ids,
-    # 16: every script a person writes in (`loci.store.text_analysis`): the FTS table is made
-    # again with marks as token characters and filled with every chunk's segmented text.
-    reindex_text,
+    # 16: every script a person writes in (`loci.store.text_analysis`): the FTS table was made
+    # again with marks as token characters. Migration 28 rebuilds it once more, for stemming
+    # by language, and does all this did: a database not yet at 16 is rebuilt only there.
+    "SELECT 1",
     # 17: a file added from a path is that path's document: adding the path again after an edit
     # updates it (same id) instead of keeping both versions.
     """
@@ -537,6 +538,25 @@ MIGRATIONS: list[Migration] = [
     DROP INDEX documents_source_path;
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
+    """,
+    # 26: why a document failed, as the code of the error (`loci.errors`) beside its message:
+    # what a person can do about it follows from the code (`loci.failure_advice`) — a retry
+    # helps a model server that did not answer, never a file no parser reads.
+    "ALTER TABLE documents ADD COLUMN failure_code TEXT",
+    # 27: where a conversation was started (web, api, cli, mcp, slack), so the web app can say
+    # so when it lists the conversations a person had elsewhere. NULL: before it was kept.
+    "ALTER TABLE conversations ADD COLUMN origin TEXT",
+    # 28: languages (`loci.language`, `loci.store.stemming`): a brain's stemming language
+    # ('auto': each passage in its own), each document's and passage's detected language, and
+    # the FTS table again, holding text stemmed in Python as PostgreSQL's terms are.
+    add_languages,
+    # 29: brain and user names in any script (`loci.names`): a user is found by the key of
+    # their name, kept beside it and unique, which Python folds (no backend folds 'Ü' as
+    # Python does). Names so far are ASCII, whose key is their lower case.
+    """
+    ALTER TABLE users ADD COLUMN name_key TEXT;
+    UPDATE users SET name_key = lower(name);
+    CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
 ]
 

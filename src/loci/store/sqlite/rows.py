@@ -7,28 +7,35 @@ from typing import Any
 
 from loci.models import SearchFilters
 from loci.store.model_rows import ModelRows
-from loci.store.text_analysis import segment
+from loci.store.stemming import analyzed_text
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 # bm25() weights per FTS column: brain token, title, heading path, body.
 FTS_WEIGHTS = (0.0, 2.0, 1.0, 1.0)
 
 
-def fts_phrase(term: str) -> str:
-    """One FTS5 string literal: double quotes inside are doubled, so no term is ever syntax.
-    The term is segmented as the indexed text was (a bigram or a Latin word is unchanged)."""
-    return '"' + segment(term).strip().replace('"', '""') + '"'
+def fts_phrase(tokens: list[str]) -> str:
+    """One FTS5 string literal of analysed tokens (`stemming.query_phrases`): double quotes
+    inside are doubled, so no term is ever syntax; the table's tokenizer splits it back into
+    the same tokens, matched as a phrase."""
+    return '"' + " ".join(tokens).replace('"', '""') + '"'
 
 
 INSERT_FTS = "INSERT INTO chunks_fts(rowid, brain, title, headings, body) VALUES (?,?,?,?,?)"
 
 
 def fts_values(
-    chunk_id: int, brain_id: object, title: str, headings: str, body: str
+    chunk_id: int, brain_id: object, title: str, headings: str, body: str, stemmer: str
 ) -> tuple[int, str, str, str, str]:
-    """A chunk's chunks_fts row: the table is contentless, so it holds the segmented form of
-    the text (`loci.store.text_analysis`) and queries are segmented alike."""
-    return chunk_id, f"b{brain_id}", segment(title), segment(headings), segment(body)
+    """A chunk's chunks_fts row: the table is contentless, so it holds the analysed form of
+    the text (`loci.store.stemming`, in the chunk's language) and queries are analysed alike."""
+    return (
+        chunk_id,
+        f"b{brain_id}",
+        analyzed_text(title, stemmer),
+        analyzed_text(headings, stemmer),
+        analyzed_text(body, stemmer),
+    )
 
 
 ROWS = ModelRows(json.loads)  # JSON columns are TEXT here

@@ -34,6 +34,14 @@ from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
 from loci.store.sqlite import chunk_log
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import FTS_WEIGHTS, filter_sql, fts_phrase, index_weights
+from loci.store.stemming import (
+    AUTO,
+    analyze,
+    query_phrases,
+    query_stemmers,
+    query_tokens,
+    stemmer_for,
+)
 from loci.store.vector_background import SAMPLE, VectorBackground
 from loci.store.vector_files import MatrixIdentity, matrix_path
 from loci.store.vector_matrix import VectorMatrix
@@ -114,30 +122,51 @@ class SearchIndex:
 
     # the BM25 leg -------------------------------------------------------------------------
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
         if not terms:
             return []
         if self._uses_lexical_index(brain_id):
             index = self._ready_lexical_index(brain_id)
             if index is not None:
-                tokens = index.query_tokens(terms)
+                tokens = query_tokens(terms, self._query_stemmers(brain_id, languages))
                 return index.search(tokens, limit, self._allowed_chunks(brain_id, filters))
-        return self.fts_search(brain_id, terms, limit, filters)
+        return self.fts_search(brain_id, terms, limit, filters, languages)
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
         if not terms or not self._uses_lexical_index(brain_id):
             return None  # FTS5's bm25() keeps its statistics to itself
         index = self._ready_lexical_index(brain_id)
-        return index.ceiling(index.query_tokens(terms)) if index is not None else None
+        if index is None:
+            return None
+        return index.ceiling(query_tokens(terms, self._query_stemmers(brain_id, languages)))
+
+    def _query_stemmers(self, brain_id: int, languages: Sequence[str]) -> list[str]:
+        brain_language = str(
+            self.db.scalar("SELECT text_language FROM brains WHERE id = ?", (brain_id,)) or AUTO
+        )
+        return query_stemmers(brain_language, languages)
 
     def fts_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
         """The BM25 leg through FTS5's bm25(): exact, and what small brains always use."""
-        if not terms:
+        phrases = query_phrases(terms, self._query_stemmers(brain_id, languages))
+        if not phrases:
             return []
-        match = f"brain : b{brain_id} AND ({' OR '.join(fts_phrase(t) for t in terms)})"
+        match = f"brain : b{brain_id} AND ({' OR '.join(fts_phrase(p) for p in phrases)})"
         where, params = filter_sql(filters)
         weights = ",".join(str(w) for w in FTS_WEIGHTS)
         if where:
@@ -211,11 +240,11 @@ class SearchIndex:
                 ):
                     index = None
                 if index is None:
-                    index = lexical_files.load(path, identity, self.db.tokenize, seq)
+                    index = lexical_files.load(path, identity, analyze, seq)
                     if index is not None and index.seq < floor:
                         index = None
                 if index is None:
-                    index = LexicalIndex(self.db.tokenize, identity.weights, 0, *self.bm25)
+                    index = LexicalIndex(analyze, identity.weights, 0, *self.bm25)
                     index.add(self._index_rows(brain_id, None))
                     save = True
                 elif seq > index.seq:
@@ -246,8 +275,9 @@ class SearchIndex:
         """What FTS5 indexed for these chunks (all of the brain's if None), by chunk id."""
         # The FTS title is the one replace_index used (`loci.context_line.index_title`).
         sql = (
-            "SELECT c.id, d.title, d.name, d.kind, c.heading_path, c.text"
-            " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.brain_id = ?"
+            "SELECT c.id, d.title, d.name, d.kind, c.heading_path, c.text,"
+            " b.text_language, c.language FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " JOIN brains b ON b.id = c.brain_id WHERE c.brain_id = ?"
         )
         params: tuple[Any, ...] = (brain_id,)
         if chunk_ids is not None:
@@ -259,15 +289,17 @@ class SearchIndex:
                 index_title(title or None, str(name), str(kind)),
                 " / ".join(json.loads(headings)),
                 str(text),
+                stemmer_for(str(brain_language), language),
             )
-            for cid, title, name, kind, headings, text in self.db.conn.execute(
-                sql + " ORDER BY c.id", params
+            for cid, title, name, kind, headings, text, brain_language, language in (
+                self.db.conn.execute(sql + " ORDER BY c.id", params)
             )
         ]
 
     def _index_identity(self, brain_id: int) -> IndexIdentity:
-        created = self.db.scalar("SELECT created_at FROM brains WHERE id = ?", (brain_id,))
-        return IndexIdentity(brain_id, str(created), index_weights(), *self.bm25)
+        row = self.db.row("SELECT created_at, text_language FROM brains WHERE id = ?", (brain_id,))
+        created, language = (row["created_at"], row["text_language"]) if row else ("", AUTO)
+        return IndexIdentity(brain_id, str(created), index_weights(), *self.bm25, str(language))
 
     def _save_index(self, path: Path, index: LexicalIndex, identity: IndexIdentity) -> None:
         try:

@@ -20,7 +20,7 @@ import numpy as np
 
 from loci.context_line import index_title
 from loci.embed.base import Vectors
-from loci.errors import InvalidInput, NotFound, StoreError
+from loci.errors import NotFound, StoreError
 from loci.models import (
     Brain,
     Chunk,
@@ -47,6 +47,7 @@ from loci.store.sqlite.search_index import (
     VECTOR_INT8_MIN_CHUNKS,
     SearchIndex,
 )
+from loci.store.stemming import check_stemmer, document_language, stemmer_for
 from loci.store.vector_background import VectorBackground
 from loci.store.watch_tables import WatchTables
 
@@ -131,15 +132,38 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
 
     def brain_language(self, brain_id: int) -> str:
         self.get_brain_by_id(brain_id)
-        return "english"  # FTS5's porter tokenizer: one language for every brain
+        return str(self.db.scalar("SELECT text_language FROM brains WHERE id = ?", (brain_id,)))
 
     def set_brain_language(self, brain_id: int, language: str) -> None:
         self.get_brain_by_id(brain_id)
-        if language != "english":
-            raise InvalidInput(
-                f"the SQLite backend stems English only (FTS5's porter tokenizer), not "
-                f"{language!r}; the PostgreSQL backend takes any text-search language it has"
+        check_stemmer(language)
+        with self.db.write() as conn:
+            conn.execute("UPDATE brains SET text_language = ? WHERE id = ?", (language, brain_id))
+            # The FTS rows hold the analysed text: every chunk's is made again.
+            rows = conn.execute(
+                "SELECT c.id, coalesce(nullif(d.title, ''), d.name), c.heading_path, c.text,"
+                " c.language FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE c.brain_id = ?",
+                (brain_id,),
+            ).fetchall()
+            conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(r[0],) for r in rows])
+            conn.executemany(
+                INSERT_FTS,
+                [
+                    fts_values(
+                        int(str(cid)),
+                        brain_id,
+                        str(title),
+                        " / ".join(json.loads(str(headings))),
+                        str(text),
+                        stemmer_for(
+                            language, None if chunk_language is None else str(chunk_language)
+                        ),
+                    )
+                    for cid, title, headings, text, chunk_language in rows
+                ],
             )
+            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
     def set_brain_embedder(self, brain_id: int, model: str | None, dims: int | None) -> None:
         with self.db.write() as conn:
@@ -188,12 +212,19 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
 
     # search legs --------------------------------------------------------------------------
     def text_search(
-        self, brain_id: int, terms: Sequence[str], limit: int, filters: SearchFilters
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        limit: int,
+        filters: SearchFilters,
+        languages: Sequence[str] = (),
     ) -> list[tuple[int, float]]:
-        return self.search_index.text_search(brain_id, terms, limit, filters)
+        return self.search_index.text_search(brain_id, terms, limit, filters, languages)
 
-    def text_ceiling(self, brain_id: int, terms: Sequence[str]) -> float | None:
-        return self.search_index.text_ceiling(brain_id, terms)
+    def text_ceiling(
+        self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
+    ) -> float | None:
+        return self.search_index.text_ceiling(brain_id, terms, languages)
 
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
@@ -238,11 +269,13 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     ) -> int:
         with self.db.write() as conn:
             doc = conn.execute(
-                "SELECT brain_id, name, title, kind FROM documents WHERE id = ?", (document_id,)
+                "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
+                " JOIN brains b ON b.id = d.brain_id WHERE d.id = ?",
+                (document_id,),
             ).fetchall()
             if not doc:
                 raise NotFound(f"document {document_id} was deleted while it was processed")
-            brain_id, name, old_title, kind = doc[0]
+            brain_id, name, old_title, kind, brain_language = doc[0]
             display_title = index_title(
                 title or (str(old_title) if old_title else None), str(name), str(kind)
             )
@@ -256,8 +289,8 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
                 conn.execute(
                     "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
                     " line_start, line_end, char_start, char_end, token_count, content_hash,"
-                    " embed_hash, region, ocr_confidence, time_start, time_end)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    " embed_hash, region, ocr_confidence, time_start, time_end, language)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                     (
                         brain_id,
                         document_id,
@@ -269,6 +302,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
                         c.content_hash,
                         item.embed_hash,
                         *c.location.reading_columns(),
+                        item.language,
                     ),
                 )
                 conn.execute(
@@ -279,6 +313,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
                         str(display_title),
                         " / ".join(c.heading_path),
                         c.text,
+                        stemmer_for(str(brain_language), item.language),
                     ),
                 )
             conn.execute(
@@ -294,8 +329,17 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
                 " WHERE document_id = ?1 AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
                 " WHERE document_id = ?1 AND status = 'running')) THEN 'processing' ELSE 'ready'"
                 " END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
-                f" vectors_pending = ?5 > 0, progress = ?6, updated_at = {NOW} WHERE id = ?1",
-                (document_id, status_reason, len(chunks), title, missing, embed_progress(missing)),
+                f" vectors_pending = ?5 > 0, progress = ?6, language = ?7, updated_at = {NOW}"
+                " WHERE id = ?1",
+                (
+                    document_id,
+                    status_reason,
+                    len(chunks),
+                    title,
+                    missing,
+                    embed_progress(missing),
+                    document_language(chunks),
+                ),
             )
             conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
         return missing

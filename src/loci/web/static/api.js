@@ -39,7 +39,9 @@ function unreachable() {
   return new ApiError(0, "network", "The server could not be reached. Check the connection and try again.");
 }
 
-export async function request(method, url, body, { quietUnauthenticated = false } = {}) {
+// `withTotal`: resolve with {items, total}, the total from the X-Total-Count header of a list
+// answered one page at a time.
+export async function request(method, url, body, { quietUnauthenticated = false, withTotal = false } = {}) {
   const headers = { Accept: "application/json" };
   const init = { method, headers, credentials: "same-origin" };
   if (body !== undefined) {
@@ -58,6 +60,10 @@ export async function request(method, url, body, { quietUnauthenticated = false 
   if (!response.ok) {
     if (response.status === 401 && !quietUnauthenticated) onSignedOut();
     throw failure(response.status, data);
+  }
+  if (withTotal) {
+    const total = Number(response.headers.get("X-Total-Count"));
+    return { items: data, total: Number.isFinite(total) ? total : data.length };
   }
   return data;
 }

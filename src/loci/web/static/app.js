@@ -8,6 +8,7 @@ import { api, setCsrfToken, whenSignedOut } from "./api.js";
 import { resetAsk, showAsk } from "./ask.js";
 import { openNewBrain, openShare, setupBrains } from "./brains.js";
 import { $, busy, clear, el, showError } from "./dom.js";
+import { menuButton } from "./menu.js";
 import { hideFiles, showFiles } from "./files.js";
 import { hideGraph, showGraph } from "./graph.js";
 import { openModelSettings } from "./model.js";
@@ -15,6 +16,7 @@ import { showNotes } from "./notes.js";
 import { openPeople, setPeopleContext } from "./people.js";
 import { showSearch } from "./search.js";
 import { completeShare, hasPendingShare, takeShareFromAddress } from "./share.js";
+import { setSourcesAdmin } from "./sources.js";
 
 const PANELS = ["files", "notes", "brain", "search", "ask"];
 const LAST_BRAIN = "loci.brain";
@@ -37,10 +39,37 @@ async function start() {
   }
   try {
     const me = await api.get("/me", { quietUnauthenticated: true });
+    showOffline(false);
     await enter(me);
   } catch (error) {
+    if (error.code === "network") {
+      // The shell came from the service worker's cache: say so, and wait for the network.
+      showOffline(true);
+      showScreen("none");
+      return;
+    }
     showSignIn(error.status === 401 ? null : error);
   }
+}
+
+// Offline ----------------------------------------------------------------------------------------
+function showOffline(offline) {
+  $("#offline").hidden = !offline;
+  document.body.classList.toggle("is-offline", offline);
+}
+
+window.addEventListener("offline", () => showOffline(true));
+window.addEventListener("online", () => {
+  showOffline(false);
+  if (!state.user) start(); // opened offline: now the app can start
+});
+
+// The service worker keeps the app's shell for offline use and takes shared files (sw.js).
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {
+    // Not available (a private window, an http origin other than localhost): the app works
+    // without it, only not offline.
+  });
 }
 
 function showSignIn(error = null, message = null) {
@@ -60,6 +89,7 @@ async function enter(me) {
   setCsrfToken(me.csrf_token);
   $("#user-name").textContent = me.user.name;
   setPeopleContext(me.user);
+  setSourcesAdmin(me.user.is_admin);
   showScreen("workspace");
   const last = localStorage.getItem(LAST_BRAIN);
   await loadBrains(last);
@@ -175,6 +205,21 @@ $("#signout-button").addEventListener("click", async () => {
   }
   showSignIn();
 });
+
+// The header's buttons, in one menu on a phone (CSS shows one or the other).
+$("#header-menu").append(
+  menuButton({
+    label: "Menu",
+    text: "Menu",
+    actions: [
+      { label: "New brain", run: () => $("#new-brain-button").click() },
+      { label: "Share this brain", run: () => $("#share-button").click() },
+      { label: "Account", run: () => $("#account-button").click() },
+      { label: "Your model", run: () => $("#model-button").click() },
+      { label: "Sign out", run: () => $("#signout-button").click() },
+    ],
+  }),
+);
 
 $("#model-button").addEventListener("click", openModelSettings);
 $("#account-button").addEventListener("click", openAccount);

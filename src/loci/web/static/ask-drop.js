@@ -1,9 +1,10 @@
-// A file dropped on the chat: uploaded to the current brain (files.js's upload), followed in the
-// chat as a system line until indexing settles (files.js's whenIndexed), then "ask about it".
+// A file dropped on the chat: uploaded to the current brain (uploads.js), followed in the
+// chat as a system line until indexing settles (uploads.js's whenIndexed), saying each step, then "ask about it".
 // Readers (viewers) get no drop target; the Files tab stays the way to add files by keyboard.
 
+import { failureText, indexingStep } from "./doc-status.js";
 import { el } from "./dom.js";
-import { upload, whenIndexed } from "./files.js";
+import { upload, whenIndexed } from "./uploads.js";
 
 // `zone`: the element to drop on; `log`: the chat's list; `current()`: the brain shown now, or
 // null; `onLine()`: a system line was added (the chat hides its empty-state text).
@@ -57,11 +58,13 @@ async function addToChat(brainName, file, log, onLine) {
       if (fraction < 1) say(`Uploading ${file.name}… ${Math.round(fraction * 100)}%`);
     });
     say(`Indexing ${file.name}…`, "indexing");
-    const doc = await whenIndexed(brainName, result.document.id, shown);
+    const doc = await whenIndexed(brainName, result.document.id, shown, (step) =>
+      say(`${file.name}: ${indexingStep(step).text}`),
+    );
     if (!doc) return;
     if (doc.status === "failed") {
-      const why = doc.status_reason || "the file could not be read.";
-      say(`Could not index ${file.name}: ${why}`, "failed");
+      const failed = failureText(doc);
+      say(`Could not index ${file.name}: ${failed.reason} ${failed.whatToDo}`.trim(), "failed");
     } else if (result.deduped) {
       say(`${file.name} is already in this brain — ask about it.`, "done");
     } else {

@@ -97,15 +97,24 @@ function markCurrent() {
   }
 }
 
+// Where a conversation was started, when not here: the command line, an agent, Slack.
+const ORIGIN = { cli: "command line", mcp: "agent (MCP)", slack: "Slack", api: "API" };
+
+function origin(found) {
+  const label = ORIGIN[found.origin] || (found.local ? "command line" : null);
+  return label ? el("span", { class: "badge conversation-origin", text: `from ${label}` }) : null;
+}
+
 function conversationItem(found) {
-  const item = el("li", { class: "conversation", dataset: { id: String(found.id) } });
+  const item = el("li", { class: "conversation", dataset: { id: String(found.id), origin: found.origin || "" } });
   const show = () =>
     clear(item).append(
       el(
         "button",
         { type: "button", class: "conversation-open", onclick: () => openConversation(found.id) },
         el("span", { class: "conversation-title", text: found.title }),
-        el("span", { class: "muted small", text: when(found.updated_at) }),
+        el("span", { class: "muted small" }, el("time", { datetime: found.updated_at, text: when(found.updated_at) })),
+        origin(found),
       ),
       el(
         "div",

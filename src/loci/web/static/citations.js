@@ -49,7 +49,7 @@ export function sourceButton(citation) {
     {
       type: "button",
       class: "citation",
-      "aria-label": `Open ${citation.name}${place ? `, ${place}` : ""}`,
+      // Its name is what it shows (the file and where in it), as a person sees it.
       onclick: () => open(citation),
     },
     el("span", { class: "citation-name", text: label(citation) }),

@@ -85,9 +85,12 @@ export function bytes(n) {
   return `${(n / 1048576).toFixed(1)} MB`;
 }
 
+// A moment in the browser's language and time zone: "4 Mar 2026, 14:05", "Mar 4, 2026, 2:05 PM".
+const MOMENT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
 export function when(iso) {
   const date = new Date(iso.includes("T") ? iso : `${iso.replace(" ", "T")}Z`);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(date.getTime()) ? iso : MOMENT.format(date);
 }
 
 export function showError(node, error) {

@@ -6,6 +6,7 @@
 import { api, path } from "./api.js";
 import { $, busy, clear, confirmAction, el, showError, toast, when } from "./dom.js";
 import { flush, isEditing, startEditing, stopEditing } from "./graph-editor.js";
+import { showOrganize } from "./graph-organize.js";
 
 const view = $("#graph-page");
 const statusSelect = $("#graph-status");
@@ -16,10 +17,12 @@ const SLUG = /^[\p{Ll}\p{Lo}\p{Lm}\p{Nd}](?:[\p{Ll}\p{Lo}\p{Lm}\p{Nd}\p{M}-]{0,1
 
 let opened = null; // the page as the API returned it
 let doc = null; // {brain, id, hash}: the version every edit here is made against
+let shownBrain = null;
 let canWrite = false;
 let titleOf = (id) => id;
 let isTombstone = () => false;
 let onChanged = () => {};
+let pagesOf = () => [];
 
 export const pageHref = (id) => `#brain/${encodeURIComponent(id)}`;
 
@@ -55,6 +58,7 @@ export function setupPage(options) {
   titleOf = options.titleOf;
   isTombstone = options.isTombstone;
   onChanged = options.onChanged;
+  pagesOf = options.pages;
 }
 
 export async function openPage(brain, id) {
@@ -62,6 +66,7 @@ export async function openPage(brain, id) {
   stopEditing();
   opened = page;
   doc = { brain: brain.name, id: page.document.id, hash: page.document.content_hash };
+  shownBrain = brain;
   canWrite = brain.role !== "viewer";
   render(page);
   for (const box of ["#graph-status-error", "#graph-page-error", "#graph-timeline-error"]) {
@@ -110,6 +115,8 @@ function render(page) {
   $("#graph-edit-button").hidden = isEditing();
   renderTimeline(page.timeline);
   renderEdges(page);
+  // Organizing edits the version shown; while the truth editor holds newer text, its own.
+  showOrganize(shownBrain, { ...summary, content_hash: doc.hash }, pagesOf(), canWrite);
 }
 
 function renderTimeline(entries) {
@@ -146,9 +153,23 @@ function renderEdges(page) {
     if (items.length) list.append(...items);
     else list.append(el("li", { class: "muted small", text: empty }));
   };
+  // Each page once, with every way this one links to it ("works_at, wiki link").
+  const byTarget = new Map();
+  for (const edge of page.links.filter((e) => e.type !== "cites")) {
+    if (!byTarget.has(edge.target)) byTarget.set(edge.target, []);
+    byTarget.get(edge.target).push(edge.type);
+  }
   fill(
     "#graph-links",
-    page.links.filter((e) => e.type !== "cites").map((e) => edgeItem(e.target, e.type, "page")),
+    [...byTarget].map(([target, types]) => {
+      const named = [...new Set(types.filter((t) => t !== "wiki_link"))];
+      return el(
+        "li",
+        { dataset: { target } },
+        docLink(target, null, "page"),
+        named.length ? el("span", { class: "muted small", text: ` ${named.join(", ")}` }) : null,
+      );
+    }),
     "None.",
   );
   fill(

@@ -5,7 +5,10 @@
 
 import { api, path } from "./api.js";
 import { $, clear, el, markedSnippet, plural, showError } from "./dom.js";
+import { setupNewPage, openNewPage } from "./graph-new.js";
+import { setupOrganize } from "./graph-organize.js";
 import { leavePage, openPage, openedId, pageHref, setupPage } from "./graph-page.js";
+import { isDrawn, showGraphView, stopGraphView } from "./graph-view.js";
 
 const browser = $("#graph-browser");
 const pageView = $("#graph-page");
@@ -15,7 +18,7 @@ let generation = 0; // bumps on every brain change, so late answers for another 
 let documents = []; // every document but merged tombstones, which the view never shows
 let titles = new Map(); // id → title, for links shown by id (tombstones' too)
 let tombstones = new Set(); // ids of merged documents: their links are not shown either
-let view = "all"; // "all" or "inbox"
+let view = "all"; // "all", "inbox" or "graph"
 let finding = null; // the query shown instead of the folders, or null
 
 const inInbox = (d) => (d.folder === "inbox" || d.folder.startsWith("inbox/")) && d.status === "draft";
@@ -24,6 +27,25 @@ setupPage({
   titleOf: (id) => titles.get(id) || id,
   isTombstone: (id) => tombstones.has(id),
   onChanged: () => loadList(),
+  pages: () => documents.map((d) => ({ id: d.id, title: d.title })),
+});
+setupOrganize({
+  // Written: the list learns the new title or place; a moved page is shown at its new id.
+  changed: async (id) => {
+    await loadList();
+    if (id !== openedId()) location.hash = pageHref(id);
+    else await openPage(brain, id);
+  },
+  open: async (id) => {
+    await loadList();
+    location.hash = pageHref(id);
+  },
+});
+setupNewPage({
+  onCreated: async (made) => {
+    await loadList();
+    location.hash = pageHref(made.id);
+  },
 });
 
 export async function showGraph(current, docId) {
@@ -53,11 +75,13 @@ export async function showGraph(current, docId) {
 // The panel is being left: whatever the editor holds is saved on its way out.
 export function hideGraph() {
   if (!pageView.hidden) leavePage();
+  stopGraphView();
 }
 
 function showScreen(which) {
   browser.hidden = which !== "browser";
   pageView.hidden = which !== "page";
+  if (which !== "browser") stopGraphView();
 }
 
 async function showPage(id) {
@@ -92,6 +116,8 @@ async function loadList() {
     tombstones = new Set(found.filter((d) => d.status === "merged").map((d) => d.id));
     titles = new Map(found.map((d) => [d.id, d.title]));
     showError(errorBox, null);
+    $("#new-page-button").hidden = brain.role === "viewer";
+    if (view === "graph") stopGraphView(); // drawn again from what was just read
     if (!finding) renderFolders();
   } catch (error) {
     if (mine === generation) showError(errorBox, error);
@@ -121,6 +147,16 @@ function renderFolders() {
   for (const chip of document.querySelectorAll("#graph-views .chip")) {
     chip.setAttribute("aria-pressed", String(chip.id === `graph-show-${view}`));
   }
+  const drawing = view === "graph";
+  $("#graph-drawing").hidden = !drawing;
+  $("#graph-groups").hidden = drawing;
+  $("#graph-summary").hidden = drawing;
+  if (drawing) {
+    $("#graph-archived").hidden = true;
+    if (!isDrawn(brain.name)) showGraphView(brain, documents).catch((error) => showError(errorBox, error));
+    return;
+  }
+  stopGraphView();
   const live = view === "inbox" ? inbox : documents.filter((d) => d.status !== "archived");
   const archived = view === "inbox" ? [] : documents.filter((d) => d.status === "archived");
   const byFolder = new Map();
@@ -170,6 +206,11 @@ async function find(query) {
 }
 
 function renderResults(hits) {
+  view = view === "graph" ? "all" : view;
+  $("#graph-drawing").hidden = true;
+  stopGraphView();
+  $("#graph-summary").hidden = false;
+  $("#graph-groups").hidden = false;
   clear($("#graph-groups"));
   $("#graph-archived").hidden = true;
   $("#graph-filter-clear").hidden = false;
@@ -205,9 +246,10 @@ $("#graph-filter-form").addEventListener("submit", (event) => {
   else clearFinding();
 });
 $("#graph-filter-clear").addEventListener("click", clearFinding);
+$("#new-page-button").addEventListener("click", () => brain && openNewPage(brain));
 for (const chip of document.querySelectorAll("#graph-views .chip")) {
   chip.addEventListener("click", () => {
-    view = chip.id === "graph-show-inbox" ? "inbox" : "all";
+    view = chip.id.replace("graph-show-", "");
     finding = null;
     $("#graph-filter").value = "";
     renderFolders();

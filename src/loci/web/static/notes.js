@@ -28,6 +28,7 @@ let brain = null;
 let tagFilter = "";
 let opened = null; // {document, text, html} of the note being read or edited
 let generation = 0;
+let pollTimer = null;
 
 const canWrite = () => brain && brain.role !== "viewer";
 
@@ -63,6 +64,11 @@ async function loadList() {
     showError(errorBox, null);
     renderTags(all || notes);
     renderList(notes);
+    // A note just saved is indexed in a moment: its card follows, while the list is shown.
+    clearTimeout(pollTimer);
+    if (notes.some((n) => n.status === "processing")) {
+      pollTimer = setTimeout(() => !browser.hidden && !$("#panel-notes").hidden && loadList(), 1500);
+    }
   } catch (error) {
     if (mine === generation) showError(errorBox, error);
   }
@@ -94,8 +100,10 @@ function renderList(notes) {
   clear(list);
   const empty = $("#notes-empty");
   empty.hidden = notes.length > 0;
-  empty.textContent = tagFilter ? `No notes tagged ${tagFilter}.` : "No notes yet.";
-  for (const note of notes) {
+  empty.textContent = tagFilter ? `No notes match the tag ${tagFilter}.` : "No notes yet.";
+  // The note changed last first: the one being worked on.
+  const ordered = [...notes].sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.id - a.id);
+  for (const note of ordered) {
     const title = note.title || note.name;
     list.append(
       el(
@@ -107,10 +115,14 @@ function renderList(notes) {
           text: title,
           onclick: () => openNote(note.id),
         }),
-        el("p", { class: "muted small", text: `updated ${when(note.updated_at)}` }),
+        note.excerpt ? el("p", { class: "note-excerpt", text: note.excerpt }) : null,
+        el("p", { class: "muted small" }, "updated ", el("time", { datetime: note.updated_at, text: when(note.updated_at) })),
         note.tags.length ? el("p", { class: "tags small", text: note.tags.map((t) => `#${t}`).join(" ") }) : null,
         note.status !== "ready"
-          ? el("p", { class: `status status-${note.status} small`, text: note.status })
+          ? el("p", {
+              class: `status status-${note.status} small`,
+              text: note.status === "processing" ? "indexing…" : note.status,
+            })
           : null,
       ),
     );
@@ -151,7 +163,9 @@ function openEditor(note) {
   opened = note;
   const doc = note ? note.document : null;
   $("#note-editor-heading").textContent = doc ? "Edit note" : "New note";
-  $("#note-title").value = doc ? doc.title || "" : "";
+  // A title that is only the note's first line stays empty here, so it follows that line.
+  const derived = note && doc.title === firstLine(note.text);
+  $("#note-title").value = doc && !derived ? doc.title || "" : "";
   $("#note-tags").value = doc ? doc.tags.join(", ") : "";
   $("#note-text").value = note ? note.text : "";
   const wanted = colorClass(doc && doc.color);
@@ -162,6 +176,20 @@ function openEditor(note) {
   showError($("#note-editor-error"), null);
   showScreen("editor");
   $("#note-title").focus();
+}
+
+// The first line of a note as it reads (loci.ingest.sources.note_title, in short).
+function firstLine(text) {
+  for (const line of text.split("\n")) {
+    const plain = line
+      .replace(/^(?:\s*(?:#{1,6}\s+|>\s*|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+))+/, "")
+      .replace(/(\*\*|__|\*|`)/g, "")
+      .split(/\s+/)
+      .filter(Boolean)
+      .join(" ");
+    if (plain) return plain.length > 120 ? null : plain;
+  }
+  return null;
 }
 
 function editorValues() {

@@ -1,21 +1,46 @@
-// The document preview: its passages as search sees them (page, lines, heading path), with a
-// cited passage scrolled to and highlighted, and the full extracted text.
+// The document preview: the source at the cited passage (source-view.js: a PDF's page with the
+// passage marked, the lines of a text, the moment of a recording), its passages as search sees
+// them (page, lines, heading path) with the cited one highlighted, the full extracted text, and
+// related documents.
 
 import { api, path } from "./api.js";
 import { $, clear, el, plural, showError, where } from "./dom.js";
+import { showSource } from "./source-view.js";
 
 const dialog = $("#preview-dialog");
 const body = $("#preview-body");
+const sourceButton = $("#preview-show-source");
 const chunksButton = $("#preview-show-chunks");
 const textButton = $("#preview-show-text");
 const relatedButton = $("#preview-show-related");
-let current = null; // {brain, documentId, chunkId}
+let current = null; // {brain, documentId, chunkId, doc: a promise of the document}
 let generation = 0;
 
 function setView(view) {
+  sourceButton.setAttribute("aria-pressed", String(view === "source"));
   chunksButton.setAttribute("aria-pressed", String(view === "chunks"));
   textButton.setAttribute("aria-pressed", String(view === "text"));
   relatedButton.setAttribute("aria-pressed", String(view === "related"));
+}
+
+async function showSourceView() {
+  setView("source");
+  const mine = ++generation;
+  const { brain, documentId, chunkId } = current;
+  clear(body).append(el("p", { class: "muted", text: "Opening the source…" }));
+  try {
+    const query = chunkId ? `?chunk_id=${encodeURIComponent(chunkId)}` : "";
+    const [doc, passage] = await Promise.all([
+      current.doc,
+      api.get(`/brains/${path(brain)}/files/${path(documentId)}/passage${query}`),
+    ]);
+    if (mine !== generation) return;
+    await showSource(body, brain, doc, passage);
+  } catch (error) {
+    if (mine !== generation) return;
+    clear(body);
+    showError($("#preview-error"), error);
+  }
 }
 
 async function showChunks() {
@@ -121,15 +146,16 @@ async function showRelated() {
   }
 }
 
-// Open the preview of one document; with `chunkId`, the passages view centred on that chunk.
+// Open the preview of one document at its source; with `chunkId`, at that passage.
 export async function openPreview({ brain, documentId, chunkId = null, name = "" }) {
-  current = { brain, documentId, chunkId };
+  // The document is asked for once: the title and the source view both wait for it.
+  const doc = api.get(`/brains/${path(brain)}/files/${path(documentId)}`);
+  current = { brain, documentId, chunkId, doc };
   showError($("#preview-error"), null);
   $("#preview-title").textContent = name || "Preview";
   $("#preview-meta").textContent = "";
   if (!dialog.open) dialog.showModal();
-  api
-    .get(`/brains/${path(brain)}/files/${path(documentId)}`)
+  doc
     .then((doc) => {
       $("#preview-title").textContent = doc.title || doc.name;
       const bits = [doc.name, plural(doc.chunk_count, "passage"), doc.status];
@@ -137,9 +163,10 @@ export async function openPreview({ brain, documentId, chunkId = null, name = ""
       $("#preview-meta").textContent = bits.join(" · ");
     })
     .catch((error) => showError($("#preview-error"), error));
-  await showChunks();
+  await showSourceView();
 }
 
+sourceButton.addEventListener("click", () => current && showSourceView());
 chunksButton.addEventListener("click", () => current && showChunks());
 textButton.addEventListener("click", () => current && showText());
 relatedButton.addEventListener("click", () => current && showRelated());

@@ -40,7 +40,6 @@ function renderHit(hit, across) {
     {
       type: "button",
       class: "citation",
-      "aria-label": `Open ${hit.name}${place ? `, ${place}` : ""}`,
       onclick: () =>
         openPreview({ brain: hit.brain, documentId: hit.document_id, chunkId: hit.chunk_id, name: hit.name }),
     },
