@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from loci.embed.base import Embedder
-from loci.models import Brain, NewDocument, is_searchable
+from loci.models import Brain, is_searchable
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.base import Store
@@ -25,6 +25,7 @@ from tests import fixtures
 from tests.conftest import make_service
 from tests.scripted_stt import ScriptedSTT
 from tests.test_audio import script, wav
+from tests.test_queue_order import file_row
 
 pytestmark = pytest.mark.both_backends
 
@@ -120,23 +121,11 @@ def test_a_stream_of_new_files_still_leaves_the_embedding_its_turns(
         loci.store.close()
 
 
-def _file(name: str, size: int) -> NewDocument:
-    return NewDocument(
-        kind="file",
-        name=name,
-        title=None,
-        source_url=None,
-        mime_type="application/pdf",
-        size_bytes=size,
-        content_hash=name.encode().hex().ljust(64, "0"),
-    )
-
-
 def test_the_quick_lane_takes_only_short_index_jobs(store: Store) -> None:
     brain = store.ensure_brain("a")
-    store.create_document(brain.id, _file("scan.pdf", 5 * QUICK_TEXT_BYTES), "index")
-    store.create_document(brain.id, _file("capture.md", 2000), "curate")
-    small = store.create_document(brain.id, _file("note.pdf", 2000), "index")
+    store.create_document(brain.id, file_row("scan.pdf", 5 * QUICK_TEXT_BYTES), "index")
+    store.create_document(brain.id, file_row("capture.md", 2000), "curate")
+    small = store.create_document(brain.id, file_row("note.pdf", 2000), "index")
     [job] = store.claim_jobs("quick", 30, limit=16, quick_only=True)
     assert (job.document_id, job.stage) == (small.id, "text")
     assert store.claim_jobs("quick", 30, limit=16, quick_only=True) == []
