@@ -14,7 +14,6 @@ from loci.cli.output import emit_json, human_size, out
 from loci.errors import InvalidInput
 from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
 from loci.models import Document, DocumentKind
-from loci.service.document_query import DocumentQuery
 
 StatusFilter = Literal["processing", "ready", "failed"]
 KINDS: tuple[DocumentKind, ...] = get_args(DocumentKind)
@@ -111,6 +110,9 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """List the documents of a brain with status, chunk count and size, oldest first."""
+        # Here, not at the top: `loci.service` is the whole core, which `--help` should not load.
+        from loci.service.document_query import DocumentQuery
+
         loci = service()
         target = existing_brain(brain)
         query = DocumentQuery(
