@@ -19,9 +19,11 @@ import pytest
 from loci.embed.base import Embedder
 from loci.models import Brain, SearchFilters
 from loci.search.confidence import vector_trust
+from loci.search.engine import SearchRequest
 from loci.search.fusion import fuse
+from loci.search.weak import weak
 from loci.service import Loci
-from loci.store.vector_background import VectorBackground
+from loci.store.vector_background import STEPS, VectorBackground
 from tests.conftest import make_service
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,3 +122,10 @@ def test_each_backend_reads_the_brains_background(loci: Loci, brain: Brain) -> N
     assert mean == pytest.approx(float(cosines.mean()), abs=1e-4)
     assert spread == pytest.approx(float(cosines.std()), rel=1e-3)
     assert loci.store.vector_background(brain.id, "another-model") is None
+    # how close unrelated passages come (search.closeness): 60 notes of one passage give 1,770
+    # pairs, resolved to one in 177; a nonsense search is weak, a real one reaches closeness 2
+    assert len(background.unrelated) > 2 * STEPS and np.all(np.diff(background.unrelated) >= 0)
+    nonsense = loci.searching.search(brain, SearchRequest("xylophone quantum zebra"))
+    assert weak(nonsense) and all(h.closeness is not None for h in nonsense)
+    found = loci.searching.search(brain, SearchRequest(" ".join(texts[5].split()[:12])))
+    assert not weak(found) and (found[0].closeness or 0.0) >= 2

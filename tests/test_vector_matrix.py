@@ -89,3 +89,18 @@ def test_store_matrix_catches_up_without_rebuilding(tmp_path: Path) -> None:
     want = fresh.vector_search(brain.id, "m", query, 20, some)
     assert [i for i, _ in got] == [i for i, _ in want]
     assert np.allclose([s for _, s in got], [s for _, s in want])
+
+
+def test_vectors_of_reads_live_rows_and_the_newer_tail() -> None:
+    matrix, _, vectors = _matrices(50, dims=8)
+    changed = vectors[3] * -1.0
+    # chunk 12 deleted, chunk 13 re-embedded (now in the tail), chunk 99 added
+    matrix.update(2, [12, 13], [13, 99], [changed.tobytes(), vectors[0].tobytes()])
+    found = matrix.vectors_of([10, 12, 13, 99, 5, 10])
+    assert set(found) == {10, 13, 99}
+    assert np.array_equal(found[10], vectors[0]) and np.array_equal(found[13], changed)
+    assert np.array_equal(found[99], vectors[0])
+    # the sample carries each row's chunk id, live rows only
+    ids, rows = matrix.sample(2048)
+    assert 12 not in ids.tolist() and {13, 99} <= set(ids.tolist())
+    assert np.array_equal(rows[ids.tolist().index(13)], changed)

@@ -12,7 +12,7 @@ import httpx
 from mcp import Client
 
 from loci.models import Brain
-from loci.search.weak import WEAK_COSINE
+from loci.search.weak import WEAK_CLOSENESS
 from loci.service import Loci
 from tests.conftest import run_cli
 from tests.live_server import LiveServer
@@ -52,6 +52,6 @@ def test_nonsense_is_weak_everywhere_and_a_real_question_is_not(
         assert found["hits"] and api[query]["hits"] and mcp[query]["hits"]  # nearest still shown
         assert found["weak"] is weak and api[query]["weak"] is weak and mcp[query]["weak"] is weak
     assert across["weak"] is True
-    assert api[NONSENSE]["weak_cosine"] == WEAK_COSINE == cli(NONSENSE)["weak_cosine"]
+    assert api[NONSENSE]["weak_closeness"] == WEAK_CLOSENESS == cli(NONSENSE)["weak_closeness"]
     human = run_cli("search", NONSENSE, home=home)
     assert human.stdout.startswith("no close match — the nearest passages:")

@@ -40,14 +40,24 @@ def a_zip() -> bytes:
 
 
 def fill_brain(server: LiveServer, tmp_path: Path) -> None:
-    """Something in every view: a PDF, a failed file, a note, pages with a link, a conversation,
-    a followed folder."""
+    """Something in every view: a PDF, a failed file, a note with an earlier version, pages with
+    a link, a conversation, a followed folder."""
     with server.client() as api:
         assert api.post("/brains", json={"name": BRAIN}).status_code == 201
         for name, data in (("report.pdf", fixtures.two_page_pdf()), ("photos.zip", a_zip())):
             done = api.post(f"/brains/{BRAIN}/files", files={"files": (name, data)}).json()
             server.wait_ready(api, BRAIN, done["results"][0]["document"]["id"])
-        api.post(f"/brains/{BRAIN}/notes", json={"text": "Bleed the radiators\n\nIn autumn."})
+        note = api.post(
+            f"/brains/{BRAIN}/notes", json={"text": "Bleed the radiators\n\nIn autumn."}
+        ).json()["document"]
+        rewritten = api.put(  # an earlier version, for the Versions view
+            f"/brains/{BRAIN}/notes/{note['id']}",
+            json={
+                "text": "Bleed the radiators\n\nIn October.",
+                "expected_hash": note["content_hash"],
+            },
+        )
+        assert rewritten.status_code == 200, rewritten.text
         api.post(DOCS, json={"type": "person", "title": "Ana López", "text": "Grows apples."})
         api.post(
             DOCS,
@@ -74,6 +84,13 @@ def views(page: Page) -> Iterator[str]:
     page.locator(".doc-row").first.locator(".menu-button").click()
     expect(page.locator(".menu:not([hidden])")).to_be_visible()
     yield "files menu"
+    page.keyboard.press("Escape")
+    note = page.locator(".doc-row", has_text="Bleed the radiators")
+    note.locator(".menu-button").click()
+    page.get_by_role("menuitem", name="Versions").click()
+    page.get_by_role("button", name="Show changes").click()
+    expect(page.locator(".diff-added")).to_contain_text("In October.")
+    yield "versions"
     page.keyboard.press("Escape")
     page.click(".tab[data-panel=notes]")
     expect(page.locator(".note-card")).to_have_count(1)

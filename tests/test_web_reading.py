@@ -21,6 +21,8 @@ from tests.scripted_stt import ScriptedSTT
 from tests.test_audio import script, service_with, wav
 from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
+QUESTION = "we spoke again about money matters for the house"
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
@@ -39,19 +41,20 @@ def test_a_cited_recording_opens_at_the_moment_it_was_said(
             done = api.post("/brains/house/files", files={"files": ("meeting.wav", wav())}).json()
             meeting = server.wait_ready(api, "house", done["results"][0]["document"]["id"])
             assert meeting["status"] == "ready" and meeting["format"] == "audio"
-            chunks = api.get(f"/brains/house/files/{meeting['id']}/chunks").json()
-            # A passage said well into the recording: money matters, the first time.
-            later = next(c for c in chunks if "money matters for the house" in c["text"])
+            # The passage the search below shows first: said well into the recording.
+            question = {"query": QUESTION, "mode": "text"}
+            later = api.post("/brains/house/search", json=question).json()["hits"][0]
+            assert "money matters for the house" in later["text"]
             assert later["time_start"] > 30
         session = open_session(browser, server, "reading", viewport={"width": 1280, "height": 900})
         page = session.page
         try:
             page.goto(server.url + "/#search")
             sign_in(page, server.owner_token)
-            page.fill("#search-input", "we spoke again about money matters for the house")
+            page.fill("#search-input", QUESTION)
             page.select_option("#search-mode", "text")
             page.click("#search-form button[type=submit]")
-            hit = page.locator(f".hit[data-chunk-id='{later['id']}']")
+            hit = page.locator(f".hit[data-chunk-id='{later['chunk_id']}']")
             moment = f"{int(later['time_start']) // 60}:{int(later['time_start']) % 60:02}"
             expect(hit.locator(".citation-where")).to_contain_text(moment)
             hit.locator(".citation").click()

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from loci.models import Brain
+from loci.search.closeness import BUNDLED_MODEL, closeness_scale
 from loci.search.engine import SearchRequest
 from loci.search.fusion import Fused
-from loci.search.weak import WEAK_COSINE
+from loci.search.weak import close
 from loci.search.words_first import words_first
 from loci.service import Loci
 
@@ -24,11 +25,15 @@ def test_weak_meaning_only_hits_go_under_every_passage_with_all_the_words() -> N
         (0.20, Fused(1, 0.20, (1, 5), (9.0, 0.12))),  # every word
         (0.19, Fused(8, 0.19, (None, 3), (None, 0.52))),  # vector only, close: stays
     ]
-    order = [f.item_id for _, f in words_first(scored, ["voluntary", "excess"], TEXTS.get)]
+    scale = closeness_scale(None, BUNDLED_MODEL)  # a small brain: the model's own levels
+    terms = ["voluntary", "excess"]
+    order = [f.item_id for _, f in words_first(scored, terms, TEXTS.get, scale)]
     assert order == [3, 1, 9, 8]
     # without a passage holding every word, nothing moves
-    assert words_first(scored[:2], ["voluntary", "excess"], TEXTS.get) == scored[:2]
-    assert WEAK_COSINE > 0.175
+    assert words_first(scored[:2], terms, TEXTS.get, scale) == scored[:2]
+    assert scale is not None and not close(scale.of(0.175)) and close(scale.of(0.52))
+    # where no closeness can be read, a vector-only hit does not outrank the words either
+    assert [f.item_id for _, f in words_first(scored, terms, TEXTS.get, None)] == [3, 1, 9, 8]
 
 
 def test_search_puts_the_passage_with_the_phrase_first(loci: Loci, brain: Brain) -> None:
@@ -44,7 +49,7 @@ def test_search_puts_the_passage_with_the_phrase_first(loci: Loci, brain: Brain)
     assert "voluntary excess" in hits[0].text
     first_weak = next(
         (i for i, h in enumerate(hits)
-         if h.text_rank is None and (h.vector_score or 0) < WEAK_COSINE),
+         if h.text_rank is None and not close(h.closeness)),
         len(hits),
     )  # fmt: skip
     holding = [i for i, h in enumerate(hits) if "voluntary" in h.text and "excess" in h.text]

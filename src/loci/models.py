@@ -428,6 +428,10 @@ class Hit:
     # The passage has no vector yet (its document's embedding stage is still to come): it was
     # found by its words alone, and a hybrid search scored it by the text leg alone.
     vectors_pending: bool = False
+    # How close in meaning, read against the brain (`loci.search.closeness`): k when only one
+    # pair of unrelated passages of the brain in 10^k is as close. None: not scored by the
+    # vector leg, or no reading for this embedder in a brain this small.
+    closeness: float | None = None
 
     @property
     def matched_by(self) -> str:
@@ -438,6 +442,18 @@ class Hit:
         else:
             found = "text" if self.text_rank is not None else "vector"
         return f"{found}+graph" if self.graph_path else found
+
+
+@dataclass(frozen=True)
+class PassageContext:
+    """A passage's cosine to a query, read beside its document's opening (its first passage,
+    embedded under the document's title): what the document says it is about
+    (`loci.search.openings`)."""
+
+    cosine: float  # the query's cosine to the passage
+    opening: int  # the document's first passage
+    opening_cosine: float  # the query's cosine to it
+    coherence: float  # the passage's cosine to it (1 for the opening itself)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """Step 6 (corrective RAG): is each passage relevant, partially relevant or not, and is
 that enough to answer, worth one broader search, or nothing at all?
 
-Without a model the grade comes from two absolute signals search already has: how many of the
-question's content words the passage contains, and the passage's cosine similarity to the
-question. Fused scores are relative to the other hits and cannot say "nothing here".
+Without a model the grade comes from two signals search already has that do not depend on the
+other hits: how many of the question's content words the passage contains, and how close it is
+in meaning — its cosine read against how close unrelated passages of the same brain come
+(`loci.search.closeness`), so the grade holds for any embedder and in a script the embedder
+cannot read (where every raw cosine is high). Fused scores are relative to the other hits and
+cannot say "nothing here".
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
 Decision = Literal["sufficient", "needs_expansion", "no_relevant_sources"]
 RELEVANT_AT = 0.6
 PARTIAL_AT = 0.34
-# MiniLM cosine: unrelated text sits around 0–0.2, a passage on the question's topic above ~0.45.
-COSINE_FLOOR, COSINE_FULL = 0.2, 0.6
+# Closeness: no credit as close as the closest tenth of unrelated pairs, full credit at the
+# closest thousandth (for the bundled model in a small brain: cosine 0.2 and 0.6).
+CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0
 # Sharing a word is not sharing a topic: "Who services the boiler?" shares "service" with a car
 # invoice (cosine 0.16). Below the floor, the words a passage shares count for half — where the
 # embedder can read the passage at all (Latin script: the bundled model is English).
@@ -65,16 +69,19 @@ def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
     grades = []
     for source in sources:
         covered = coverage(question, source.hit.text)
-        cosine = source.hit.vector_score
+        near = source.hit.closeness
         semantic = 0.0
-        if cosine is not None:
-            semantic = min(max((cosine - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR), 0.0), 1.0)
-            if cosine < COSINE_FLOOR and script_language(source.hit.text) == "en":
+        if near is not None:
+            span = CLOSENESS_FULL - CLOSENESS_FLOOR
+            semantic = min(max((near - CLOSENESS_FLOOR) / span, 0.0), 1.0)
+            if near < CLOSENESS_FLOOR and script_language(source.hit.text) == "en":
                 covered *= OFF_TOPIC_WORDS
         score = round(max(covered, semantic), 3)
         reasoning = f"{covered:.0%} of the question's words"
-        if cosine is not None:
-            reasoning += f", similarity {cosine:.2f}"
+        if source.hit.vector_score is not None:
+            reasoning += f", similarity {source.hit.vector_score:.2f}"
+        if near is not None:
+            reasoning += f" (closeness {near:.1f})"
         grades.append(Grade(source.number, _relevance(score), score, reasoning))
     return grades
 

@@ -12,7 +12,7 @@ from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, out, render_snippet
 from loci.models import Hit, SearchFilters
-from loci.search.weak import WEAK_COSINE, weak
+from loci.search.weak import WEAK_CLOSENESS, weak
 
 Mode = Literal["hybrid", "text", "vector"]
 
@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
             emit_json(
                 {
                     "query": query, "mode": mode, "brain": target.name, "hits": hits_out,
-                    "weak": weak(hits), "weak_cosine": WEAK_COSINE,
+                    "weak": weak(hits), "weak_closeness": WEAK_CLOSENESS,
                 }
             )  # fmt: skip
             return

@@ -114,8 +114,9 @@ class SearchResult(BaseModel):
     hits: list[Passage]
     weak: bool = Field(
         default=False,
-        description="true: nothing holds the query's words or is close in meaning; the hits are "
-        "only the nearest passages — say so rather than answer from them",
+        description="true: nothing holds the query's words or is close in meaning (read against "
+        "how close unrelated passages of the brain come); the hits are only the nearest "
+        "passages — say so rather than answer from them",
     )
 
 

@@ -14,10 +14,12 @@ from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
 from loci.language import query_languages, question_language
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
+from loci.search.closeness import Closeness, closeness_scale
 from loci.search.confidence import vector_trust
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
 from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
+from loci.search.openings import in_context
 from loci.search.rerank import Reranker
 from loci.search.snippets import make_snippet
 from loci.search.words_first import words_first
@@ -48,6 +50,8 @@ class RankingParams:
     rerank_depth: int = 30
     # The languages (ISO 639-1) the embedder reads; None: every language (`fusion.vector_weight`).
     embedder_languages: frozenset[str] | None = None
+    # The vector leg reads a passage in its document's context (search.openings).
+    document_context: bool = True
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,18 @@ class SearchRequest:
             raise InvalidInput(f"text_weight must be between 0 and 1, got {self.text_weight}")
 
 
+@dataclass(frozen=True)
+class Ranking:
+    fused: list[Fused]  # best first
+    # How close the vector leg's cosines are, read against the brain (None: no vectors, or
+    # no reading for this embedder in a brain this small).
+    closeness: Closeness | None
+    # Which of the text leg's passages have no vector yet (None: not asked, outside hybrid
+    # search). Those are scored by the text leg alone: the vector leg cannot find them, so
+    # its silence says nothing against them.
+    vectorless: set[int] | None = None
+
+
 class SearchEngine:
     def __init__(
         self,
@@ -90,7 +106,7 @@ class SearchEngine:
         # vectors: SQLite and NumPy's matmul release the GIL, so the legs overlap.
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="loci-text-leg")
 
-    def fused(
+    def ranking(
         self,
         brain: Brain,
         query: str,
@@ -98,11 +114,9 @@ class SearchEngine:
         filters: SearchFilters | None = None,
         min_similarity: float | None = None,
         text_weight: float | None = None,
-    ) -> tuple[list[Fused], set[int] | None]:
-        """The fused chunk ranking, best first, up to `params.candidates` from each leg; and
-        which of the text leg's passages have no vector yet (None: not asked, outside hybrid
-        search). Those are scored by the text leg alone: the vector leg cannot find them, so
-        its silence says nothing against them."""
+    ) -> Ranking:
+        """The fused chunk ranking (best first, up to `params.candidates` from each leg), how to
+        read its cosines, and which passages have no vector yet."""
         p = self.params
         filters = filters or SearchFilters()
         text_leg: list[tuple[int, float]] = []
@@ -131,6 +145,7 @@ class SearchEngine:
             else:
                 text_leg, text_ceiling = text()
         trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
+        closeness: Closeness | None = None
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
@@ -138,13 +153,21 @@ class SearchEngine:
             vector_leg = self.store.vector_search(
                 brain.id, embedder.model_id, query_vector, p.candidates, filters
             )
+            background = self.store.vector_background(brain.id, embedder.model_id)
+            closeness = closeness_scale(background, embedder.model_id)
             if mode == "hybrid":
-                background = self.store.vector_background(brain.id, embedder.model_id)
                 trust[1] = vector_trust(vector_leg, background, query_vector)
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
             text_leg, text_ceiling = pending.result()
+        if use_vectors and p.document_context and vector_leg:
+            contexts = self.store.passage_contexts(
+                brain.id, embedder.model_id, query_vector, [i for i, _ in vector_leg]
+            )
+            # As far as the leg is trusted: where the embedder cannot read the brain, how close
+            # a passage is to its own opening says nothing either.
+            vector_leg = in_context(vector_leg, contexts, trust[1])
         if mode == "text":
             weights = [1.0, 0.0]
         elif mode == "vector":
@@ -171,13 +194,14 @@ class SearchEngine:
             confidences=trust,
             first_leg_only=vectorless or frozenset(),
         )
-        return fused, vectorless
+        return Ranking(fused, closeness, vectorless)
 
     def ranked_documents(
         self, brain: Brain, query: str, mode: SearchMode = "hybrid", depth: int = 100
     ) -> list[tuple[int, float]]:
         """Documents by their best chunk, for evaluation against document-level judgments."""
-        fused, _ = self.fused(brain, query, mode)
+        ranking = self.ranking(brain, query, mode)
+        fused = ranking.fused
         scored = [(f.score, f) for f in fused]
         known: dict[int, int] = {}  # chunk -> document, for rows already read
         if mode == "hybrid" and self.reranker is None:
@@ -186,7 +210,8 @@ class SearchEngine:
             shown, below = scored[:WORDS_FIRST_WINDOW], scored[WORDS_FIRST_WINDOW:]
             texts = self.store.chunks_with_documents([f.item_id for _, f in shown])
             known = {chunk_id: document.id for chunk_id, (_, document) in texts.items()}
-            scored = words_first(shown, query_terms(query), _text_in(texts)) + below
+            close = ranking.closeness
+            scored = words_first(shown, query_terms(query), _text_in(texts), close) + below
         if mode == "hybrid" and self.reranker is not None:
             head = fused[: self.params.rerank_depth]
             rows = self.store.chunks_with_documents([f.item_id for f in head])
@@ -210,7 +235,7 @@ class SearchEngine:
 
     def search(self, brain: Brain, request: SearchRequest) -> list[Hit]:
         terms = query_terms(request.query)
-        fused, vectorless = self.fused(
+        ranking = self.ranking(
             brain,
             request.query,
             request.mode,
@@ -218,6 +243,7 @@ class SearchEngine:
             request.min_similarity,
             request.text_weight,
         )
+        fused, closeness, vectorless = ranking.fused, ranking.closeness, ranking.vectorless
         reranking = request.mode == "hybrid" and self.reranker is not None
         # The short-chunk factor can only lower a score, so a few spare candidates suffice;
         # by document, enough more to fill `limit` documents past the best ones' passages.
@@ -232,7 +258,7 @@ class SearchEngine:
                 ((f.score * self._length_factor(rows[f.item_id][0]), f) for f in window),
                 key=lambda pair: -pair[0],
             )
-            ranked = words_first(ranked, terms, _text_in(rows))
+            ranked = words_first(ranked, terms, _text_in(rows), closeness)
         else:
             ranked = reranked
         shown = ranked if request.by_document else ranked[: request.limit]
@@ -241,11 +267,14 @@ class SearchEngine:
             vectorless = self.store.vectorless(ids, brain.embedder_model) if ids else set()
         hits = [
             replace(
-                self._hit(*rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None),
+                self._hit(
+                    *rows[f.item_id], terms, score, f.ranks, f.scores, reranked is not None,
+                    closeness.of(f.scores[1]) if closeness is not None else None,
+                ),
                 vectors_pending=f.item_id in (vectorless or ()),
             )
             for score, f in shown
-        ]
+        ]  # fmt: skip
         return by_document(hits, request.limit) if request.by_document else hits
 
     def _reranked(
@@ -286,6 +315,7 @@ class SearchEngine:
         ranks: tuple[int | None, ...],
         scores: tuple[float | None, ...],
         reranked: bool = False,
+        closeness: float | None = None,
     ) -> Hit:
         citation = Citation(
             document_id=document.id,
@@ -309,6 +339,7 @@ class SearchEngine:
             text_score=scores[0],
             vector_score=scores[1],
             reranked=reranked,
+            closeness=closeness,
         )
 
 

@@ -40,6 +40,7 @@ from loci.models import (
     OAuthClient,
     OAuthCode,
     OnDelete,
+    PassageContext,
     Progress,
     RatedAnswer,
     Rating,
@@ -596,6 +597,13 @@ class Store(Protocol):
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters
     ) -> list[tuple[int, float]]:
         """Cosine over the brain's chunk vectors; (chunk_id, similarity) best first."""
+        ...
+
+    def passage_contexts(
+        self, brain_id: int, model: str, query: Vectors, chunk_ids: Sequence[int]
+    ) -> dict[int, PassageContext]:
+        """For each of the chunks that has a vector of `model`: the query's cosine to it, and to
+        its document's first chunk, and its own cosine to that first chunk."""
         ...
 
     def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:

@@ -15,6 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numkong
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loci.embed.base import Vectors
-from loci.store.vector_background import spread_sample
+from loci.store.vector_background import spread_rows
 
 RESCORE = 1000  # int8 candidates scored again in float32, at least 10x the request
 
@@ -98,12 +99,37 @@ class VectorMatrix:
         main = len(self.ids) if self.live is None else int(np.count_nonzero(self.live))
         return main + (len(self.tail[0]) if self.tail is not None else 0)
 
-    def sample(self, size: int) -> Vectors:
-        """At most `size` live vectors, spread evenly over the main matrix and the tail."""
-        main = self.matrix if self.live is None else self.matrix[self.live]
+    def sample(self, size: int) -> tuple[npt.NDArray[np.int64], Vectors]:
+        """At most `size` live vectors and their chunk ids, spread evenly over the main matrix
+        and the tail."""
+        ids, main = self.ids, self.matrix
+        if self.live is not None:
+            ids, main = ids[self.live], main[self.live]
         if self.tail is not None and len(self.tail[0]):
-            main = np.concatenate([spread_sample(main, size), self.tail[1]])
-        return spread_sample(main, size)
+            rows = spread_rows(len(main), size)
+            ids = np.concatenate([ids[rows], self.tail[0]])
+            main = np.concatenate([main[rows], self.tail[1]])
+        rows = spread_rows(len(main), size)
+        return ids[rows], main[rows]
+
+    def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, Vectors]:
+        """The live vectors of these chunks (ids without one are left out)."""
+        wanted = np.asarray(list(dict.fromkeys(chunk_ids)), np.int64)
+        found: dict[int, Vectors] = {}
+        if len(wanted) and len(self.ids):
+            # The main matrix is built in id order (search_index.py), so a binary search finds
+            # its rows.
+            at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+            hit = self.ids[at] == wanted
+            if self.live is not None:
+                hit &= self.live[at]
+            for chunk, row in zip(wanted[hit].tolist(), at[hit].tolist(), strict=True):
+                found[chunk] = self.matrix[row]
+        if self.tail is not None and len(self.tail[0]):
+            tail_ids, tail = self.tail
+            for row in np.flatnonzero(np.isin(tail_ids, wanted)):
+                found[int(tail_ids[row])] = tail[row]  # newer than the main matrix's copy
+        return found
 
     def update(self, seq: int, changed: list[int], ids: list[int], blobs: list[bytes]) -> None:
         """Mask the `changed` chunks out and append the current vectors of those that remain."""

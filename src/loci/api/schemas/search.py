@@ -13,7 +13,7 @@ from loci.api.schemas.common import (
     json_integers,
 )
 from loci.models import Brain, DocumentKind, Hit, SearchFilters, SearchMode
-from loci.search.weak import WEAK_COSINE
+from loci.search.weak import WEAK_CLOSENESS
 
 
 class FiltersIn(RequestIn):
@@ -107,6 +107,13 @@ class HitOut(CitationFields):
         description="true when the configured reranker ordered the hits; score is then its "
         "relevance rather than the fused score"
     )
+    closeness: float | None = Field(
+        default=None,
+        description="how close in meaning, read against the brain: k when only one pair of "
+        "unrelated passages (from different documents of the brain) in 10^k is as close to each "
+        "other as this passage is to the query; null when the vector leg did not score it or "
+        "the brain is too small to read with this embedder",
+    )
     passages: list[PassageOut] = Field(
         default_factory=list,
         description="the same document's other passages that ranked, best first (at most 3): "
@@ -133,6 +140,7 @@ class HitOut(CitationFields):
             matched_by=hit.matched_by,
             graph_path=list(hit.graph_path),
             reranked=hit.reranked,
+            closeness=hit.closeness,
             passages=[PassageOut.of(p) for p in hit.more],
             vectors_pending=hit.vectors_pending,
         )
@@ -145,6 +153,11 @@ class SearchOut(BaseModel):
     weak: bool = Field(
         default=False,
         description="true: no passage holds the question's words and none is close in meaning "
-        "(cosine under weak_cosine) — the hits are only the nearest passages, not matches",
+        "(closeness under weak_closeness) — the hits are only the nearest passages, not matches",
     )
-    weak_cosine: float = Field(default=WEAK_COSINE, description="the closeness `weak` is judged by")
+    weak_closeness: float = Field(
+        default=WEAK_CLOSENESS,
+        description="the closeness `weak` is judged by: 2 is as close as one pair of unrelated "
+        "passages of the brain in a hundred (a brain too small to know its pairs, with the "
+        "bundled model: cosine 0.3)",
+    )

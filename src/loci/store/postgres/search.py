@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.models import SearchFilters
+from loci.models import PassageContext, SearchFilters
 from loci.store.postgres import lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
@@ -84,6 +84,30 @@ class SearchLegs:
             )
             return [(int(r["id"]), float(r["similarity"])) for r in cur.fetchall()]
 
+    def passage_contexts(
+        self, brain_id: int, model: str, query: Vectors, chunk_ids: Sequence[int]
+    ) -> dict[int, PassageContext]:
+        if not chunk_ids:
+            return {}
+        with self.db.tx(brain_id) as cur:
+            cur.execute(
+                "SELECT c.id, o.id AS head, c.embedding AS own, o.embedding AS head_embedding"
+                " FROM chunks c JOIN chunks o ON o.document_id = c.document_id AND o.idx = 0"
+                " WHERE c.id = ANY(%s) AND c.brain_id = %s AND c.embed_model = %s"
+                " AND o.embed_model = %s AND c.embedding IS NOT NULL"
+                " AND o.embedding IS NOT NULL",
+                (list(chunk_ids), brain_id, model, model),
+            )
+            found = cur.fetchall()
+        q = np.asarray(query, np.float32).reshape(-1)
+        out: dict[int, PassageContext] = {}
+        for r in found:
+            own, head = as_array(r["own"]), as_array(r["head_embedding"])
+            out[int(r["id"])] = PassageContext(
+                float(own @ q), int(r["head"]), float(head @ q), float(own @ head)
+            )
+        return out
+
     def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
         cached = self._backgrounds.get((brain_id, model))
         if cached is not None and time.monotonic() - cached[0] < BACKGROUND_TTL_S:
@@ -100,14 +124,16 @@ class SearchLegs:
                 return None
             # Every step-th chunk id: spread over the brain without sorting all of it.
             cur.execute(
-                "SELECT embedding FROM chunks WHERE brain_id = %s AND embed_model = %s"
-                " AND embedding IS NOT NULL AND id %% %s = 0 LIMIT %s",
+                "SELECT document_id, embedding FROM chunks WHERE brain_id = %s"
+                " AND embed_model = %s AND embedding IS NOT NULL AND id %% %s = 0 LIMIT %s",
                 (brain_id, model, max(1, n // SAMPLE), SAMPLE),
             )
-            rows = [as_array(r["embedding"]) for r in cur.fetchall()]
-        if not rows:
+            found = cur.fetchall()
+        if not found:
             return None
-        background = VectorBackground.of(np.stack(rows), n, documents)
+        rows = np.stack([as_array(r["embedding"]) for r in found])
+        owners = np.asarray([int(r["document_id"]) for r in found], np.int64)
+        background = VectorBackground.of(rows, n, documents, owners)
         if background is not None:
             self._backgrounds[(brain_id, model)] = (time.monotonic(), background)
         return background

@@ -27,7 +27,7 @@ import numpy.typing as npt
 
 from loci.context_line import index_title
 from loci.embed.base import Vectors
-from loci.models import SearchFilters
+from loci.models import PassageContext, SearchFilters
 from loci.store import lexical_files, vector_files
 from loci.store.lexical_files import IndexIdentity, index_path
 from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
@@ -338,9 +338,50 @@ class SearchIndex:
                 "SELECT count(DISTINCT document_id) FROM chunks WHERE brain_id = ?", (brain_id,)
             )
         )
-        background = VectorBackground.of(matrix.sample(SAMPLE), rows, documents)
+        ids, sample = matrix.sample(SAMPLE)
+        owner = self._chunk_documents(ids.tolist())
+        owners = np.asarray([owner.get(i, -1 - n) for n, i in enumerate(ids.tolist())], np.int64)
+        background = VectorBackground.of(sample, rows, documents, owners)
         self._backgrounds[(brain_id, model)] = (matrix, rows, background)
         return background
+
+    def passage_contexts(
+        self, brain_id: int, model: str, query: Vectors, chunk_ids: Sequence[int]
+    ) -> dict[int, PassageContext]:
+        heads: dict[int, int] = {}  # chunk -> its document's first chunk
+        unique = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(unique), 500):  # under SQLite's limit of parameters
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            for row in self.db.rows(
+                "SELECT c.id AS id, o.id AS head FROM chunks c JOIN chunks o"
+                f" ON o.document_id = c.document_id AND o.idx = 0 WHERE c.id IN ({marks})",
+                tuple(batch),
+            ):
+                heads[int(row["id"])] = int(row["head"])
+        vectors = self.matrix(brain_id, model).vectors_of([*heads, *heads.values()])
+        q = query.reshape(-1)
+        return {
+            chunk: PassageContext(
+                float(vectors[chunk] @ q),
+                head,
+                float(vectors[head] @ q),
+                float(vectors[chunk] @ vectors[head]),
+            )
+            for chunk, head in heads.items()
+            if chunk in vectors and head in vectors
+        }
+
+    def _chunk_documents(self, chunk_ids: list[int]) -> dict[int, int]:
+        found: dict[int, int] = {}
+        for start in range(0, len(chunk_ids), 500):  # under SQLite's limit of parameters
+            batch = chunk_ids[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            for row in self.db.rows(
+                f"SELECT id, document_id FROM chunks WHERE id IN ({marks})", tuple(batch)
+            ):
+                found[int(row["id"])] = int(row["document_id"])
+        return found
 
     def matrix(self, brain_id: int, model: str) -> VectorMatrix:
         """The brain's vectors of `model`: this process's copy, else the saved file, else built

@@ -26,6 +26,7 @@ from loci.models import (
     Chunk,
     IndexedChunk,
     Job,
+    PassageContext,
     SearchFilters,
 )
 from loci.store.brain_tables import CHUNK_COLUMNS, BrainTables, embed_progress
@@ -233,6 +234,11 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
 
     def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
         return self.search_index.vector_background(brain_id, model)
+
+    def passage_contexts(
+        self, brain_id: int, model: str, query: Vectors, chunk_ids: Sequence[int]
+    ) -> dict[int, PassageContext]:
+        return self.search_index.passage_contexts(brain_id, model, query, chunk_ids)
 
     # derived index ------------------------------------------------------------------------
     def cached_vectors(self, model: str, hashes: Sequence[str]) -> dict[str, Vectors]:

@@ -17,6 +17,7 @@ import { openPeople, setPeopleContext } from "./people.js";
 import { showSearch } from "./search.js";
 import { completeShare, hasPendingShare, takeShareFromAddress } from "./share.js";
 import { setSourcesAdmin } from "./sources.js";
+import { setVersionsContext } from "./versions.js";
 
 const PANELS = ["files", "notes", "brain", "search", "ask"];
 const LAST_BRAIN = "loci.brain";
@@ -238,6 +239,7 @@ async function loadBrains(preferred) {
     state.brains = [];
   }
   setAccountContext(state.user.name, state.brains);
+  setVersionsContext(state.brains);
   const select = clear($("#brain-select"));
   for (const brain of state.brains) {
     select.append(el("option", { value: brain.name, text: `${brain.name} (${brain.role})` }));

@@ -93,6 +93,31 @@ export function when(iso) {
   return Number.isNaN(date.getTime()) ? iso : MOMENT.format(date);
 }
 
+// A language by name in the reader's own language ("German", "Deutsch"), from its ISO code;
+// the code itself where the browser has no name for it.
+let languageNames = null;
+try {
+  languageNames = new Intl.DisplayNames([navigator.language, "en"], { type: "language" });
+} catch {
+  // an old browser: the codes themselves
+}
+
+export function languageName(code) {
+  try {
+    return (languageNames && languageNames.of(code)) || code;
+  } catch {
+    return code; // not a well-formed code
+  }
+}
+
+// Download a file the server serves as an attachment, as a link the person clicked would.
+export function download(href, name) {
+  const link = el("a", { href, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
 export function showError(node, error) {
   if (!error) {
     node.hidden = true;

@@ -5,7 +5,7 @@
 // moves the focus or the scroll. A row's actions sit in one menu.
 
 import { api, path } from "./api.js";
-import { $, bytes, clear, confirmAction, el, showError, toast, when } from "./dom.js";
+import { $, bytes, clear, confirmAction, download, el, languageName, showError, toast, when } from "./dom.js";
 import { FORMAT_LABEL, failureText, indexingStep, readyText } from "./doc-status.js";
 import { menuButton } from "./menu.js";
 import { openPreview } from "./preview.js";
@@ -36,6 +36,7 @@ let total = 0;
 let active = false;
 let timer = null;
 let generation = 0; // bumps on every change of brain or view: late answers are dropped
+let multilingual = false; // the brain holds documents in several languages
 
 const canWrite = () => brain && brain.role !== "viewer";
 
@@ -103,11 +104,14 @@ async function refresh() {
   if (!brain) return;
   const mine = generation;
   try {
-    const page = await api.get(`/brains/${path(brain.name)}/files?${query()}`, { withTotal: true });
+    const [page, status] = await Promise.all([
+      api.get(`/brains/${path(brain.name)}/files?${query()}`, { withTotal: true }),
+      api.get(`/brains/${path(brain.name)}/status`),
+    ]);
     if (mine !== generation) return;
     total = page.total;
+    showLanguages(status);
     render(page.items);
-    showLanguages(await api.get(`/brains/${path(brain.name)}/status`));
     showError(errorBox, null);
     if (active && page.items.some((d) => d.status === "processing")) timer = setTimeout(refresh, POLL_MS);
   } catch (error) {
@@ -121,15 +125,10 @@ async function refresh() {
 function showLanguages(status) {
   const line = $("#brain-languages");
   const held = Object.entries(status.languages || {});
+  // With more than one, each row says its document's.
+  multilingual = held.length > 1;
   line.hidden = !held.length;
-  let names = null;
-  try {
-    names = new Intl.DisplayNames([navigator.language, "en"], { type: "language" });
-  } catch {
-    // an old browser: the codes themselves
-  }
-  const label = (code) => (names && names.of(code)) || code;
-  line.textContent = `Languages: ${held.map(([code, n]) => `${label(code)} ${n}`).join(", ")}`;
+  line.textContent = `Languages: ${held.map(([code, n]) => `${languageName(code)} ${n}`).join(", ")}`;
 }
 
 // Two documents with the same title are told apart by where they came from.
@@ -222,6 +221,7 @@ class Row {
     this.origin.hidden = !duplicate;
     const meta = [el("span", { text: bytes(doc.size_bytes) })];
     meta.push(" · added ", el("time", { datetime: doc.created_at, text: when(doc.created_at) }));
+    if (multilingual && doc.language) meta.push(` · ${languageName(doc.language)}`);
     if (doc.source_url && !duplicate) meta.push(` · ${doc.source_url}`);
     clear(this.meta).append(...meta);
     this.status.className = `status status-${doc.status}`;
@@ -263,6 +263,10 @@ class Row {
       label: `Actions for ${doc.name}`,
       actions: [
         { label: "Open", run: () => openPreview({ brain: brain.name, documentId: doc.id, name: label(doc) }) },
+        {
+          label: "Versions",
+          run: () => openPreview({ brain: brain.name, documentId: doc.id, name: label(doc), view: "versions" }),
+        },
         { label: "Download", run: () => download(href, doc.name) },
         write ? { label: "Reprocess", run: () => this.reprocess(), disabled: doc.status === "processing" } : null,
         write ? { label: "Delete", run: () => this.remove(), danger: true } : null,
@@ -296,13 +300,6 @@ class Row {
       showError(errorBox, error);
     }
   }
-}
-
-function download(href, name) {
-  const link = el("a", { href, download: name, hidden: true });
-  document.body.append(link);
-  link.click();
-  link.remove();
 }
 
 // The documents from one followed folder that failed to index (the Sources panel asks).
@@ -354,3 +351,5 @@ function setupToolbar() {
 }
 
 setupToolbar();
+// A document changed elsewhere (a version restored in the preview): its row follows.
+document.addEventListener("loci:document-changed", refreshList);

@@ -1,11 +1,13 @@
 // The document preview: the source at the cited passage (source-view.js: a PDF's page with the
 // passage marked, the lines of a text, the moment of a recording), its passages as search sees
-// them (page, lines, heading path) with the cited one highlighted, the full extracted text, and
-// related documents.
+// them (page, lines, heading path) with the cited one highlighted, the full extracted text,
+// related documents, and its versions (versions.js). Text is marked with its language (`lang`),
+// so a screen reader reads it in that language's voice.
 
 import { api, path } from "./api.js";
-import { $, clear, el, plural, showError, where } from "./dom.js";
+import { $, clear, el, languageName, plural, showError, where } from "./dom.js";
 import { showSource } from "./source-view.js";
+import { showVersions } from "./versions.js";
 
 const dialog = $("#preview-dialog");
 const body = $("#preview-body");
@@ -13,6 +15,7 @@ const sourceButton = $("#preview-show-source");
 const chunksButton = $("#preview-show-chunks");
 const textButton = $("#preview-show-text");
 const relatedButton = $("#preview-show-related");
+const versionsButton = $("#preview-show-versions");
 let current = null; // {brain, documentId, chunkId, doc: a promise of the document}
 let generation = 0;
 
@@ -21,6 +24,7 @@ function setView(view) {
   chunksButton.setAttribute("aria-pressed", String(view === "chunks"));
   textButton.setAttribute("aria-pressed", String(view === "text"));
   relatedButton.setAttribute("aria-pressed", String(view === "related"));
+  versionsButton.setAttribute("aria-pressed", String(view === "versions"));
 }
 
 async function showSourceView() {
@@ -49,7 +53,10 @@ async function showChunks() {
   const { brain, documentId, chunkId } = current;
   clear(body).append(el("p", { class: "muted", text: "Loading passages…" }));
   try {
-    const chunks = await api.get(`/brains/${path(brain)}/files/${path(documentId)}/chunks`);
+    const [doc, chunks] = await Promise.all([
+      current.doc,
+      api.get(`/brains/${path(brain)}/files/${path(documentId)}/chunks`),
+    ]);
     if (mine !== generation) return;
     clear(body);
     if (!chunks.length) {
@@ -60,6 +67,10 @@ async function showChunks() {
     let cited = null;
     for (const chunk of chunks) {
       const isCited = chunk.id === chunkId;
+      const language = chunk.language || doc.language;
+      // A passage in another language than its document's says which.
+      const other = chunk.language && doc.language && chunk.language !== doc.language;
+      const place = [where(chunk) || `passage ${chunk.index + 1}`, other ? languageName(chunk.language) : ""];
       const item = el(
         "li",
         {
@@ -69,8 +80,8 @@ async function showChunks() {
           tabindex: isCited ? "-1" : undefined,
           "aria-current": isCited ? "true" : undefined,
         },
-        el("p", { class: "chunk-where", text: where(chunk) || `passage ${chunk.index + 1}` }),
-        el("p", { class: "chunk-text", text: chunk.text }),
+        el("p", { class: "chunk-where", text: place.filter(Boolean).join(" · ") }),
+        el("p", { class: "chunk-text", lang: language || undefined, text: chunk.text }),
       );
       if (isCited) cited = item;
       list.append(item);
@@ -91,14 +102,17 @@ async function showText() {
   const { brain, documentId } = current;
   clear(body).append(el("p", { class: "muted", text: "Loading text…" }));
   try {
-    const text = await api.get(`/brains/${path(brain)}/files/${path(documentId)}/text`);
+    const [doc, text] = await Promise.all([
+      current.doc,
+      api.get(`/brains/${path(brain)}/files/${path(documentId)}/text`),
+    ]);
     if (mine !== generation) return;
     clear(body);
     if (!text.text) {
       body.append(el("p", { class: "muted", text: "No text yet: the document is not indexed." }));
       return;
     }
-    body.append(el("pre", { class: "extracted", text: text.text }));
+    body.append(el("pre", { class: "extracted", lang: doc.language || undefined, text: text.text }));
     if (text.truncated) {
       body.append(el("p", { class: "muted small", text: "The text is longer; this shows the start." }));
     }
@@ -146,30 +160,70 @@ async function showRelated() {
   }
 }
 
-// Open the preview of one document at its source; with `chunkId`, at that passage.
-export async function openPreview({ brain, documentId, chunkId = null, name = "" }) {
+// The earlier contents kept, and what changed between them; an editor restores one.
+async function showVersionsView() {
+  setView("versions");
+  const mine = ++generation;
+  const { brain, documentId } = current;
+  clear(body).append(el("p", { class: "muted", text: "Loading versions…" }));
+  try {
+    await showVersions(body, {
+      brain,
+      documentId,
+      errorBox: $("#preview-error"),
+      isCurrent: () => mine === generation,
+      onChanged: (doc) => {
+        current.doc = Promise.resolve(doc);
+        describe(doc);
+        document.dispatchEvent(new CustomEvent("loci:document-changed", { detail: doc }));
+      },
+    });
+  } catch (error) {
+    if (mine !== generation) return;
+    clear(body);
+    showError($("#preview-error"), error);
+  }
+}
+
+const VIEWS = {
+  source: showSourceView,
+  chunks: showChunks,
+  text: showText,
+  related: showRelated,
+  versions: showVersionsView,
+};
+
+// The title and one line about the document: its brain, name, language, passages and state.
+function describe(doc) {
+  $("#preview-title").textContent = doc.title || doc.name;
+  const bits = [doc.name, plural(doc.chunk_count, "passage"), doc.status];
+  if (doc.language) bits.splice(1, 0, languageName(doc.language));
+  if (current.brain) bits.unshift(`brain ${current.brain}`);
+  $("#preview-meta").textContent = bits.join(" · ");
+}
+
+// Open the preview of one document at its source; with `chunkId`, at that passage; with
+// `view`, at another view ("versions", …).
+export async function openPreview({ brain, documentId, chunkId = null, name = "", view = "source" }) {
   // The document is asked for once: the title and the source view both wait for it.
   const doc = api.get(`/brains/${path(brain)}/files/${path(documentId)}`);
-  current = { brain, documentId, chunkId, doc };
+  const opened = { brain, documentId, chunkId, doc };
+  current = opened;
   showError($("#preview-error"), null);
   $("#preview-title").textContent = name || "Preview";
   $("#preview-meta").textContent = "";
   if (!dialog.open) dialog.showModal();
   doc
-    .then((doc) => {
-      $("#preview-title").textContent = doc.title || doc.name;
-      const bits = [doc.name, plural(doc.chunk_count, "passage"), doc.status];
-      if (brain) bits.unshift(`brain ${brain}`);
-      $("#preview-meta").textContent = bits.join(" · ");
-    })
-    .catch((error) => showError($("#preview-error"), error));
-  await showSourceView();
+    .then((doc) => current === opened && describe(doc))
+    .catch((error) => current === opened && showError($("#preview-error"), error));
+  await (VIEWS[view] || showSourceView)();
 }
 
 sourceButton.addEventListener("click", () => current && showSourceView());
 chunksButton.addEventListener("click", () => current && showChunks());
 textButton.addEventListener("click", () => current && showText());
 relatedButton.addEventListener("click", () => current && showRelated());
+versionsButton.addEventListener("click", () => current && showVersionsView());
 dialog.addEventListener("close", () => {
   generation++;
   clear(body);

@@ -127,7 +127,7 @@ async function textView(container, brain, doc, passage) {
     start = body.indexOf(chunk.text);
     end = start < 0 ? -1 : start + chunk.text.length;
   }
-  const pre = el("pre", { class: "extracted source-text" });
+  const pre = el("pre", { class: "extracted source-text", lang: doc.language || undefined });
   if (start >= 0 && end > start) {
     const place = where(chunk);
     const mark = el("mark", {

@@ -1,11 +1,15 @@
 // Sources: the folders on the server this brain follows (GET …/folders) — each with how many
 // files its last sync found, when that was, whether the folder could be read at all and the
-// files it could not take, with their reasons. Editors sync them now (POST …/sync, the same as
-// `loci sync`); an admin also follows a new folder (a server path, inside the server's allowed
-// roots). A folder's documents that failed to index are one click away in the Files list.
+// files it could not take, with their reasons; whether it is kept as files or as brain pages,
+// and whether a running server watches it. Editors sync them now (POST …/sync, the same as
+// `loci sync`) and settle a conflict of a vault kept as pages by keeping one side (POST
+// …/folders/{id}/resolve); an admin also follows a new folder (a server path, inside the
+// server's allowed roots), and the brain's owner stops following one, choosing whether its
+// documents stay (DELETE …/folders/{id}, as `loci sources rm`). A folder's documents that
+// failed to index are one click away in the Files list.
 
 import { api, path } from "./api.js";
-import { $, busy, clear, el, plural, showError, toast, when } from "./dom.js";
+import { $, busy, clear, confirmAction, el, plural, showError, toast, when } from "./dom.js";
 
 const section = $("#sources");
 const listNode = $("#source-list");
@@ -89,20 +93,151 @@ function folderItem(folder) {
         ),
       )
     : null;
+  const owner = brain.role === "owner";
   return el(
     "li",
     { class: "source", dataset: { id: String(folder.id), state: folder.unreachable ? "unreachable" : "ok" } },
-    el("p", { class: "source-path", text: folder.path }),
+    el("p", { class: "source-path", tabindex: "-1", text: folder.path }),
     state,
+    el("p", { class: "source-mode muted small", text: `${MODE[folder.mode] || folder.mode} · ${watching(folder)}` }),
     rules.length ? el("p", { class: "muted small", text: rules.join(" · ") }) : null,
     failures,
-    el("button", {
-      type: "button",
-      class: "link-button small",
-      text: "Show its files that failed to index",
-      onclick: () => onFilter(folder.path),
-    }),
+    conflictList(folder),
+    el(
+      "div",
+      { class: "source-actions" },
+      el("button", {
+        type: "button",
+        class: "link-button small",
+        text: "Show its files that failed to index",
+        onclick: () => onFilter(folder.path),
+      }),
+      owner
+        ? el("button", {
+            type: "button",
+            class: "small danger",
+            text: "Stop following",
+            "aria-label": `Stop following ${folder.path}`,
+            onclick: () => unfollow(folder),
+          })
+        : null,
+    ),
   );
+}
+
+const MODE = {
+  files: "Each file is a document",
+  pages: "Kept as brain pages: edits made in Loci are written to its files",
+};
+
+function watching(folder) {
+  if (folder.watching === "events") return "watched: changes come in by themselves";
+  if (folder.watching === "poll") return "watched by looking every few seconds (a network drive or WSL)";
+  return "not watched now: Sync now brings its changes in";
+}
+
+// Files of a vault kept as pages changed both in the folder and in Loci since the last sync:
+// nothing was written until the person keeps one side.
+function conflictList(folder) {
+  const conflicts = folder.conflicts || [];
+  if (!conflicts.length) return null;
+  const write = brain.role !== "viewer";
+  return el(
+    "details",
+    { class: "source-conflicts", open: true },
+    el("summary", { text: `${plural(conflicts.length, "file")} changed both in the folder and in Loci` }),
+    el(
+      "ul",
+      {},
+      ...conflicts.map((conflict) => {
+        const file = inside(folder.path, conflict.path);
+        const keep = (side, text) =>
+          el("button", {
+            type: "button",
+            class: "small",
+            text,
+            "aria-label": `${text}: ${file}`,
+            onclick: (event) => resolve(folder, conflict.path, file, side, event.currentTarget),
+          });
+        return el(
+          "li",
+          { class: "source-conflict" },
+          el("span", { class: "source-file", text: file }),
+          el("span", { class: "reason", text: conflict.reason }),
+          write
+            ? el("div", { class: "row" }, keep("file", "Keep the file's text"), keep("loci", "Keep Loci's text"))
+            : null,
+        );
+      }),
+    ),
+  );
+}
+
+// Keep one side of a conflict: the file's text goes into the page (Loci's stays in its
+// history), or Loci's page is written over the file.
+async function resolve(folder, conflictPath, file, keep, button) {
+  const question =
+    keep === "file"
+      ? `Put the text of ${file} into its page? The page's text in Loci stays in its history.`
+      : `Write the page from Loci over ${file}? The changes made to the file itself are replaced.`;
+  if (!(await confirmAction(question, keep === "file" ? "Keep the file's text" : "Keep Loci's text"))) return;
+  const target = brain;
+  await busy(button, async () => {
+    try {
+      const result = await api.post(`/brains/${path(target.name)}/folders/${path(folder.id)}/resolve`, {
+        path: conflictPath,
+        keep,
+      });
+      const left = result.conflicts.length;
+      toast(
+        left ? `Settled ${file}; ${plural(left, "conflict")} left.` : `Settled ${file}: the page and the file agree.`,
+      );
+      onSynced();
+      await showSources(target);
+      focusFolder(folder.id);
+    } catch (error) {
+      showError(errorBox, error);
+    }
+  });
+}
+
+function focusFolder(id) {
+  const node = listNode.querySelector(`.source[data-id="${id}"] .source-path`);
+  if (node) node.focus();
+  else $("#sources-heading").focus();
+}
+
+// Stop following a folder, keeping its documents or removing them: the person chooses.
+async function unfollow(folder) {
+  const dialog = $("#unfollow-dialog");
+  const things = folder.mode === "pages" ? "pages" : "documents";
+  $("#unfollow-message").textContent =
+    `${folder.path} will no longer be kept in step; nothing in the folder itself is touched. ` +
+    `Its ${things} in this brain can stay, or be removed with it.`;
+  $("#unfollow-keep").textContent = `Stop following, keep its ${things}`;
+  $("#unfollow-remove").textContent = `Stop following and remove its ${things}`;
+  dialog.returnValue = "";
+  dialog.showModal();
+  $("#unfollow-cancel").focus();
+  const choice = await new Promise((resolve) =>
+    dialog.addEventListener("close", () => resolve(dialog.returnValue), { once: true }),
+  );
+  if (choice !== "keep" && choice !== "remove") return;
+  const target = brain;
+  try {
+    const query = choice === "keep" ? "?keep_documents=true" : "";
+    const removed = await api.delete(`/brains/${path(target.name)}/folders/${path(folder.id)}${query}`);
+    toast(
+      removed.documents_kept
+        ? `Stopped following ${folder.path}; its ${things} stay in the brain.`
+        : `Stopped following ${folder.path}; ${plural(removed.documents_removed, "document")} removed.`,
+    );
+    onSynced();
+    await showSources(target);
+    $("#sources-heading").focus();
+  } catch (error) {
+    showError(errorBox, error);
+  }
 }
 
 // What one sync did, in a sentence: "2 added, 1 updated, 1 failed".
