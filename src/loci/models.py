@@ -524,6 +524,10 @@ class BrainStats:
     chunks: int
     jobs_by_status: dict[str, int]
     bytes_stored: int
+    # Documents found by their words whose vectors are still to come (status processing).
+    vectors_pending: int
+    # Jobs queued or running, by the stage they are at ("text", "vectors"): the queue's depth.
+    queue_by_stage: dict[str, int]
 
 
 # accounts ---------------------------------------------------------------------------------

@@ -8,9 +8,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
+from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
 from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
 from loci.models import Document, DocumentKind
@@ -67,6 +68,22 @@ def _processing(d: Document) -> str:
         else f"{d.progress.stage} {d.progress.done}/{d.progress.total}"
     )
     return f"{what} (found by words)" if d.vectors_pending else what
+
+
+def _reindexed(docs: list[Document]) -> str:
+    """What a reindex did, as far as this command waited: ready, searchable by words, queued."""
+    ready = sum(d.status == "ready" for d in docs)
+    words = sum(d.status == "processing" and d.vectors_pending for d in docs)
+    failed = sum(d.status == "failed" for d in docs)
+    parts = [f"{ready} ready"]
+    if words:
+        parts.append(f"{words} searchable by words (vectors pending)")
+    queued = len(docs) - ready - words - failed
+    if queued:
+        parts.append(f"{queued} queued")
+    if failed:
+        parts.append(f"{failed} failed")
+    return f"reindexed {len(docs)} documents: " + ", ".join(parts)
 
 
 def _narrowed_by(**filters: object) -> str:
@@ -230,7 +247,7 @@ def register(app: typer.Typer) -> None:
         document_ids: Annotated[
             list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
         ],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -238,8 +255,7 @@ def register(app: typer.Typer) -> None:
         loci = service()
         target = existing_brain(brain)
         docs = [loci.library.reprocess(target, i) for i in document_ids]
-        if not no_wait:
-            docs = loci.library.wait_for(target, [d.id for d in docs])
+        docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
@@ -265,7 +281,7 @@ def register(app: typer.Typer) -> None:
                 "russian, …) or simple.",
             ),
         ] = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -280,14 +296,10 @@ def register(app: typer.Typer) -> None:
                 out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
             return
         docs = loci.library.reindex(target, embeddings=embeddings)
-        if not no_wait and docs:
-            docs = loci.library.wait_for(target, [d.id for d in docs])
+        docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
             emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
         else:
-            ready = sum(d.status == "ready" for d in docs)
-            out.print(
-                f"reindexed {ready} of {len(docs)} documents in brain {escape(target.name)!s}"
-            )
+            out.print(f"{_reindexed(docs)} in brain {escape(target.name)!s}")

@@ -14,9 +14,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
+from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def register(app: typer.Typer) -> None:
     def restore(
         document_id: DocumentArg,
         number: Annotated[int, typer.Argument(help="The version to make current again.")],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -116,9 +117,9 @@ def register(app: typer.Typer) -> None:
         loci = service()
         target = existing_brain(brain)
         restored = loci.versions.restore(target, document_id, number)
-        if restored.changed and not no_wait:
-            (document,) = loci.library.wait_for(target, [document_id])
-            restored = type(restored)(document, restored.number, restored.changed)
+        waited = index_now(target, [document_id], wait) if restored.changed else None
+        if waited:
+            restored = type(restored)(waited[0], restored.number, restored.changed)
         if json_:
             from loci.api.schemas.versions import RestoredOut
 

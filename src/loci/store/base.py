@@ -627,10 +627,11 @@ class Store(Protocol):
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
         only_stage: JobStage | None = None,
+        quick_only: bool = False,
     ) -> list[Job]:
         """Lease up to `limit` due jobs (or ones whose lease expired), all of one stage, in
-        queue order (`loci.store.job_order`), optionally among some documents or of one stage,
-        in one transaction."""
+        queue order (`loci.store.job_order`), optionally among some documents, of one stage,
+        or only short ones (`job_order.quick_jobs`), in one transaction."""
         ...
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...

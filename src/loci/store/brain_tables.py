@@ -557,13 +557,17 @@ class BrainTables(ABC):
             " GROUP BY kind"
             " UNION ALL SELECT 'jobs', status, count(*) FROM jobs WHERE brain_id = ?"
             " GROUP BY status"
+            " UNION ALL SELECT 'stage', stage, count(*) FROM jobs WHERE brain_id = ?"
+            " AND status IN ('queued', 'running') GROUP BY stage"
             " UNION ALL SELECT 'chunks', NULL, count(*) FROM chunks WHERE brain_id = ?"
             " UNION ALL SELECT 'bytes', NULL, coalesce(sum(size_bytes), 0) FROM documents"
-            " WHERE brain_id = ?",
-            (brain_id,) * 5,
+            " WHERE brain_id = ?"
+            " UNION ALL SELECT 'pending', NULL, count(*) FROM documents WHERE brain_id = ?"
+            " AND status = 'processing' AND vectors_pending",
+            (brain_id,) * 7,
             brain_id,
         )
-        parts: dict[str, dict[str, int]] = {"status": {}, "kind": {}, "jobs": {}}
+        parts: dict[str, dict[str, int]] = {"status": {}, "kind": {}, "jobs": {}, "stage": {}}
         totals: dict[str, int] = {}
         for r in rows:
             if r["k"] is None:
@@ -576,4 +580,6 @@ class BrainTables(ABC):
             chunks=totals["chunks"],
             jobs_by_status=parts["jobs"],
             bytes_stored=totals["bytes"],
+            vectors_pending=totals["pending"],
+            queue_by_stage=parts["stage"],
         )

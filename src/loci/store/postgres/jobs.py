@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 
 from loci.models import Job
-from loci.store.job_order import TEXT_BYTES_PER_S, queue_order
+from loci.store.job_order import TEXT_BYTES_PER_S, queue_order, quick_jobs
 from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
 
 log = logging.getLogger(__name__)
@@ -65,10 +65,13 @@ class PostgresJobs:
         limit: int,
         only_documents: Sequence[int] | None,
         only_stage: str | None,
+        quick_only: bool,
     ) -> list[Job]:
         scope = "" if only_documents is None else " AND j.document_id = ANY(%(docs)s)"
         if only_stage is not None:
             scope += " AND j.stage = %(stage)s"
+        if quick_only:
+            scope += f" AND {quick_jobs('j.')}"
         due = (
             "((j.status = 'queued' AND j.run_after <= now.t)"
             f" OR (j.status = 'running' AND j.lease_expires < now.t)){scope}"
@@ -267,8 +270,9 @@ class JobQueue:
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
         only_stage: str | None = None,
+        quick_only: bool = False,
     ) -> list[Job]:
-        return self.jobs.claim(owner, lease_s, limit, only_documents, only_stage)
+        return self.jobs.claim(owner, lease_s, limit, only_documents, only_stage, quick_only)
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
         return self.jobs.heartbeat(job, owner, lease_s)
