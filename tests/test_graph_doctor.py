@@ -220,6 +220,40 @@ def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
     assert "no longer has" in missing[0].message and keep not in missing[0].message
 
 
+@pytest.mark.both_backends
+def test_a_page_citing_a_file_kept_after_its_deletion_is_warned_of(
+    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "plan.md").write_text("# Plan\n\nPlant the beans in May.\n")
+    (folder / "keep.md").write_text("# Keep\n\nWater them twice a week.\n")
+    loci.sources.add(brain, folder, on_delete="keep")
+    loci.sources.sync(brain)
+    ids = {d.name: d.id for d in loci.library.documents(brain)}
+    plan = f"file:{ids['plan.md']}"
+    graph.create(brain, actor="test", doc_type="project", title="Beans", text="Beans in May.")
+    graph.set_fields(brain, "beans", [f"sources={plan},file:{ids['keep.md']}"], actor="test")
+
+    def findings(kind: str) -> list[Any]:
+        checkup = doctor.check_brain(brain, roundtrip=False)
+        return [f for f in checkup.findings if f.kind == kind]
+
+    assert not findings("gone-source")
+    (folder / "plan.md").unlink()
+    (result,) = loci.sources.sync(brain).sources
+    assert result.gone == 1
+    (gone,) = findings("gone-source")
+    assert (gone.document, gone.severity) == ("beans", "warning")
+    assert f"'{plan}' points at document {ids['plan.md']} (plan.md)" in gone.message
+    assert f"{(folder / 'plan.md').resolve()} was deleted" in gone.message
+    assert not findings("missing-source")  # the document is there: kept
+
+    (folder / "plan.md").write_text("# Plan\n\nPlant the beans in May.\n")
+    loci.sources.sync(brain)
+    assert not findings("gone-source")
+
+
 def test_a_link_to_a_page_whose_vault_file_was_deleted_is_reported(
     loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
 ) -> None:

@@ -288,6 +288,10 @@ class Document:
     vectors_pending: bool = False
     # What indexing it is doing now, while it is being worked on; None otherwise.
     progress: Progress | None = None
+    # A followed folder's file that was deleted while its source keeps deleted files'
+    # documents: when that was found (None while the file is there, or for any other
+    # document). The document stays searchable, marked; the file coming back clears it.
+    gone_at: str | None = None
 
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
@@ -406,6 +410,8 @@ class Hit:
     # The passage has no vector yet (its document's embedding stage is still to come): it was
     # found by its words alone, and a hybrid search scored it by the text leg alone.
     vectors_pending: bool = False
+    # Its document's file was deleted from its folder (kept, marked: see `Document.gone_at`).
+    gone_at: str | None = None
 
     @property
     def matched_by(self) -> str:

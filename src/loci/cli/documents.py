@@ -10,7 +10,7 @@ from rich.table import Table
 
 from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import emit_json, human_size, out
+from loci.cli.output import emit_json, gone_mark, human_size, out
 from loci.models import Document
 
 StatusFilter = Literal["processing", "ready", "failed"]
@@ -31,7 +31,7 @@ def _documents_table(docs: list[Document]) -> Table:
             status = _processing(d)
         table.add_row(
             str(d.id),
-            escape(d.name),
+            escape(d.name) + gone_mark(d.gone_at),
             d.kind,
             status,
             str(d.chunk_count),
@@ -50,6 +50,13 @@ def _processing(d: Document) -> str:
         else f"{d.progress.stage} {d.progress.done}/{d.progress.total}"
     )
     return f"{what} (found by words)" if d.vectors_pending else what
+
+
+def _deleted(gone_at: str | None) -> str | None:
+    if gone_at is None:
+        return None
+    when = gone_at[:16].replace("T", " ")
+    return f"the file was deleted (found {when}); the document is kept, as its folder keeps them"
 
 
 def register(app: typer.Typer) -> None:
@@ -124,6 +131,8 @@ def register(app: typer.Typer) -> None:
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),
+            ("file", doc.source_path),
+            ("deleted", _deleted(doc.gone_at)),
             ("tags", ", ".join(doc.tags) or None),
             ("added", doc.created_at),
             ("updated", doc.updated_at),

@@ -300,6 +300,7 @@ class SearchEngine:
             text_score=scores[0],
             vector_score=scores[1],
             reranked=reranked,
+            gone_at=document.gone_at,
         )
 
 

@@ -4,9 +4,10 @@ A registered folder's files are documents known by their path (`Library.add_file
 is a reconcile of the files on disk with the documents whose `source_path` lies under the
 folder: a new path is added, changed bytes update the document in place (same id), a file gone
 whose bytes reappear under a new path is a rename (the document moves; nothing is re-indexed),
-and a file gone for good removes its document — or leaves it, counted as gone, where the person
-chose to keep deleted files. Unchanged files cost a stat: the size and mtime recorded at the
-last sync (`metadata["file"]`) are compared before anything is read.
+and a file gone for good removes its document — or, where the person chose to keep deleted
+files, leaves it marked gone (`Document.gone_at`: still found, marked; the file coming back, at
+its path or under another name, clears it). Unchanged files cost a stat: the size and mtime
+recorded at the last sync (`metadata["file"]`) are compared before anything is read.
 
 A folder that is not there (a drive unplugged, a share not mounted) deletes nothing: the source
 is reported unreachable until it is back.
@@ -67,7 +68,8 @@ class SourceSync:
     updated: int = 0
     renamed: int = 0
     removed: int = 0
-    gone: int = 0  # files deleted whose documents were kept (on_delete = keep)
+    gone: int = 0  # files found deleted whose documents were kept, marked gone (on_delete keep)
+    returned: int = 0  # files of documents marked gone that are back (no longer gone)
     unchanged: int = 0
     written: int = 0  # pages changed in Loci written to their files (a folder of pages)
     failed: list[FileFailure] = field(default_factory=list)
@@ -88,6 +90,7 @@ class SourceSync:
             "renamed": self.renamed,
             "removed": self.removed,
             "gone": self.gone,
+            "returned": self.returned,
             "unchanged": self.unchanged,
             "written": self.written,
             "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
@@ -273,11 +276,13 @@ class Sources:
         result.files = len(files)
         result.found = [str(f.path) for f in files]
         result.failed.extend(FileFailure(p.path, p.reason) for p in problems)
+        on_disk = {str(f.path) for f in files}
+        # A document kept as gone whose file is there again is no longer gone.
+        back = [d.id for p, d in known.items() if d.gone_at is not None and p in on_disk]
+        result.returned = len(self.store.mark_gone(brain.id, back, False)) if back else 0
         new: list[FolderFile] = []
-        on_disk: set[str] = set()
         for file in files:
             path = str(file.path)
-            on_disk.add(path)
             document = known.get(path)
             if document is None:
                 new.append(file)
@@ -293,15 +298,18 @@ class Sources:
                 result.renamed += 1
             else:
                 self._add(brain, file, result, new_in=root)
+        kept: list[int] = []
         for document in gone_by_hash.values():
             if source.on_delete == "keep":
-                result.gone += 1
+                kept.append(document.id)
                 continue
             try:
                 self.library.remove(brain, document.id)
             except NotFound:  # removed meanwhile (`loci rm`, another sync): as good
                 continue
             result.removed += 1
+        # Kept documents of deleted files are marked gone, once: a later sync changes nothing.
+        result.gone = len(self.store.mark_gone(brain.id, kept, True)) if kept else 0
         return result
 
     def _sync_pages(self, brain: Brain, source: Source) -> SourceSync:

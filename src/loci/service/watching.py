@@ -190,7 +190,8 @@ class FolderWatcher:
         # What this watcher did since it started (files added, updated, …), for its log and
         # for whoever wants to see that an event burst came to one update per file.
         self.totals: dict[str, int] = dict.fromkeys(
-            ("rescans", "added", "updated", "renamed", "removed", "gone", "failed"), 0
+            ("rescans", "added", "updated", "renamed", "removed", "gone", "returned", "failed"),
+            0,
         )
 
     # running ------------------------------------------------------------------------------
@@ -428,7 +429,7 @@ class FolderWatcher:
         self.store.record_sync(watch.source.brain_id, watch.source.id, report)
         watch.report = report
         self.totals["rescans"] += whole
-        for key in ("added", "updated", "renamed", "removed", "gone"):
+        for key in ("added", "updated", "renamed", "removed", "gone", "returned"):
             self.totals[key] += getattr(result, key)
         self.totals["failed"] += len(result.failed)
         changed = result.added + result.updated + result.renamed + result.removed + result.gone

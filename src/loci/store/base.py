@@ -460,7 +460,17 @@ class Store(Protocol):
     def move_document(
         self, brain_id: int, document_id: int, name: str, source_path: str
     ) -> Document:
-        """The same document (bytes, index, id) under a new name and path: a renamed file."""
+        """The same document (bytes, index, id) under a new name and path: a renamed file
+        (no longer gone, if it was)."""
+        ...
+
+    def gone_documents(self, brain_id: int) -> list[Document]:
+        """The brain's documents marked gone: their files were deleted, they were kept."""
+        ...
+
+    def mark_gone(self, brain_id: int, document_ids: Sequence[int], gone: bool) -> list[int]:
+        """Mark documents whose files were deleted from their folder (`gone_at` now), or
+        whose files are back (`gone` False: cleared); returns the ids that changed."""
         ...
 
     # watching folders: one lease a source (watch_tables.py) -------------------------------

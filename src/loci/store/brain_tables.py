@@ -34,7 +34,7 @@ BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
-    " vectors_pending, progress"
+    " vectors_pending, progress, gone_at"
 )
 VERSION_COLUMNS = (
     "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"

@@ -126,9 +126,9 @@ class SourceTables(ABC):
     def move_document(
         self, brain_id: int, document_id: int, name: str, source_path: str
     ) -> Document:
-        changed = self.portable.change(
-            f"UPDATE documents SET name = ?, source_path = ?, updated_at = {self.now}"
-            " WHERE id = ? AND brain_id = ?",
+        changed = self.portable.change(  # where it went, it is there: no longer gone
+            f"UPDATE documents SET name = ?, source_path = ?, gone_at = NULL,"
+            f" updated_at = {self.now} WHERE id = ? AND brain_id = ?",
             (name, source_path, document_id, brain_id),
             brain_id,
         )
@@ -138,6 +138,33 @@ class SourceTables(ABC):
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,), brain_id
         )
         return self.model_rows.document(rows[0])
+
+    def mark_gone(self, brain_id: int, document_ids: Sequence[int], gone: bool) -> list[int]:
+        """Mark the documents whose files were deleted (`gone`), or whose files are back;
+        returns those that changed (a document already so is left as it was, its date too)."""
+        changed: list[int] = []
+        unique = list(dict.fromkeys(document_ids))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            set_to, was = (self.now, "IS NULL") if gone else ("NULL", "IS NOT NULL")
+            rows = self.portable.returning(
+                f"UPDATE documents SET gone_at = {set_to} WHERE brain_id = ? AND id IN ({marks})"
+                f" AND gone_at {was} RETURNING id",
+                (brain_id, *batch),
+                brain_id,
+            )
+            changed += [int(r["id"]) for r in rows]
+        return changed
+
+    def gone_documents(self, brain_id: int) -> list[Document]:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+            " AND gone_at IS NOT NULL ORDER BY id",
+            (brain_id,),
+            brain_id,
+        )
+        return [self.model_rows.document(r) for r in rows]
 
     # a folder followed as pages: its sync's manifest ----------------------------------------
     def source_pages(self, brain_id: int, source_id: int) -> dict[str, Entry]:

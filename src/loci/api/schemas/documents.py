@@ -67,6 +67,13 @@ class DocumentOut(BaseModel):
         "a second at most); null when it waits in the queue, is ready or failed. An embed "
         "progress stays while its vectors wait for their turn"
     )
+    gone_at: str | None = Field(
+        default=None,
+        description="when its file was found deleted from the folder it was synced from, where "
+        "that folder keeps deleted files' documents (`--keep-deleted`): it stays searchable, "
+        "marked; null while the file is there (the file coming back clears it) and for any "
+        "other document",
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -90,6 +97,7 @@ class DocumentOut(BaseModel):
             updated_at=document.updated_at,
             vectors_pending=document.vectors_pending,
             progress=ProgressOut.of(document.progress) if document.progress else None,
+            gone_at=document.gone_at,
         )
 
 

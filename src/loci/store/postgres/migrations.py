@@ -633,6 +633,10 @@ MIGRATIONS: list[Migration] = [
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
     """,
+    # 26: when a kept document's file was found deleted, as SQLite's 26.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at text;
+    """,
 ]
 
 

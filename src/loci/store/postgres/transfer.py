@@ -154,6 +154,7 @@ TABLES: tuple[Table, ...] = (
             "source_path",
             "vectors_pending",
             "progress",
+            "gone_at",
         ),
         bool_columns=("vectors_pending",),
     ),  # fmt: skip

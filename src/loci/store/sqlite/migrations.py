@@ -538,6 +538,12 @@ MIGRATIONS: list[Migration] = [
     CREATE UNIQUE INDEX documents_source_path ON documents(brain_id, source_path)
         WHERE source_path IS NOT NULL;
     """,
+    # 26: a followed folder's file that was deleted, where the source keeps deleted files'
+    # documents: when it was found gone (NULL while the file is there). Its document stays
+    # searchable, marked; the file coming back clears it.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at TEXT;
+    """,
 ]
 
 

@@ -123,6 +123,7 @@ function update(row, doc) {
   const meta = [bytes(doc.size_bytes), `added ${when(doc.created_at)}`];
   if (doc.status === "ready") meta.splice(1, 0, plural(doc.chunk_count, "passage"));
   if (doc.source_url) meta.push(doc.source_url);
+  if (doc.gone_at) meta.push(`file deleted ${doc.gone_at.slice(0, 10)}`);
   refs.meta.textContent = meta.join(" · ");
   refs.status.textContent = STATUS_LABEL[doc.status] || doc.status;
   refs.status.className = `status status-${doc.status}`;
