@@ -20,8 +20,9 @@ What keeps the index exact:
   temporary file, a `git checkout` of a thousand files or a sync client rewriting a folder come
   to one update per file that changed, and an event seen twice changes nothing the second time.
 - A path that is gone waits `settle_s` before its document is removed, so a file moved in two
-  batches (its deletion first) is still found at its new path by its bytes and keeps its
-  document.
+  batches (its deletion first) is still found at its new path — by its file system identity,
+  edited or not, or by its bytes — and keeps its document. A new path is reconciled at once,
+  and finds the document of a file moved there wherever its old path is (`FileReconcile`).
 - The folder itself is looked at every `refresh_s`: gone (a drive unplugged) or replaced (a
   drive mounted again), its watch stops, the source is reported unreachable and nothing is
   deleted; back, it is watched and rescanned. Sources registered or removed meanwhile are

@@ -464,6 +464,17 @@ class Store(Protocol):
         (no longer gone, if it was)."""
         ...
 
+    def documents_with_inodes(
+        self, brain_id: int, root: str, inodes: Sequence[int]
+    ) -> list[Document]:
+        """The documents inside the folder `root` whose file stamp recorded one of `inodes`
+        (where a file a watcher sees new may have come from)."""
+        ...
+
+    def set_file_stamps(self, brain_id: int, stamps: Mapping[int, dict[str, Any]]) -> None:
+        """Record each document's file stamp (`metadata["file"]`), together."""
+        ...
+
     def gone_documents(self, brain_id: int) -> list[Document]:
         """The brain's documents marked gone: their files were deleted, they were kept."""
         ...

@@ -29,6 +29,9 @@ class SourceTables(ABC):
     now: ClassVar[str]
     unique_error: ClassVar[type[Exception]]
     model_rows: ClassVar[ModelRows]
+    for_update: ClassVar[str]
+    # The SQL of the inode number a document's file stamp recorded (`metadata.file.ino`).
+    file_inode: ClassVar[str]
 
     @property
     @abstractmethod
@@ -156,6 +159,47 @@ class SourceTables(ABC):
             )
             changed += [int(r["id"]) for r in rows]
         return changed
+
+    def documents_with_inodes(
+        self, brain_id: int, root: str, inodes: Sequence[int]
+    ) -> list[Document]:
+        prefix = root.rstrip("/") + "/"
+        found: list[Document] = []
+        unique = list(dict.fromkeys(inodes))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            rows = self.portable.query(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+                " AND source_path IS NOT NULL AND substr(source_path, 1, CAST(? AS INTEGER)) = ?"
+                f" AND {self.file_inode} IN ({marks}) ORDER BY id",
+                (brain_id, len(prefix), prefix, *batch),
+                brain_id,
+            )
+            found += [self.model_rows.document(r) for r in rows]
+        return found
+
+    def set_file_stamps(self, brain_id: int, stamps: Mapping[int, dict[str, Any]]) -> None:
+        """Each document's `metadata["file"]` set to its stamp, all in one transaction."""
+        db = self.portable
+        ids = list(stamps)
+        with db.transaction(brain_id) as conn:
+            for start in range(0, len(ids), 500):
+                batch = ids[start : start + 500]
+                marks = ", ".join("?" for _ in batch)
+                rows = db.run(
+                    conn,
+                    f"SELECT id, metadata FROM documents WHERE brain_id = ? AND id IN ({marks})"
+                    f"{self.for_update}",
+                    (brain_id, *batch),
+                )
+                changes = []
+                for r in rows:
+                    metadata = dict(self.model_rows.decode_json(r["metadata"]) or {})
+                    metadata["file"] = stamps[int(r["id"])]
+                    changes.append((json.dumps(metadata, default=str), int(r["id"])))
+                if changes:
+                    db.run_many(conn, "UPDATE documents SET metadata = ? WHERE id = ?", changes)
 
     def gone_documents(self, brain_id: int) -> list[Document]:
         rows = self.portable.query(
