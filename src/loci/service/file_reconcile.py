@@ -43,13 +43,18 @@ from loci.ingest.folder_walk import (
 from loci.ingest.size_cap import over_cap
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, Source
-from loci.service.library import Library
+from loci.service.file_batches import FileBytes, add_files
+from loci.service.library import AddResult, Library
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 
 # Up to this many changed paths are looked up one by one; more, and the source's documents are
 # read once and sorted out in memory.
 LOOKUP_PATHS = 64
+# Files kept together (`add_files`: one flush of their originals, one transaction): at most
+# this many, or this many bytes read.
+BATCH_FILES = 64
+BATCH_BYTES = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -185,6 +190,9 @@ class FileReconcile:
         # Stamps to record for documents whose files did not change (touched, or an identity
         # to note), written together at the end.
         self._stamps: dict[int, dict[str, Any]] = {}
+        # Files read and waiting to be kept, with whether each is new at its path.
+        self._batch: list[tuple[Read, bool]] = []
+        self._batch_bytes = 0
 
     def run(self) -> SourceSync:
         result = self.result
@@ -334,32 +342,46 @@ class FileReconcile:
         return None
 
     def _add(self, file: FolderFile, *, read: Read | None = None, new: bool = False) -> None:
-        """Add or update `file`'s document. `new`: the path had no document in this source
-        (else it updates the document it has)."""
+        """Add or update `file`'s document, with the next batch. `new`: the path had no
+        document in this source (else it updates the document it has)."""
         out = self.result
-        try:
-            too_large = over_cap(
-                clean_name(file.path.name), file.size, self.library.settings.max_file_bytes
-            )
-            if too_large is not None:  # refused before a huge file is read into memory
-                raise too_large
-            data, stamped = read if read is not None else read_whole(file.path)
-            # The file is known by where it lives: the same path with other bytes updates it.
-            added = self.library.add_bytes(
-                self.brain,
-                file.path.name,
-                data,
-                metadata={"file": stamped.stamp()},
-                source_path=str(file.path),
-            )
-        except LociError as error:
-            out.failed.append(FileFailure(str(file.path), error.message))
+        too_large = over_cap(
+            clean_name(file.path.name), file.size, self.library.settings.max_file_bytes
+        )
+        if too_large is not None:  # refused before a huge file is read into memory
+            out.failed.append(FileFailure(str(file.path), too_large.message))
             return
-        except OSError as error:
-            out.failed.append(FileFailure(str(file.path), _unread(error)))
+        if read is None:
+            read = self._read(file)
+            if read is None:
+                return
+        self._batch.append((read, new))
+        self._batch_bytes += len(read[0])
+        if len(self._batch) >= BATCH_FILES or self._batch_bytes >= BATCH_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Keep the batch's files: originals made durable together, rows in one transaction
+        (`add_files`); then count what became of each."""
+        batch, self._batch, self._batch_bytes = self._batch, [], 0
+        if not batch:
             return
-        if added.deduped:
-            earlier = added.document.source_path
+        files = [
+            FileBytes(stamped.path.name, data, str(stamped.path), {"file": stamped.stamp()})
+            for (data, stamped), _ in batch
+        ]
+        for ((_, stamped), new), outcome in zip(
+            batch, add_files(self.library, self.brain, files), strict=True
+        ):
+            self._added(stamped, new, outcome)
+
+    def _added(self, stamped: FolderFile, new: bool, outcome: AddResult | LociError) -> None:
+        out = self.result
+        if isinstance(outcome, LociError):
+            out.failed.append(FileFailure(str(stamped.path), outcome.message))
+            return
+        if outcome.deduped:
+            earlier = outcome.document.source_path
             if (
                 new
                 and earlier is not None
@@ -371,18 +393,18 @@ class FileReconcile:
                 # looked at): the document follows it.
                 try:
                     self.store.move_document(
-                        self.brain.id, added.document.id, stamped.path.name, str(stamped.path)
+                        self.brain.id, outcome.document.id, stamped.path.name, str(stamped.path)
                     )
                 except NotFound:
                     pass
                 else:
-                    self._stamps[added.document.id] = stamped.stamp()
+                    self._stamps[outcome.document.id] = stamped.stamp()
                     out.renamed += 1
                     return
             # The same bytes are already a document (of another path): nothing new to index.
             out.unchanged += 1
             return
-        out.queued.append(added.document.id)
+        out.queued.append(outcome.document.id)
         if new:
             out.added += 1
         else:
@@ -390,6 +412,7 @@ class FileReconcile:
 
     # documents whose files are gone -----------------------------------------------------
     def _finish(self, gone: Sequence[Document]) -> None:
+        self._flush()  # every file kept before a gone document is let go
         out = self.result
         kept: list[int] = []
         for document in gone:

@@ -405,6 +405,20 @@ class Store(Protocol):
         `keep_versions` stay. Returns the content hashes nothing uses any more."""
         ...
 
+    def write_documents(
+        self,
+        brain_id: int,
+        creates: Sequence[NewDocument],
+        replaces: Sequence[tuple[int, str, NewDocument]],
+        job_kind: str,
+        *,
+        keep_versions: int,
+    ) -> tuple[list[Document], list[Document], list[str]]:
+        """`create_document` for each of `creates`, `replace_content` for each of `replaces`
+        (document id, expected hash, new content), in one transaction: all or none
+        (`Conflict`). The created and replaced documents, and the hashes nothing uses now."""
+        ...
+
     def document_versions(self, brain_id: int, document_id: int) -> list[DocumentVersion]:
         """A document's earlier contents, newest first (`NotFound` for another brain's)."""
         ...
