@@ -58,22 +58,26 @@ def add_files(library: Library, brain: Brain, files: Sequence[FileBytes]) -> lis
     outcomes: list[Outcome | None] = [None] * len(files)
     writes: list[_Write] = []
     one_by_one: list[int] = []
-    digests: set[str] = set()
-    for index, file in enumerate(files):
+    digests = [sha256_hex(file.data) for file in files]
+    # What is there already, looked up for the whole batch at once.
+    at_paths = {
+        d.source_path: d for d in store.documents_at(brain.id, [f.source_path for f in files])
+    }
+    known = {d.content_hash for d in store.documents_with_hashes(brain.id, digests)}
+    for index, (file, digest) in enumerate(zip(files, digests, strict=True)):
         name = clean_name(file.name)
         plan = plan_file(name, file.data, max_bytes=library.settings.max_file_bytes)
         if plan.refusal is not None:
             outcomes[index] = plan.refusal
             continue
-        digest = sha256_hex(file.data)
-        at_path = store.find_by_path(brain.id, file.source_path)
+        at_path = at_paths.get(file.source_path)
         if at_path is not None and (at_path.gone_at is not None or at_path.content_hash == digest):
             one_by_one.append(index)  # back from gone, or unchanged: `add_bytes` says which
             continue
-        if digest in digests or store.find_by_hash(brain.id, digest) is not None:
+        if digest in known:
             one_by_one.append(index)  # the same bytes as another: a dedupe
             continue
-        digests.add(digest)
+        known.add(digest)
         tags = at_path.tags if at_path is not None else ()
         new = NewDocument(
             kind="file",

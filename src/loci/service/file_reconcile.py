@@ -48,8 +48,9 @@ from loci.service.library import AddResult, Library
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 
-# Up to this many changed paths are looked up one by one; more, and the source's documents are
-# read once and sorted out in memory.
+# Up to this many changed folders (or paths gone, which may have been folders) are looked up
+# one by one; more, and the source's documents are read once and sorted out in memory. Changed
+# files are looked up together, whatever their number.
 LOOKUP_PATHS = 64
 # Files kept together (`add_files`: one flush of their originals, one transaction): at most
 # this many, or this many bytes read.
@@ -135,12 +136,11 @@ def source_documents(
     """The source's documents: those of files under its folder that its globs take. A file
     added there by hand that the globs leave out (or a hidden one) is not the source's to
     remove. `scope`: only those at or under these paths."""
-    if scope is not None and source.path not in scope and len(scope) <= LOOKUP_PATHS:
-        found: dict[int, Document] = {}
-        for path in scope:
-            at = store.find_by_path(brain.id, path)
-            under = store.documents_under(brain.id, path)
-            found.update((d.id, d) for d in [*([at] if at else []), *under])
+    folders = [] if scope is None else [p for p in scope if not os.path.isfile(p)]
+    if scope is not None and source.path not in scope and len(folders) <= LOOKUP_PATHS:
+        found = {d.id: d for d in store.documents_at(brain.id, sorted(scope))}
+        for path in folders:  # a folder, or a path gone: what was under it
+            found.update((d.id, d) for d in store.documents_under(brain.id, path))
         candidates: Iterable[Document] = sorted(found.values(), key=lambda d: d.id)
     else:
         candidates = store.documents_under(brain.id, source.path)

@@ -478,6 +478,14 @@ class Store(Protocol):
         (no longer gone, if it was)."""
         ...
 
+    def documents_at(self, brain_id: int, paths: Sequence[str]) -> list[Document]:
+        """The documents of files at exactly these paths (one query, whatever their number)."""
+        ...
+
+    def documents_with_hashes(self, brain_id: int, hashes: Sequence[str]) -> list[Document]:
+        """The documents with one of these contents (one query, whatever their number)."""
+        ...
+
     def documents_with_inodes(
         self, brain_id: int, root: str, inodes: Sequence[int]
     ) -> list[Document]:

@@ -160,6 +160,28 @@ class SourceTables(ABC):
             changed += [int(r["id"]) for r in rows]
         return changed
 
+    def documents_at(self, brain_id: int, paths: Sequence[str]) -> list[Document]:
+        return self._documents_where(brain_id, "source_path", paths)
+
+    def documents_with_hashes(self, brain_id: int, hashes: Sequence[str]) -> list[Document]:
+        return self._documents_where(brain_id, "content_hash", hashes)
+
+    def _documents_where(self, brain_id: int, column: str, values: Sequence[Any]) -> list[Document]:
+        """The brain's documents whose `column` is one of `values`, a query for 500 of them."""
+        found: list[Document] = []
+        unique = list(dict.fromkeys(values))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            rows = self.portable.query(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+                f" AND {column} IN ({marks}) ORDER BY id",
+                (brain_id, *batch),
+                brain_id,
+            )
+            found += [self.model_rows.document(r) for r in rows]
+        return found
+
     def documents_with_inodes(
         self, brain_id: int, root: str, inodes: Sequence[int]
     ) -> list[Document]:
