@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -27,6 +28,18 @@ def sha256_hex(data: bytes) -> str:
 
 
 FLUSHES_AT_ONCE = 16  # threads flushing blobs side by side (they wait on the disk, not a core)
+_pool: ThreadPoolExecutor | None = None
+_pool_guard = threading.Lock()
+
+
+def _flushers() -> ThreadPoolExecutor:
+    """The threads that write blobs side by side, started once (starting 16 threads for each
+    batch cost as much as the batch's flushes)."""
+    global _pool
+    with _pool_guard:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(FLUSHES_AT_ONCE, thread_name_prefix="loci-blobs")
+        return _pool
 
 
 class BlobStore:
@@ -49,8 +62,7 @@ class BlobStore:
         if len(todo) == 1:
             self._write(*next(iter(todo.items())))
         elif todo:
-            with ThreadPoolExecutor(min(len(todo), FLUSHES_AT_ONCE)) as pool:
-                list(pool.map(self._write, todo.keys(), todo.values()))
+            list(_flushers().map(self._write, todo.keys(), todo.values()))
         return digests
 
     def _write(self, digest: str, data: bytes) -> None:
