@@ -7,6 +7,7 @@ the content they had as a numbered version (`LOCI_VERSIONS_KEEP` of them). `loci
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -112,13 +113,14 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """Make an earlier version current again (same id); the content it replaces is kept
-        as the newest version. A file on disk is not changed."""
+        as the newest version. A followed folder's file gets the restored bytes too (refused,
+        with nothing changed, if the file changed since Loci last read it)."""
         loci = service()
         target = existing_brain(brain)
         restored = loci.versions.restore(target, document_id, number)
         if restored.changed and not no_wait:
             (document,) = loci.library.wait_for(target, [document_id])
-            restored = type(restored)(document, restored.number, restored.changed)
+            restored = replace(restored, document=document)
         if json_:
             from loci.api.schemas.versions import RestoredOut
 
@@ -128,6 +130,11 @@ def register(app: typer.Typer) -> None:
         else:
             name = escape(restored.document.name)
             out.print(f"restored version {number} of {name} (#{document_id})")
+            if restored.written_to is not None:
+                out.print(f"  and wrote it to {escape(restored.written_to)}: the folder agrees")
+            elif restored.document.gone_at is not None:
+                out.print(f"  in Loci only: its file {escape(str(restored.document.source_path))}"
+                          " was deleted")  # fmt: skip
 
     @versions.command("save")
     @exits_cleanly
