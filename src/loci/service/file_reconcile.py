@@ -24,6 +24,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
+import time
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,14 +196,51 @@ class FileReconcile:
         # Files read and waiting to be kept, with whether each is new at its path.
         self._batch: list[tuple[Read, bool]] = []
         self._batch_bytes = 0
+        # What is left to do, once the folder was walked (`_start`): files that have a
+        # document to check, files new at their path, and where those may come from.
+        self._checks: deque[tuple[FolderFile, Document]] = deque()
+        self._new: deque[FolderFile] = deque()
+        self._places: _Places | None = None
 
     def run(self) -> SourceSync:
+        """The whole reconcile at once."""
+        self.step(None)
+        return self.result
+
+    def step(self, budget_s: float | None) -> bool:
+        """Reconcile for about `budget_s` seconds (None: to the end); True once it is done.
+
+        A long reconcile (a large folder's first sync) is so done a slice at a time, and its
+        caller can see to other folders in between: the folder is walked and its documents
+        read in the first slice; each later one reads and keeps files until its time is up
+        (the batch read so far kept before it returns); the last lets go of the documents of
+        files gone — those that are still gone, since files may come back between slices."""
+        deadline = None if budget_s is None else time.monotonic() + budget_s
+        if self._places is None and not self._start():
+            return True
+        assert self._places is not None
+        while self._checks:
+            self._check(*self._checks.popleft())
+            if deadline is not None and time.monotonic() >= deadline:
+                self._flush()
+                return False
+        while self._new:
+            self._place(self._new.popleft(), self._places)
+            if deadline is not None and time.monotonic() >= deadline:
+                self._flush()
+                return False
+        self._finish([d for d in self._places.unclaimed() if not self._back(d)])
+        return True
+
+    def _start(self) -> bool:
+        """Read the documents, walk the folder, sort the files out; False if the folder is
+        unreachable (nothing then changes)."""
         result = self.result
         documents = source_documents(self.store, self.brain, self.source, self.scope)
         known = {str(d.source_path): d for d in documents}
         result.unreachable = unreachable(self.root, bool(known))
         if result.unreachable is not None:
-            return result
+            return False
         include, exclude = self.source.include, self.source.exclude
         if self.scope is None:
             files, problems = walk_folder(self.root, include, exclude)
@@ -213,19 +253,24 @@ class FileReconcile:
         # A document kept as gone whose file is there again is no longer gone.
         back = [d.id for p, d in known.items() if d.gone_at is not None and p in on_disk]
         result.returned = len(self.store.mark_gone(self.brain.id, back, False)) if back else 0
-        new: list[FolderFile] = []
         for file in files:
             document = known.get(str(file.path))
             if document is None:
-                new.append(file)
+                self._new.append(file)
             else:
-                self._check(file, document)
+                self._checks.append((file, document))
         gone = {d.id: d for p, d in known.items() if p not in on_disk}
-        places = _Places(gone, self._elsewhere(new, known))
-        for file in new:
-            self._place(file, places)
-        self._finish(places.unclaimed())
-        return result
+        self._places = _Places(gone, self._elsewhere(list(self._new), known))
+        return True
+
+    @staticmethod
+    def _back(document: Document) -> bool:
+        """Whether a file found gone at the start is a file again (a slice of a long
+        reconcile later, or while it ran): it is left to the next look at that path."""
+        try:
+            return stat.S_ISREG(os.lstat(str(document.source_path)).st_mode)
+        except OSError:
+            return False
 
     # files that have a document ---------------------------------------------------------
     def _check(self, file: FolderFile, document: Document) -> None:

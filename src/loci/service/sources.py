@@ -170,18 +170,17 @@ class Sources:
         pages is synced whole (its links cross files)."""
         return self._sync_one(brain, source, {str(p) for p in paths})
 
-    def _sync_one(self, brain: Brain, source: Source, scope: set[str] | None = None) -> SourceSync:
-        with self._lock(source.id):
-            try:  # as registered now: a watcher may hold a source removed a moment ago
-                source = self.store.get_source(brain.id, source.id)
-            except NotFound:
-                return SourceSync(source.id, source.brain_id, source.path, "no longer followed")
-            if source.mode == "pages":
-                return self._sync_pages(brain, source)
-            return self._reconcile(brain, source, scope)
+    def run(self, brain: Brain, source: Source, paths: Iterable[Path] | None = None) -> SourceRun:
+        """A reconcile of `source` (or only of `paths` in it) to be done a slice at a time:
+        what a watcher runs, so that a folder's long first sync leaves it time for the other
+        folders' changes. The caller records the report."""
+        scope = None if paths is None else {str(p) for p in paths}
+        return SourceRun(self, brain, source, scope)
 
-    def _reconcile(self, brain: Brain, source: Source, scope: set[str] | None) -> SourceSync:
-        return FileReconcile(self.store, self.library, brain, source, scope).run()
+    def _sync_one(self, brain: Brain, source: Source, scope: set[str] | None = None) -> SourceSync:
+        done = SourceRun(self, brain, source, scope).step(None)
+        assert done is not None  # no time limit: it ran to the end
+        return done
 
     def _sync_pages(self, brain: Brain, source: Source) -> SourceSync:
         synced = self.pages.sync(brain, source)
@@ -203,3 +202,33 @@ class Sources:
             conflicts=[FileFailure(path, why) for path, why in synced.conflicts],
             queued=synced.queued,
         )
+
+
+class SourceRun:
+    """One reconcile of one source, a slice at a time (`step`). Each slice takes the source's
+    turn (`Sources._lock`) and reads the source as registered now: removed between two slices,
+    the reconcile ends there ("no longer followed"). A folder of pages is synced in one slice."""
+
+    def __init__(self, sources: Sources, brain: Brain, source: Source, scope: set[str] | None):
+        self.sources = sources
+        self.brain = brain
+        self.source = source
+        self.scope = scope
+        self._files: FileReconcile | None = None
+
+    def step(self, budget_s: float | None) -> SourceSync | None:
+        """Work for about `budget_s` seconds (None: to the end); what the reconcile did once it
+        is over, None while there is more to do."""
+        sources, source = self.sources, self.source
+        with sources._lock(source.id):
+            try:  # as registered now: a watcher may hold a source removed a moment ago
+                source = sources.store.get_source(self.brain.id, source.id)
+            except NotFound:
+                return SourceSync(source.id, source.brain_id, source.path, "no longer followed")
+            if source.mode == "pages":
+                return sources._sync_pages(self.brain, source)
+            if self._files is None:
+                self._files = FileReconcile(
+                    sources.store, sources.library, self.brain, source, self.scope
+                )
+            return self._files.result if self._files.step(budget_s) else None
