@@ -166,17 +166,20 @@ class SourceTables(ABC):
     def documents_with_hashes(self, brain_id: int, hashes: Sequence[str]) -> list[Document]:
         return self._documents_where(brain_id, "content_hash", hashes)
 
-    def _documents_where(self, brain_id: int, column: str, values: Sequence[Any]) -> list[Document]:
-        """The brain's documents whose `column` is one of `values`, a query for 500 of them."""
+    def _documents_where(
+        self, brain_id: int, column: str, values: Sequence[Any], where: str = "", *params: Any
+    ) -> list[Document]:
+        """The brain's documents whose `column` (SQL) is one of `values`, a query for 500 of
+        them; `where` and its `params` narrow them further."""
         found: list[Document] = []
         unique = list(dict.fromkeys(values))
         for start in range(0, len(unique), 500):
             batch = unique[start : start + 500]
             marks = ", ".join("?" for _ in batch)
             rows = self.portable.query(
-                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?{where}"
                 f" AND {column} IN ({marks}) ORDER BY id",
-                (brain_id, *batch),
+                (brain_id, *params, *batch),
                 brain_id,
             )
             found += [self.model_rows.document(r) for r in rows]
@@ -186,20 +189,8 @@ class SourceTables(ABC):
         self, brain_id: int, root: str, inodes: Sequence[int]
     ) -> list[Document]:
         prefix = root.rstrip("/") + "/"
-        found: list[Document] = []
-        unique = list(dict.fromkeys(inodes))
-        for start in range(0, len(unique), 500):
-            batch = unique[start : start + 500]
-            marks = ", ".join("?" for _ in batch)
-            rows = self.portable.query(
-                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
-                " AND source_path IS NOT NULL AND substr(source_path, 1, CAST(? AS INTEGER)) = ?"
-                f" AND {self.file_inode} IN ({marks}) ORDER BY id",
-                (brain_id, len(prefix), prefix, *batch),
-                brain_id,
-            )
-            found += [self.model_rows.document(r) for r in rows]
-        return found
+        under = " AND source_path IS NOT NULL AND substr(source_path, 1, CAST(? AS INTEGER)) = ?"
+        return self._documents_where(brain_id, self.file_inode, inodes, under, len(prefix), prefix)
 
     def set_file_stamps(self, brain_id: int, stamps: Mapping[int, dict[str, Any]]) -> None:
         """Each document's `metadata["file"]` set to its stamp, all in one transaction."""
