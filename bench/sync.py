@@ -15,10 +15,11 @@ edited at once while a watcher and a worker run (docs/benchmarks.md, "Watched fo
 5. `--edits` indexed notes edited at once (the middle section of each rewritten) while a
    `FolderWatcher` and a worker run in threads, as in `loci serve` (the worker takes only the
    edited notes' jobs, not what step 3 left in the queue): the seconds from the
-   writes until every one is searchable in its new form, against the time the embedder takes
-   for their changed chunks alone (the same texts embedded again, directly), and how many
-   texts the embedder was asked for during the update (it must be the changed chunks only:
-   an unchanged chunk keeps its vector).
+   writes until every one is found by its new words (text search: its text stage done), and
+   until every one is fully indexed (ready, its changed passage embedded), against the time
+   the embedder takes for their changed chunks alone (the same texts embedded again,
+   directly), and how many texts the embedder was asked for during the update (it must be
+   the changed chunks only: an unchanged chunk keeps its vector).
 6. A `git checkout` that changes `--checkout` files of a repository (a folder of its own) while
    a watcher runs: the seconds until every file is its document again, and the updates the
    watcher made (one per changed file, nothing else).
@@ -274,15 +275,25 @@ def edit(
         head, tail = path.read_text().split("## Details", 1)
         rest = tail.split("## Next steps", 1)[1]
         path.write_text(f"{head}## Details\n\n{middle}\n\n## Next steps{rest}")
-    pending = {ids[str(p)]: i for i, p in enumerate(edited)}
+    # Each note is found by its new words once its text stage is done, and fully indexed
+    # (ready: its changed passage embedded too) after its vectors stage. Polled cheaply (the
+    # worker shares this process): a note is searched for only once its state says so.
+    by_words = {ids[str(p)]: i for i, p in enumerate(edited)}
+    pending = set(by_words)
+    words_at = 0.0
     while pending:
-        for doc_id, i in list(pending.items()):
-            if loci.store.get_document(brain.id, doc_id).status != "ready":
-                continue
+        states = {i: loci.store.get_document(brain.id, i) for i in pending}
+        for doc_id, i in list(by_words.items()):
+            state = states[doc_id]
+            if state.status == "processing" and not state.vectors_pending:
+                continue  # its text stage is still to come
             hits = loci.searching.search(brain, SearchRequest(f"zq{i}x", mode="text", limit=3))
             if any(h.citation.document_id == doc_id for h in hits):
-                del pending[doc_id]
-        time.sleep(0.05)
+                del by_words[doc_id]
+        if not by_words and not words_at:
+            words_at = time.perf_counter() - started
+        pending -= {i for i, d in states.items() if i not in by_words and d.status == "ready"}
+        time.sleep(0.02)
     searchable = time.perf_counter() - started
     asked = embedder.texts
     watcher.stop()
@@ -306,9 +317,10 @@ def edit(
             np.asarray(embedder.inner.embed(changed[start : start + 16]))
         timings.append(time.perf_counter() - started)
     print(
-        f"{len(edited)} notes edited at once: all searchable in their new form after"
-        f" {searchable:.1f} s; embedding their {len(changed)} changed chunks alone:"
-        f" {statistics.median(timings):.1f} s (median of 3); the embedder was asked for"
+        f"{len(edited)} notes edited at once: all found by their new words after"
+        f" {words_at:.2f} s, all fully indexed (ready) after {searchable:.2f} s; embedding"
+        f" their {len(changed)} changed chunks alone:"
+        f" {statistics.median(timings):.2f} s (median of 3); the embedder was asked for"
         f" {asked} texts during the update; {unchanged} unchanged chunks kept their vectors",
         flush=True,
     )

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import emit_json, human_size, out
+from loci.cli.output import emit_json, gone_mark, human_size, out
 from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
 from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
@@ -49,7 +49,7 @@ def _documents_table(docs: list[Document]) -> Table:
             status = _processing(d)
         table.add_row(
             str(d.id),
-            escape(d.name),
+            escape(d.name) + gone_mark(d.gone_at),
             document_format(d),
             status,
             str(d.chunk_count),
@@ -94,6 +94,13 @@ def _narrowed_by(**filters: object) -> str:
             if one:
                 given.append(f"--{option} {one}")
     return " ".join(given)
+
+
+def _deleted(gone_at: str | None) -> str | None:
+    if gone_at is None:
+        return None
+    when = gone_at[:16].replace("T", " ")
+    return f"the file was deleted (found {when}); the document is kept, as its folder keeps them"
 
 
 def register(app: typer.Typer) -> None:
@@ -201,6 +208,8 @@ def register(app: typer.Typer) -> None:
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),
+            ("file", doc.source_path),
+            ("deleted", _deleted(doc.gone_at)),
             ("tags", ", ".join(doc.tags) or None),
             ("added", doc.created_at),
             ("updated", doc.updated_at),

@@ -68,7 +68,9 @@ def _find(source_id: int, brain_name: str | None) -> tuple[Brain, Source]:
     return owner, loci.sources.get(owner, source_id)
 
 
-CHANGES = ("added", "updated", "renamed", "removed", "gone", "written", "unchanged")
+CHANGES = (
+    "added", "updated", "renamed", "removed", "gone", "returned", "written", "unchanged"
+)  # fmt: skip
 
 
 def _print_sync(row: dict[str, Any]) -> None:

@@ -647,6 +647,10 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
+    # 30: when a kept document's file was found deleted, as SQLite's 30.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at text;
+    """,
 ]
 
 

@@ -49,6 +49,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
     unique_error = errors.UniqueViolation
     model_rows = ROWS
     for_update = " FOR UPDATE"
+    file_inode = "((metadata->'file'->>'ino')::bigint)"
 
     def __init__(self, url: str, *, owner_url: str | None = None, pool_size: int = 8) -> None:
         """`url` is the application's role; `owner_url`, if given, the role that owns the

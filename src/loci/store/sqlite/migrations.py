@@ -558,6 +558,12 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
+    # 30: a followed folder's file that was deleted, where the source keeps deleted files'
+    # documents: when it was found gone (NULL while the file is there). Its document stays
+    # searchable, marked; the file coming back clears it.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at TEXT;
+    """,
 ]
 
 

@@ -61,6 +61,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     unique_error = apsw.ConstraintError
     model_rows = ROWS
     for_update = ""  # every write transaction holds the database's one write lock
+    file_inode = "json_extract(metadata, '$.file.ino')"
 
     def __init__(
         self,
