@@ -257,17 +257,18 @@ def edit(
     stop = threading.Event()
     only = [ids[str(p)] for p in edited]
 
-    def work() -> None:
+    def work() -> None:  # the worker's main lane, as `loci serve` runs it, on these notes only
         runner = loci.library.worker()
         while not stop.is_set():
             if not runner.run_batch(only):
-                stop.wait(0.05)
+                loci.store.wait_for_jobs(runner.settings.idle_sleep_s, stop)  # type: ignore[attr-defined]
 
     worker = threading.Thread(target=work)
     watcher = FolderWatcher(loci.sources, loci.store, WatchSettings(mode="events")).start()
     worker.start()
     time.sleep(3)  # the watcher's first rescan (nothing to do) is over
     rng = random.Random(99)
+    old_hashes = {d.id: d.content_hash for d in loci.store.get_documents(brain.id, only)}
     embedder.texts = 0
     started = time.perf_counter()
     for i, path in enumerate(edited):
@@ -275,26 +276,37 @@ def edit(
         head, tail = path.read_text().split("## Details", 1)
         rest = tail.split("## Next steps", 1)[1]
         path.write_text(f"{head}## Details\n\n{middle}\n\n## Next steps{rest}")
+
     # Each note is found by its new words once its text stage is done, and fully indexed
-    # (ready: its changed passage embedded too) after its vectors stage. Polled cheaply (the
-    # worker shares this process): a note is searched for only once its state says so.
-    by_words = {ids[str(p)]: i for i, p in enumerate(edited)}
-    pending = set(by_words)
+    # (ready: its changed passage embedded too) after its vectors stage. Polled cheaply, as the
+    # worker shares this process: the states alone, in one query. A note's state says its new
+    # text is indexed (a new content hash, no longer waiting for its text stage) in the same
+    # transaction that writes its text index, so the first time is when every state says so;
+    # each note is then searched for by its new words, once, to confirm it (a search per note
+    # at every poll would take the worker's time and be measured as its own).
+    def new_text_indexed(state: Document) -> bool:
+        return state.content_hash != old_hashes[state.id] and (
+            state.status != "processing" or state.vectors_pending
+        )
+
+    pending = set(only)
     words_at = 0.0
     while pending:
-        states = {i: loci.store.get_document(brain.id, i) for i in pending}
-        for doc_id, i in list(by_words.items()):
-            state = states[doc_id]
-            if state.status == "processing" and not state.vectors_pending:
-                continue  # its text stage is still to come
-            hits = loci.searching.search(brain, SearchRequest(f"zq{i}x", mode="text", limit=3))
-            if any(h.citation.document_id == doc_id for h in hits):
-                del by_words[doc_id]
-        if not by_words and not words_at:
+        states = loci.store.get_documents(brain.id, list(pending))
+        if not words_at and all(new_text_indexed(d) for d in states):
             words_at = time.perf_counter() - started
-        pending -= {i for i, d in states.items() if i not in by_words and d.status == "ready"}
+        pending -= {d.id for d in states if words_at and d.status == "ready"}
         time.sleep(0.02)
     searchable = time.perf_counter() - started
+    missed = [
+        i
+        for i, path in enumerate(edited)
+        if not any(
+            h.citation.document_id == ids[str(path)]
+            for h in loci.searching.search(brain, SearchRequest(f"zq{i}x", mode="text", limit=3))
+        )
+    ]
+    assert not missed, f"notes not found by their new words: {missed}"
     asked = embedder.texts
     watcher.stop()
     stop.set()

@@ -308,11 +308,12 @@ class Worker:
                 self._idle(stop)
 
     def _idle(self, stop: threading.Event) -> None:
-        # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY) wakes an idle lane at
-        # once; the wait stays short so a stop request or a retry falling due is seen as soon.
+        # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY; SQLite for the jobs
+        # its own process queues) wakes an idle lane at once; the wait stays short so a stop
+        # request, a retry falling due or another process's job is seen soon.
         wait_for_jobs = getattr(self.store, "wait_for_jobs", None)
         if wait_for_jobs is not None:
-            wait_for_jobs(self.settings.idle_sleep_s)
+            wait_for_jobs(self.settings.idle_sleep_s, stop)
         else:
             stop.wait(self.settings.idle_sleep_s)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import threading
 from typing import Any
 
 import yaml
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 _FRONTMATTER_MAX_CHARS = 256 * 1024
 _METADATA_MAX_NODES = 10_000  # YAML aliases can make a small frontmatter expand enormously
 _FENCES = ("---", "...")
+_parsers = threading.local()
 
 _SOURCE_KINDS: dict[str, BlockKind] = {
     "paragraph_open": "paragraph",
@@ -38,7 +40,14 @@ _SOURCE_KINDS: dict[str, BlockKind] = {
 
 
 def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+    # One parser a thread: building one costs as much as parsing a short note, and a parser
+    # keeps its rules in itself (nothing of a parse), but is not documented as thread-safe.
+    parser: MarkdownIt | None = getattr(_parsers, "markdown", None)
+    if parser is None:
+        parser = _parsers.markdown = (
+            MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+        )
+    return parser
 
 
 def parse_markdown(data: bytes) -> ParsedDocument:
