@@ -287,9 +287,12 @@ def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def server(home: Path) -> Iterator[None]:
+def server(home: Path, settings: dict[str, str] | None = None) -> Iterator[None]:
+    """`loci serve` on a fresh port over `home` (with `settings` as LOCI_* variables), until
+    the block ends."""
     port = free_port()
     env = {**os.environ, "LOCI_HOME": str(home), "PYTHONPATH": str(REPO / "src")}
+    env.update(settings or {})
     log = (home.parent / "serve.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "loci", "serve", "--port", str(port)],

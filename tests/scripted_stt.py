@@ -10,6 +10,7 @@ a line said after the recording ends is a scripting error answered with 400.
 
 `failures` is a queue of error replies served before the transcript (429 with `Retry-After`,
 500, …); every request is recorded (form fields, file name, bytes, headers, arrival time).
+`hold`, when given, keeps each answer back until it is set: a long recording being transcribed.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import email
 import email.policy
 import io
 import json
+import threading
 import time
 import wave
 from dataclasses import dataclass, field
@@ -59,6 +61,7 @@ class ScriptedSTT:
     failures: list[Failure] = field(default_factory=list)
     always_fail: Failure | None = None
     verbose_json: bool = True  # False: refuses it as gpt-4o-transcribe does
+    hold: threading.Event | None = None
     requests: list[Request] = field(default_factory=list)
     _web: Loopback | None = None
 
@@ -105,6 +108,8 @@ class ScriptedSTT:
     ) -> tuple[int, dict[str, Any], dict[str, str]]:
         request = _form(content_type, body, authorization)
         self.requests.append(request)
+        if self.hold is not None:
+            self.hold.wait(60)
         failure = self.failures.pop(0) if self.failures else self.always_fail
         if failure is not None:
             headers = {"Retry-After": failure.retry_after} if failure.retry_after else {}

@@ -1,5 +1,6 @@
 """A Markdown file's frontmatter `tags:` are the document's tags: `loci list --tag house` and a
-search filtered by tag find a note tagged `house` in its own frontmatter."""
+search filtered by tag find a note tagged `house` in its own frontmatter. Its `aliases:` are the
+names it also goes by: a search for one finds the note, cited at the frontmatter lines."""
 
 from __future__ import annotations
 
@@ -53,3 +54,22 @@ def test_loci_list_by_a_frontmatter_tag(tmp_path: Path, database_url: str | None
     listed = run_cli("list", "--tag", "house", "--json", home=home, env=env)
     assert listed.returncode == 0, listed.stderr
     assert [d["name"] for d in json.loads(listed.stdout)] == ["boiler.md"]
+
+
+def test_a_note_is_found_by_a_name_its_frontmatter_gives_it(loci: Loci, brain: Brain) -> None:
+    note = b"""---
+title: Boiler service
+aliases:
+  - Worcester Greenstar
+  - combi
+---
+
+Serviced every October; the pressure should sit at 1.5 bar.
+"""
+    added = loci.library.add_bytes(brain, "boiler.md", note)
+    other = loci.library.add_bytes(brain, "car.md", b"The car's MOT is due in May.\n")
+    loci.library.wait_for(brain, [added.document.id, other.document.id])
+    hits = loci.searching.search(brain, SearchRequest("greenstar", mode="text"))
+    assert [h.citation.document_id for h in hits] == [added.document.id]
+    assert "Worcester Greenstar" in hits[0].snippet
+    assert hits[0].citation.location.line_start == 3  # where `aliases:` is written

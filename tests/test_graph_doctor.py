@@ -17,7 +17,7 @@ from loci.graph.doctor import Doctor
 from loci.graph.service import BrainGraph
 from loci.graph.transfer import GraphTransfer
 from loci.mcp.stdio import local_server
-from loci.models import Brain
+from loci.models import Brain, OnDelete
 from loci.service import Loci
 from tests.conftest import run_cli
 from tests.live_server import LiveServer
@@ -191,21 +191,33 @@ def test_agents_and_http_clients_get_a_bounded_read_only_checkup(
     assert [b.name for b in loci.brains()] == brains_before  # no scratch brain: nothing written
 
 
-@pytest.mark.both_backends
-def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
-    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
-) -> None:
-    folder = tmp_path / "folder"
+PLAN = "# Plan\n\nPlant the beans in May.\n"
+
+
+def _page_citing_a_folder(
+    loci: Loci, graph: BrainGraph, brain: Brain, folder: Path, on_delete: OnDelete
+) -> dict[str, int]:
+    """A followed folder of two notes, and a page "beans" citing both; the notes' ids."""
     folder.mkdir()
-    (folder / "plan.md").write_text("# Plan\n\nPlant the beans in May.\n")
+    (folder / "plan.md").write_text(PLAN)
     (folder / "keep.md").write_text("# Keep\n\nWater them twice a week.\n")
-    loci.sources.add(brain, folder)
+    loci.sources.add(brain, folder, on_delete=on_delete)
     loci.sources.sync(brain)
     ids = {d.name: d.id for d in loci.library.documents(brain)}
     plan, keep = f"file:{ids['plan.md']}", f"file:{ids['keep.md']}"
     graph.create(brain, actor="test", doc_type="project", title="Beans", text="Beans in May.")
     graph.set_fields(brain, "beans", [f"sources={plan},{keep}"], actor="test")
     graph.append_timeline(brain, "beans", "Planted.", actor="test", at="2026-05-02", source=plan)
+    return ids
+
+
+@pytest.mark.both_backends
+def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
+    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
+) -> None:
+    folder = tmp_path / "folder"
+    ids = _page_citing_a_folder(loci, graph, brain, folder, "remove")
+    plan, keep = f"file:{ids['plan.md']}", f"file:{ids['keep.md']}"
     assert not [f for f in doctor.check_brain(brain, roundtrip=False).findings
                 if f.kind == "missing-source"]  # fmt: skip
 
@@ -218,6 +230,33 @@ def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
     assert [(f.document, f.severity) for f in missing] == [("beans", "error")]
     assert f"'{plan}' points at document {ids['plan.md']}" in missing[0].message
     assert "no longer has" in missing[0].message and keep not in missing[0].message
+
+
+@pytest.mark.both_backends
+def test_a_page_citing_a_file_kept_after_its_deletion_is_warned_of(
+    loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
+) -> None:
+    folder = tmp_path / "folder"
+    ids = _page_citing_a_folder(loci, graph, brain, folder, "keep")
+    plan = f"file:{ids['plan.md']}"
+
+    def findings(kind: str) -> list[Any]:
+        checkup = doctor.check_brain(brain, roundtrip=False)
+        return [f for f in checkup.findings if f.kind == kind]
+
+    assert not findings("gone-source")
+    (folder / "plan.md").unlink()
+    (result,) = loci.sources.sync(brain).sources
+    assert result.gone == 1
+    (gone,) = findings("gone-source")
+    assert (gone.document, gone.severity) == ("beans", "warning")
+    assert f"'{plan}' points at document {ids['plan.md']} (plan.md)" in gone.message
+    assert f"{(folder / 'plan.md').resolve()} was deleted" in gone.message
+    assert not findings("missing-source")  # the document is there: kept
+
+    (folder / "plan.md").write_text(PLAN)
+    loci.sources.sync(brain)
+    assert not findings("gone-source")
 
 
 def test_a_link_to_a_page_whose_vault_file_was_deleted_is_reported(

@@ -131,3 +131,16 @@ def test_with_a_model_nothing_relevant_is_an_honest_refusal(loci: Loci, househol
     assert "The closest passages, which do not answer it:" in done.answer
     assert "car-invoice.txt" in done.answer and "Kwik Garage services it" not in done.answer
     assert "answer" not in grader.steps  # the model is never asked to answer from nothing
+
+
+def test_a_note_whose_vectors_are_pending_is_answered_from_its_words(
+    loci: Loci, brain: Brain
+) -> None:
+    """Between its text stage and its vectors a note is found by its words alone; "fire" in
+    the question is the "fires" of the note, and the answer quotes it rather than refuse."""
+    added = loci.library.add_note(brain, "# Kiln\n\nThe kiln fires at 1240 degrees.")
+    [doc] = loci.library.wait_for(brain, [added.document.id], until="searchable")
+    assert doc.vectors_pending
+    done, graded = _ask(loci, brain, "How hot does the kiln fire?")
+    assert graded.relevant == 1 and done.decision == "sufficient"
+    assert "The kiln fires at 1240 degrees. [1]" in done.answer

@@ -66,7 +66,8 @@ def test_small_files_added_while_a_big_one_is_embedded_go_first(sliced: Loci) ->
     assert (big.status, big.vectors_pending, big.progress) == ("ready", False, None)
 
 
-def _file(name: str, size: int) -> NewDocument:
+def file_row(name: str, size: int) -> NewDocument:
+    """A file's row of `size` bytes with a hash of its own, as the queue sees it."""
     return NewDocument(
         kind="file",
         name=name,
@@ -87,10 +88,10 @@ def _next(store: Store) -> str:
 def test_smaller_first_but_a_big_file_is_not_starved(store: Store) -> None:
     brain = store.ensure_brain("a")
     cost_s = 0.6
-    store.create_document(brain.id, _file("big.pdf", int(cost_s * TEXT_BYTES_PER_S)), "index")
-    store.create_document(brain.id, _file("small-1.pdf", 1000), "index")
-    store.create_document(brain.id, _file("small-2.pdf", 2000), "index")
+    store.create_document(brain.id, file_row("big.pdf", int(cost_s * TEXT_BYTES_PER_S)), "index")
+    store.create_document(brain.id, file_row("small-1.pdf", 1000), "index")
+    store.create_document(brain.id, file_row("small-2.pdf", 2000), "index")
     assert _next(store) == "small-1.pdf"  # queued after the big one, but smaller
     time.sleep(cost_s + 0.2)  # later than the big file's cost: it is its turn now
-    store.create_document(brain.id, _file("small-3.pdf", 1000), "index")
+    store.create_document(brain.id, file_row("small-3.pdf", 1000), "index")
     assert [_next(store) for _ in range(3)] == ["small-2.pdf", "big.pdf", "small-3.pdf"]

@@ -9,16 +9,22 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
+from mcp import Client
 
+from loci.api.schemas.documents import DocumentOut
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
-from loci.models import Brain
+from loci.mcp.stdio import local_server
+from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.sources import SourceSync
 from tests.conftest import make_service, run_cli
+from tests.mcp_results import ok
 
 pytestmark = pytest.mark.both_backends
 
@@ -27,9 +33,12 @@ BILL = "Water bill: 42.10 GBP, due on the third of March.\n"
 RECIPE = "# Soup\n\nLentil soup needs cumin, lemon and two onions.\n"
 
 
+def _hits(loci: Loci, brain: Brain, query: str) -> list[Hit]:
+    return loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
+
+
 def _texts(loci: Loci, brain: Brain, query: str) -> list[str]:
-    hits = loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
-    return [h.text for h in hits]
+    return [h.text for h in _hits(loci, brain, query)]
 
 
 def _counts(result: SourceSync) -> dict[str, int]:
@@ -153,16 +162,54 @@ def test_a_folder_that_is_not_there_deletes_nothing(
     assert back.unreachable is None and _counts(back)["unchanged"] == 3
 
 
-def test_with_keep_deleted_a_deleted_file_keeps_its_document(
+def _mcp_search(loci: Loci, query: str) -> list[dict[str, Any]]:
+    async def ask() -> list[dict[str, Any]]:
+        async with Client(local_server(loci)) as client:
+            return list(ok(await client.call_tool("search", {"query": query}))["hits"])
+
+    return anyio.run(ask)
+
+
+def test_with_keep_deleted_a_deleted_file_keeps_its_document_marked_gone(
     loci: Loci, brain: Brain, vault: Path
 ) -> None:
     loci.sources.add(brain, vault, on_delete="keep")
     _sync(loci, brain)
+    soup = next(d for d in loci.library.documents(brain) if d.name == "soup.md")
+    assert soup.gone_at is None
     (vault / "soup.md").unlink()
     result = _sync(loci, brain)
     assert result.gone == 1 and result.removed == 0
-    assert "soup.md" in {d.name for d in loci.library.documents(brain)}
-    assert any("cumin" in t for t in _texts(loci, brain, "lentil soup cumin"))
+    kept = loci.library.document(brain, soup.id)
+    assert kept.gone_at is not None and kept.source_path == soup.source_path
+    # Still found, marked: by search, over MCP and in the API's document.
+    hits = loci.searching.search(brain, SearchRequest("lentil soup cumin", mode="text"))
+    assert [(h.citation.document_id, h.gone_at) for h in hits] == [(soup.id, kept.gone_at)]
+    best, *rest = _mcp_search(loci, "lentil soup cumin")
+    assert (best["document_id"], best["gone_at"]) == (soup.id, kept.gone_at)
+    assert all(h["gone_at"] is None for h in rest)
+    assert DocumentOut.of(kept, brain).gone_at == kept.gone_at
+    others = [d for d in loci.library.documents(brain) if d.id != soup.id]
+    assert others and all(d.gone_at is None for d in others)
+
+    again = _sync(loci, brain)  # marked once: a later sync counts and changes nothing
+    assert (again.gone, again.returned) == (0, 0)
+    assert loci.library.document(brain, soup.id).gone_at == kept.gone_at
+
+    (vault / "soup.md").write_text(RECIPE)  # the file is back: no longer gone
+    back = _sync(loci, brain)
+    assert (back.returned, back.unchanged, back.added) == (1, 3, 0)
+    assert loci.library.document(brain, soup.id).gone_at is None
+    assert [h.gone_at for h in _hits(loci, brain, "lentil soup cumin")] == [None]
+
+    # Gone again, then back under another name: the same document, moved, not gone.
+    (vault / "soup.md").unlink()
+    assert _sync(loci, brain).gone == 1
+    (vault / "music" / "lentil-soup.md").write_text(RECIPE)
+    moved = _sync(loci, brain)
+    assert moved.renamed == 1 and moved.added == 0
+    now = loci.library.document(brain, soup.id)
+    assert now.gone_at is None and now.name == "lentil-soup.md"
 
 
 def test_a_folder_inside_or_around_a_source_is_refused(
@@ -215,12 +262,24 @@ def test_the_commands_register_sync_list_and_stop_following_folders(
     found = cli("search", "piano lesson", "--json")
     assert isinstance(found, dict) and found["hits"]
 
+    (other / "viva.md").write_text("The viva is on the ninth.\n")  # (an empty folder: unmounted)
+    (other / "thesis.md").unlink()  # kept (--keep-deleted), and shown as deleted
+    assert "1 added, 1 gone" in str(cli("sync"))
+    (thesis,) = [d for d in cli("list", "--json") if d["name"] == "thesis.md"]  # type: ignore[attr-defined]
+    assert thesis["gone_at"]
+    assert "thesis.md · file deleted" in " ".join(str(cli("list")).split())
+    shown = " ".join(str(cli("show", str(thesis["id"]))).split())
+    assert f"file {(other / 'thesis.md').resolve()}" in shown
+    assert "deleted the file was deleted" in shown
+    assert "file deleted" in str(cli("search", "thesis defence"))
+
     kept = cli("sources", "rm", str(listed[1]["id"]), "--keep-documents")
     assert "stay" in str(kept)
     removed = cli("sources", "rm", str(listed[0]["id"]), "--json")
     assert isinstance(removed, dict) and removed["documents_removed"] == 2
     documents = cli("list", "--json")
-    assert isinstance(documents, list) and [d["name"] for d in documents] == ["thesis.md"]
+    assert isinstance(documents, list)
+    assert [d["name"] for d in documents] == ["thesis.md", "viva.md"]
     assert cli("sources", "list", "--json") == []
 
 

@@ -99,8 +99,10 @@ def test_files_deleted_or_rewritten_while_a_sync_runs_fail_alone_or_are_taken_as
 ) -> None:
     folder = (tmp_path / "notes").resolve()
     folder.mkdir()
-    for i in range(60):
-        (folder / f"n{i:02}.md").write_text(f"Note {i}.\n")
+    # Enough notes for several of the sync's batches: y and z are read in a later one than
+    # the first documents written.
+    for i in range(200):
+        (folder / f"n{i:03}.md").write_text(f"Note {i}.\n")
     (folder / "y.md").write_text("The first words of y.\n")
     (folder / "z.md").write_text("The words of z.\n")
     source = loci.sources.add(brain, folder)
@@ -117,7 +119,7 @@ def test_files_deleted_or_rewritten_while_a_sync_runs_fail_alone_or_are_taken_as
         return real_read(path, attempts)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("loci.service.sources.read_whole", read_during_changes)
+        patch.setattr("loci.service.file_reconcile.read_whole", read_during_changes)
         results = [loci.sources.sync(brain)]
     assert changed and changed[0] not in ("y.md", "z.md")
     (result,) = results[0].sources
@@ -125,11 +127,11 @@ def test_files_deleted_or_rewritten_while_a_sync_runs_fail_alone_or_are_taken_as
         ("z.md", "deleted or moved away while it was synced; looked at again at the next sync")
     ]
     documents = by_path(loci, brain)
-    assert len(documents) == 61 and result.added == 61
+    assert len(documents) == 201 and result.added == 201
     y = documents[str(folder / "y.md")]
     assert loci.blobs.get(y.content_hash) == (folder / "y.md").read_bytes()
     second = loci.sources.sync(brain).sources[0]
-    assert second.failed == [] and second.unchanged == 61  # y's stamp is its new version's
+    assert second.failed == [] and second.unchanged == 201  # y's stamp is its new version's
     assert loci.sources.get(brain, source.id).last_report["failed"] == []  # type: ignore[index]
 
 

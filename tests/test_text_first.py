@@ -16,6 +16,7 @@ from loci.service import Loci
 from loci.store.brain_tables import BrainTables
 from tests import fixtures
 from tests.conftest import open_store, run_cli
+from tests.live_server import LiveServer
 
 pytestmark = pytest.mark.both_backends
 
@@ -152,3 +153,26 @@ def test_a_title_changed_between_the_stages_reads_the_text_again(loci: Loci, bra
     assert doc.title == "Kiln diary"
     model = loci.store.get_brain(brain.name).embedder_model
     assert model is not None and loci.store.vectorless([after.id], model) == set()
+
+
+def test_the_brain_status_counts_documents_waiting_for_vectors_and_the_queue_by_stage(
+    loci: Loci, brain: Brain
+) -> None:
+    pdf = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(3)).document
+    note = loci.library.add_note(brain, "Glaze test tiles go on the top shelf.").document
+    queued = loci.library.add_note(brain, "Order more cone 6 witness cones.").document
+    loci.library.wait_for(brain, [pdf.id, note.id], until="searchable")
+    server = LiveServer(loci, run_worker=False).start()
+    try:
+        with server.client() as api:
+            status = api.get(f"/brains/{brain.name}/status").json()
+        assert status["documents_by_status"] == {"processing": 3}
+        assert status["vectors_pending"] == 2  # the third is not read yet
+        assert status["queue_by_stage"] == {"text": 1, "vectors": 2}
+        loci.library.wait_for(brain, [pdf.id, note.id, queued.id])
+        with server.client() as api:
+            status = api.get(f"/brains/{brain.name}/status").json()
+        assert (status["vectors_pending"], status["queue_by_stage"]) == (0, {})
+        assert status["documents_by_status"] == {"ready": 3}
+    finally:
+        server.stop()

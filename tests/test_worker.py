@@ -7,12 +7,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from loci.models import Brain
+from loci.service import Loci
 from loci.store.sqlite import SqliteStore
 from tests import fixtures
 from tests.conftest import open_store, run_cli
@@ -80,3 +84,27 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
             store, "SELECT sum(df) FROM term_df"
         )
     store.close()
+
+
+def test_an_idle_worker_starts_on_a_job_queued_in_its_process_and_stops_when_told(
+    loci: Loci, brain: Brain
+) -> None:
+    """`loci serve`'s worker sleeps between polls for other processes' jobs, but a file the
+    server itself takes in (an upload, a watched folder's change) wakes it at once: with a
+    minute between polls, a note is still indexed, and the worker still stops promptly."""
+    worker = loci.library.worker()
+    worker.settings = replace(worker.settings, idle_sleep_s=60.0, quick_lane=False)
+    stop = threading.Event()
+    thread = threading.Thread(target=worker.run_forever, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        time.sleep(0.3)  # the worker found nothing and is waiting out its minute
+        added = loci.library.add_note(brain, "The shed key hangs behind the back door.")
+        deadline = time.monotonic() + 30
+        while loci.library.document(brain, added.document.id).status != "ready":
+            assert time.monotonic() < deadline, "the worker slept through the new job"
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        thread.join(timeout=10)
+    assert not thread.is_alive()  # told to stop while waiting for jobs: it did

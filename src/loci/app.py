@@ -137,6 +137,8 @@ def service_settings(settings: Settings) -> ServiceSettings:
             lease_s=settings.job_lease_s,
             max_attempts=settings.job_max_attempts,
             retry_base_s=settings.job_retry_base_s,
+            quick_lane=settings.worker_quick_lane,
+            vectors_wait_s=settings.vectors_wait_s,
         ),
         fetch=FetchPolicy(
             allow_private=settings.fetch_allow_private,

@@ -189,6 +189,12 @@ class Settings(BaseSettings):
     # Seconds of embedding a worker does before it looks at the queue again: a file added
     # meanwhile has its text read (searchable by words) after at most this long.
     embed_slice_s: float = Field(default=1.0, gt=0)
+    # A worker's second lane for short jobs (a small file's text, a few chunks' vectors), so
+    # they never wait behind one long text stage (OCR of a long scan, a long recording).
+    worker_quick_lane: bool = True
+    # Seconds of reading new files' text in a row after which a worker embeds a slice first:
+    # a stream of new files that never ends cannot keep every embedding waiting.
+    vectors_wait_s: float = Field(default=5.0, ge=0)
     job_max_attempts: int = Field(default=5, ge=1)
     job_retry_base_s: float = Field(default=2.0, ge=0)
 

@@ -29,6 +29,7 @@ SAMPLE_CHARS = 4_000  # a document's language is read from its first characters
 LIKELY = 0.5  # a document's language is taken when the detector is at least this sure
 SURE = 0.9  # a passage overrides its document's language only this sure of its own
 PASSAGE_LETTERS = 80  # … and only with this many letters
+RECENT_TEXTS = 1024  # verdicts remembered, each with its text (at most SAMPLE_CHARS)
 
 # Languages written in the Latin alphabet (py3langid's codes). An English model's WordPiece
 # vocabulary covers their words well enough to help: on the German Nushell book the bundled
@@ -61,15 +62,14 @@ def detect(text: str, among: Iterable[str] | None = None) -> tuple[str, float] |
     """(language, probability) of `text`, or None when it has too few letters to tell.
     `among` limits the answer to those languages (a short question to a brain's)."""
     clean = _NOISE.sub(" ", text[:SAMPLE_CHARS])
-    letters = _LETTER.findall(clean)
-    latin = sum(1 for c in letters if _LATIN.match(c))
-    if latin < MIN_LETTERS and len(letters) - latin < MIN_OTHER_LETTERS:
+    letters = len(_LETTER.findall(clean))
+    latin = len(_LATIN.findall(clean))  # every Latin letter is a letter
+    if latin < MIN_LETTERS and letters - latin < MIN_OTHER_LETTERS:
         return None
+    if among is None:
+        return _classify(clean)
     with _lock:  # the identifier keeps no state per call, but loading it must happen once
         identifier = _identifier()
-    if among is None:
-        language, probability = identifier.classify(clean)
-        return str(language), float(probability)
     # The best of the allowed languages, from the one model's ranking of them all.
     allowed = set(among)
     ranked = [(str(code), float(p)) for code, p in identifier.rank(clean) if code in allowed]
@@ -77,6 +77,17 @@ def detect(text: str, among: Iterable[str] | None = None) -> tuple[str, float] |
         return None
     total = sum(p for _, p in ranked) or 1.0
     return ranked[0][0], ranked[0][1] / total
+
+
+@functools.lru_cache(maxsize=RECENT_TEXTS)
+def _classify(clean: str) -> tuple[str, float]:
+    """The verdict on a text, remembered for the texts seen last: a note saved again and again
+    while it is written keeps most of its passages, and each would be read anew (half of its
+    text stage)."""
+    with _lock:  # the identifier keeps no state per call, but loading it must happen once
+        identifier = _identifier()
+    language, probability = identifier.classify(clean)
+    return str(language), float(probability)
 
 
 def language_of(text: str) -> str | None:
@@ -87,12 +98,14 @@ def language_of(text: str) -> str | None:
 
 def passage_languages(document_text: str, passages: Sequence[str]) -> list[str | None]:
     """Each passage's language: the document's, unless the passage is clearly another."""
-    main = language_of(document_text)
-    languages: list[str | None] = []
+    own: list[str | None] = []
     for text in passages:
-        own = detect(text) if len(_LETTER.findall(text)) >= PASSAGE_LETTERS else None
-        languages.append(own[0] if own is not None and own[1] >= SURE else main)
-    return languages
+        found = detect(text) if len(_LETTER.findall(text)) >= PASSAGE_LETTERS else None
+        own.append(found[0] if found is not None and found[1] >= SURE else None)
+    if all(own):  # the document's language would decide nothing: not read (half the time)
+        return own
+    main = language_of(document_text)
+    return [language or main for language in own]
 
 
 def question_language(question: str, brain_languages: Mapping[str, int]) -> str | None:

@@ -293,6 +293,10 @@ class Document:
 
     # The language most of its text is in (ISO 639-1, detected when indexed); None: unknown.
     language: str | None = None
+    # A followed folder's file that was deleted while its source keeps deleted files'
+    # documents: when that was found (None while the file is there, or for any other
+    # document). The document stays searchable, marked; the file coming back clears it.
+    gone_at: str | None = None
 
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
@@ -432,6 +436,8 @@ class Hit:
     # pair of unrelated passages of the brain in 10^k is as close. None: not scored by the
     # vector leg, or no reading for this embedder in a brain this small.
     closeness: float | None = None
+    # Its document's file was deleted from its folder (kept, marked: see `Document.gone_at`).
+    gone_at: str | None = None
 
     @property
     def matched_by(self) -> str:
@@ -534,6 +540,10 @@ class BrainStats:
     chunks: int
     jobs_by_status: dict[str, int]
     bytes_stored: int
+    # Documents found by their words whose vectors are still to come (status processing).
+    vectors_pending: int
+    # Jobs queued or running, by the stage they are at ("text", "vectors"): the queue's depth.
+    queue_by_stage: dict[str, int]
 
 
 # accounts ---------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
 from loci.search.lexical import query_terms
 from loci.sentences import script_language
+from loci.store.stemming import ENGLISH, analyze
 from loci.store.text_analysis import segment
 
 Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
@@ -46,17 +47,22 @@ class Grade:
     reasoning: str
 
 
-def _stems(text: str) -> set[str]:
-    # Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's.
-    return {w.lower()[:STEM] for w in re.findall(r"[^\W_]+", segment(text))}
+def _keys(text: str) -> set[str]:
+    """What a word of `text` may be matched by: its first letters and its Porter stem.
+    Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's;
+    the prefix alone would keep "fire" from "fires" and "tax" from "taxes"."""
+    words = re.findall(r"[^\W_]+", segment(text))
+    return {w.lower()[:STEM] for w in words} | set(analyze(text, ENGLISH))
 
 
 def coverage(question: str, text: str) -> float:
-    """The share of the question's content words (stemmed by prefix) that the text contains."""
-    terms = {t.lower()[:STEM] for t in query_terms(question)}
+    """The share of the question's content words that the text contains, a word counting when
+    its first letters or its stem are found there."""
+    terms = [{t.lower()[:STEM], *analyze(t, ENGLISH)} for t in query_terms(question)]
     if not terms:
         return 0.0
-    return len(terms & _stems(text)) / len(terms)
+    found = _keys(text)
+    return sum(bool(keys & found) for keys in terms) / len(terms)
 
 
 def _relevance(score: float) -> Relevance:

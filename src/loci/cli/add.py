@@ -9,9 +9,10 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
+from loci.cli.context import JsonOption, NewBrainOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
+from loci.cli.waiting import PENDING_NOTE, WaitOption, wait_until
 from loci.errors import LociError
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document, is_searchable, is_settled
@@ -19,7 +20,7 @@ from loci.nul import refuse_nul
 
 if TYPE_CHECKING:
     from loci.ingest.preflight import Preflight, PreflightItem
-    from loci.models import Brain, WaitUntil
+    from loci.models import Brain
 
 
 @dataclass
@@ -89,16 +90,16 @@ def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
         raise typer.Exit(PARTIAL if len(failed) < len(outcomes) else FAILED)
 
 
-def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
-    """Index the added documents in this process: first every one's text (searchable by
-    words), then their vectors. When a worker runs on this database (`loci serve`, `loci
-    worker`) the vectors are left to it and the command returns once the words are indexed."""
+def _wait(outcomes: list[Outcome], brain_name: str | None, wait: bool | None) -> None:
+    """Index the added documents in this process as far as `wait` says (`loci.cli.waiting`):
+    first every one's text (searchable by words), then, unless a worker running on this
+    database (`loci serve`, `loci worker`) writes them, their vectors; a bar for each stage."""
     loci = service()
     brain = loci.brain(brain_name)
     pending = [o.document.id for o in outcomes if o.document and o.document.status == "processing"]
-    if not pending:
+    until = wait_until(wait) if pending else None
+    if until is None:
         return
-    until: WaitUntil = "searchable" if loci.library.workers_running() else "ready"
     with _progress() as progress:
         words = progress.add_task("searchable by words", total=len(pending))
         meaning = progress.add_task("embedding", total=len(pending)) if until == "ready" else None
@@ -113,7 +114,7 @@ def _wait(outcomes: list[Outcome], brain_name: str | None) -> None:
         if o.document is not None and o.document.id in final:
             o.document = final[o.document.id]
     if until == "searchable" and any(d.vectors_pending for d in final.values()):
-        err.print("vectors pending: the running worker embeds them (`loci list` shows progress)")
+        err.print(PENDING_NOTE)
 
 
 _MARKS = {"add": "[green]+[/green]", "duplicate": "[yellow]=[/yellow]", "fail": "[red]✗[/red]"}
@@ -183,7 +184,7 @@ def register(app: typer.Typer) -> None:
         tag: Annotated[
             list[str], typer.Option("--tag", "-t", help="Tag the added documents.")
         ] = [],  # noqa: B006
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         dry_run: Annotated[
             bool,
             typer.Option(
@@ -227,8 +228,7 @@ def register(app: typer.Typer) -> None:
         if not outcomes:
             err.print("nothing to add: no files matched")
             raise typer.Exit(FAILED)
-        if not no_wait:
-            _wait(outcomes, brain)
+        _wait(outcomes, brain, wait)
         _report(outcomes, target, json_)
 
     @app.command("note")
@@ -239,7 +239,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
         tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -251,6 +251,5 @@ def register(app: typer.Typer) -> None:
         loci = service()
         result = loci.library.add_note(loci.brain(brain), body or "", title=title, tags=tag)
         outcomes = [Outcome(title or "note", result.document, result.deduped)]
-        if not no_wait:
-            _wait(outcomes, brain)
+        _wait(outcomes, brain, wait)
         _report(outcomes, loci.brain(brain), json_)

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
-from loci.cli.context import JsonOption, NewBrainOption, NoWaitOption, service
+from loci.cli.context import JsonOption, NewBrainOption, service
 from loci.cli.errors import exits_cleanly
+from loci.cli.graph_common import settle
 from loci.cli.output import FAILED, emit_json, out
+from loci.cli.waiting import WaitOption
 from loci.errors import InvalidInput
 from loci.json_input import read_json
 from loci.models import Brain, Document
@@ -29,19 +31,14 @@ if TYPE_CHECKING:
 ACTOR = "cli"
 
 
-def _settle(target: Brain, items: list[Document]) -> list[Document]:
-    """Curate the items here, then index the pages and evidence the curation wrote."""
+def _settle(target: Brain, items: list[Document], wait: bool | None) -> list[Document]:
+    """Curate the items here, then index the pages and evidence the curation wrote as far
+    as `wait` says (`loci.cli.waiting`)."""
     loci = service()
     pending = [d.id for d in items if d.status == "processing"]
     if pending:
         loci.library.wait_for(target, pending)
-    waiting = [
-        d.id
-        for d in loci.library.documents(target, status="processing")
-        if d.kind in ("page", "evidence")
-    ]
-    if waiting:
-        loci.library.wait_for(target, waiting)
+    settle(target, wait)
     return [loci.library.document(target, d.id) for d in items]
 
 
@@ -109,7 +106,7 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option("--source", help="Where it came from, provider:id (default cli:<time>)."),
         ] = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -121,8 +118,8 @@ def register(app: typer.Typer) -> None:
             target, _read_text(text), title=title, source=source or f"cli:{stamp}", actor=ACTOR
         )
         item, draft = captured.item, captured.draft
-        if not no_wait:
-            item = _settle(target, [item])[0]
+        if wait is not False:
+            item = _settle(target, [item], wait)[0]
             draft = _now(target, draft) or draft
         if json_:
             emit_json(_captured_json(target, item, draft, None, captured.deduped))
@@ -148,7 +145,7 @@ def _register_ingest(brain_app: typer.Typer) -> None:
         provider: Annotated[
             str, typer.Option("--provider", help="Where the item comes from, e.g. jamie.")
         ],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -161,15 +158,15 @@ def _register_ingest(brain_app: typer.Typer) -> None:
         values = value if isinstance(value, list) else [value]
         results = [loci.library.ingest_item(target, provider, v, actor=ACTOR) for v in values]
         items = [r.item for r in results]
-        if not no_wait:
-            items = _settle(target, items)
+        if wait is not False:
+            items = _settle(target, items, wait)
         rows = []
         for result, item in zip(results, items, strict=True):
             shown = result.evidence or result.draft
-            rows.append((result, item, _now(target, shown) if not no_wait else shown))
+            rows.append((result, item, _now(target, shown) if wait is not False else shown))
         if json_:
             emit_json([
-                _captured_json(target, i, _now(target, r.draft) if not no_wait else r.draft,
+                _captured_json(target, i, _now(target, r.draft) if wait is not False else r.draft,
                                r.evidence, r.deduped)
                 for r, i, _ in rows
             ])  # fmt: skip

@@ -30,9 +30,6 @@ NewBrainOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-NoWaitOption = Annotated[
-    bool, typer.Option("--no-wait", help="Return at once; `loci worker` indexes later.")
-]
 
 
 def settings_or_error() -> Settings:

@@ -8,13 +8,13 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import emit_json, human_size, out
+from loci.cli.output import emit_json, gone_mark, human_size, out
+from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
 from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
 from loci.models import Document, DocumentKind
-from loci.service.document_query import DocumentQuery
 
 StatusFilter = Literal["processing", "ready", "failed"]
 KINDS: tuple[DocumentKind, ...] = get_args(DocumentKind)
@@ -49,7 +49,7 @@ def _documents_table(docs: list[Document]) -> Table:
             status = _processing(d)
         table.add_row(
             str(d.id),
-            escape(d.name),
+            escape(d.name) + gone_mark(d.gone_at),
             document_format(d),
             status,
             str(d.chunk_count),
@@ -70,6 +70,22 @@ def _processing(d: Document) -> str:
     return f"{what} (found by words)" if d.vectors_pending else what
 
 
+def _reindexed(docs: list[Document]) -> str:
+    """What a reindex did, as far as this command waited: ready, searchable by words, queued."""
+    ready = sum(d.status == "ready" for d in docs)
+    words = sum(d.status == "processing" and d.vectors_pending for d in docs)
+    failed = sum(d.status == "failed" for d in docs)
+    parts = [f"{ready} ready"]
+    if words:
+        parts.append(f"{words} searchable by words (vectors pending)")
+    queued = len(docs) - ready - words - failed
+    if queued:
+        parts.append(f"{queued} queued")
+    if failed:
+        parts.append(f"{failed} failed")
+    return f"reindexed {len(docs)} documents: " + ", ".join(parts)
+
+
 def _narrowed_by(**filters: object) -> str:
     """The filters a person gave, as they typed them: "--kind note --format pdf"."""
     given = []
@@ -78,6 +94,13 @@ def _narrowed_by(**filters: object) -> str:
             if one:
                 given.append(f"--{option} {one}")
     return " ".join(given)
+
+
+def _deleted(gone_at: str | None) -> str | None:
+    if gone_at is None:
+        return None
+    when = gone_at[:16].replace("T", " ")
+    return f"the file was deleted (found {when}); the document is kept, as its folder keeps them"
 
 
 def register(app: typer.Typer) -> None:
@@ -111,6 +134,9 @@ def register(app: typer.Typer) -> None:
         json_: JsonOption = False,
     ) -> None:
         """List the documents of a brain with status, chunk count and size, oldest first."""
+        # Here, not at the top: `loci.service` is the whole core, which `--help` should not load.
+        from loci.service.document_query import DocumentQuery
+
         loci = service()
         target = existing_brain(brain)
         query = DocumentQuery(
@@ -182,6 +208,8 @@ def register(app: typer.Typer) -> None:
             ("size", human_size(doc.size_bytes)),
             ("sha256", doc.content_hash),
             ("url", doc.source_url),
+            ("file", doc.source_path),
+            ("deleted", _deleted(doc.gone_at)),
             ("tags", ", ".join(doc.tags) or None),
             ("added", doc.created_at),
             ("updated", doc.updated_at),
@@ -228,7 +256,7 @@ def register(app: typer.Typer) -> None:
         document_ids: Annotated[
             list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
         ],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -236,8 +264,7 @@ def register(app: typer.Typer) -> None:
         loci = service()
         target = existing_brain(brain)
         docs = [loci.library.reprocess(target, i) for i in document_ids]
-        if not no_wait:
-            docs = loci.library.wait_for(target, [d.id for d in docs])
+        docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
@@ -263,7 +290,7 @@ def register(app: typer.Typer) -> None:
                 "russian, …) or simple.",
             ),
         ] = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -278,14 +305,10 @@ def register(app: typer.Typer) -> None:
                 out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
             return
         docs = loci.library.reindex(target, embeddings=embeddings)
-        if not no_wait and docs:
-            docs = loci.library.wait_for(target, [d.id for d in docs])
+        docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
             from loci.api.schemas.documents import DocumentOut
 
             emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
         else:
-            ready = sum(d.status == "ready" for d in docs)
-            out.print(
-                f"reindexed {ready} of {len(docs)} documents in brain {escape(target.name)!s}"
-            )
+            out.print(f"{_reindexed(docs)} in brain {escape(target.name)!s}")

@@ -15,11 +15,12 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOption
+from loci.cli.context import BrainOption, JsonOption, NewBrainOption
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, open_graph, settle
 from loci.cli.graph_files import register_files
 from loci.cli.output import emit_json, err, out, render_snippet
+from loci.cli.waiting import WaitOption
 from loci.graph.results import Summary, Written
 from loci.models import Brain, GraphEdge
 from loci.nul import refuse_nul
@@ -56,9 +57,11 @@ def _written(verb: str, document: Summary, json_: bool, changed: bool = True) ->
     )
 
 
-def _settled(verb: str, done: Summary | Written, target: Brain, no_wait: bool, json_: bool) -> None:
+def _settled(
+    verb: str, done: Summary | Written, target: Brain, wait: bool | None, json_: bool
+) -> None:
     """After a one-page write: let search catch up (unless --no-wait), then report it."""
-    settle(target, no_wait)
+    settle(target, wait)
     if isinstance(done, Written):
         _written(verb, done.document, json_, done.changed)
     else:
@@ -244,7 +247,7 @@ def _register_writes(app: typer.Typer) -> None:
                 "--text", help="Compiled truth, or a whole Markdown document; - reads stdin."
             ),
         ] = "",
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -254,7 +257,7 @@ def _register_writes(app: typer.Typer) -> None:
             target, actor=ACTOR, doc_type=doc_type, title=title, folder=folder,
             doc_id=doc_id, status=status, text=_text(text) if text == "-" else text or "",
         )  # fmt: skip
-        _settled("created", done, target, no_wait, json_)
+        _settled("created", done, target, wait, json_)
 
     @app.command("rewrite")
     @exits_cleanly
@@ -262,14 +265,14 @@ def _register_writes(app: typer.Typer) -> None:
         doc_id: IdArg,
         text: Annotated[str, typer.Argument(help="The new compiled truth; - reads stdin.")],
         expected_hash: ExpectedHash = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Replace the compiled truth; frontmatter and timeline stay."""
         graph, target = open_graph(brain)
         done = graph.rewrite(target, doc_id, _text(text), actor=ACTOR, expected_hash=expected_hash)
-        _settled("rewrote", done, target, no_wait, json_)
+        _settled("rewrote", done, target, wait, json_)
 
     @app.command("set")
     @exits_cleanly
@@ -282,7 +285,7 @@ def _register_writes(app: typer.Typer) -> None:
             ),
         ],
         expected_hash: ExpectedHash = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -291,7 +294,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.set_fields(
             target, doc_id, assignments, actor=ACTOR, expected_hash=expected_hash
         )
-        _settled("updated", done, target, no_wait, json_)
+        _settled("updated", done, target, wait, json_)
 
     @app.command("append-timeline")
     @exits_cleanly
@@ -301,7 +304,7 @@ def _register_writes(app: typer.Typer) -> None:
         at: Annotated[str | None, typer.Option("--at", help="ISO date (default: today).")] = None,
         source: Annotated[str | None, typer.Option("--source", help="provider:id")] = None,
         expected_hash: ExpectedHash = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -310,7 +313,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.append_timeline(
             target, doc_id, text, actor=ACTOR, at=at, source=source, expected_hash=expected_hash
         )
-        _settled("appended to", done, target, no_wait, json_)
+        _settled("appended to", done, target, wait, json_)
 
     @app.command("append-evidence")
     @exits_cleanly
@@ -319,7 +322,7 @@ def _register_writes(app: typer.Typer) -> None:
         text: Annotated[str, typer.Argument(help="The text to snapshot; - reads stdin.")],
         title: Annotated[str, typer.Option("--title", help="What the evidence is.")],
         source: Annotated[str | None, typer.Option("--source", help="provider:id")] = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -328,7 +331,7 @@ def _register_writes(app: typer.Typer) -> None:
         evidence, page = graph.append_evidence(
             target, doc_id, _text(text), title=title, actor=ACTOR, source=source
         )
-        settle(target, no_wait)
+        settle(target, wait)
         if json_:
             from loci.api.schemas.graph import GraphEvidenceOut, GraphSummaryOut
 
@@ -346,14 +349,14 @@ def _register_writes(app: typer.Typer) -> None:
     def alias(
         doc_id: IdArg,
         name: Annotated[str, typer.Argument(help="Another name for it.")],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Add an alias (refused if it already names another document)."""
         graph, target = open_graph(brain)
         done = graph.alias(target, doc_id, name, actor=ACTOR)
-        _settled("aliased", done, target, no_wait, json_)
+        _settled("aliased", done, target, wait, json_)
 
     @app.command("link")
     @exits_cleanly
@@ -361,14 +364,14 @@ def _register_writes(app: typer.Typer) -> None:
         doc_id: IdArg,
         relation: Annotated[str, typer.Argument(help="Relation type, e.g. works_at.")],
         to: Annotated[str, typer.Argument(help="The document it relates to.")],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Add a typed relation to another document."""
         graph, target = open_graph(brain)
         done = graph.link(target, doc_id, relation, to, actor=ACTOR)
-        _settled("linked", done, target, no_wait, json_)
+        _settled("linked", done, target, wait, json_)
 
     @app.command("merge")
     @exits_cleanly
@@ -377,14 +380,14 @@ def _register_writes(app: typer.Typer) -> None:
             str, typer.Argument(help="The document to fold in (becomes a tombstone).")
         ],
         into: Annotated[str, typer.Argument(help="The document that survives.")],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Fold one document into another: aliases and timeline move, a tombstone stays."""
         graph, target = open_graph(brain)
         done = graph.merge(target, source, into, actor=ACTOR)
-        _settled(f"merged {escape(source)} into", done, target, no_wait, json_)
+        _settled(f"merged {escape(source)} into", done, target, wait, json_)
 
     @app.command("move")
     @exits_cleanly
@@ -395,7 +398,7 @@ def _register_writes(app: typer.Typer) -> None:
             str | None, typer.Option("--id", help="The new id (links follow).")
         ] = None,
         expected_hash: ExpectedHash = None,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -404,7 +407,7 @@ def _register_writes(app: typer.Typer) -> None:
         done = graph.move(
             target, doc_id, actor=ACTOR, folder=folder, new_id=new_id, expected_hash=expected_hash
         )
-        _settled("moved to", done, target, no_wait, json_)
+        _settled("moved to", done, target, wait, json_)
 
     @app.command("delete")
     @exits_cleanly

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loci.cli.context import brain_to_fill, existing_brain, service
+from loci.cli.waiting import index_now
 from loci.models import Brain
 
 if TYPE_CHECKING:
@@ -29,15 +30,14 @@ def open_graph(brain: str | None, *, adding: bool = False) -> tuple[BrainGraph, 
     return loci.graph, target
 
 
-def settle(target: Brain, no_wait: bool) -> None:
-    """Index what the write queued, so the next search finds it (the worker would, later)."""
-    if no_wait:
+def settle(target: Brain, wait: bool | None) -> None:
+    """Index what the write queued, so the next search finds it, as far as `wait` says
+    (`loci.cli.waiting`; the worker would, later)."""
+    if wait is False:
         return
-    loci = service()
     waiting = [
         d.id
-        for d in loci.library.documents(target, status="processing")
+        for d in service().library.documents(target, status="processing")
         if d.kind in ("page", "evidence")
     ]
-    if waiting:
-        loci.library.wait_for(target, waiting)
+    index_now(target, waiting, wait)

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from loci.cli.context import BrainOption, JsonOption, NewBrainOption, NoWaitOption, service
+from loci.cli.context import BrainOption, JsonOption, NewBrainOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.graph_common import ACTOR, DirArg, open_graph, settle
 from loci.cli.output import FAILED, PARTIAL, emit_json, out, to_jsonable
+from loci.cli.waiting import WaitOption
 from loci.models import Brain
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def register_files(app: typer.Typer) -> None:
     @exits_cleanly
     def import_(
         folder: DirArg,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -85,7 +86,7 @@ def register_files(app: typer.Typer) -> None:
         pages with their wikilinks as page links."""
         graph, target = open_graph(brain, adding=True)
         report = _transfer(graph).import_folder(target, folder, actor=ACTOR)
-        settle(target, no_wait)
+        settle(target, wait)
         _transferred(report, json_)
 
     @app.command("export")
@@ -113,7 +114,7 @@ def register_files(app: typer.Typer) -> None:
     @exits_cleanly
     def sync(
         folder: DirArg,
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -122,7 +123,7 @@ def register_files(app: typer.Typer) -> None:
         A document that changed in the brain since is a conflict, and nothing is overwritten."""
         graph, target = open_graph(brain)
         report = _transfer(graph).sync(target, folder, actor=ACTOR)
-        settle(target, no_wait)
+        settle(target, wait)
         _transferred(report, json_)
 
     @app.command("doctor")

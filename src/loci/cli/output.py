@@ -67,3 +67,8 @@ def human_size(n: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{n} B"
+
+
+def gone_mark(gone_at: str | None) -> str:
+    """ " · file deleted 2026-12-04" for a document kept after its file was deleted."""
+    return f" [yellow]· file deleted {gone_at[:10]}[/yellow]" if gone_at else ""

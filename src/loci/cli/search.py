@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
-from loci.cli.output import emit_json, out, render_snippet
+from loci.cli.output import emit_json, gone_mark, out, render_snippet
 from loci.models import Hit, SearchFilters
 from loci.search.weak import WEAK_CLOSENESS, weak
 
@@ -116,6 +116,7 @@ def register(app: typer.Typer) -> None:
                 f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}"
                 f"{' · reranked' if hit.reranked else ''}"
                 f"{' · vectors pending' if hit.vectors_pending else ''}[/dim]"
+                f"{gone_mark(hit.gone_at)}"
             )
             if hit.graph_path:
                 out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")

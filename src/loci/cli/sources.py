@@ -22,13 +22,13 @@ from loci.cli.context import (
     BrainOption,
     JsonOption,
     NewBrainOption,
-    NoWaitOption,
     brain_to_fill,
     existing_brain,
     service,
 )
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import PARTIAL, emit_json, err, out
+from loci.cli.waiting import WaitOption, index_now
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -68,7 +68,9 @@ def _find(source_id: int, brain_name: str | None) -> tuple[Brain, Source]:
     return owner, loci.sources.get(owner, source_id)
 
 
-CHANGES = ("added", "updated", "renamed", "removed", "gone", "written", "unchanged")
+CHANGES = (
+    "added", "updated", "renamed", "removed", "gone", "returned", "written", "unchanged"
+)  # fmt: skip
 
 
 def _print_sync(row: dict[str, Any]) -> None:
@@ -237,17 +239,13 @@ def register(app: typer.Typer) -> None:
 
     @app.command("sync")
     @exits_cleanly
-    def sync(
-        brain: BrainOption = None, no_wait: NoWaitOption = False, json_: JsonOption = False
-    ) -> None:
+    def sync(brain: BrainOption = None, wait: WaitOption = None, json_: JsonOption = False) -> None:
         """Bring every followed folder up to date once: added, updated, renamed, removed."""
         loci = service()
         chosen = existing_brain(brain) if brain is not None else None
         report = loci.sources.sync(chosen)
-        if not no_wait:
-            for result in report.sources:
-                if result.queued:
-                    loci.library.wait_for(loci.sources.brain_of(result), result.queued)
+        for result in report.sources:
+            index_now(loci.sources.brain_of(result), result.queued, wait)
         names = _brain_names()
         rows = [_sync_row(r, names.get(r.brain_id, "?")) for r in report.sources]
         if json_:

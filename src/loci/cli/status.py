@@ -33,16 +33,18 @@ def register(app: typer.Typer) -> None:
             return
         out.print(f"[bold]brain[/bold] {escape(s.brain.name)}")
         docs = s.stats.documents_by_status
-        out.print(
-            "  documents  "
-            + ", ".join(f"{docs.get(k, 0)} {k}" for k in ("ready", "processing", "failed"))
-        )
+        counts = [f"{docs.get(k, 0)} {k}" for k in ("ready", "processing", "failed")]
+        if s.stats.vectors_pending:
+            counts[1] += f" ({s.stats.vectors_pending} searchable by words, vectors pending)"
+        out.print("  documents  " + ", ".join(counts))
         out.print(f"  chunks     {s.stats.chunks}")
         jobs = s.stats.jobs_by_status
-        out.print(
-            "  queue      "
-            + ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
-        )
+        queue = ", ".join(f"{jobs.get(k, 0)} {k}" for k in ("queued", "running", "failed"))
+        stages = s.stats.queue_by_stage
+        if stages:  # the depth of each stage: words first, then vectors
+            depth = "; ".join(f"{stage} {stages.get(stage, 0)}" for stage in ("text", "vectors"))
+            queue += f" (by stage: {depth})"
+        out.print(f"  queue      {queue}")
         dims = f" ({s.embedder_dims} dims)" if s.embedder_dims else ""
         model = s.embedder_model or "(none yet: set by the first indexed document)"
         out.print(f"  embedder   {escape(model)}{dims}")

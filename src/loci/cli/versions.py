@@ -7,6 +7,7 @@ the content they had as a numbered version (`LOCI_VERSIONS_KEEP` of them). `loci
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,9 +15,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.cli.context import BrainOption, JsonOption, NoWaitOption, existing_brain, service
+from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, human_size, out
+from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -107,18 +109,19 @@ def register(app: typer.Typer) -> None:
     def restore(
         document_id: DocumentArg,
         number: Annotated[int, typer.Argument(help="The version to make current again.")],
-        no_wait: NoWaitOption = False,
+        wait: WaitOption = None,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
         """Make an earlier version current again (same id); the content it replaces is kept
-        as the newest version. A file on disk is not changed."""
+        as the newest version. A followed folder's file gets the restored bytes too (refused,
+        with nothing changed, if the file changed since Loci last read it)."""
         loci = service()
         target = existing_brain(brain)
         restored = loci.versions.restore(target, document_id, number)
-        if restored.changed and not no_wait:
-            (document,) = loci.library.wait_for(target, [document_id])
-            restored = type(restored)(document, restored.number, restored.changed)
+        waited = index_now(target, [document_id], wait) if restored.changed else None
+        if waited:
+            restored = replace(restored, document=waited[0])
         if json_:
             from loci.api.schemas.versions import RestoredOut
 
@@ -128,6 +131,11 @@ def register(app: typer.Typer) -> None:
         else:
             name = escape(restored.document.name)
             out.print(f"restored version {number} of {name} (#{document_id})")
+            if restored.written_to is not None:
+                out.print(f"  and wrote it to {escape(restored.written_to)}: the folder agrees")
+            elif restored.document.gone_at is not None:
+                out.print(f"  in Loci only: its file {escape(str(restored.document.source_path))}"
+                          " was deleted")  # fmt: skip
 
     @versions.command("save")
     @exits_cleanly

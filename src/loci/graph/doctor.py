@@ -11,6 +11,8 @@ It reads a whole brain (or a directory of its files, such as a materialized one)
     missing-source      a file:N / web:N / note:N pointer (a source, a timeline  error
                         entry's source, a saved answer's citation) to a document
                         the brain no longer has
+    gone-source         such a pointer to a document kept after its file was     warning
+                        deleted from a followed folder (`--keep-deleted`)
     alias-collision     an alias two documents use, or another's id or title    error
     index               a document search cannot find (its indexing failed)     error
     orphan              a page with no edges in or out                          warning
@@ -38,7 +40,7 @@ from loci.graph.markdown_folder import scan_markdown
 from loci.graph.reads import CORE_PROVIDERS
 from loci.graph.service import BrainGraph
 from loci.graph.validate import validate
-from loci.models import Brain, GraphDocument
+from loci.models import Brain, Document, GraphDocument
 
 Severity = Literal["error", "warning"]
 SEVERITY: dict[str, Severity] = {
@@ -55,6 +57,7 @@ SEVERITY: dict[str, Severity] = {
     "orphan": "warning",
     "weak-provenance": "warning",
     "nonstandard-source": "warning",
+    "gone-source": "warning",
 }
 URL_PROVIDERS = ("http", "https")
 Settle = Callable[[Brain], None]  # index what writes to the brain queued
@@ -288,6 +291,18 @@ def _checkup(
     return Checkup(checked, documents, tuple(findings), roundtrip, errors, len(findings) - errors)
 
 
+def _gone_source(where: str, ref: str, document: Document) -> Finding:
+    when = (document.gone_at or "")[:10]
+    return _finding(
+        "gone-source",
+        where,
+        f"source {ref!r} points at document {document.id} ({document.name}), whose file "
+        f"{document.source_path} was deleted from its folder ({when}); the brain keeps the "
+        "document as it was. Point at the file's new document if it moved elsewhere, or keep "
+        "the pointer knowing the file is gone",
+    )
+
+
 class Doctor:
     def __init__(self, graph: BrainGraph, settle: Settle) -> None:
         self.graph = graph
@@ -313,8 +328,11 @@ class Doctor:
 
     def _missing_sources(self, brain: Brain, records: Sequence[GraphDocument]) -> list[Finding]:
         """Pointers at the brain's own documents (`file:27`) that name none: the document was
-        deleted, and since ids are never handed out again the pointer leads nowhere."""
+        deleted, and since ids are never handed out again the pointer leads nowhere. And those
+        at a document whose file was deleted from its folder, kept as gone: the pointer still
+        leads somewhere, but not to a file any more."""
         existing = set(self.graph.store.document_ids(brain.id))
+        gone = {d.id: d for d in self.graph.store.gone_documents(brain.id)}
         found = []
         for record in records:
             try:
@@ -328,6 +346,8 @@ class Doctor:
             ]
             for ref in dict.fromkeys(refs):
                 provider, _, ident = ref.partition(":")
+                if provider in CORE_PROVIDERS and ident.isdigit() and int(ident) in gone:
+                    found.append(_gone_source(record.id, ref, gone[int(ident)]))
                 if provider in CORE_PROVIDERS and ident.isdigit() and int(ident) not in existing:
                     found.append(
                         _finding(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loci.errors import UnsupportedSource
+from loci.ingest.file_identity import FileIdentity, generation_of
 
 # Files that only exist while something writes another file (or holds it open).
 TRANSIENT = ("~$*", "*~", "#*#", "*.tmp", "*.swp", "*.part", "*.crdownload")
@@ -36,6 +37,19 @@ class FolderFile:
     size: int
     mtime_ns: int
     inode: int = 0  # 0: not known
+    device: int = 0
+    # The inode's generation (`loci.ingest.file_identity`): read from the open file, so only
+    # a file read (`read_whole`) has it; None where the file system keeps none.
+    generation: int | None = None
+
+    @property
+    def identity(self) -> FileIdentity:
+        return FileIdentity(self.device, self.inode, self.generation)
+
+    def stamp(self) -> dict[str, int]:
+        """What a document keeps of its file to tell, by a stat, whether it changed since
+        (size, mtime), and to find it again moved (its identity)."""
+        return {"size": self.size, "mtime_ns": self.mtime_ns, **self.identity.as_stamp()}
 
 
 @dataclass(frozen=True)
@@ -95,7 +109,9 @@ class _Walk:
                 self.problems.append(WalkProblem(path, f"cannot read: {error.strerror}"))
                 return
         if stat.S_ISREG(info.st_mode):  # not a link, a socket, a FIFO or a device
-            self.files.append(FolderFile(Path(path), info.st_size, info.st_mtime_ns, info.st_ino))
+            self.files.append(
+                FolderFile(Path(path), info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev)
+            )
 
     def folder(self, start: Path) -> None:
         for folder, dirs, names in os.walk(start, onerror=self.unlisted, followlinks=False):
@@ -170,6 +186,7 @@ def read_whole(path: Path, attempts: int = 3) -> tuple[bytes, FolderFile]:
                 raise UnsupportedSource(f"{path.name} is no longer a regular file")
             data = handle.read()
             after = os.fstat(descriptor)
+            generation = generation_of(descriptor, after)
         now = path.lstat()  # FileNotFoundError: deleted while it was read
         stamp = (after.st_ino, after.st_size, after.st_mtime_ns)
         same = (before.st_ino, before.st_size, before.st_mtime_ns) == stamp
@@ -178,11 +195,27 @@ def read_whole(path: Path, attempts: int = 3) -> tuple[bytes, FolderFile]:
             and (now.st_ino, now.st_size, now.st_mtime_ns) == stamp
             and len(data) == now.st_size
         ):
-            return data, FolderFile(path, after.st_size, after.st_mtime_ns, after.st_ino)
+            return data, FolderFile(
+                path, after.st_size, after.st_mtime_ns, after.st_ino, after.st_dev, generation
+            )
     raise UnsupportedSource(
         f"{path.name} kept changing while it was read; it is read again when it next changes"
         " or at the next sync"
     )
+
+
+def stat_identity(path: Path) -> FolderFile:
+    """The stamp of the file at `path` with its whole identity (the inode's generation is read
+    from the open file), without reading its bytes."""
+    descriptor = os.open(path, _OPEN_FLAGS)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsupportedSource(f"{path.name} is no longer a regular file")
+        generation = generation_of(descriptor, info)
+    finally:
+        os.close(descriptor)
+    return FolderFile(path, info.st_size, info.st_mtime_ns, info.st_ino, info.st_dev, generation)
 
 
 def unreachable(root: Path, has_known: bool) -> str | None:

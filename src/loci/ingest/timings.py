@@ -1,8 +1,9 @@
 """Where indexing time goes: seconds spent parsing, chunking, embedding and writing.
 
-The indexer adds to one `IndexTimings` (a clock read before and after each step, nothing more),
-which the worker keeps for its life: the ingest bench reads it to break an import's time down,
-and it is logged at debug level. Not shared between threads: each worker has its own.
+The indexer adds to one `IndexTimings` (a clock read before and after each step, nothing more)
+per batch of jobs; the handler adds each batch's to the one it keeps for its life (`add`, under
+its lock: a worker's two lanes and an MCP request may index at once), which the ingest bench
+reads to break an import's time down.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ class IndexTimings:
             yield
         finally:
             self.seconds[step] += time.perf_counter() - started
+
+    def add(self, other: IndexTimings) -> None:
+        for step, seconds in other.seconds.items():
+            self.seconds[step] += seconds
+        self.embedded += other.embedded
 
     def reset(self) -> None:
         self.seconds = dict.fromkeys(STEPS, 0.0)

@@ -12,6 +12,15 @@ Each kind of job (`index`, `curate`) goes to its own handler (`by_kind`).
 
 A worker that runs until stopped (`run_forever`: `loci serve`, `loci worker`) says it is alive
 every few seconds (`Store.beat_worker`), so a `loci add` elsewhere can leave the embedding to it.
+It works in two lanes, each a thread with its own claims and leases:
+
+- the main lane takes jobs in queue order, text before vectors; after `vectors_wait_s` of
+  reading text in a row it takes a batch of due embedding first, so a stream of new files that
+  never ends cannot keep every embedding waiting;
+- the quick lane takes only short index jobs (`loci.store.job_order.quick_jobs`: the text of a
+  small file, the vectors of a document of few chunks), so a note added while the main lane is
+  inside one long text stage (OCR of a 100-page scan, transcription of a long recording: minutes
+  that cannot be cut into slices) is searchable within a second, not after it.
 """
 
 from __future__ import annotations
@@ -101,6 +110,9 @@ class WorkerSettings:
     retry_base_s: float = 2.0
     idle_sleep_s: float = 0.5
     batch_size: int = 16
+    quick_lane: bool = True  # `run_forever` also runs the quick lane
+    # Seconds of text-stage work in a row after which the main lane serves due embedding first.
+    vectors_wait_s: float = 5.0
 
 
 def worker_name() -> str:
@@ -180,16 +192,33 @@ class Worker:
         self.handle = handle
         self.settings = settings
         self.name = name or worker_name()
+        self._text_s = 0.0  # seconds of text-stage batches in a row (the main lane's turns)
 
     def run_batch(
-        self, only_documents: Sequence[int] | None = None, only_stage: JobStage | None = None
+        self,
+        only_documents: Sequence[int] | None = None,
+        only_stage: JobStage | None = None,
+        quick_only: bool = False,
     ) -> int:
         """Claim and process up to `batch_size` jobs; returns how many were claimed."""
+        return len(self._run(only_documents, only_stage, quick_only))
+
+    def _run(
+        self,
+        only_documents: Sequence[int] | None = None,
+        only_stage: JobStage | None = None,
+        quick_only: bool = False,
+    ) -> list[Job]:
         jobs = self.store.claim_jobs(
-            self.name, self.settings.lease_s, self.settings.batch_size, only_documents, only_stage
+            self.name,
+            self.settings.lease_s,
+            self.settings.batch_size,
+            only_documents,
+            only_stage,
+            quick_only,
         )
         if not jobs:
-            return 0
+            return []
         try:
             with _Heartbeat(self.store, jobs, self.name, self.settings.lease_s):
                 outcomes = self.handle(jobs)
@@ -197,6 +226,23 @@ class Worker:
             outcomes = dict.fromkeys((job.id for job in jobs), error)
         for job in jobs:
             self._settle(job, outcomes.get(job.id))
+        return jobs
+
+    def step(self) -> int:
+        """One turn of the main lane: a batch in queue order (text first), except that after
+        `vectors_wait_s` of text-stage batches in a row a batch of due embedding goes first, so
+        embedding gets at least a slice (`LOCI_EMBED_SLICE_S`) every few seconds however many
+        new files keep coming. Returns how many jobs were claimed."""
+        if self._text_s >= self.settings.vectors_wait_s:
+            self._text_s = 0.0
+            if embedded := self._run(only_stage="vectors"):
+                return len(embedded)
+        started = time.monotonic()
+        jobs = self._run()
+        if jobs and all(job.stage == "text" for job in jobs):
+            self._text_s += time.monotonic() - started
+        else:  # embedding ran, or nothing was due: no embedding is waiting on text now
+            self._text_s = 0.0
         return len(jobs)
 
     def _settle(self, job: Job, error: Outcome) -> None:
@@ -225,17 +271,51 @@ class Worker:
             self.store.retry_job(job, self.name, reason, delay)
 
     def run_forever(self, stop: threading.Event | None = None) -> None:
+        """The main lane in this thread and, unless turned off, the quick lane beside it, until
+        `stop` is set; both finish the batch they hold first."""
         stop = stop or threading.Event()
-        # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY) wakes an idle worker at
-        # once; the wait stays short so a stop request or a retry falling due is seen as soon.
-        wait_for_jobs = getattr(self.store, "wait_for_jobs", None)
+        ended = threading.Event()  # the main lane ended (stopped, or broke): so does the other
+        quick = None
+        if self.settings.quick_lane:
+            lane = Worker(self.store, self.handle, self.settings, f"{self.name}/quick")
+            quick = threading.Thread(
+                target=lane._quick_lane,
+                args=(stop, ended),
+                name="loci-worker-quick",
+                daemon=True,
+            )
         with _Presence(self.store, self.name):
-            while not stop.is_set():
-                if self.run_batch() == 0:
-                    if wait_for_jobs is not None:
-                        wait_for_jobs(self.settings.idle_sleep_s)
-                    else:
-                        stop.wait(self.settings.idle_sleep_s)
+            if quick is not None:
+                quick.start()
+            try:
+                while not stop.is_set():
+                    if self.step() == 0:
+                        self._idle(stop)
+            finally:
+                ended.set()
+                if quick is not None:
+                    quick.join()
+
+    def _quick_lane(self, stop: threading.Event, ended: threading.Event) -> None:
+        while not (stop.is_set() or ended.is_set()):
+            try:
+                claimed = self.run_batch(quick_only=True)
+            except Exception:  # the main lane meets the same trouble and reports it too
+                log.warning("the quick lane could not claim jobs", exc_info=True)
+                stop.wait(5 * self.settings.idle_sleep_s)
+                continue
+            if claimed == 0:
+                self._idle(stop)
+
+    def _idle(self, stop: threading.Event) -> None:
+        # A store that can signal new jobs (PostgreSQL's LISTEN/NOTIFY; SQLite for the jobs
+        # its own process queues) wakes an idle lane at once; the wait stays short so a stop
+        # request, a retry falling due or another process's job is seen soon.
+        wait_for_jobs = getattr(self.store, "wait_for_jobs", None)
+        if wait_for_jobs is not None:
+            wait_for_jobs(self.settings.idle_sleep_s, stop)
+        else:
+            stop.wait(self.settings.idle_sleep_s)
 
     def drain(
         self,

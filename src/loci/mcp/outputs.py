@@ -90,6 +90,11 @@ class Passage(BaseModel):
         description="true: found by its words alone; its document was just added and its "
         "meaning is not indexed yet",
     )
+    gone_at: str | None = Field(
+        default=None,
+        description="set: the passage's file was deleted from its folder on that date (the "
+        "document is kept as a record); say so when citing it",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
@@ -105,6 +110,7 @@ class Passage(BaseModel):
             uri=doc_uri(brain.name, hit.citation.document_id),
             passages=[MorePassage.of(p) for p in hit.more],
             vectors_pending=hit.vectors_pending,
+            gone_at=hit.gone_at,
         )
 
 
@@ -171,6 +177,11 @@ class FileInfo(BaseModel):
     vectors_pending: bool = Field(
         default=False, description="its text is indexed, its meaning (vectors) not yet"
     )
+    gone_at: str | None = Field(
+        default=None,
+        description="set: its file was deleted from the folder it was synced from on that "
+        "date; the document is kept (the folder keeps deleted files' documents)",
+    )
     status_reason: str | None
     size_bytes: int
     tags: list[str]
@@ -187,6 +198,7 @@ class FileInfo(BaseModel):
             kind=document.kind,
             status=document.status,
             vectors_pending=document.vectors_pending,
+            gone_at=document.gone_at,
             status_reason=document.status_reason,
             size_bytes=document.size_bytes,
             tags=list(document.tags),

@@ -349,6 +349,7 @@ class SearchEngine:
             vector_score=scores[1],
             reranked=reranked,
             closeness=closeness,
+            gone_at=document.gone_at,
         )
 
 

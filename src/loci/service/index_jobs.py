@@ -22,6 +22,7 @@ it carries (an e-mail's attachments); its failure is logged and leaves the docum
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -71,12 +72,14 @@ class IndexJobs:
         self._transcriber = transcriber
         self._after_indexed = after_indexed
         self.timings = IndexTimings()  # for the whole life of this handler (the bench reads it)
+        self._timings_lock = threading.Lock()
         self._rate: float | None = None  # chunks/s the embedder did in this process
 
     def __call__(self, jobs: Sequence[Job]) -> dict[int, Outcome]:
         """Run a batch; a failure stays with its own document."""
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         chat = self._chat() if self.settings.caption_images else None
+        timings = IndexTimings()  # this batch's: other threads may be indexing meanwhile
         indexer = Indexer(
             self.store,
             self.blobs,
@@ -84,13 +87,17 @@ class IndexJobs:
             self.settings,
             chat,
             self._transcriber(),
-            self.timings,
+            timings,
         )
         text = [job for job in jobs if job.stage == "text"]
         vectors = [job for job in jobs if job.stage == "vectors"]
-        return self._text_stage(indexer, brains, text) | self._vectors_stage(
-            indexer, brains, vectors
-        )
+        try:
+            return self._text_stage(indexer, brains, text) | self._vectors_stage(
+                indexer, brains, vectors
+            )
+        finally:
+            with self._timings_lock:
+                self.timings.add(timings)
 
     @property
     def rate(self) -> float:
@@ -141,12 +148,13 @@ class IndexJobs:
             work.append(_Slice(job, document, pending[:budget]))
             budget -= len(pending)
         wanted = {h: text for item in work for h, text in item.inputs}
-        embedded, seconds = self.timings.embedded, self.timings.seconds["embed"]
+        timings = indexer.timings
+        embedded, seconds = timings.embedded, timings.seconds["embed"]
         try:
             vectors = indexer.embed(wanted)
         except Exception as error:
             return outcomes | {item.job.id: error for item in work}
-        self._measured(self.timings.embedded - embedded, self.timings.seconds["embed"] - seconds)
+        self._measured(timings.embedded - embedded, timings.seconds["embed"] - seconds)
         for item in work:
             try:
                 own = {h: vectors[h] for h, _ in item.inputs}

@@ -148,6 +148,10 @@ class Library:
         digest = sha256_hex(data)
         wanted_tags = tuple(dict.fromkeys(t.strip() for t in tags if t.strip()))
         at_path = self.store.find_by_path(brain.id, source_path) if source_path else None
+        if at_path is not None and at_path.gone_at is not None:
+            # Its file, marked deleted, is there again (it is being read): no longer gone.
+            self.store.mark_gone(brain.id, [at_path.id], False)
+            at_path = replace(at_path, gone_at=None)
         if at_path is not None and at_path.content_hash == digest:
             return AddResult(self._tagged(brain, at_path, wanted_tags), deduped=True)
         existing = self.store.find_by_hash(brain.id, digest)

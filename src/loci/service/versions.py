@@ -4,7 +4,9 @@ When a file, note or web page is replaced in place (the same document id gets ne
 store keeps what it had as a numbered version whose blob stays (`Store.replace_content`; the
 newest `versions_keep` are kept). Here they are listed, read, compared as text and restored:
 a restore is one more replacement, so the content it replaces becomes a version in its turn
-and nothing is lost by restoring.
+and nothing is lost by restoring. The document of a followed folder's file has the restored
+bytes written to the file too (`file_write_back`: atomically, and only if the file is still
+the version replaced — else a conflict, and nothing is restored), so the folder and Loci agree.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from loci.errors import InvalidInput, LociError, NotFound
+from loci.errors import Conflict, InvalidInput, LociError, NotFound
 from loci.ingest.parsers import parse_as
 from loci.ingest.plan import plan_file
 from loci.models import Brain, Document, DocumentVersion, NewDocument
+from loci.service.file_write_back import followed_by, replace_file
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -53,6 +57,9 @@ class Restored:
     document: Document
     number: int  # the version restored
     changed: bool  # False: it was the current content already
+    # The file in a followed folder the restored bytes were written to as well; None for a
+    # document of no followed folder's file (or one whose file was deleted: `gone_at`).
+    written_to: str | None = None
 
 
 class Versions:
@@ -95,6 +102,24 @@ class Versions:
         version = self._version(listed, number)
         if version.content_hash == document.content_hash:
             return Restored(document, number, changed=False)
+        other = self.store.find_by_hash(brain.id, version.content_hash)
+        if other is not None:
+            raise Conflict(
+                f"version {number} has exactly the content of document {other.id}"
+                f" ({other.name}); a brain keeps one document a content"
+            )
+        metadata, written_to = dict(document.metadata), None
+        if document.gone_at is None and followed_by(self.store, brain, document) is not None:
+            # A followed folder's file: it gets the restored bytes first, so the folder and Loci
+            # agree (its next edit builds on the restore), or nothing happens (a conflict).
+            written_to = str(document.source_path)
+            stamped = replace_file(
+                Path(written_to),
+                document.content_hash,
+                self.blobs.get(version.content_hash),
+                f"version {listed.current}, the current one",
+            )
+            metadata["file"] = stamped.stamp()
         new = NewDocument(
             kind=document.kind,
             name=version.name,
@@ -104,19 +129,26 @@ class Versions:
             size_bytes=version.size_bytes,
             content_hash=version.content_hash,
             tags=document.tags,
-            metadata=document.metadata,
+            metadata=metadata,
             source_path=document.source_path,
         )
-        restored, unused = self.store.replace_content(
-            brain.id,
-            document_id,
-            document.content_hash,
-            new,
-            self.index_job,
-            keep_versions=self.settings.versions_keep,
-        )
+        try:
+            restored, unused = self.store.replace_content(
+                brain.id,
+                document_id,
+                document.content_hash,
+                new,
+                self.index_job,
+                keep_versions=self.settings.versions_keep,
+            )
+        except Conflict:
+            now = self.store.get_document(brain.id, document_id)
+            if written_to is None or now.content_hash != version.content_hash:
+                raise
+            # A watcher saw the file written and took its new bytes first: the same restore.
+            return Restored(now, number, changed=True, written_to=written_to)
         self.forget_blobs(unused)
-        return Restored(restored, number, changed=True)
+        return Restored(restored, number, changed=True, written_to=written_to)
 
     def diff(self, brain: Brain, document_id: int, old: int, new: int | None = None) -> VersionDiff:
         """What changed from version `old` to version `new` (None: the current content), as a

@@ -20,12 +20,17 @@ What keeps the index exact:
   temporary file, a `git checkout` of a thousand files or a sync client rewriting a folder come
   to one update per file that changed, and an event seen twice changes nothing the second time.
 - A path that is gone waits `settle_s` before its document is removed, so a file moved in two
-  batches (its deletion first) is still found at its new path by its bytes and keeps its
-  document.
+  batches (its deletion first) is still found at its new path — by its file system identity,
+  edited or not, or by its bytes — and keeps its document. A new path is reconciled at once,
+  and finds the document of a file moved there wherever its old path is (`FileReconcile`).
 - The folder itself is looked at every `refresh_s`: gone (a drive unplugged) or replaced (a
   drive mounted again), its watch stops, the source is reported unreachable and nothing is
   deleted; back, it is watched and rescanned. Sources registered or removed meanwhile are
   noticed at the same pace.
+- A reconcile is done a slice of `slice_s` at a time (`Sources.run`): between two slices of a
+  large folder's first sync the loop takes the other folders' changes, so a note saved in a
+  small folder is indexed while a large one is still being read. A folder's own changes wait
+  for its reconcile to end (they are then looked at on disk, as always).
 - A thread renews the leases every third of `lease_s`, also while a long first sync keeps the
   loop busy; a lease another watcher took over (ours ran out) stops our watch of it.
 """
@@ -48,7 +53,7 @@ from loci.ingest.file_systems import needs_polling
 from loci.ingest.folder_changes import native_changes, polled_changes
 from loci.jobs.worker import describe, worker_name
 from loci.models import Brain, Source, WatchLease, WatchMode
-from loci.service.sources import Sources, SourceSync, in_scope
+from loci.service.sources import SourceRun, Sources, SourceSync, in_scope
 from loci.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -72,6 +77,8 @@ class WatchSettings:
     lease_s: float = 30.0  # a watcher that stops renewing loses its folders after this
     settle_s: float = 1.0  # a gone path waits this long for its file to turn up elsewhere
     rescan_s: float = 3600.0  # a full rescan this often, for events the system dropped
+    # A reconcile (a large folder's first sync) yields to the other folders' changes this often.
+    slice_s: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -134,6 +141,11 @@ class _Watch:
     held: dict[str, float] = field(default_factory=dict)  # gone paths, and when to look again
     files: _FileCount = field(default_factory=_FileCount)
     report: dict[str, Any] | None = None
+    # A reconcile under way, a slice at a time: its paths, and when the next rescan is due
+    # once it is over (None: it is the rescan).
+    run: SourceRun | None = None
+    run_scope: set[str] = field(default_factory=set)
+    then_rescan_at: float | None = None
     unreachable: bool = False
     failures: int = 0
     retry_at: float = 0.0
@@ -190,7 +202,8 @@ class FolderWatcher:
         # What this watcher did since it started (files added, updated, …), for its log and
         # for whoever wants to see that an event burst came to one update per file.
         self.totals: dict[str, int] = dict.fromkeys(
-            ("rescans", "added", "updated", "renamed", "removed", "gone", "failed"), 0
+            ("rescans", "added", "updated", "renamed", "removed", "gone", "returned", "failed"),
+            0,
         )
 
     # running ------------------------------------------------------------------------------
@@ -247,6 +260,8 @@ class FolderWatcher:
                 log.warning("folder watcher: renewing leases failed", exc_info=True)
 
     def _until_next(self, next_refresh: float) -> float:
+        if any(watch.run is not None for watch in self._watches.values()):
+            return 0.0  # a reconcile under way: its next slice once the changes are taken
         deadlines = [next_refresh]
         for watch in self._watches.values():
             deadlines.extend(watch.held.values())
@@ -324,6 +339,7 @@ class FolderWatcher:
         watch.thread = None
         watch.root_id = None
         watch.rescan_at = None
+        watch.run = None
         watch.pending.clear()
         watch.held.clear()
 
@@ -392,6 +408,9 @@ class FolderWatcher:
         now = time.monotonic()
         if watch.thread is None or watch.rescan_at is None:
             return
+        if watch.run is not None:  # a long reconcile: its next slice (its changes wait)
+            self._continue(watch)
+            return
         # Should this reconcile fail (the database away a moment), the folder is rescanned
         # whole a little later, after a longer pause each time: nothing it held is dropped.
         retry = now + min(self.settings.refresh_s * 2**watch.failures, 300.0)
@@ -399,9 +418,7 @@ class FolderWatcher:
             watch.pending.clear()
             watch.held.clear()
             watch.rescan_at, watch.failures = retry, watch.failures + 1
-            self._sync(watch, {watch.source.path})
-            watch.rescan_at = time.monotonic() + self.settings.rescan_s
-            watch.failures = 0
+            self._start_run(watch, {watch.source.path}, None)
             return
         for path in watch.pending:
             if os.path.lexists(path):
@@ -416,19 +433,48 @@ class FolderWatcher:
         if scope:
             rescan_at = watch.rescan_at
             watch.rescan_at, watch.failures = retry, watch.failures + 1
-            self._sync(watch, scope)
-            watch.rescan_at, watch.failures = rescan_at, 0
+            self._start_run(watch, scope, rescan_at)
+
+    def _start_run(self, watch: _Watch, scope: set[str], rescan_at: float | None) -> None:
+        """Start reconciling `scope` and do its first slice. `rescan_at`: when the folder is
+        due for a rescan once this is done (None: this is the rescan)."""
+        paths = [Path(p) for p in scope]
+        watch.run = self.sources.run(watch.brain, watch.source, paths)
+        watch.run_scope, watch.then_rescan_at = scope, rescan_at
+        self._continue(watch)
+
+    def _continue(self, watch: _Watch) -> None:
+        """One slice of the watch's reconcile (`slice_s`: then the loop sees to the other
+        folders); once it is over, its report."""
+        assert watch.run is not None
+        try:
+            result = watch.run.step(self.settings.slice_s)
+        except BaseException:
+            watch.run = None  # rescanned whole later (`rescan_at` was set to retry)
+            raise
+        if result is None:
+            return
+        watch.run = None
+        self._report(watch, result, watch.run_scope)
+        if watch.then_rescan_at is None:
+            watch.rescan_at = time.monotonic() + self.settings.rescan_s
+        else:
+            watch.rescan_at = watch.then_rescan_at
+        watch.failures = 0
 
     def _sync(self, watch: _Watch, scope: set[str]) -> None:
-        whole = watch.source.path in scope
+        """Reconcile `scope` to the end at once."""
         paths = [Path(p) for p in scope]
-        result = self.sources.sync_paths(watch.brain, watch.source, paths)
+        self._report(watch, self.sources.sync_paths(watch.brain, watch.source, paths), scope)
+
+    def _report(self, watch: _Watch, result: SourceSync, scope: set[str]) -> None:
+        whole = watch.source.path in scope
         watch.unreachable = result.unreachable is not None
         report = self._merged(watch, result, scope, whole)
         self.store.record_sync(watch.source.brain_id, watch.source.id, report)
         watch.report = report
         self.totals["rescans"] += whole
-        for key in ("added", "updated", "renamed", "removed", "gone"):
+        for key in ("added", "updated", "renamed", "removed", "gone", "returned"):
             self.totals[key] += getattr(result, key)
         self.totals["failed"] += len(result.failed)
         changed = result.added + result.updated + result.renamed + result.removed + result.gone

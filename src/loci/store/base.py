@@ -432,6 +432,20 @@ class Store(Protocol):
         `keep_versions` stay. Returns the content hashes nothing uses any more."""
         ...
 
+    def write_documents(
+        self,
+        brain_id: int,
+        creates: Sequence[NewDocument],
+        replaces: Sequence[tuple[int, str, NewDocument]],
+        job_kind: str,
+        *,
+        keep_versions: int,
+    ) -> tuple[list[Document], list[Document], list[str]]:
+        """`create_document` for each of `creates`, `replace_content` for each of `replaces`
+        (document id, expected hash, new content), in one transaction: all or none
+        (`Conflict`). The created and replaced documents, and the hashes nothing uses now."""
+        ...
+
     def document_versions(self, brain_id: int, document_id: int) -> list[DocumentVersion]:
         """A document's earlier contents, newest first (`NotFound` for another brain's)."""
         ...
@@ -487,7 +501,36 @@ class Store(Protocol):
     def move_document(
         self, brain_id: int, document_id: int, name: str, source_path: str
     ) -> Document:
-        """The same document (bytes, index, id) under a new name and path: a renamed file."""
+        """The same document (bytes, index, id) under a new name and path: a renamed file
+        (no longer gone, if it was)."""
+        ...
+
+    def documents_at(self, brain_id: int, paths: Sequence[str]) -> list[Document]:
+        """The documents of files at exactly these paths (one query, whatever their number)."""
+        ...
+
+    def documents_with_hashes(self, brain_id: int, hashes: Sequence[str]) -> list[Document]:
+        """The documents with one of these contents (one query, whatever their number)."""
+        ...
+
+    def documents_with_inodes(
+        self, brain_id: int, root: str, inodes: Sequence[int]
+    ) -> list[Document]:
+        """The documents inside the folder `root` whose file stamp recorded one of `inodes`
+        (where a file a watcher sees new may have come from)."""
+        ...
+
+    def set_file_stamps(self, brain_id: int, stamps: Mapping[int, dict[str, Any]]) -> None:
+        """Record each document's file stamp (`metadata["file"]`), together."""
+        ...
+
+    def gone_documents(self, brain_id: int) -> list[Document]:
+        """The brain's documents marked gone: their files were deleted, they were kept."""
+        ...
+
+    def mark_gone(self, brain_id: int, document_ids: Sequence[int], gone: bool) -> list[int]:
+        """Mark documents whose files were deleted from their folder (`gone_at` now), or
+        whose files are back (`gone` False: cleared); returns the ids that changed."""
         ...
 
     # watching folders: one lease a source (watch_tables.py) -------------------------------
@@ -640,10 +683,11 @@ class Store(Protocol):
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
         only_stage: JobStage | None = None,
+        quick_only: bool = False,
     ) -> list[Job]:
         """Lease up to `limit` due jobs (or ones whose lease expired), all of one stage, in
-        queue order (`loci.store.job_order`), optionally among some documents or of one stage,
-        in one transaction."""
+        queue order (`loci.store.job_order`), optionally among some documents, of one stage,
+        or only short ones (`job_order.quick_jobs`), in one transaction."""
         ...
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool: ...

@@ -35,7 +35,7 @@ BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
-    " vectors_pending, progress, failure_code, language"
+    " vectors_pending, progress, failure_code, language, gone_at"
 )
 VERSION_COLUMNS = (
     "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
@@ -275,23 +275,61 @@ class BrainTables(ABC):
         db = self.portable
         try:
             with db.transaction(brain_id) as conn:
-                rows = db.run(
-                    conn,
-                    "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-                    " size_bytes, content_hash, status, tags, metadata, source_path)"
-                    " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?)"
-                    f" RETURNING {DOCUMENT_COLUMNS}",
-                    (
-                        brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
-                        new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
-                        json.dumps(new.metadata, default=str), new.source_path,
-                    ),
-                )  # fmt: skip
-                self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+                row = self._insert_document(conn, brain_id, new, job_kind)
         except self.unique_error:
             # Added a moment ago by another writer: the same bytes, or the same file's path.
             raise Conflict("this brain already has a document with this content or path") from None
-        return self.model_rows.document(rows[0])
+        return self.model_rows.document(row)
+
+    def _insert_document(self, conn: Any, brain_id: int, new: NewDocument, job_kind: str) -> Any:
+        """A new document's row and its job, inside the caller's transaction; the row."""
+        rows = self.portable.run(
+            conn,
+            "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
+            " size_bytes, content_hash, status, tags, metadata, source_path)"
+            " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?)"
+            f" RETURNING {DOCUMENT_COLUMNS}",
+            (
+                brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
+                new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
+                json.dumps(new.metadata, default=str), new.source_path,
+            ),
+        )  # fmt: skip
+        self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)
+        return rows[0]
+
+    def write_documents(
+        self,
+        brain_id: int,
+        creates: Sequence[NewDocument],
+        replaces: Sequence[tuple[int, str, NewDocument]],
+        job_kind: str,
+        *,
+        keep_versions: int,
+    ) -> tuple[list[Document], list[Document], list[str]]:
+        """`create_document` for each of `creates` and `replace_content` for each of
+        `replaces` (document id, expected hash, new content), all in one transaction: all
+        written, or none (`Conflict`). Returns the created and the replaced documents, in
+        order, and the content hashes nothing uses any more."""
+        db = self.portable
+        old_hashes: list[str] = []
+        try:
+            with db.transaction(brain_id) as conn:
+                created = [self._insert_document(conn, brain_id, n, job_kind) for n in creates]
+                for document_id, expected_hash, new in replaces:
+                    old_hashes += self._replace_in(
+                        conn, brain_id, document_id, expected_hash, new, job_kind, keep_versions
+                    )
+        except self.unique_error:
+            raise Conflict(
+                "this brain already has a document with one of these contents or paths"
+            ) from None
+        replaced = [self.get_document(brain_id, document_id) for document_id, _, _ in replaces]
+        return (
+            [self.model_rows.document(r) for r in created],
+            replaced,
+            self.unused(old_hashes),
+        )
 
     def requeue_document(self, brain_id: int, document_id: int, job_kind: str) -> Document:
         self.get_document(brain_id, document_id)
@@ -374,39 +412,55 @@ class BrainTables(ABC):
         `Conflict`), and queue its re-indexing. The content it had becomes its newest version
         and only the newest `keep_versions` are kept (0: none). Returns the document and the
         content hashes nothing uses any more (the caller may delete their blobs)."""
-        old = self.get_document(brain_id, document_id)
+        self.get_document(brain_id, document_id)
         db = self.portable
-        dropped: list[str] = []
         try:
             with db.transaction(brain_id) as conn:
-                current = db.run(
-                    conn,
-                    f"SELECT content_hash FROM documents WHERE id = ?{self.for_update}",
-                    (document_id,),
+                old_hashes = self._replace_in(
+                    conn, brain_id, document_id, expected_hash, new, job_kind, keep_versions
                 )
-                if not current or current[0]["content_hash"] != expected_hash:
-                    raise Conflict(
-                        "the document changed since you read it; reload it and apply your edit"
-                    )
-                if new.content_hash != expected_hash:
-                    dropped = self._keep_version(conn, document_id, keep_versions)
-                db.run(
-                    conn,
-                    "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
-                    " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
-                    f" status_reason = NULL, vectors_pending = ?, progress = NULL,"
-                    f" updated_at = {self.now} WHERE id = ?",
-                    (
-                        new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
-                        json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
-                    ),
-                )  # fmt: skip
-                self._queue_job(conn, brain_id, document_id, job_kind)
         except self.unique_error:
             raise Conflict(
                 "another document in this brain already has exactly this content"
             ) from None
-        return self.get_document(brain_id, document_id), self.unused([old.content_hash, *dropped])
+        return self.get_document(brain_id, document_id), self.unused(old_hashes)
+
+    def _replace_in(
+        self,
+        conn: Any,
+        brain_id: int,
+        document_id: int,
+        expected_hash: str,
+        new: NewDocument,
+        job_kind: str,
+        keep_versions: int,
+    ) -> list[str]:
+        """`replace_content` inside the caller's transaction; the content hashes it replaced
+        or dropped (their blobs may be unused now)."""
+        db = self.portable
+        current = db.run(
+            conn,
+            f"SELECT content_hash FROM documents WHERE id = ? AND brain_id = ?{self.for_update}",
+            (document_id, brain_id),
+        )
+        if not current or current[0]["content_hash"] != expected_hash:
+            raise Conflict("the document changed since you read it; reload it and apply your edit")
+        dropped: list[str] = []
+        if new.content_hash != expected_hash:
+            dropped = self._keep_version(conn, document_id, keep_versions)
+        db.run(
+            conn,
+            "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
+            " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
+            f" status_reason = NULL, vectors_pending = ?, progress = NULL,"
+            f" updated_at = {self.now} WHERE id = ?",
+            (
+                new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
+                json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
+            ),
+        )  # fmt: skip
+        self._queue_job(conn, brain_id, document_id, job_kind)
+        return [expected_hash, *dropped]
 
     def _keep_version(self, conn: Any, document_id: int, keep: int) -> list[str]:
         """The document's current content as its newest version, inside the caller's
@@ -557,13 +611,17 @@ class BrainTables(ABC):
             " GROUP BY kind"
             " UNION ALL SELECT 'jobs', status, count(*) FROM jobs WHERE brain_id = ?"
             " GROUP BY status"
+            " UNION ALL SELECT 'stage', stage, count(*) FROM jobs WHERE brain_id = ?"
+            " AND status IN ('queued', 'running') GROUP BY stage"
             " UNION ALL SELECT 'chunks', NULL, count(*) FROM chunks WHERE brain_id = ?"
             " UNION ALL SELECT 'bytes', NULL, coalesce(sum(size_bytes), 0) FROM documents"
-            " WHERE brain_id = ?",
-            (brain_id,) * 5,
+            " WHERE brain_id = ?"
+            " UNION ALL SELECT 'pending', NULL, count(*) FROM documents WHERE brain_id = ?"
+            " AND status = 'processing' AND vectors_pending",
+            (brain_id,) * 7,
             brain_id,
         )
-        parts: dict[str, dict[str, int]] = {"status": {}, "kind": {}, "jobs": {}}
+        parts: dict[str, dict[str, int]] = {"status": {}, "kind": {}, "jobs": {}, "stage": {}}
         totals: dict[str, int] = {}
         for r in rows:
             if r["k"] is None:
@@ -576,4 +634,6 @@ class BrainTables(ABC):
             chunks=totals["chunks"],
             jobs_by_status=parts["jobs"],
             bytes_stored=totals["bytes"],
+            vectors_pending=totals["pending"],
+            queue_by_stage=parts["stage"],
         )

@@ -14,8 +14,14 @@
    (no starvation). A job put back after a slice of embedding keeps its priority.
 3. Then the id (first come, first served).
 
-A stream of new text-stage work that never ends would keep every embedding waiting; a queue
-is a burst (a folder added, a sync), so the vectors follow when it has been read.
+Stage first would let a stream of new files that never ends keep every embedding waiting: the
+worker bounds that itself (`WorkerSettings.vectors_wait_s`), taking a batch of due embedding
+after a few seconds of reading text in a row.
+
+Short jobs also have a lane of their own (`quick_jobs`): a worker's second thread takes only
+index jobs whose stage is short (the text of a small file, the vectors of a document of few
+chunks), so a note added while the main lane OCRs a 100-page scan or transcribes an hour of
+audio (minutes of one text stage that cannot be cut) is searchable within a second.
 """
 
 from __future__ import annotations
@@ -29,3 +35,21 @@ def queue_order(table: str = "") -> tuple[str, str]:
     """SQL that ranks a job's stage (false: text, first), and the order within one stage;
     `table` qualifies the columns ("j." for jobs aliased j)."""
     return f"({table}stage <> 'text')", f"{table}priority, {table}id"
+
+
+# The quick lane's jobs: a text stage of at most about half a second (by the file's size, as
+# above), a vectors stage of a document of at most this many chunks (about a second of
+# embedding at the ~40 chunks/s of the bundled model on two cores).
+QUICK_TEXT_BYTES = 1_000_000
+QUICK_VECTOR_CHUNKS = 32
+
+
+def quick_jobs(table: str) -> str:
+    """SQL true for a job the quick lane takes: an `index` job whose stage is short, judged by
+    its document's size (text) or chunks (vectors). `table` qualifies the job's columns ("j.",
+    "jobs."): the documents table has a `kind` of its own."""
+    return (
+        f"{table}kind = 'index' AND EXISTS (SELECT 1 FROM documents d"
+        f" WHERE d.id = {table}document_id AND CASE WHEN {table}stage = 'text'"
+        f" THEN d.size_bytes <= {QUICK_TEXT_BYTES} ELSE d.chunk_count <= {QUICK_VECTOR_CHUNKS} END)"
+    )

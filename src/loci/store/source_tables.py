@@ -29,6 +29,9 @@ class SourceTables(ABC):
     now: ClassVar[str]
     unique_error: ClassVar[type[Exception]]
     model_rows: ClassVar[ModelRows]
+    for_update: ClassVar[str]
+    # The SQL of the inode number a document's file stamp recorded (`metadata.file.ino`).
+    file_inode: ClassVar[str]
 
     @property
     @abstractmethod
@@ -126,9 +129,9 @@ class SourceTables(ABC):
     def move_document(
         self, brain_id: int, document_id: int, name: str, source_path: str
     ) -> Document:
-        changed = self.portable.change(
-            f"UPDATE documents SET name = ?, source_path = ?, updated_at = {self.now}"
-            " WHERE id = ? AND brain_id = ?",
+        changed = self.portable.change(  # where it went, it is there: no longer gone
+            f"UPDATE documents SET name = ?, source_path = ?, gone_at = NULL,"
+            f" updated_at = {self.now} WHERE id = ? AND brain_id = ?",
             (name, source_path, document_id, brain_id),
             brain_id,
         )
@@ -138,6 +141,87 @@ class SourceTables(ABC):
             f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE id = ?", (document_id,), brain_id
         )
         return self.model_rows.document(rows[0])
+
+    def mark_gone(self, brain_id: int, document_ids: Sequence[int], gone: bool) -> list[int]:
+        """Mark the documents whose files were deleted (`gone`), or whose files are back;
+        returns those that changed (a document already so is left as it was, its date too)."""
+        changed: list[int] = []
+        unique = list(dict.fromkeys(document_ids))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            set_to, was = (self.now, "IS NULL") if gone else ("NULL", "IS NOT NULL")
+            rows = self.portable.returning(
+                f"UPDATE documents SET gone_at = {set_to} WHERE brain_id = ? AND id IN ({marks})"
+                f" AND gone_at {was} RETURNING id",
+                (brain_id, *batch),
+                brain_id,
+            )
+            changed += [int(r["id"]) for r in rows]
+        return changed
+
+    def documents_at(self, brain_id: int, paths: Sequence[str]) -> list[Document]:
+        return self._documents_where(brain_id, "source_path", paths)
+
+    def documents_with_hashes(self, brain_id: int, hashes: Sequence[str]) -> list[Document]:
+        return self._documents_where(brain_id, "content_hash", hashes)
+
+    def _documents_where(
+        self, brain_id: int, column: str, values: Sequence[Any], where: str = "", *params: Any
+    ) -> list[Document]:
+        """The brain's documents whose `column` (SQL) is one of `values`, a query for 500 of
+        them; `where` and its `params` narrow them further."""
+        found: list[Document] = []
+        unique = list(dict.fromkeys(values))
+        for start in range(0, len(unique), 500):
+            batch = unique[start : start + 500]
+            marks = ", ".join("?" for _ in batch)
+            rows = self.portable.query(
+                f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?{where}"
+                f" AND {column} IN ({marks}) ORDER BY id",
+                (brain_id, *params, *batch),
+                brain_id,
+            )
+            found += [self.model_rows.document(r) for r in rows]
+        return found
+
+    def documents_with_inodes(
+        self, brain_id: int, root: str, inodes: Sequence[int]
+    ) -> list[Document]:
+        prefix = root.rstrip("/") + "/"
+        under = " AND source_path IS NOT NULL AND substr(source_path, 1, CAST(? AS INTEGER)) = ?"
+        return self._documents_where(brain_id, self.file_inode, inodes, under, len(prefix), prefix)
+
+    def set_file_stamps(self, brain_id: int, stamps: Mapping[int, dict[str, Any]]) -> None:
+        """Each document's `metadata["file"]` set to its stamp, all in one transaction."""
+        db = self.portable
+        ids = list(stamps)
+        with db.transaction(brain_id) as conn:
+            for start in range(0, len(ids), 500):
+                batch = ids[start : start + 500]
+                marks = ", ".join("?" for _ in batch)
+                rows = db.run(
+                    conn,
+                    f"SELECT id, metadata FROM documents WHERE brain_id = ? AND id IN ({marks})"
+                    f"{self.for_update}",
+                    (brain_id, *batch),
+                )
+                changes = []
+                for r in rows:
+                    metadata = dict(self.model_rows.decode_json(r["metadata"]) or {})
+                    metadata["file"] = stamps[int(r["id"])]
+                    changes.append((json.dumps(metadata, default=str), int(r["id"])))
+                if changes:
+                    db.run_many(conn, "UPDATE documents SET metadata = ? WHERE id = ?", changes)
+
+    def gone_documents(self, brain_id: int) -> list[Document]:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ?"
+            " AND gone_at IS NOT NULL ORDER BY id",
+            (brain_id,),
+            brain_id,
+        )
+        return [self.model_rows.document(r) for r in rows]
 
     # a folder followed as pages: its sync's manifest ----------------------------------------
     def source_pages(self, brain_id: int, source_id: int) -> dict[str, Entry]:

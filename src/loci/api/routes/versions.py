@@ -58,11 +58,16 @@ def download_version(
 
 
 @router.post(
-    "/{version}/restore", status_code=202, response_model=RestoredOut, responses=errors(404, 403)
+    "/{version}/restore",
+    status_code=202,
+    response_model=RestoredOut,
+    responses=errors(404, 403, 409),
 )
 def restore_version(
     document_id: RowId, version: VersionNumber, brain: WritableBrain, loci: LociDep
 ) -> RestoredOut:
     """Make a version the document's content again (same id; the worker re-indexes it). The
-    content it replaces is kept as the newest version; a file on disk is not changed."""
+    content it replaces is kept as the newest version. A followed folder's file gets the
+    restored bytes too; if the file changed since Loci last read it, that is a 409 and nothing
+    is restored."""
     return RestoredOut.of(loci.versions.restore(brain, document_id, version), brain)

@@ -70,6 +70,13 @@ class StatusOut(BaseModel):
     documents_by_kind: dict[str, int]
     chunks: int
     jobs_by_status: dict[str, int]
+    vectors_pending: int = Field(
+        description="documents found by their words whose vectors are still being written"
+    )
+    queue_by_stage: dict[str, int] = Field(
+        description="jobs queued or running by stage: text (parse, chunk, text index), then"
+        " vectors (embedding)"
+    )
     bytes_stored: int
     embedder_model: str | None
     language: str = Field(
@@ -91,6 +98,8 @@ class StatusOut(BaseModel):
             documents_by_kind=stats.documents_by_kind,
             chunks=stats.chunks,
             jobs_by_status=stats.jobs_by_status,
+            vectors_pending=stats.vectors_pending,
+            queue_by_stage=stats.queue_by_stage,
             bytes_stored=stats.bytes_stored,
             embedder_model=status.embedder_model,
             language=status.language,

@@ -109,6 +109,13 @@ class DocumentOut(BaseModel):
         default=None,
         description="the language most of its text is in (ISO 639-1, detected when indexed)",
     )
+    gone_at: str | None = Field(
+        default=None,
+        description="when its file was found deleted from the folder it was synced from, where "
+        "that folder keeps deleted files' documents (`--keep-deleted`): it stays searchable, "
+        "marked; null while the file is there (the file coming back clears it) and for any "
+        "other document",
+    )
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
@@ -136,6 +143,7 @@ class DocumentOut(BaseModel):
             vectors_pending=document.vectors_pending,
             progress=ProgressOut.of(document.progress) if document.progress else None,
             language=document.language,
+            gone_at=document.gone_at,
         )
 
 

@@ -124,6 +124,11 @@ class HitOut(CitationFields):
         "embedding follows), so it was found by its words alone; hybrid search scored it by "
         "the text leg alone"
     )
+    gone_at: str | None = Field(
+        default=None,
+        description="when the passage's file was deleted from its folder (its document kept, "
+        "as that folder keeps deleted files' documents); null while the file is there",
+    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> HitOut:
@@ -143,6 +148,7 @@ class HitOut(CitationFields):
             closeness=hit.closeness,
             passages=[PassageOut.of(p) for p in hit.more],
             vectors_pending=hit.vectors_pending,
+            gone_at=hit.gone_at,
         )
 
 

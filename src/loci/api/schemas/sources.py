@@ -110,7 +110,12 @@ class SourceSyncOut(BaseModel):
     updated: int
     renamed: int
     removed: int
-    gone: int = Field(description="files deleted whose documents were kept (on_delete keep)")
+    gone: int = Field(
+        description="files found deleted whose documents were kept, marked gone (on_delete keep)"
+    )
+    returned: int = Field(
+        default=0, description="files of documents marked gone that are back: no longer gone"
+    )
     unchanged: int
     written: int = Field(description="pages changed in Loci written to their files (pages)")
     failed: list[FileFailureOut]

@@ -73,6 +73,12 @@ class RestoredOut(BaseModel):
     document: DocumentOut
     restored: int = Field(description="the version whose content is current again")
     changed: bool = Field(description="false: it was the current content already")
+    file_written: bool = Field(
+        default=False,
+        description="true: the document is a followed folder's file, and the restored bytes "
+        "were written to that file too (a file changed since Loci last read it is a 409 "
+        "conflict instead, and nothing is restored)",
+    )
 
     @classmethod
     def of(cls, restored: Restored, brain: Brain) -> RestoredOut:
@@ -80,4 +86,5 @@ class RestoredOut(BaseModel):
             document=DocumentOut.of(restored.document, brain),
             restored=restored.number,
             changed=restored.changed,
+            file_written=restored.written_to is not None,
         )

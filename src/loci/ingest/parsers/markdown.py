@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import threading
 from typing import Any
 
 import yaml
@@ -25,6 +26,7 @@ logger = logging.getLogger(__name__)
 _FRONTMATTER_MAX_CHARS = 256 * 1024
 _METADATA_MAX_NODES = 10_000  # YAML aliases can make a small frontmatter expand enormously
 _FENCES = ("---", "...")
+_parsers = threading.local()
 
 _SOURCE_KINDS: dict[str, BlockKind] = {
     "paragraph_open": "paragraph",
@@ -38,7 +40,14 @@ _SOURCE_KINDS: dict[str, BlockKind] = {
 
 
 def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+    # One parser a thread: building one costs as much as parsing a short note, and a parser
+    # keeps its rules in itself (nothing of a parse), but is not documented as thread-safe.
+    parser: MarkdownIt | None = getattr(_parsers, "markdown", None)
+    if parser is None:
+        parser = _parsers.markdown = (
+            MarkdownIt("commonmark", {"html": True}).enable("table").disable("inline")
+        )
+    return parser
 
 
 def parse_markdown(data: bytes) -> ParsedDocument:
@@ -53,7 +62,7 @@ def parse_markdown_text(text: str) -> ParsedDocument:
     if offset:
         metadata = _read_frontmatter("\n".join(lines[1 : offset - 1]), warnings)
     body = "\n".join(lines[offset:])
-    blocks = _blocks(_markdown().parse(body), lines, offset)
+    blocks = _aliases(metadata, lines, offset) + _blocks(_markdown().parse(body), lines, offset)
     title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
     if not title:
         title = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
@@ -62,6 +71,25 @@ def parse_markdown_text(text: str) -> ParsedDocument:
     return ParsedDocument(
         title=title, blocks=tuple(blocks), metadata=metadata, warnings=tuple(warnings)
     )
+
+
+def _aliases(metadata: dict[str, Any], lines: list[str], offset: int) -> list[Block]:
+    """The note's other names (Obsidian's `aliases:`) as a passage of their own, cited at the
+    frontmatter lines that hold them: a search for a name the note goes by finds it."""
+    value = metadata.get("aliases", metadata.get("alias"))
+    names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+    names = [str(n).strip() for n in names if n is not None and str(n).strip()]
+    if not names:
+        return []
+    start = next(
+        (i for i in range(1, offset - 1) if lines[i].lstrip().startswith(("aliases:", "alias:"))),
+        1,
+    )
+    end = start + 1  # the key's line, and the list items under it
+    while end < offset - 1 and lines[end].startswith((" ", "\t", "-")):
+        end += 1
+    text = "Also called: " + ", ".join(names)
+    return [Block("paragraph", text, location=Location(line_start=start + 1, line_end=end))]
 
 
 def _frontmatter_length(lines: list[str]) -> int:

@@ -7,6 +7,7 @@ bytes, a write of bytes already present is a no-op, and a blob is whole or absen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from loci.store.blobs import BlobStore, sha256_hex
@@ -19,12 +20,18 @@ class PostgresBlobStore(BlobStore):
         self.db = db
 
     def put(self, data: bytes) -> str:
-        digest = sha256_hex(data)
-        self.db.rows(
-            "INSERT INTO blobs(hash, data, size) VALUES (%s, %s, %s) ON CONFLICT (hash) DO NOTHING",
-            (digest, data, len(data)),
-        )
-        return digest
+        return self.put_many([data])[0]
+
+    def put_many(self, datas: Sequence[bytes]) -> list[str]:
+        """All in one transaction: one commit for the lot."""
+        digests = [sha256_hex(data) for data in datas]
+        with self.db.tx() as cur:
+            cur.executemany(
+                "INSERT INTO blobs(hash, data, size) VALUES (%s, %s, %s)"
+                " ON CONFLICT (hash) DO NOTHING",
+                [(d, data, len(data)) for d, data in zip(digests, datas, strict=True)],
+            )
+        return digests
 
     def get(self, digest: str) -> bytes:
         self.path_for(digest)  # validates the digest

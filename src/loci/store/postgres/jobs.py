@@ -19,10 +19,11 @@ from typing import Any
 import psycopg
 
 from loci.models import Job
-from loci.store.job_order import TEXT_BYTES_PER_S, queue_order
+from loci.store.job_order import TEXT_BYTES_PER_S, queue_order, quick_jobs
 from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
 
 log = logging.getLogger(__name__)
+STOP_CHECK_S = 0.25  # how soon an idle worker listening for jobs sees that it is to stop
 
 CHANNEL = "loci_jobs"
 _JOB_FIELDS = (
@@ -65,10 +66,13 @@ class PostgresJobs:
         limit: int,
         only_documents: Sequence[int] | None,
         only_stage: str | None,
+        quick_only: bool,
     ) -> list[Job]:
         scope = "" if only_documents is None else " AND j.document_id = ANY(%(docs)s)"
         if only_stage is not None:
             scope += " AND j.stage = %(stage)s"
+        if quick_only:
+            scope += f" AND {quick_jobs('j.')}"
         due = (
             "((j.status = 'queued' AND j.run_after <= now.t)"
             f" OR (j.status = 'running' AND j.lease_expires < now.t)){scope}"
@@ -222,25 +226,31 @@ class PostgresJobs:
         )
         return [job_from_row(r) for r in rows]
 
-    def wait(self, timeout_s: float) -> bool:
-        """Block until a job is enqueued (a notification) or `timeout_s` passes; True if woken.
+    def wait(self, timeout_s: float, stop: threading.Event | None = None) -> bool:
+        """Block until a job is enqueued (a notification), `stop` is set or `timeout_s`
+        passes; True if woken by a job.
 
         Uses its own direct connection: LISTEN does not survive a transaction-mode pooler, so
         behind one this simply times out and the worker polls as it would anyway. One thread
         listens at a time; others sleep out their wait."""
+        stop = stop or threading.Event()
         if not self._listen_lock.acquire(blocking=False):
-            time.sleep(timeout_s)
+            stop.wait(timeout_s)
             return False
+        deadline = time.monotonic() + timeout_s
         try:
             if self._listener is None or self._listener.closed:
                 self._listener = connect(self.db.url)
                 self._listener.execute(f"LISTEN {CHANNEL}")
-            for _ in self._listener.notifies(timeout=timeout_s, stop_after=1):
-                return True
+            while not stop.is_set() and (remaining := deadline - time.monotonic()) > 0:
+                # In short slices, so a stop request is seen while nothing is queued.
+                slice_s = min(remaining, STOP_CHECK_S)
+                for _ in self._listener.notifies(timeout=slice_s, stop_after=1):
+                    return True
         except psycopg.Error:
             log.warning("listening for new jobs failed; polling instead", exc_info=True)
             self._close_listener()
-            time.sleep(timeout_s)
+            stop.wait(max(deadline - time.monotonic(), 0))
         finally:
             self._listen_lock.release()
         return False
@@ -267,8 +277,9 @@ class JobQueue:
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
         only_stage: str | None = None,
+        quick_only: bool = False,
     ) -> list[Job]:
-        return self.jobs.claim(owner, lease_s, limit, only_documents, only_stage)
+        return self.jobs.claim(owner, lease_s, limit, only_documents, only_stage, quick_only)
 
     def heartbeat(self, job: Job, owner: str, lease_s: float) -> bool:
         return self.jobs.heartbeat(job, owner, lease_s)
@@ -297,6 +308,7 @@ class JobQueue:
     def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
         return self.jobs.list(brain_id, limit)
 
-    def wait_for_jobs(self, timeout_s: float) -> bool:
-        """Sleep until a job is enqueued anywhere or `timeout_s` passes (LISTEN/NOTIFY)."""
-        return self.jobs.wait(timeout_s)
+    def wait_for_jobs(self, timeout_s: float, stop: threading.Event | None = None) -> bool:
+        """Sleep until a job is enqueued anywhere, `stop` is set or `timeout_s` passes
+        (LISTEN/NOTIFY)."""
+        return self.jobs.wait(timeout_s, stop)

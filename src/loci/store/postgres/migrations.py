@@ -648,8 +648,12 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
-    # 30: BM25 over whole documents (document_lexical.py): their terms, document frequencies
-    # and lengths kept on write, counted now for the documents already indexed. SQLite's 30
+    # 30: when a kept document's file was found deleted, as SQLite's 30.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at text;
+    """,
+    # 31: BM25 over whole documents (document_lexical.py): their terms, document frequencies
+    # and lengths kept on write, counted now for the documents already indexed. SQLite's 31
     # changes nothing: its in-memory index reads documents from the passages.
     add_document_terms,
 ]

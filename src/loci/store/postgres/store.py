@@ -49,6 +49,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
     unique_error = errors.UniqueViolation
     model_rows = ROWS
     for_update = " FOR UPDATE"
+    file_inode = "((metadata->'file'->>'ino')::bigint)"
 
     def __init__(self, url: str, *, owner_url: str | None = None, pool_size: int = 8) -> None:
         """`url` is the application's role; `owner_url`, if given, the role that owns the
@@ -111,6 +112,12 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
                 (brain_id, brain_id),
             )
             hashes = [str(r["content_hash"]) for r in cur.fetchall()]
+            # The documents first, in the order every writer locks them (a document, then its
+            # jobs and the brain's lexical_stats): the cascade below deletes lexical_stats
+            # before documents, which deadlocked with a worker indexing one of them.
+            cur.execute(
+                "SELECT 1 FROM documents WHERE brain_id = %s ORDER BY id FOR UPDATE", (brain_id,)
+            )
             cur.execute("DELETE FROM brains WHERE id = %s", (brain_id,))  # cascades
             self.accounts.drop_brain_from_tokens(cur, brain_id, time.time())
         return self.unused(hashes)

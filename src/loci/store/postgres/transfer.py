@@ -174,6 +174,7 @@ TABLES: tuple[Table, ...] = (
             "progress",
             "failure_code",
             "language",
+            "gone_at",
         ),
         bool_columns=("vectors_pending",),
     ),  # fmt: skip

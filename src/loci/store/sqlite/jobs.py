@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.models import Job
-from loci.store.job_order import queue_order
+from loci.store.job_order import queue_order, quick_jobs
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import NOW, job_of
 
@@ -27,6 +27,7 @@ class JobQueue:
         limit: int = 1,
         only_documents: Sequence[int] | None = None,
         only_stage: str | None = None,
+        quick_only: bool = False,
     ) -> list[Job]:
         now = time.time()
         scope, params = "", []
@@ -37,6 +38,8 @@ class JobQueue:
         if only_stage is not None:
             scope += " AND stage = ?"
             params.append(only_stage)
+        if quick_only:
+            scope += f" AND {quick_jobs('jobs.')}"
         due = (
             "((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires < ?))"
             + scope

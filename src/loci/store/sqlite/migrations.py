@@ -558,8 +558,14 @@ MIGRATIONS: list[Migration] = [
     UPDATE users SET name_key = lower(name);
     CREATE UNIQUE INDEX users_name_key ON users(name_key);
     """,
-    # 30: BM25 over whole documents (`loci.store.document_index`). PostgreSQL keeps their term
-    # statistics in tables (its 30); here the in-memory index derives them from the passages
+    # 30: a followed folder's file that was deleted, where the source keeps deleted files'
+    # documents: when it was found gone (NULL while the file is there). Its document stays
+    # searchable, marked; the file coming back clears it.
+    """
+    ALTER TABLE documents ADD COLUMN gone_at TEXT;
+    """,
+    # 31: BM25 over whole documents (`loci.store.document_index`). PostgreSQL keeps their term
+    # statistics in tables (its 31); here the in-memory index derives them from the passages
     # as it derives theirs, so the schema does not change.
     "SELECT 1",
 ]

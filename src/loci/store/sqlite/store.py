@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,7 @@ from loci.store.vector_background import VectorBackground
 from loci.store.watch_tables import WatchTables
 
 log = logging.getLogger(__name__)
+STOP_CHECK_S = 0.05  # how soon an idle worker waiting for jobs sees that it is to stop
 
 
 class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
@@ -62,6 +64,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     unique_error = apsw.ConstraintError
     model_rows = ROWS
     for_update = ""  # every write transaction holds the database's one write lock
+    file_inode = "json_extract(metadata, '$.file.ino')"
 
     def __init__(
         self,
@@ -76,6 +79,9 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
         first, None for the plain path; the index's BM25 k1 and b)."""
         self.db = Database(path)
         migrate(self.db)
+        # Set when this process queues a job, so its own worker starts at once (`wait_for_jobs`)
+        # rather than at its next poll; another process's jobs are still found by polling.
+        self._job_queued = threading.Event()
         self.accounts = SqliteAccounts(self.db)
         self.conversations = SqliteConversations(self.db)
         self.graph = SqliteGraph(self.db, self._delete_rows, self._queue_job)
@@ -205,6 +211,22 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
             " SELECT ?, id, ?, ? + size_bytes / ? FROM documents WHERE id = ?",
             (brain_id, job_kind, time.time(), TEXT_BYTES_PER_S, document_id),
         )
+        # Set inside the transaction: a worker woken now claims with BEGIN IMMEDIATE, which
+        # waits for this transaction to commit, so it finds the job.
+        self._job_queued.set()
+
+    def wait_for_jobs(self, timeout_s: float, stop: threading.Event | None = None) -> bool:
+        """Sleep until this process queues a job, `stop` is set or `timeout_s` passes; True
+        if a job woke it."""
+        deadline = time.monotonic() + timeout_s
+        while not (stop is not None and stop.is_set()):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if self._job_queued.wait(min(remaining, STOP_CHECK_S)):
+                self._job_queued.clear()
+                return True
+        return False
 
     def list_jobs(self, brain_id: int, limit: int = 100) -> list[Job]:
         rows = self.db.rows(

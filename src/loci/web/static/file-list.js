@@ -223,6 +223,8 @@ class Row {
     meta.push(" · added ", el("time", { datetime: doc.created_at, text: when(doc.created_at) }));
     if (multilingual && doc.language) meta.push(` · ${languageName(doc.language)}`);
     if (doc.source_url && !duplicate) meta.push(` · ${doc.source_url}`);
+    // Kept after its file was deleted from a followed folder: found, but no longer on disk.
+    if (doc.gone_at) meta.push(` · file deleted ${doc.gone_at.slice(0, 10)}`);
     clear(this.meta).append(...meta);
     this.status.className = `status status-${doc.status}`;
     this.reason.textContent = "";

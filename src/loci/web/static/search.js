@@ -51,6 +51,8 @@ function renderHit(hit, across) {
   const facts = [linked ? `${matched}, lifted by a link` : matched, `score ${hit.score.toFixed(3)}`];
   if (hit.graph_path && hit.graph_path.length) facts.push(`via ${hit.graph_path.join(" → ")}`);
   if (across) facts.unshift(`brain ${hit.brain}`);
+  // Kept after its file was deleted from a followed folder: found, but no longer on disk.
+  if (hit.gone_at) facts.push(`file deleted ${hit.gone_at.slice(0, 10)}`);
   // A hit is a document: its other passages that ranked are listed under its best one.
   const more = (hit.passages || []).map((passage) =>
     el(
