@@ -13,9 +13,11 @@ long tail and the heavy common terms of real text). It is bulk-loaded with COPY 
 owner — chunks, postings and term statistics exactly as the store writes them — and the HNSW index
 is built afterwards, as `loci migrate` does. Queries then go through `PostgresStore` as the
 application's role (row-level security on): each is a perturbed chunk vector plus five of that
-chunk's words. "hybrid" is both legs (top 100 each), fusion and the top-10 rows, without the query
-embedding (backend-independent: ~5 ms with the local model). Recall@10 compares the vector leg
-with exact cosine over all vectors in NumPy.
+chunk's words. "hybrid" is both legs (top 100 each), each passage's document scored whole
+(`Store.document_text_scores`, the text leg's document share), fusion and the top-10 rows,
+without the query embedding (backend-independent: ~5 ms with the local model); "documents" is
+that document step alone. Recall@10 compares the vector leg with exact cosine over all vectors
+in NumPy.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 from loci.models import SearchFilters
+from loci.search.document_words import in_document
+from loci.search.engine import RankingParams
 from loci.search.fusion import fuse
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.connection import connect
@@ -96,7 +100,9 @@ def load(
     all_vectors = np.zeros((total, dims), np.float32)
     sample_words: list[list[str]] = []
     df: Counter[str] = Counter()
+    document_df: Counter[str] = Counter()
     total_length = 0
+    document_length = 0
     with connect(owner_url) as conn:
         migrate(conn)
         register_vector(conn)
@@ -105,6 +111,7 @@ def load(
         conn.execute("SET session_replication_role = replica")
         # Postings are indexed after the load, as a bulk loader would (timed below).
         conn.execute("DROP INDEX chunk_terms_impact, chunk_terms_chunk")
+        conn.execute("ALTER TABLE document_terms DROP CONSTRAINT document_terms_pkey")
         brain = conn.execute(
             "INSERT INTO brains(name, embedder_model, embedder_dims) VALUES ('scale', %s, %s)"
             " RETURNING id",
@@ -132,6 +139,8 @@ def load(
                             )  # fmt: skip
                 chunk_rows = []
                 posting_rows = []
+                document_rows = []  # (document, lex_length) and its postings, as the store writes
+                whole: Counter[str] = Counter()
                 for i in range(n):
                     chunk_id = start + i + 1
                     text_words = [vocab[w] for w in picks[i]]
@@ -157,6 +166,18 @@ def load(
                         (brain, t, chunk_id, tf, length, impact(tf, length, mean))
                         for t, tf in counts.items()
                     ]
+                    # A document: its title once (weight 2), its passages' words (no overlap).
+                    if (chunk_id - 1) % CHUNKS_PER_DOC == 0:
+                        whole = Counter(
+                            {t: 2 * n for t, n in Counter(analyze(title, ENGLISH)).items()}
+                        )
+                        whole_length = 1 + len(analyze(title, ENGLISH))
+                    whole.update(body)
+                    whole_length += len(body)
+                    if chunk_id % CHUNKS_PER_DOC == 0 or i == n - 1:
+                        document_rows.append((document, whole_length, dict(whole)))
+                        document_df.update(whole.keys())
+                        document_length += whole_length
                 cur = conn.cursor()
                 with cur.copy(
                     "COPY chunks (id, brain_id, document_id, idx, text, heading_path, char_start,"
@@ -170,6 +191,16 @@ def load(
                 ) as copy:
                     for posting in posting_rows:
                         copy.write_row(posting)
+                with cur.copy(
+                    "COPY document_terms (brain_id, document_id, term, tf) FROM STDIN"
+                ) as copy:
+                    for document, _, terms in document_rows:
+                        for term, tf in terms.items():
+                            copy.write_row((brain, document, term, tf))
+                cur.executemany(
+                    "UPDATE documents SET lex_length = %s WHERE id = %s",
+                    [(length, document) for document, length, _ in document_rows],
+                )
             done = start + n
             rate = done / (time.perf_counter() - started)
             print(f"loaded {done:,} chunks ({rate:,.0f}/s)", flush=True)
@@ -179,9 +210,17 @@ def load(
         ):
             for term, count in df.items():
                 copy.write_row((brain, term, count))
+        with (
+            conn.transaction(),
+            conn.cursor().copy("COPY document_term_df (brain_id, term, df) FROM STDIN") as copy,
+        ):
+            for term, count in document_df.items():
+                copy.write_row((brain, term, count))
+        documents = (total + CHUNKS_PER_DOC - 1) // CHUNKS_PER_DOC
         conn.execute(
-            "INSERT INTO lexical_stats(brain_id, chunks, length) VALUES (%s, %s, %s)",
-            (brain, total, total_length),
+            "INSERT INTO lexical_stats(brain_id, chunks, length, documents, document_length)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (brain, total, total_length, documents, document_length),
         )
         for table in ("documents", "chunks", "jobs"):
             conn.execute(
@@ -198,6 +237,9 @@ def load(
         conn.execute("CREATE INDEX chunk_terms_chunk ON chunk_terms(chunk_id)")
         print(f"postings indexes: {time.perf_counter() - started:.0f} s", flush=True)
         started = time.perf_counter()
+        conn.execute("ALTER TABLE document_terms ADD PRIMARY KEY (document_id, term)")
+        print(f"document postings key: {time.perf_counter() - started:.0f} s", flush=True)
+        started = time.perf_counter()
         conn.execute("SET maintenance_work_mem = '6GB'")
         conn.execute("SET max_parallel_maintenance_workers = 1")
         conn.execute("SELECT loci_ensure_vector_index(%s)", (dims,))
@@ -209,6 +251,11 @@ def load(
             "SELECT pg_relation_size(%s::regclass) AS n", (f"chunks_embedding_{dims}",)
         ).fetchall()[0]["n"]
         print(f"database size: {size / 1e9:.2f} GB; HNSW index {index / 1e9:.2f} GB", flush=True)
+        for table in ("chunk_terms", "document_terms"):
+            held = conn.execute(
+                "SELECT pg_total_relation_size(%s::regclass) AS n", (table,)
+            ).fetchall()[0]["n"]
+            print(f"{table} with its indexes: {held / 1e9:.3f} GB", flush=True)
     return all_vectors, latents, space, sample_words
 
 
@@ -228,7 +275,7 @@ def measure(
     rng = np.random.default_rng(seed + 1)
     store = PostgresStore(app_url, pool_size=2)
     brain = store.get_brain("scale")
-    timings: dict[str, list[float]] = {"text": [], "vector": [], "hybrid": []}
+    timings: dict[str, list[float]] = {"text": [], "documents": [], "vector": [], "hybrid": []}
     recalls: list[float] = []
     none = SearchFilters()
     for number, chunk_words in enumerate(samples):
@@ -237,15 +284,20 @@ def measure(
         terms = list(dict.fromkeys(rng.choice(chunk_words, 5).tolist()))
         t0 = time.perf_counter()
         lexical = store.text_search(brain.id, terms, 100, none)
+        ceiling = store.text_ceiling(brain.id, terms)
         t1 = time.perf_counter()
+        whole = store.document_text_scores(brain.id, terms, [i for i, _ in lexical])
+        lexical, ceiling = in_document(lexical, ceiling, whole, RankingParams().document_words)
+        td = time.perf_counter()
         nearest = store.vector_search(brain.id, MODEL, query, 100, none)
         t2 = time.perf_counter()
-        fused = fuse([lexical, nearest], [0.5, 0.5], "convex")[:10]
+        fused = fuse([lexical, nearest], [0.5, 0.5], "convex", ceilings=[ceiling, 1.0])[:10]
         store.chunks_with_documents([f.item_id for f in fused])
         t3 = time.perf_counter()
         if number >= 5:  # the first few warm the caches
             timings["text"].append((t1 - t0) * 1000)
-            timings["vector"].append((t2 - t1) * 1000)
+            timings["documents"].append((td - t1) * 1000)
+            timings["vector"].append((t2 - td) * 1000)
             timings["hybrid"].append((t3 - t0) * 1000)
         exact = np.argpartition(-(all_vectors @ query), 10)[:10] + 1  # chunk ids start at 1
         found = {chunk_id for chunk_id, _ in nearest[:10]}

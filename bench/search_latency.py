@@ -1,6 +1,7 @@
 """Hybrid query latency at scale, on a synthetic corpus, including the query's embedding.
 
     python bench/search_latency.py --chunks 100000 [--queries 200] [--keep DIR] [--fast-only]
+                                   [--passages-only]
 
 Builds a brain of N synthetic chunks (Zipf-distributed vocabulary for BM25, random unit vectors
 for the vector leg) directly through the store, then times `Searching.search` in hybrid mode for
@@ -10,13 +11,17 @@ Two stores open the same data directory: "plain" with the large-brain paths swit
 bm25(), float32 scan) and "fast" with the shipped thresholds (in-memory BM25 index, int8
 pre-scan). Their queries alternate, so both see the same machine load and the ratio is fair on a
 shared machine. Prints the time to build the derived indexes, p50/p95/p99 latency per mode and
-path, and how far the fast legs agree with the plain ones (top-100 overlap).
+path, and how far the fast legs agree with the plain ones (top-100 overlap). `--passages-only`
+adds a third path, "passages": the fast store with the text leg reading passages alone (no
+whole-document BM25, `loci.search.document_words`), and prints the BM25 file's size and what
+its document-level index takes of it.
 Figures go to docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import statistics
 import tempfile
@@ -34,7 +39,13 @@ from loci.search.engine import SearchRequest
 from loci.search.lexical import query_terms
 from loci.service import Loci
 from loci.store.blobs import BlobStore
+from loci.store.document_index import DocumentIndex
+from loci.store.lexical_files import index_path
+from loci.store.lexical_index import LexicalIndex
 from loci.store.sqlite import SqliteStore
+from loci.store.sqlite.document_rows import document_rows
+from loci.store.sqlite.rows import index_weights
+from loci.store.stemming import analyze
 
 CHUNKS_PER_DOC = 50
 QUERIES = [
@@ -122,6 +133,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep", type=Path, help="reuse/keep the synthetic data directory here")
     parser.add_argument("--fast-only", action="store_true", help="skip the plain paths")
+    parser.add_argument(
+        "--passages-only", action="store_true", help="also time the text leg without documents"
+    )
     args = parser.parse_args()
     home = args.keep or Path(tempfile.mkdtemp(prefix="loci-bench-"))
     embedder = LocalEmbedder()
@@ -131,6 +145,11 @@ def main() -> None:
     paths = {"fast": fast}
     if not args.fast_only:
         paths = {"plain": service(home, embedder, plain=True), "fast": fast}
+    if args.passages_only:
+        passages = service(home, embedder)
+        engine = passages.searching.engine
+        engine.params = dataclasses.replace(engine.params, document_words=0.0)
+        paths["passages"] = passages
     for name, loci in paths.items():
         start = time.perf_counter()
         store = loci.store
@@ -142,6 +161,32 @@ def main() -> None:
                 brain, SearchRequest(QUERIES[0], mode=mode)
             )  # build caches and indexes
         print(f"{name}: derived indexes loaded in {time.perf_counter() - start:.1f} s")
+    if args.passages_only:
+        store = fast.store
+        assert isinstance(store, SqliteStore)
+        documents = store.search_index._documents[brain.id].lexical
+        postings = sum(len(s.rows) for s in documents.segments)
+        passage_postings = sum(
+            len(s.rows) for s in store.search_index.lexical_index(brain.id).segments
+        )
+        saved = index_path(store.search_index.folder, brain.id).stat().st_size
+        index = store.search_index
+        start = time.perf_counter()
+        rebuilt = LexicalIndex(analyze, index_weights(), 0, *index.bm25)
+        rebuilt.add(index._index_rows(brain.id, None))
+        built = time.perf_counter() - start
+        start = time.perf_counter()
+        DocumentIndex(analyze, index_weights(), *index.bm25).add(
+            document_rows(store.db, brain.id, None)
+        )
+        print(
+            f"building the BM25 indexes from the chunks: passages {built:.1f} s,"
+            f" documents {time.perf_counter() - start:.1f} s"
+        )
+        print(
+            f"BM25 file {saved / 1e6:.1f} MB; postings: passages {passage_postings:,},"
+            f" documents {postings:,} ({documents.size:,} documents)"
+        )
     if "plain" in paths:
         store_p, store_f = paths["plain"].store, fast.store
         text_agree, vector_agree = [], []

@@ -47,6 +47,8 @@ def test_the_note_about_it_beats_the_note_that_mentions_it(
     ids = [loci.library.add_file(brain, NOTES / name).document.id for name in files]
     loci.library.wait_for(brain, ids)
     engine = loci.searching.engine
+    # the text leg reading passages alone (not their documents, tests/test_document_words.py)
+    engine.params = dataclasses.replace(engine.params, document_words=0.0)
     first = loci.searching.search(brain, SearchRequest(question, limit=5))
     names = [h.citation.name for h in first]
     assert names[0] == about and in_passing in names[1:]

@@ -32,12 +32,15 @@ POSTGRES_ONLY_TABLES = {
     "blobs",  # LOCI_BLOBS=database keeps the originals in PostgreSQL
     # BM25 term statistics kept on write (PostgreSQL's ts_rank is not BM25).
     "chunk_terms", "lexical_stats", "term_df",
+    # and over whole documents (SQLite's in-memory index derives them from the passages)
+    "document_terms", "document_term_df",
 }  # fmt: skip
 POSTGRES_ONLY_COLUMNS = {
     ("chunks", "embedding"),  # pgvector column (SQLite: the vectors table)
     ("chunks", "embed_model"),
     ("chunks", "embed_dims"),
     ("chunks", "lex_length"),  # the chunk's BM25 length, kept on write
+    ("documents", "lex_length"),  # the document's, read whole
     # Row-level security checks the brain on every row it guards.
     ("document_texts", "brain_id"),
     ("messages", "brain_id"),

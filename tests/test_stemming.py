@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from loci.errors import InvalidInput
-from loci.language import passage_languages, query_languages, question_language
+from loci.language import (
+    LATIN_SCRIPT,
+    passage_languages,
+    query_languages,
+    question_language,
+)
 from loci.models import ChunkDraft, IndexedChunk, Location, NewDocument, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.search.fusion import vector_weight
@@ -143,6 +148,16 @@ def test_questions_are_stemmed_in_the_languages_the_brain_holds() -> None:
     assert question_language("Wie lege ich einen Alias an?", brain) == "de"
     assert question_language("how do I define an alias", brain) == "en"
     assert question_language("特定の見出しにリンク", brain) == "ja"
+    # Short English questions to an English brain where a few documents were detected as
+    # Latin, Nigerian Pidgin or Bikol: they are read as English (they were read as those,
+    # and the vector leg was dropped for them), where a question sure of its language keeps it.
+    encyclopedia = {"en": 500, "pcm": 2, "la": 1, "ro": 1, "bcl": 1}
+    for question in ("via ferrata gear", "aurora borealis forecast", "tapas bar menu",
+                     "villa rental tuscany", "nova scotia ferry"):  # fmt: skip
+        asked = question_language(question, encyclopedia)
+        assert asked == "en", question
+        assert vector_weight(asked, encyclopedia, LATIN_SCRIPT) == 1.0
+    assert question_language("Où se trouve la gare la plus proche ?", encyclopedia) == "fr"
     assert analyze("Häuser", "german") == ["haus"] and analyze("houses", "english") == ["hous"]
     assert query_tokens(["Häuser"], ["english", "german"]) == ["hauser", "haus"]
 

@@ -110,9 +110,13 @@ def passage_languages(document_text: str, passages: Sequence[str]) -> list[str |
 
 def question_language(question: str, brain_languages: Mapping[str, int]) -> str | None:
     """The language of a question to a brain. A question of a few words is told apart among
-    likely candidates only: the brain's languages and English, and, for a question with no
-    Latin letters, whatever the detector found on its own (an Arabic question to a German
-    brain is still Arabic; a short English one is not read as Nigerian Pidgin).
+    likely candidates only: the brain's main languages (a tenth of its documents or more, as
+    `query_languages` has them) and English, and, for a question with no Latin letters,
+    whatever the detector found on its own (an Arabic question to a German brain is still
+    Arabic; a short English one is not read as Nigerian Pidgin). A language the detector
+    alone is sure of counts too. The few documents of an encyclopedia detected as Latin or
+    Bikol are not candidates: among them, "via ferrata gear" read as Latin, and the vector
+    leg was dropped for it (`loci.search.fusion.vector_weight`).
 
     An ASCII question to a brain whose every language is Latin-script and one of its main ones
     is taken to be in the brain's main language without loading the detector (half a second
@@ -125,7 +129,7 @@ def question_language(question: str, brain_languages: Mapping[str, int]) -> str 
         and all(code in LATIN_SCRIPT and n * 10 >= total for code, n in brain_languages.items())
     ):
         return next(iter(brain_languages))
-    among = {*brain_languages, "en"}
+    among = {code for code, n in brain_languages.items() if n * 10 >= total} | {"en"}
     free = detect(question)
     if free is None:
         return None

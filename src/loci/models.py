@@ -463,6 +463,16 @@ class PassageContext:
 
 
 @dataclass(frozen=True)
+class DocumentTextScores:
+    """BM25 of whole documents for a query, given per passage: what the document each passage
+    belongs to scores when read whole (`loci.store.document_terms`,
+    `loci.search.document_words`)."""
+
+    of_passage: dict[int, float]  # chunk id -> its document's BM25 (0: no term of the query)
+    ceiling: float  # the best a document could score: each matching term at saturation
+
+
+@dataclass(frozen=True)
 class Job:
     id: int
     brain_id: int

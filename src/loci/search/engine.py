@@ -16,6 +16,7 @@ from loci.language import query_languages, question_language
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.closeness import Closeness, closeness_scale
 from loci.search.confidence import vector_trust
+from loci.search.document_words import in_document
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
 from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
@@ -52,6 +53,8 @@ class RankingParams:
     embedder_languages: frozenset[str] | None = None
     # The vector leg reads a passage in its document's context (search.openings).
     document_context: bool = True
+    # The text leg's share given to each passage's whole document (search.document_words).
+    document_words: float = 0.25
 
 
 @dataclass(frozen=True)
@@ -131,12 +134,18 @@ class SearchEngine:
         use_vectors = (
             mode == "vector" or (mode == "hybrid" and readable > 0)
         ) and brain.embedder_model is not None
-        # Only a fusion by ceilings needs BM25's best possible score for the question.
-        wants_ceiling = mode == "hybrid" and p.normalisation == "ceiling"
+        # A fusion by ceilings needs BM25's best possible score for the question, and so does
+        # reading passages in their documents' context.
+        in_documents = p.document_words > 0
+        wants_ceiling = in_documents or (mode == "hybrid" and p.normalisation == "ceiling")
 
         def text() -> tuple[list[tuple[int, float]], float | None]:
             hits = self.store.text_search(brain.id, terms, p.candidates, filters, languages)
             ceiling = self.store.text_ceiling(brain.id, terms, languages) if wants_ceiling else None
+            if in_documents and hits:
+                ids = [i for i, _ in hits]
+                whole = self.store.document_text_scores(brain.id, terms, ids, languages)
+                hits, ceiling = in_document(hits, ceiling, whole, p.document_words)
             return hits, ceiling
 
         if mode in ("hybrid", "text"):

@@ -24,6 +24,7 @@ from loci.models import (
     DocumentKind,
     DocumentListing,
     DocumentStatus,
+    DocumentTextScores,
     DocumentVersion,
     GraphDelete,
     GraphDocument,
@@ -634,6 +635,18 @@ class Store(Protocol):
     ) -> float | None:
         """The best BM25 score a chunk could reach for these terms (each matching term's idf
         times k1 + 1), or None when the backend cannot say."""
+        ...
+
+    def document_text_scores(
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        chunk_ids: Sequence[int],
+        languages: Sequence[str] = (),
+    ) -> DocumentTextScores | None:
+        """BM25 of the documents of `chunk_ids`, each read whole, with the brain's document
+        statistics and the passage index's k1, b and weights; None when the backend cannot say
+        (SQLite answering through FTS5 while its index is being built)."""
         ...
 
     def vector_search(

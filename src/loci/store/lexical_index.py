@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,11 +40,13 @@ Tokenize = Callable[[str, str], list[str]]  # (text, stemmer) -> terms
 # (chunk id, title, heading path, body, stemmer): what FTS5 indexes beside the brain token,
 # and the stemmer of the chunk's language (`loci.store.stemming`)
 IndexRow = tuple[int, str, str, str, str]
+# (row id, title terms, heading path terms, body terms): a row as the index inverts it
+TokenRow = tuple[int, list[str], list[str], list[str]]
 
 
 @dataclass(eq=False)  # compared by identity: segments are merged by object
 class Segment:
-    chunk_ids: npt.NDArray[np.int64]  # ascending
+    ids: npt.NDArray[np.int64]  # ascending: chunk ids (or document ids, `document_index`)
     lengths: npt.NDArray[np.float64]  # tokens in the FTS row, all columns (brain token included)
     live: npt.NDArray[np.bool_]
     terms: dict[str, int]  # token -> index into offsets
@@ -63,11 +65,11 @@ class Segment:
         start, end = int(self.offsets[index]), int(self.offsets[index + 1])
         return self.rows[start:end], self.tfs[start:end]
 
-    def kill(self, chunk_ids: npt.NDArray[np.int64]) -> int:
-        """Mark these chunks dead if they are here; returns how many were live."""
-        at = np.searchsorted(self.chunk_ids, chunk_ids)
-        at = at[at < len(self.chunk_ids)]
-        found = at[np.isin(self.chunk_ids[at], chunk_ids)]
+    def kill(self, ids: npt.NDArray[np.int64]) -> int:
+        """Mark these rows dead if they are here; returns how many were live."""
+        at = np.searchsorted(self.ids, ids)
+        at = at[at < len(self.ids)]
+        found = at[np.isin(self.ids[at], ids)]
         killed = int(np.count_nonzero(self.live[found]))
         if killed:
             live = self.live.copy()  # copy on write: a search may be reading the old mask
@@ -79,10 +81,8 @@ class Segment:
 _EMPTY_ROWS = np.zeros(0, np.uint16)
 
 
-def build_segment(
-    rows: Sequence[IndexRow], tokenize: Tokenize, weights: tuple[int, int, int]
-) -> Segment:
-    """Tokenize and invert up to SEGMENT_ROWS rows (sorted by chunk id)."""
+def build_segment(rows: Sequence[TokenRow], weights: tuple[int, int, int]) -> Segment:
+    """Invert up to SEGMENT_ROWS tokenized rows (sorted by id)."""
     if len(rows) > SEGMENT_ROWS:
         raise ValueError("a segment holds at most SEGMENT_ROWS rows")
     # Token ids are handed out in first-seen order by a counter behind a defaultdict, so the
@@ -90,17 +90,8 @@ def build_segment(
     vocabulary: defaultdict[str, int] = defaultdict(itertools.count().__next__)
     flat: list[str] = []
     counts: list[int] = []  # tokens per (row, column): title, heading path, body
-    # Titles and heading paths repeat across a document's chunks.
-    cache: dict[tuple[str, str], list[str]] = {}
-
-    def cached(text: str, stemmer: str) -> list[str]:
-        found = cache.get((text, stemmer))
-        if found is None:
-            found = cache[text, stemmer] = tokenize(text, stemmer)
-        return found
-
-    for _chunk_id, title, headings, body, stemmer in rows:
-        for tokens in (cached(title, stemmer), cached(headings, stemmer), tokenize(body, stemmer)):
+    for _row_id, *columns in rows:
+        for tokens in columns:
             flat += tokens
             counts.append(len(tokens))
     token_ids = np.fromiter(map(vocabulary.__getitem__, flat), np.int64, len(flat))
@@ -108,7 +99,7 @@ def build_segment(
     lengths = 1.0 + per_column.reshape(-1, 3).sum(axis=1).astype(np.float64)  # + brain token
     row_of = np.repeat(np.repeat(np.arange(len(rows), dtype=np.int64), 3), per_column)
     weight_of = np.repeat(np.tile(np.asarray(weights, np.int64), len(rows)), per_column)
-    chunk_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
     n_terms = len(vocabulary)
     if len(token_ids):
         keys = token_ids * len(rows) + row_of
@@ -126,7 +117,7 @@ def build_segment(
         posting_rows = _EMPTY_ROWS
         offsets = np.zeros(n_terms + 1, np.int64)
     return Segment(
-        chunk_ids=chunk_ids,
+        ids=ids,
         lengths=lengths,
         live=np.ones(len(rows), np.bool_),
         terms=dict(vocabulary),
@@ -134,6 +125,23 @@ def build_segment(
         rows=posting_rows,
         tfs=np.minimum(tfs, np.iinfo(np.uint16).max).astype(np.uint16),
     )
+
+
+def tokenized(rows: Iterable[IndexRow], tokenize: Tokenize) -> Iterator[TokenRow]:
+    """Chunk rows as their columns' terms; titles and heading paths, which repeat across a
+    document's chunks, are analysed once."""
+    cache: dict[tuple[str, str], list[str]] = {}
+
+    def cached(text: str, stemmer: str) -> list[str]:
+        found = cache.get((text, stemmer))
+        if found is None:
+            if len(cache) > 10_000:
+                cache.clear()
+            found = cache[text, stemmer] = tokenize(text, stemmer)
+        return found
+
+    for row_id, title, headings, body, stemmer in rows:
+        yield row_id, cached(title, stemmer), cached(headings, stemmer), tokenize(body, stemmer)
 
 
 class LexicalIndex:
@@ -158,24 +166,29 @@ class LexicalIndex:
         return sum(s.live_count for s in self.segments)
 
     def add(self, rows: Iterable[IndexRow]) -> None:
-        batch: list[IndexRow] = []
+        """Index chunk rows (sorted by chunk id)."""
+        self.add_tokens(tokenized(rows, self.tokenize))
+
+    def add_tokens(self, rows: Iterable[TokenRow]) -> None:
+        """Index rows already analysed (sorted by id)."""
+        batch: list[TokenRow] = []
         for row in rows:
             batch.append(row)
             if len(batch) == SEGMENT_ROWS:
-                self.segments = [*self.segments, build_segment(batch, self.tokenize, self.weights)]
+                self.segments = [*self.segments, build_segment(batch, self.weights)]
                 batch = []
         if batch:
-            self.segments = [*self.segments, build_segment(batch, self.tokenize, self.weights)]
+            self.segments = [*self.segments, build_segment(batch, self.weights)]
 
-    def remove(self, chunk_ids: Sequence[int]) -> None:
-        ids = np.unique(np.asarray(chunk_ids, np.int64))
+    def remove(self, row_ids: Sequence[int]) -> None:
+        ids = np.unique(np.asarray(row_ids, np.int64))
         if len(ids):
             for segment in self.segments:
                 segment.kill(ids)
             self.segments = [s for s in self.segments if s.live_count]
 
     def small_segments(self, below: int) -> list[Segment]:
-        return [s for s in self.segments if len(s.chunk_ids) < below]
+        return [s for s in self.segments if len(s.ids) < below]
 
     def ceiling(self, tokens: Sequence[str]) -> float:
         """The best score any chunk could reach for these tokens: each matching term's idf
@@ -212,7 +225,7 @@ class LexicalIndex:
         for number, (segment, live) in enumerate(view):
             k1, b = self.k1, self.b
             norm = k1 * (1.0 - b + b * segment.lengths / mean_length)
-            scores = np.zeros(len(segment.chunk_ids), np.float64)
+            scores = np.zeros(len(segment.ids), np.float64)
             for idf, per_segment in zip(idfs, postings, strict=True):
                 rows, tfs = per_segment[number]
                 if len(rows):
@@ -220,17 +233,50 @@ class LexicalIndex:
                     scores[rows] += idf * tf * (k1 + 1.0) / (tf + norm[rows])
             keep = live & (scores > 0)
             if allowed is not None:
-                keep &= np.isin(segment.chunk_ids, allowed)
+                keep &= np.isin(segment.ids, allowed)
             candidates = np.flatnonzero(keep)
             if len(candidates) > limit:
                 cut = np.argpartition(-scores[candidates], limit - 1)[:limit]
                 candidates = candidates[cut]
-            best_ids.append(segment.chunk_ids[candidates])
+            best_ids.append(segment.ids[candidates])
             best_scores.append(scores[candidates])
         ids = np.concatenate(best_ids)
         values = np.concatenate(best_scores)
         order = np.lexsort((ids, -values))[:limit]
         return [(int(ids[i]), float(values[i])) for i in order]
+
+    def scores(self, tokens: Sequence[str], ids: Sequence[int]) -> dict[int, float]:
+        """BM25 of the rows `ids` (those matching no token score 0; unknown ids are left out).
+        Each posting list is searched for the rows, not scanned: the cost is in the rows asked
+        for, plus counting each term's matches for its idf, as `search` does."""
+        wanted = np.unique(np.asarray(ids, np.int64))
+        if not tokens or not len(wanted):
+            return {}
+        view = [(s, s.live) for s in self.segments]
+        total = sum(int(np.count_nonzero(live)) for _, live in view)
+        if total == 0:
+            return {}
+        mean_length = sum(float(s.lengths[live].sum()) for s, live in view) / total
+        postings = [[s.postings(t) for s, _ in view] for t in tokens]
+        idfs = [_idf(total, _matches(view, per_segment)) for per_segment in postings]
+        out: dict[int, float] = {}
+        k1, b = self.k1, self.b
+        for number, (segment, live) in enumerate(view):
+            here = _rows_of(segment.ids, wanted)
+            here = here[live[here]]
+            if not len(here):
+                continue
+            norm = k1 * (1.0 - b + b * segment.lengths[here] / mean_length)
+            scores = np.zeros(len(here), np.float64)
+            for idf, per_segment in zip(idfs, postings, strict=True):
+                rows, tfs = per_segment[number]
+                at = _rows_of(rows.astype(np.int64), here, positions=True)
+                found = at >= 0
+                if found.any():
+                    tf = tfs[at[found]].astype(np.float64)
+                    scores[found] += idf * tf * (k1 + 1.0) / (tf + norm[found])
+            out.update(zip(segment.ids[here].tolist(), scores.tolist(), strict=True))
+        return out
 
 
 View = list[tuple[Segment, npt.NDArray[np.bool_]]]
@@ -243,6 +289,20 @@ def _matches(view: View, per_segment: Postings) -> int:
         int(np.count_nonzero(live[rows]))
         for (_, live), (rows, _) in zip(view, per_segment, strict=True)
     )
+
+
+def _rows_of(
+    haystack: npt.NDArray[np.int64], needles: npt.NDArray[np.int64], positions: bool = False
+) -> npt.NDArray[np.int64]:
+    """Where each needle sits in the ascending `haystack`: the positions of those found or,
+    with `positions`, one entry per needle (-1 where absent)."""
+    at = np.searchsorted(haystack, needles)
+    inside = at < len(haystack)
+    found = np.zeros(len(needles), np.bool_)
+    found[inside] = haystack[at[inside]] == needles[inside]
+    if positions:
+        return np.where(found, at, -1)
+    return at[found]
 
 
 def _idf(total: int, matches: int) -> float:

@@ -14,7 +14,8 @@ from loci.embed.base import Vectors
 from loci.errors import NotFound
 from loci.models import IndexedChunk
 from loci.store.brain_tables import embed_progress
-from loci.store.postgres import lexical
+from loci.store.document_terms import PassageText
+from loci.store.postgres import document_lexical, lexical
 from loci.store.postgres.connection import Cursor
 from loci.store.stemming import document_language, stemmer_for
 
@@ -59,6 +60,7 @@ def write_index(
         vectors.update({r["embed_hash"]: r["embedding"] for r in cur.fetchall()})
     lexical.lock_stats(cur, brain_id)
     lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
+    document_lexical.remove_documents(cur, brain_id, "d.id = %s", (document_id,))
     cur.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
     cur.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
     brain_language = str(doc["text_language"])
@@ -75,6 +77,16 @@ def write_index(
     )
     ids = insert_chunks(cur, brain_id, document_id, chunks, vectors, model, terms)
     lexical.add_postings(cur, brain_id, ids, terms)
+    document_lexical.add_document(
+        cur, brain_id, document_id, str(display_title),
+        [
+            PassageText(
+                c.draft.text, c.draft.location.char_start or 0, c.draft.location.char_end or 0,
+                stemmer_for(brain_language, c.language),
+            )
+            for c in chunks
+        ],
+    )  # fmt: skip
     cur.execute(
         "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
         (document_id, brain_id, text),
@@ -188,10 +200,13 @@ def insert_chunks(
     return ids
 
 
-def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
-    """Count every chunk's terms of the brain again, for the brain's `language` (caller holds
-    lock_stats)."""
+def reanalyze(cur: Cursor, brain_id: int, language: str, documents: bool = True) -> None:
+    """Count every chunk's terms of the brain again, for the brain's `language`, and its
+    documents' terms unless `documents` is False (a migration older than their tables; the
+    caller holds lock_stats)."""
     lexical.remove_postings(cur, brain_id, "true", ())
+    if documents:
+        document_lexical.remove_documents(cur, brain_id, "true", ())
     cur.execute(
         "SELECT id, title, name, kind FROM documents WHERE brain_id = %s AND chunk_count > 0",
         (brain_id,),
@@ -216,3 +231,5 @@ def reanalyze(cur: Cursor, brain_id: int, language: str) -> None:
             (ids, [length for _, length in terms]),
         )
         lexical.add_postings(cur, brain_id, ids, terms)
+    if documents:
+        document_lexical.index_documents(cur, brain_id, language)

@@ -21,6 +21,7 @@ from psycopg import sql
 
 from loci.errors import StoreError
 from loci.store.postgres.connection import Row
+from loci.store.postgres.document_terms_migration import add_document_terms
 from loci.store.postgres.stemmed_terms import add_languages
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
@@ -651,6 +652,10 @@ MIGRATIONS: list[Migration] = [
     """
     ALTER TABLE documents ADD COLUMN gone_at text;
     """,
+    # 31: BM25 over whole documents (document_lexical.py): their terms, document frequencies
+    # and lengths kept on write, counted now for the documents already indexed. SQLite's 31
+    # changes nothing: its in-memory index reads documents from the passages.
+    add_document_terms,
 ]
 
 

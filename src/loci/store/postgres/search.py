@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.models import PassageContext, SearchFilters
-from loci.store.postgres import lexical, vectors
+from loci.models import DocumentTextScores, PassageContext, SearchFilters
+from loci.store.postgres import document_lexical, lexical, vectors
 from loci.store.postgres.connection import Database
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.index import as_array
@@ -68,6 +68,26 @@ class SearchLegs:
             cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))
             row = cur.fetchone()
         return float(row["ceiling"]) if row is not None else None
+
+    def document_text_scores(
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        chunk_ids: Sequence[int],
+        languages: Sequence[str] = (),
+    ) -> DocumentTextScores | None:
+        if not terms:
+            return None
+        with self.db.tx(brain_id) as cur:
+            cur.execute("SELECT text_language FROM brains WHERE id = %s", (brain_id,))
+            found = cur.fetchone()
+            if found is None:
+                return None
+            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
+            if not tokens:
+                return None
+            scores, ceiling = document_lexical.passage_scores(cur, brain_id, tokens, chunk_ids)
+        return DocumentTextScores(scores, ceiling)
 
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters

@@ -52,4 +52,4 @@ def add_languages(conn: psycopg.Connection[Row]) -> None:
         changed.update({int(r["id"]): str(r["text_language"]) for r in cur.fetchall()})
         for brain_id, language in sorted(changed.items()):
             lexical.lock_stats(cur, brain_id)
-            reanalyze(cur, brain_id, language)
+            reanalyze(cur, brain_id, language, documents=False)  # migration 31 counts those

@@ -24,7 +24,7 @@ from loci.models import (
 )
 from loci.store.brain_tables import BRAIN_COLUMNS, CHUNK_COLUMNS, BrainTables
 from loci.store.identity_tables import IdentityTables
-from loci.store.postgres import lexical
+from loci.store.postgres import document_lexical, lexical
 from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.connection import Cursor, Database, connect
 from loci.store.postgres.conversations import PostgresConversations
@@ -164,6 +164,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
         cur.execute("SELECT 1 FROM documents WHERE id = %s FOR UPDATE", (document_id,))
         lexical.lock_stats(cur, brain_id)
         lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
+        document_lexical.remove_documents(cur, brain_id, "d.id = %s", (document_id,))
         cur.execute("DELETE FROM jobs WHERE document_id = %s", (document_id,))
         cur.execute("DELETE FROM documents WHERE id = %s", (document_id,))  # cascades
         cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
@@ -220,6 +221,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
         with self.db.tx(brain_id) as cur:
             lexical.lock_stats(cur, brain_id)
             lexical.remove_postings(cur, brain_id, "true", ())
+            document_lexical.remove_documents(cur, brain_id, "true", ())
             cur.execute("DELETE FROM chunks WHERE brain_id = %s", (brain_id,))
             cur.execute("DELETE FROM document_texts WHERE brain_id = %s", (brain_id,))
             cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))

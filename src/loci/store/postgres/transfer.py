@@ -28,7 +28,7 @@ from loci.context_line import index_title
 from loci.errors import Conflict, StoreError
 from loci.nul import NUL
 from loci.store.blobs import sha256_hex
-from loci.store.postgres import lexical
+from loci.store.postgres import document_lexical, lexical
 from loci.store.postgres.blobs import PostgresBlobStore
 from loci.store.postgres.connection import Cursor
 from loci.store.postgres.store import PostgresStore
@@ -400,6 +400,7 @@ def copy_sqlite_to_postgres(
             counts[table.name] = _copy_table(cur, source, table, report)
             if table.name == "document_texts":  # chunks need documents and come before jobs
                 counts["chunks"] = _copy_chunks(cur, source, report)
+                _index_documents(cur)
         handed_out = _handed_out(source)
         for name in IDENTITY_TABLES:  # new rows continue after every id ever handed out
             cur.execute(
@@ -469,6 +470,14 @@ def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
         total += len(batch)
         report("chunks", total)
     return total
+
+
+def _index_documents(cur: Cursor) -> None:
+    """Every brain's documents counted whole for BM25, from the passages just copied."""
+    cur.execute("SELECT id, text_language FROM brains ORDER BY id")
+    for brain in cur.fetchall():
+        lexical.lock_stats(cur, int(brain["id"]))
+        document_lexical.index_documents(cur, int(brain["id"]), str(brain["text_language"]))
 
 
 def _insert_chunk_batch(

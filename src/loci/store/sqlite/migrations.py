@@ -564,6 +564,10 @@ MIGRATIONS: list[Migration] = [
     """
     ALTER TABLE documents ADD COLUMN gone_at TEXT;
     """,
+    # 31: BM25 over whole documents (`loci.store.document_index`). PostgreSQL keeps their term
+    # statistics in tables (its 31); here the in-memory index derives them from the passages
+    # as it derives theirs, so the schema does not change.
+    "SELECT 1",
 ]
 
 

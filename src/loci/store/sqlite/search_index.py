@@ -1,7 +1,8 @@
-"""The SQLite store's search engine: per brain, an in-memory BM25 index (lexical_index.py) and a
-vector matrix (vector_matrix.py), each saved beside the database (lexical_files.py,
-vector_files.py) so a new process loads it instead of rebuilding, and each caught up from the
-chunk change log (chunk_log.py) that every process writing the database appends to.
+"""The SQLite store's search engine: per brain, an in-memory BM25 index (lexical_index.py) with
+its document-level twin (document_index.py) and a vector matrix (vector_matrix.py), each saved
+beside the database (lexical_files.py, vector_files.py) so a new process loads it instead of
+rebuilding, and each caught up from the chunk change log (chunk_log.py) that every process
+writing the database appends to.
 
 Nothing here is canonical: an index or matrix that is missing, stale or unreadable is rebuilt from
 the chunks table, and FTS5's `bm25()` answers the BM25 leg whenever the index is not ready. The
@@ -27,12 +28,14 @@ import numpy.typing as npt
 
 from loci.context_line import index_title
 from loci.embed.base import Vectors
-from loci.models import PassageContext, SearchFilters
+from loci.models import DocumentTextScores, PassageContext, SearchFilters
 from loci.store import lexical_files, vector_files
+from loci.store.document_index import DocumentIndex
 from loci.store.lexical_files import IndexIdentity, index_path
 from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
 from loci.store.sqlite import chunk_log
 from loci.store.sqlite.connection import Database
+from loci.store.sqlite.document_rows import document_rows, documents_of
 from loci.store.sqlite.rows import FTS_WEIGHTS, filter_sql, fts_phrase, index_weights
 from loci.store.stemming import (
     AUTO,
@@ -91,6 +94,7 @@ class SearchIndex:
         self.vector_int8_min_chunks = vector_int8_min_chunks
         self.bm25 = bm25
         self._lexical: dict[int, LexicalIndex] = {}
+        self._documents: dict[int, DocumentIndex] = {}  # built, loaded and caught up with it
         self._lexical_identity: dict[int, IndexIdentity] = {}  # what each index was built for
         self._lexical_lock = threading.Lock()
         self._brain_locks: dict[int, threading.Lock] = {}
@@ -117,6 +121,7 @@ class SearchIndex:
             path.unlink(missing_ok=True)
         with self._lexical_lock:
             self._lexical.pop(brain_id, None)
+            self._documents.pop(brain_id, None)
             self._lexical_identity.pop(brain_id, None)
         index_path(self.folder, brain_id).unlink(missing_ok=True)
 
@@ -147,6 +152,25 @@ class SearchIndex:
         if index is None:
             return None
         return index.ceiling(query_tokens(terms, self._query_stemmers(brain_id, languages)))
+
+    def document_text_scores(
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        chunk_ids: Sequence[int],
+        languages: Sequence[str] = (),
+    ) -> DocumentTextScores | None:
+        if not terms or not self._uses_lexical_index(brain_id):
+            return None  # FTS5 keeps no document statistics
+        if self._ready_lexical_index(brain_id) is None:
+            return None
+        documents = self._documents.get(brain_id)
+        if documents is None:
+            return None
+        tokens = query_tokens(terms, self._query_stemmers(brain_id, languages))
+        return DocumentTextScores(
+            documents.passage_scores(tokens, chunk_ids), documents.ceiling(tokens)
+        )
 
     def _query_stemmers(self, brain_id: int, languages: Sequence[str]) -> list[str]:
         brain_language = str(
@@ -228,6 +252,7 @@ class SearchIndex:
             brain_lock = self._brain_locks.setdefault(brain_id, threading.Lock())
         with brain_lock:
             index = self._lexical.get(brain_id)
+            documents = self._documents.get(brain_id)
             with self.db.conn:  # one read snapshot: the log position and the rows agree
                 seq = chunk_log.position(self.db, brain_id)
                 floor = chunk_log.floor(self.db, brain_id)
@@ -235,28 +260,35 @@ class SearchIndex:
                 path = index_path(self.folder, brain_id)
                 save = False
                 # Older than the pruned floor, the log no longer says what changed since.
-                if index is not None and (
-                    index.seq < floor or self._lexical_identity.get(brain_id) != identity
+                if (
+                    index is None
+                    or documents is None
+                    or index.seq < floor
+                    or self._lexical_identity.get(brain_id) != identity
                 ):
-                    index = None
-                if index is None:
-                    index = lexical_files.load(path, identity, analyze, seq)
-                    if index is not None and index.seq < floor:
-                        index = None
-                if index is None:
+                    index = documents = None
+                    loaded = lexical_files.load(path, identity, analyze, seq)
+                    if loaded is not None and loaded[0].seq >= floor:
+                        index, documents = loaded
+                if index is None or documents is None:
                     index = LexicalIndex(analyze, identity.weights, 0, *self.bm25)
                     index.add(self._index_rows(brain_id, None))
+                    documents = DocumentIndex(analyze, identity.weights, *self.bm25)
+                    documents.add(document_rows(self.db, brain_id, None))
                     save = True
                 elif seq > index.seq:
-                    save = self._catch_up(brain_id, index, seq)
+                    save = self._catch_up(brain_id, index, documents, seq)
                 index.seq = seq
                 self._lexical[brain_id] = current = index
+                self._documents[brain_id] = current_documents = documents
                 self._lexical_identity[brain_id] = identity
             if save:
-                self._save_index(path, current, identity)
+                self._save_index(path, current, current_documents, identity)
             return current
 
-    def _catch_up(self, brain_id: int, index: LexicalIndex, seq: int) -> bool:
+    def _catch_up(
+        self, brain_id: int, index: LexicalIndex, documents: DocumentIndex, seq: int
+    ) -> bool:
         """Re-read what changed since the index's position; True when it is due to be saved."""
         changed = chunk_log.changed(self.db, brain_id, index.seq, seq, with_vectors=False)
         self._unsaved[brain_id] = self._unsaved.get(brain_id, 0) + len(changed)
@@ -264,11 +296,21 @@ class SearchIndex:
         # Whatever happened to a chunk, it is dropped and re-read if it still exists.
         index.remove(changed)
         index.add(self._index_rows(brain_id, changed))
+        # A document is re-read whole when any of its passages changed: the ones it had (a
+        # deleted passage is known only to the index) and the ones it has now.
+        touched = set(documents.owners_of(changed).values()) | documents_of(self.db, changed)
+        documents.remove(sorted(touched))
+        documents.add(document_rows(self.db, brain_id, sorted(touched)))
         small = index.small_segments(SEGMENT_ROWS // 10)
         if len(small) > MAX_SMALL_SEGMENTS:
-            merged = [int(i) for s in small for i in s.chunk_ids[s.live]]
+            merged = [int(i) for s in small for i in s.ids[s.live]]
             index.segments = [s for s in index.segments if s not in small]
             index.add(self._index_rows(brain_id, merged))
+        small = documents.lexical.small_segments(SEGMENT_ROWS // 10)
+        if len(small) > MAX_SMALL_SEGMENTS:
+            merged = [int(i) for s in small for i in s.ids[s.live]]
+            documents.remove(merged)
+            documents.add(document_rows(self.db, brain_id, merged))
         return due
 
     def _index_rows(self, brain_id: int, chunk_ids: Sequence[int] | None) -> list[IndexRow]:
@@ -301,9 +343,11 @@ class SearchIndex:
         created, language = (row["created_at"], row["text_language"]) if row else ("", AUTO)
         return IndexIdentity(brain_id, str(created), index_weights(), *self.bm25, str(language))
 
-    def _save_index(self, path: Path, index: LexicalIndex, identity: IndexIdentity) -> None:
+    def _save_index(
+        self, path: Path, index: LexicalIndex, documents: DocumentIndex, identity: IndexIdentity
+    ) -> None:
         try:
-            lexical_files.save(path, index, identity)
+            lexical_files.save(path, index, documents, identity)
             self._unsaved[identity.brain_id] = 0
         except OSError:  # a read-only or full disk: the index in memory still serves
             log.warning("could not save the BM25 index to %s", path, exc_info=True)

@@ -25,6 +25,7 @@ from loci.errors import NotFound, StoreError
 from loci.models import (
     Brain,
     Chunk,
+    DocumentTextScores,
     IndexedChunk,
     Job,
     PassageContext,
@@ -248,6 +249,15 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
         self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
     ) -> float | None:
         return self.search_index.text_ceiling(brain_id, terms, languages)
+
+    def document_text_scores(
+        self,
+        brain_id: int,
+        terms: Sequence[str],
+        chunk_ids: Sequence[int],
+        languages: Sequence[str] = (),
+    ) -> DocumentTextScores | None:
+        return self.search_index.document_text_scores(brain_id, terms, chunk_ids, languages)
 
     def vector_search(
         self, brain_id: int, model: str, query: Vectors, limit: int, filters: SearchFilters

@@ -1,0 +1,182 @@
+"""BM25 over whole documents in SQL, kept on write beside the passage postings (lexical.py).
+
+A document's terms (`loci.store.document_terms`: its index title and each stretch of its
+passages' text once) are kept in `document_terms` (document, term, weighted frequency), how many
+documents hold each term in `document_term_df`, a document's BM25 length on its row
+(`documents.lex_length`, 0 while it has no passages) and the brain's document count and total
+length in `lexical_stats`. The SQLite store's document index (`loci.store.document_index`)
+scores from the same terms with the same formula, so the two backends rank the same.
+
+A search asks only for the documents of the passages it has found, so a query reads the
+postings of those documents for the question's terms (the primary key), never a term's whole
+list. Writers hold the brain's lexical lock (`lexical.lock_stats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from loci.context_line import index_title
+from loci.store.document_terms import PassageText, document_columns, weighted_terms
+from loci.store.lexical_index import IDF_FLOOR, K1, B
+from loci.store.postgres.connection import Cursor
+from loci.store.postgres.lexical import BODY_WEIGHT, HEADINGS_WEIGHT, TITLE_WEIGHT
+from loci.store.stemming import analyze, stemmer_for
+
+WEIGHTS = (TITLE_WEIGHT, HEADINGS_WEIGHT, BODY_WEIGHT)
+
+
+def add_document(
+    cur: Cursor, brain_id: int, document_id: int, title: str, passages: Sequence[PassageText]
+) -> None:
+    """Index a document whose passages were just written (caller holds lock_stats and has
+    removed what the document had)."""
+    if not passages:
+        return
+    counts, length = weighted_terms(document_columns(title, passages, analyze), WEIGHTS)
+    terms = sorted(counts)  # concurrent writers meet df rows in one order
+    cur.execute(
+        "INSERT INTO document_terms(brain_id, document_id, term, tf)"
+        " SELECT %s, %s, * FROM unnest(%s::text[], %s::int[])",
+        (brain_id, document_id, terms, [counts[t] for t in terms]),
+    )
+    cur.execute(
+        "INSERT INTO document_term_df(brain_id, term, df) SELECT %s, term, 1"
+        " FROM unnest(%s::text[]) AS term"
+        " ON CONFLICT (brain_id, term) DO UPDATE SET df = document_term_df.df + 1",
+        (brain_id, terms),
+    )
+    cur.execute("UPDATE documents SET lex_length = %s WHERE id = %s", (length, document_id))
+    cur.execute(
+        "UPDATE lexical_stats SET documents = documents + 1,"
+        " document_length = document_length + %s WHERE brain_id = %s",
+        (length, brain_id),
+    )
+
+
+def remove_documents(cur: Cursor, brain_id: int, where: str, params: Sequence[Any]) -> None:
+    """Unindex the brain's documents matching `where` (on documents `d`) (caller holds
+    lock_stats)."""
+    cur.execute(
+        "WITH gone AS (DELETE FROM document_terms t USING documents d"
+        f" WHERE t.document_id = d.id AND d.brain_id = %s AND {where} RETURNING t.term),"
+        " n AS (SELECT term, count(*) AS k FROM gone GROUP BY term)"
+        " UPDATE document_term_df f SET df = f.df - n.k FROM n"
+        " WHERE f.brain_id = %s AND f.term = n.term",
+        (brain_id, *params, brain_id),
+    )
+    cur.execute(
+        "WITH gone AS (UPDATE documents d SET lex_length = 0 FROM (SELECT id, lex_length"
+        f" FROM documents d WHERE d.brain_id = %s AND d.lex_length > 0 AND {where}) old"
+        " WHERE d.id = old.id RETURNING old.lex_length)"
+        " UPDATE lexical_stats s SET documents = s.documents - g.n,"
+        " document_length = s.document_length - g.len"
+        " FROM (SELECT count(*) AS n, coalesce(sum(lex_length), 0) AS len FROM gone) g"
+        " WHERE s.brain_id = %s",
+        (brain_id, *params, brain_id),
+    )
+
+
+def index_documents(cur: Cursor, brain_id: int, language: str, where: str = "true") -> None:
+    """Index the brain's documents matching `where` (on documents `d`) from their passages as
+    stored (caller holds lock_stats and has removed them)."""
+    cur.execute(
+        "SELECT d.id, d.title, d.name, d.kind, c.text, c.char_start, c.char_end, c.language"
+        " FROM documents d JOIN chunks c ON c.document_id = d.id"
+        f" WHERE d.brain_id = %s AND {where} ORDER BY d.id, c.idx",
+        (brain_id,),
+    )
+    current: int | None = None
+    title = ""
+    passages: list[PassageText] = []
+    for row in cur.fetchall():
+        if row["id"] != current:
+            if current is not None:
+                add_document(cur, brain_id, current, title, passages)
+            current, passages = int(row["id"]), []
+            title = index_title(row["title"] or None, str(row["name"]), str(row["kind"]))
+        passages.append(
+            PassageText(
+                str(row["text"]), int(row["char_start"]), int(row["char_end"]),
+                stemmer_for(language, row["language"]),
+            )
+        )  # fmt: skip
+    if current is not None:
+        add_document(cur, brain_id, current, title, passages)
+
+
+# The brain's document statistics and the query's term weights over documents, as
+# `lexical._WEIGHTS` has them over passages.
+_WEIGHTS = (
+    "WITH q AS (SELECT term, count(*)::float8 AS n FROM unnest(%(tokens)s::text[]) AS term"
+    " GROUP BY term),"
+    " s AS (SELECT documents::float8 AS total,"
+    " document_length::float8 / greatest(documents, 1) AS avgdl"
+    " FROM lexical_stats WHERE brain_id = %(brain)s),"
+    " w AS (SELECT q.term, q.n * CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS idf"
+    " FROM q JOIN document_term_df df ON df.brain_id = %(brain)s AND df.term = q.term"
+    " AND df.df > 0 CROSS JOIN s"
+    " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x)"
+)
+
+# The indexed documents of the passages a search found, with their lengths.
+OWNERS_SQL = (
+    "SELECT c.id AS chunk_id, c.document_id, d.lex_length FROM chunks c JOIN documents d"
+    " ON d.id = c.document_id AND d.lex_length > 0"
+    " WHERE c.id = ANY(%(chunks)s) AND c.brain_id = %(brain)s"
+)
+
+# Those documents' BM25 (a document holding none of the terms is not listed), and first, as
+# document NULL, the ceiling. Their ids are given, so the postings are probed by (document,
+# term) on the primary key: joined to the documents inside one statement, the planner read
+# every document's posting of each term instead. One statement: its planning is most of it.
+SCORES_SQL = (
+    _WEIGHTS + ","
+    " x AS (SELECT * FROM unnest(%(documents)s::bigint[], %(lengths)s::int[]) AS x(id, len)),"
+    " t AS (SELECT document_id, term, tf FROM document_terms"
+    " WHERE document_id = ANY(%(documents)s) AND term = ANY(%(tokens)s::text[]))"
+    " SELECT NULL::bigint AS document_id, coalesce(sum(w.idf), 0) * %(k1p)s AS score FROM w"
+    " UNION ALL"
+    " SELECT t.document_id, sum(w.idf * t.tf * %(k1p)s"
+    " / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * x.len / s.avgdl)))"
+    " FROM t JOIN w ON w.term = t.term JOIN x ON x.id = t.document_id"
+    " CROSS JOIN s GROUP BY t.document_id"
+)
+
+
+def score_params(brain_id: int, tokens: Sequence[str]) -> dict[str, Any]:
+    return {
+        "tokens": list(tokens),
+        "brain": brain_id,
+        "floor": IDF_FLOOR,
+        "k1": K1,
+        "k1p": K1 + 1.0,
+        "b": B,
+    }
+
+
+def passage_scores(
+    cur: Cursor, brain_id: int, tokens: Sequence[str], chunk_ids: Sequence[int]
+) -> tuple[dict[int, float], float]:
+    """(chunk id -> its document's BM25, the documents' ceiling) for the indexed passages among
+    `chunk_ids`."""
+    params = score_params(brain_id, tokens)
+    cur.execute(OWNERS_SQL, {**params, "chunks": list(chunk_ids)})
+    owner: dict[int, int] = {}
+    lengths: dict[int, int] = {}
+    for r in cur.fetchall():
+        owner[int(r["chunk_id"])] = document = int(r["document_id"])
+        lengths[document] = int(r["lex_length"])
+    documents = sorted(lengths)
+    cur.execute(
+        SCORES_SQL, {**params, "documents": documents, "lengths": [lengths[d] for d in documents]}
+    )
+    ceiling = 0.0
+    scores: dict[int, float] = {}
+    for r in cur.fetchall():
+        if r["document_id"] is None:
+            ceiling = float(r["score"])
+        else:
+            scores[int(r["document_id"])] = float(r["score"])
+    return {chunk: scores.get(document, 0.0) for chunk, document in owner.items()}, ceiling
