@@ -28,7 +28,10 @@ const sentence = (text) => (text ? text[0].toUpperCase() + text.slice(1) : text)
 // Fill `container` with the versions of one document. `isCurrent()` says whether the view is
 // still the one shown (the person may have moved on while a request ran); `onChanged(doc)` is
 // told of the document after a restore, and again when it is indexed.
-export async function showVersions(container, { brain, documentId, errorBox, isCurrent, onChanged }) {
+export async function showVersions(
+  container,
+  { brain, documentId, errorBox, isCurrent, onChanged, restored = false },
+) {
   const base = `/brains/${path(brain)}/files/${path(documentId)}/versions`;
   const listed = await api.get(base);
   if (!isCurrent()) return;
@@ -63,15 +66,15 @@ export async function showVersions(container, { brain, documentId, errorBox, isC
       `as version ${current}, and the document is indexed again.`;
     if (!(await confirmAction(question, `Restore version ${version.number}`))) return;
     try {
-      const restored = await api.post(`${base}/${version.number}/restore`);
+      const outcome = await api.post(`${base}/${version.number}/restore`);
       if (!isCurrent()) return;
       toast(
-        restored.changed
+        outcome.changed
           ? `Version ${version.number} is current again.`
           : `Version ${version.number} was the current content already.`,
       );
-      onChanged(restored.document);
-      await showVersions(container, { brain, documentId, errorBox, isCurrent, onChanged });
+      onChanged(outcome.document);
+      await showVersions(container, { brain, documentId, errorBox, isCurrent, onChanged, restored: true });
       if (isCurrent()) $(".versions-heading", container).focus();
     } catch (error) {
       if (isCurrent()) showError(errorBox, error);
@@ -97,7 +100,7 @@ export async function showVersions(container, { brain, documentId, errorBox, isC
     diffArea,
   ];
   clear(container).append(...parts.filter(Boolean));
-  follow(state, brain, doc, isCurrent, onChanged);
+  follow(state, brain, doc, isCurrent, onChanged, restored);
 }
 
 // One version: its number, when it was saved (and replaced), its size, and its actions.
@@ -152,16 +155,20 @@ function compareForm(all, compare) {
 }
 
 // The document's state under the list: indexing (after a restore, until its text is searchable),
-// ready, or failed with why.
-async function follow(state, brain, doc, isCurrent, onChanged) {
+// ready, or failed with why. Just after a restore the worker may have indexed the restored text
+// before this first looks (a note takes a few milliseconds): that is said too.
+async function follow(state, brain, doc, isCurrent, onChanged, restored) {
   let current = doc;
+  let announce = restored; // "Indexed" is news only after a restore or an indexing seen here
   for (;;) {
     if (current.status === "processing") state.textContent = "Indexing the current version…";
     else if (current.status === "failed") {
       state.textContent = `The current version could not be indexed: ${current.status_reason || "no reason given"}`;
-    } else state.textContent = "";
+    } else if (announce) state.textContent = "Indexed: search finds the current version's text.";
+    else state.textContent = "";
     state.hidden = !state.textContent;
     if (current.status !== "processing") return;
+    announce = true;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     if (!isCurrent() || !state.isConnected) return;
     try {
@@ -170,14 +177,7 @@ async function follow(state, brain, doc, isCurrent, onChanged) {
       return; // the list still shows; the preview's own error box reports real failures
     }
     if (!isCurrent() || !state.isConnected) return;
-    if (current.status !== "processing") {
-      onChanged(current);
-      if (current.status === "ready") {
-        state.textContent = "Indexed: search finds the current version's text.";
-        state.hidden = false;
-        return;
-      }
-    }
+    if (current.status !== "processing") onChanged(current);
   }
 }
 
