@@ -259,9 +259,14 @@ def edit(
 
     def work() -> None:  # the worker's main lane, as `loci serve` runs it, on these notes only
         runner = loci.library.worker()
+        # Idle as `Worker._idle` is (a store without the wait, as before it had one: a poll).
+        wait = getattr(loci.store, "wait_for_jobs", None)
         while not stop.is_set():
             if not runner.run_batch(only):
-                loci.store.wait_for_jobs(runner.settings.idle_sleep_s, stop)  # type: ignore[attr-defined]
+                if wait is not None:
+                    wait(runner.settings.idle_sleep_s, stop)
+                else:
+                    stop.wait(runner.settings.idle_sleep_s)
 
     worker = threading.Thread(target=work)
     watcher = FolderWatcher(loci.sources, loci.store, WatchSettings(mode="events")).start()
@@ -279,23 +284,27 @@ def edit(
 
     # Each note is found by its new words once its text stage is done, and fully indexed
     # (ready: its changed passage embedded too) after its vectors stage. Polled cheaply, as the
-    # worker shares this process: the states alone, in one query. A note's state says its new
-    # text is indexed (a new content hash, no longer waiting for its text stage) in the same
-    # transaction that writes its text index, so the first time is when every state says so;
-    # each note is then searched for by its new words, once, to confirm it (a search per note
-    # at every poll would take the worker's time and be measured as its own).
+    # worker shares this process: a note's state says its new text is indexed (a new content
+    # hash, no longer waiting for its text stage) in the same transaction that writes its text
+    # index, and each poll reads states only up to the first note still waiting (a note once
+    # done stays done), then all of them, in one query, for readiness. Each note is searched
+    # for by its new words once, after, to confirm it (a search per note at every poll would
+    # take the worker's time and be measured as its own).
     def new_text_indexed(state: Document) -> bool:
         return state.content_hash != old_hashes[state.id] and (
             state.status != "processing" or state.vectors_pending
         )
 
-    pending = set(only)
+    waiting = list(only)  # for their new text
+    pending = set(only)  # to be ready
     words_at = 0.0
     while pending:
-        states = loci.store.get_documents(brain.id, list(pending))
-        if not words_at and all(new_text_indexed(d) for d in states):
-            words_at = time.perf_counter() - started
-        pending -= {d.id for d in states if words_at and d.status == "ready"}
+        while waiting and new_text_indexed(loci.store.get_document(brain.id, waiting[0])):
+            waiting.pop(0)
+        if not waiting:
+            words_at = words_at or time.perf_counter() - started
+            states = loci.store.get_documents(brain.id, list(pending))
+            pending -= {d.id for d in states if d.status == "ready"}
         time.sleep(0.02)
     searchable = time.perf_counter() - started
     missed = [

@@ -71,7 +71,7 @@ class WatchSettings:
 
     mode: WatchSetting = "auto"
     debounce_ms: int = 1000  # the longest a burst of changes is gathered before it is synced
-    step_ms: int = 100  # this long without a change ends a burst
+    step_ms: int = 50  # this long without a change ends a burst (watchfiles' own default)
     poll_ms: int = 1000  # how often a polled folder is looked at
     refresh_s: float = 2.0  # how often sources, leases and each folder itself are checked
     lease_s: float = 30.0  # a watcher that stops renewing loses its folders after this
