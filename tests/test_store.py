@@ -107,6 +107,25 @@ def test_replace_index_swaps_chunks_without_duplicates(store: Store) -> None:
 
 
 @both
+def test_indexing_a_document_deleted_meanwhile_fails_alone(store: Store) -> None:
+    """The worker indexes a document that was deleted while it was parsed: that one write is
+    refused (nothing half-written stays), and the next one goes through on the same store."""
+    brain = store.ensure_brain("a")
+    gone = store.create_document(brain.id, new_doc("gone.txt", "d" * 64), "index")
+    kept = store.create_document(brain.id, new_doc("kept.txt", "e" * 64), "index")
+    store.delete_document(brain.id, gone.id)
+    vec = np.full(4, 0.5, np.float32)
+    with pytest.raises(NotFound, match="deleted while it was processed"):
+        store.replace_index(
+            gone.id, [draft(0, "alpha one")], {"e-alpha one": vec}, "m", "t", None, None
+        )
+    store.replace_index(kept.id, [draft(0, "beta two")], {"e-beta two": vec}, "m", "t", None, None)
+    assert [h[0] for h in store.text_search(brain.id, ["alpha"], 10, SearchFilters())] == []
+    [(chunk_id, _)] = store.text_search(brain.id, ["beta"], 10, SearchFilters())
+    assert [c.id for c in store.list_chunks(brain.id, kept.id)] == [chunk_id]
+
+
+@both
 def test_rename_keeps_the_brain_and_its_documents_and_refuses_a_taken_name(store: Store) -> None:
     notes, work = store.create_brain("notes", "restricted", None), store.ensure_brain("work")
     doc = store.create_document(notes.id, new_doc("x.txt", "d" * 64), "index")
