@@ -6,11 +6,15 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from loci.models import Brain, Progress
+from loci.errors import NotFound
+from loci.ingest.indexer import Indexer, Prepared
+from loci.jobs.worker import Advance
+from loci.models import Brain, Document, IndexWrite, Progress
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.brain_tables import BrainTables
@@ -176,3 +180,45 @@ def test_the_brain_status_counts_documents_waiting_for_vectors_and_the_queue_by_
         assert status["documents_by_status"] == {"ready": 3}
     finally:
         server.stop()
+
+
+def test_a_batch_writes_its_texts_together_and_a_document_deleted_meanwhile_fails_alone(
+    loci: Loci, brain: Brain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text stage writes a batch's indexes in one store write. A note deleted while the
+    others of its batch are read (a person removing it from the web app) makes that write
+    fail: the others are then written one by one, and only the deleted note's job fails."""
+    notes = [
+        "The kiln fires at 1240 degrees.",
+        "Clay is ordered on Mondays.",
+        "Glaze dries overnight.",
+    ]
+    ids = [loci.library.add_note(brain, text).document.id for text in notes]
+    indexer_prepare = Indexer.prepare
+
+    def prepare(self: Indexer, of: Brain, document: Document) -> Prepared:
+        prepared = indexer_prepare(self, of, document)
+        if document.id == ids[2]:  # the second note is already read when it goes
+            loci.library.remove(brain, ids[1])
+        return prepared
+
+    monkeypatch.setattr(Indexer, "prepare", prepare)
+    store_write = loci.store.replace_indexes
+    batches: list[list[int]] = []
+
+    def replace_indexes(writes: Sequence[IndexWrite], model: str) -> list[int]:
+        batches.append([w.document_id for w in writes])
+        return store_write(writes, model)
+
+    monkeypatch.setattr(loci.store, "replace_indexes", replace_indexes)
+    jobs = loci.store.claim_jobs("test", 60, 10, ids, "text", False)
+    assert sorted(j.document_id for j in jobs) == sorted(ids)
+    outcomes = loci.library._index_jobs(jobs)
+    by_document = {j.document_id: outcomes[j.id] for j in jobs}
+    assert isinstance(by_document[ids[1]], NotFound)
+    for kept, words in ((ids[0], "kiln degrees"), (ids[2], "glaze overnight")):
+        assert isinstance(by_document[kept], Advance)  # on to its vectors
+        assert [h.citation.document_id for h in search(loci, brain, words, "text")] == [kept]
+    assert search(loci, brain, "clay mondays", "text") == []
+    # one write for the three, refused; then each alone
+    assert batches == [ids, [ids[0]], [ids[1]], [ids[2]]]

@@ -9,6 +9,7 @@ whole from block to citation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -531,6 +532,17 @@ class IndexedChunk:
     draft: ChunkDraft
     embed_hash: str
     language: str | None = None  # ISO 639-1, as detected (`loci.language`); None: unknown
+
+
+@dataclass(frozen=True)
+class IndexWrite:
+    """One document's text index as the text stage writes it (`Store.replace_indexes`)."""
+
+    document_id: int
+    chunks: Sequence[IndexedChunk]
+    text: str
+    title: str | None
+    status_reason: str | None
 
 
 @dataclass(frozen=True)

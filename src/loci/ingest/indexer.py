@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ from loci.ingest.timings import IndexTimings
 from loci.language import passage_languages
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
-from loci.models import Brain, ChunkDraft, Document, IndexedChunk, ParsedDocument
+from loci.models import Brain, ChunkDraft, Document, IndexedChunk, IndexWrite, ParsedDocument
 from loci.nul import NUL, strip_nul, strip_nul_deep
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -165,9 +166,40 @@ class Indexer:
     def write_text(self, prepared: Prepared) -> int:
         """Swap in the document's chunks and their text index (the vectors stored for unchanged
         inputs stay theirs); returns how many chunks still need a vector."""
-        brain, document, embedder = prepared.brain, prepared.document, self.embedder
-        if brain.embedder_model is None:
-            self.store.set_brain_embedder(brain.id, embedder.model_id, embedder.dimensions)
+        return self.write_texts([prepared])[0]
+
+    def write_texts(self, batch: Sequence[Prepared]) -> list[int]:
+        """`write_text` for several documents in one store write (all or, if one was deleted
+        meanwhile, none); how many chunks each still needs a vector for."""
+        for brain in {p.brain.id: p.brain for p in batch}.values():
+            if brain.embedder_model is None:
+                self.store.set_brain_embedder(
+                    brain.id, self.embedder.model_id, self.embedder.dimensions
+                )
+        with self.timings.timed("write"):
+            missing = self.store.replace_indexes(
+                [self._index_write(p) for p in batch], self.embedder.model_id
+            )
+            for prepared in batch:
+                if prepared.document.kind in ("file", "web"):
+                    # What the parser read from the file (its format, language, author, sheets,
+                    # sender, ...), kept apart from the metadata given with the document;
+                    # rebuilt on every reindex. Notes and graph pages are skipped: their
+                    # frontmatter is already their canonical form.
+                    extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
+                    self.store.set_extracted(
+                        prepared.document.id, extracted, file_tags(prepared.parsed.metadata)
+                    )
+        for prepared, count in zip(batch, missing, strict=True):
+            log.info(
+                "indexed the text of document %s: %d chunks, %d to embed",
+                prepared.document.id,
+                len(prepared.chunks),
+                count,
+            )
+        return missing
+
+    def _index_write(self, prepared: Prepared) -> IndexWrite:
         reasons = list(prepared.parsed.warnings)
         if prepared.truncated:
             reasons.append(
@@ -175,37 +207,18 @@ class Indexer:
             )
         if not prepared.chunks:
             reasons.append("no text found in this file")
-        with self.timings.timed("write"):
-            missing = self.store.replace_index(
-                document.id,
-                [
-                    IndexedChunk(c, h, language)
-                    for c, h, language in zip(
-                        prepared.chunks, prepared.hashes, prepared.languages, strict=True
-                    )
-                ],
-                {},
-                self.embedder.model_id,
-                prepared.parsed.text,
-                prepared.title,
-                "; ".join(reasons) or None,
-            )
-            if document.kind in ("file", "web"):
-                # What the parser read from the file (its format, language, author, sheets,
-                # sender, ...), kept apart from the metadata given with the document; rebuilt on
-                # every reindex. Notes and graph pages are skipped: their frontmatter is already
-                # their canonical form.
-                extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
-                self.store.set_extracted(
-                    document.id, extracted, file_tags(prepared.parsed.metadata)
+        return IndexWrite(
+            prepared.document.id,
+            [
+                IndexedChunk(c, h, language)
+                for c, h, language in zip(
+                    prepared.chunks, prepared.hashes, prepared.languages, strict=True
                 )
-        log.info(
-            "indexed the text of document %s: %d chunks, %d to embed",
-            document.id,
-            len(prepared.chunks),
-            missing,
+            ],
+            prepared.parsed.text,
+            prepared.title,
+            "; ".join(reasons) or None,
         )
-        return missing
 
     def pending_inputs(self, brain: Brain, document: Document) -> list[tuple[str, str]]:
         """(hash, input) of each of the document's chunks still without a vector, in order,

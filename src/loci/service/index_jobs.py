@@ -2,8 +2,10 @@
 
 `IndexJobs` is the handler the worker calls with a batch of claimed jobs, all of one stage:
 
-- text: each document is parsed, chunked and its chunks and text index written at once
-  (`Indexer.write_text`), so it is found by its words before the next one is read. A document
+- text: each document is parsed and chunked, and the batch's chunks and text indexes are
+  written together (`Indexer.write_texts`, one transaction: on PostgreSQL a statement costs as
+  much as the rows it writes) — before a file over `QUICK_TEXT_BYTES` is read, so what was
+  read is found while a long OCR or transcription runs. A document
   whose every chunk already has a vector (nothing new, or only unchanged passages) is done;
   the others go on to the vectors stage, placed in the queue by how long their embedding will
   take. Parsing reports its progress (OCR page n of m) to the document's row, a few times a
@@ -37,6 +39,7 @@ from loci.llm.transcribe import Transcriber
 from loci.models import Brain, Document, Job
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
+from loci.store.job_order import QUICK_TEXT_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -108,22 +111,54 @@ class IndexJobs:
         self, indexer: Indexer, brains: dict[int, Brain], jobs: Sequence[Job]
     ) -> dict[int, Outcome]:
         outcomes: dict[int, Outcome] = {}
+        read: list[tuple[Job, Prepared]] = []  # parsed and chunked, not yet written
         for job in jobs:
             try:
                 document = self.store.get_document(job.brain_id, job.document_id)
-                watch = Throttled(partial(self.store.set_progress, document.id))
-                with reporting(watch):
-                    prepared = indexer.prepare(brains[job.brain_id], document)
-                missing = indexer.write_text(prepared)
             except Exception as error:
                 outcomes[job.id] = error
+                continue
+            if document.size_bytes > QUICK_TEXT_BYTES:
+                # A long read comes (OCR, a transcription): what is read is written first, so
+                # it is found meanwhile.
+                self._write_texts(indexer, read, outcomes)
+                read = []
+            try:
+                watch = Throttled(partial(self.store.set_progress, document.id))
+                with reporting(watch):
+                    read.append((job, indexer.prepare(brains[job.brain_id], document)))
+            except Exception as error:
+                outcomes[job.id] = error
+        self._write_texts(indexer, read, outcomes)
+        return outcomes
+
+    def _write_texts(
+        self, indexer: Indexer, read: Sequence[tuple[Job, Prepared]], outcomes: dict[int, Outcome]
+    ) -> None:
+        """Write the text indexes of what was read in one store write (on PostgreSQL each
+        statement costs as much as the rows it writes); if that fails (a document deleted
+        meanwhile), each alone, so a failure stays with its own document."""
+        if not read:
+            return
+        written: list[int | Exception]
+        try:
+            written = list(indexer.write_texts([prepared for _, prepared in read]))
+        except Exception:
+            written = []
+            for _, prepared in read:
+                try:
+                    written.append(indexer.write_text(prepared))
+                except Exception as error:
+                    written.append(error)
+        for (job, prepared), missing in zip(read, written, strict=True):
+            if isinstance(missing, Exception):
+                outcomes[job.id] = missing
                 continue
             outcomes[job.id] = Advance("vectors", missing / self.rate) if missing else None
             try:
                 self._after_indexed(prepared)
             except Exception:  # the message itself is indexed; reprocessing retries these
-                log.exception("could not add the attachments of document %s", document.id)
-        return outcomes
+                log.exception("could not add the attachments of document %s", job.document_id)
 
     def _vectors_stage(
         self, indexer: Indexer, brains: dict[int, Brain], jobs: Sequence[Job]

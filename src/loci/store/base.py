@@ -33,6 +33,7 @@ from loci.models import (
     GraphTimelineEntry,
     GraphVersion,
     IndexedChunk,
+    IndexWrite,
     Invite,
     Job,
     JobStage,
@@ -575,6 +576,12 @@ class Store(Protocol):
         how many chunks have no vector: none, and the document is `ready`; some, and it stays
         `processing` with `vectors_pending` and an "embed" progress until `add_vectors` has
         written them (the text search finds its chunks meanwhile)."""
+        ...
+
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+        """`replace_index` for several documents at once, with no new vectors (the text stage
+        of a batch): all written or, if one of them was deleted meanwhile (NotFound), none.
+        Returns, per write, how many of its chunks have no vector of `model`."""
         ...
 
     def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:

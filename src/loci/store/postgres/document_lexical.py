@@ -25,33 +25,52 @@ from loci.store.postgres.lexical import BODY_WEIGHT, HEADINGS_WEIGHT, TITLE_WEIG
 from loci.store.stemming import analyze, stemmer_for
 
 WEIGHTS = (TITLE_WEIGHT, HEADINGS_WEIGHT, BODY_WEIGHT)
+DOCUMENTS_AT_ONCE = 500  # documents indexed by one set of statements when a brain is counted
 
 
-def add_document(
-    cur: Cursor, brain_id: int, document_id: int, title: str, passages: Sequence[PassageText]
+def add_documents(
+    cur: Cursor, brain_id: int, documents: Sequence[tuple[int, str, Sequence[PassageText]]]
 ) -> None:
-    """Index a document whose passages were just written (caller holds lock_stats and has
-    removed what the document had)."""
-    if not passages:
+    """Index documents whose passages were just written, given (id, index title, passages)
+    each, in four statements for all of them (caller holds lock_stats and has removed what the
+    documents had). A document without passages is not indexed."""
+    ids: list[int] = []
+    words: list[str] = []
+    tfs: list[int] = []
+    lengths: dict[int, int] = {}
+    for document_id, title, passages in documents:
+        if not passages:
+            continue
+        counts, lengths[document_id] = weighted_terms(
+            document_columns(title, passages, analyze), WEIGHTS
+        )
+        for term in counts:
+            ids.append(document_id)
+            words.append(term)
+            tfs.append(counts[term])
+    if not lengths:
         return
-    counts, length = weighted_terms(document_columns(title, passages, analyze), WEIGHTS)
-    terms = sorted(counts)  # concurrent writers meet df rows in one order
     cur.execute(
         "INSERT INTO document_terms(brain_id, document_id, term, tf)"
-        " SELECT %s, %s, * FROM unnest(%s::text[], %s::int[])",
-        (brain_id, document_id, terms, [counts[t] for t in terms]),
+        " SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::int[])",
+        (brain_id, ids, words, tfs),
+    )
+    # One df increment per (document, term); sorted so concurrent writers meet rows in one order.
+    cur.execute(
+        "INSERT INTO document_term_df(brain_id, term, df)"
+        " SELECT %s, term, count(*) FROM unnest(%s::text[]) AS term GROUP BY term ORDER BY term"
+        " ON CONFLICT (brain_id, term) DO UPDATE SET df = document_term_df.df + excluded.df",
+        (brain_id, words),
     )
     cur.execute(
-        "INSERT INTO document_term_df(brain_id, term, df) SELECT %s, term, 1"
-        " FROM unnest(%s::text[]) AS term"
-        " ON CONFLICT (brain_id, term) DO UPDATE SET df = document_term_df.df + 1",
-        (brain_id, terms),
+        "UPDATE documents d SET lex_length = l.length"
+        " FROM unnest(%s::bigint[], %s::int[]) AS l(id, length) WHERE d.id = l.id",
+        (list(lengths), list(lengths.values())),
     )
-    cur.execute("UPDATE documents SET lex_length = %s WHERE id = %s", (length, document_id))
     cur.execute(
-        "UPDATE lexical_stats SET documents = documents + 1,"
+        "UPDATE lexical_stats SET documents = documents + %s,"
         " document_length = document_length + %s WHERE brain_id = %s",
-        (length, brain_id),
+        (len(lengths), sum(lengths.values()), brain_id),
     )
 
 
@@ -87,23 +106,22 @@ def index_documents(cur: Cursor, brain_id: int, language: str, where: str = "tru
         f" WHERE d.brain_id = %s AND {where} ORDER BY d.id, c.idx",
         (brain_id,),
     )
-    current: int | None = None
-    title = ""
-    passages: list[PassageText] = []
+    documents: dict[int, tuple[int, str, list[PassageText]]] = {}
     for row in cur.fetchall():
-        if row["id"] != current:
-            if current is not None:
-                add_document(cur, brain_id, current, title, passages)
-            current, passages = int(row["id"]), []
+        document_id = int(row["id"])
+        if document_id not in documents and len(documents) >= DOCUMENTS_AT_ONCE:
+            add_documents(cur, brain_id, list(documents.values()))
+            documents.clear()
+        if document_id not in documents:
             title = index_title(row["title"] or None, str(row["name"]), str(row["kind"]))
-        passages.append(
+            documents[document_id] = (document_id, str(title), [])
+        documents[document_id][2].append(
             PassageText(
                 str(row["text"]), int(row["char_start"]), int(row["char_end"]),
                 stemmer_for(language, row["language"]),
             )
         )  # fmt: skip
-    if current is not None:
-        add_document(cur, brain_id, current, title, passages)
+    add_documents(cur, brain_id, list(documents.values()))
 
 
 # The brain's document statistics and the query's term weights over documents, as

@@ -12,7 +12,7 @@ import numpy as np
 from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.errors import NotFound
-from loci.models import IndexedChunk
+from loci.models import IndexedChunk, IndexWrite
 from loci.store.brain_tables import embed_progress
 from loci.store.document_terms import PassageText
 from loci.store.postgres import document_lexical, lexical
@@ -38,20 +38,52 @@ def write_index(
 ) -> int:
     """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction;
     returns how many of the chunks have no vector yet."""
+    write = IndexWrite(document_id, chunks, text, title, status_reason)
+    return write_indexes(cur, [write], model, new_vectors)[0]
+
+
+def write_indexes(
+    cur: Cursor,
+    writes: Sequence[IndexWrite],
+    model: str,
+    new_vectors: dict[str, Vectors] | None = None,
+) -> list[int]:
+    """The body of `PostgresStore.replace_indexes`: every document's index swapped in the
+    caller's (system-scoped) transaction, each statement once for all the documents of a
+    brain (its cost is per statement as much as per row). Returns, per write, how many of its
+    chunks have no vector yet. NotFound if any document was deleted meanwhile."""
+    ids = [w.document_id for w in writes]
     cur.execute(
-        "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
-        " JOIN brains b ON b.id = d.brain_id WHERE d.id = %s FOR UPDATE OF d",
-        (document_id,),
+        "SELECT d.id, d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
+        " JOIN brains b ON b.id = d.brain_id WHERE d.id = ANY(%s) ORDER BY d.id FOR UPDATE OF d",
+        (ids,),
     )
-    doc = cur.fetchone()
-    if doc is None:
-        raise NotFound(f"document {document_id} was deleted while it was processed")
-    brain_id = int(doc["brain_id"])
+    docs = {int(r["id"]): r for r in cur.fetchall()}
+    for document_id in ids:
+        if document_id not in docs:
+            raise NotFound(f"document {document_id} was deleted while it was processed")
+    by_brain: dict[int, list[IndexWrite]] = {}
+    for write in writes:
+        by_brain.setdefault(int(docs[write.document_id]["brain_id"]), []).append(write)
+    missing: dict[int, int] = {}
+    for brain_id, group in sorted(by_brain.items()):
+        missing |= _write_brain(cur, brain_id, group, docs, model, dict(new_vectors or {}))
+    return [missing[w.document_id] for w in writes]
+
+
+def _write_brain(
+    cur: Cursor,
+    brain_id: int,
+    writes: Sequence[IndexWrite],
+    docs: dict[int, Any],
+    model: str,
+    vectors: dict[str, Any],
+) -> dict[int, int]:
+    """`write_indexes` for one brain's documents."""
+    ids = [w.document_id for w in writes]
     cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(brain_id),))
-    display_title = index_title(title or doc["title"], str(doc["name"]), str(doc["kind"]))
-    vectors = dict(new_vectors)
-    reused = [c.embed_hash for c in chunks if c.embed_hash not in vectors]
-    if reused:  # read before the document's own old chunks go
+    reused = list({c.embed_hash for w in writes for c in w.chunks} - set(vectors))
+    if reused:  # read before the documents' own old chunks go
         cur.execute(
             "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks"
             " WHERE embed_model = %s AND embed_hash = ANY(%s) AND embedding IS NOT NULL",
@@ -59,59 +91,72 @@ def write_index(
         )
         vectors.update({r["embed_hash"]: r["embedding"] for r in cur.fetchall()})
     lexical.lock_stats(cur, brain_id)
-    lexical.remove_postings(cur, brain_id, "c.document_id = %s", (document_id,))
-    document_lexical.remove_documents(cur, brain_id, "d.id = %s", (document_id,))
-    cur.execute("DELETE FROM chunks WHERE document_id = %s", (document_id,))
-    cur.execute("DELETE FROM document_texts WHERE document_id = %s", (document_id,))
-    brain_language = str(doc["text_language"])
-    terms = lexical.chunk_terms(
-        str(display_title),
-        [
+    lexical.remove_postings(cur, brain_id, "c.document_id = ANY(%s)", (ids,))
+    document_lexical.remove_documents(cur, brain_id, "d.id = ANY(%s)", (ids,))
+    cur.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", (ids,))
+    cur.execute("DELETE FROM document_texts WHERE document_id = ANY(%s)", (ids,))
+    brain_language = str(docs[ids[0]]["text_language"])
+    rows: list[tuple[int, IndexedChunk]] = []
+    terms: list[tuple[Any, int]] = []
+    documents: list[tuple[int, str, list[PassageText]]] = []
+    for write in writes:
+        doc = docs[write.document_id]
+        display_title = str(
+            index_title(write.title or doc["title"], str(doc["name"]), str(doc["kind"]))
+        )
+        stemmers = [stemmer_for(brain_language, c.language) for c in write.chunks]
+        terms += lexical.chunk_terms(
+            display_title,
+            [
+                (" / ".join(c.draft.heading_path), c.draft.text, stemmer)
+                for c, stemmer in zip(write.chunks, stemmers, strict=True)
+            ],
+        )
+        rows += [(write.document_id, c) for c in write.chunks]
+        documents.append(
             (
-                " / ".join(c.draft.heading_path),
-                c.draft.text,
-                stemmer_for(brain_language, c.language),
+                write.document_id,
+                display_title,
+                [
+                    PassageText(
+                        c.draft.text, c.draft.location.char_start or 0,
+                        c.draft.location.char_end or 0, stemmer,
+                    )
+                    for c, stemmer in zip(write.chunks, stemmers, strict=True)
+                ],
             )
-            for c in chunks
-        ],
-    )
-    ids = insert_chunks(cur, brain_id, document_id, chunks, vectors, model, terms)
-    lexical.add_postings(cur, brain_id, ids, terms)
-    document_lexical.add_document(
-        cur, brain_id, document_id, str(display_title),
-        [
-            PassageText(
-                c.draft.text, c.draft.location.char_start or 0, c.draft.location.char_end or 0,
-                stemmer_for(brain_language, c.language),
-            )
-            for c in chunks
-        ],
-    )  # fmt: skip
-    cur.execute(
+        )  # fmt: skip
+    chunk_ids = insert_chunks(cur, brain_id, rows, vectors, model, terms)
+    lexical.add_postings(cur, brain_id, chunk_ids, terms)
+    document_lexical.add_documents(cur, brain_id, documents)
+    cur.executemany(
         "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
-        (document_id, brain_id, text),
+        [(w.document_id, brain_id, w.text) for w in writes],
     )
-    missing = sum(1 for c in chunks if c.embed_hash not in vectors)
+    missing = {w.document_id: sum(c.embed_hash not in vectors for c in w.chunks) for w in writes}
     # If new content was queued while a job was indexing this version (an edit racing the
     # worker: one job running, a newer one queued), these chunks serve searches meanwhile but
     # the document is not ready: the queued job indexes what it holds now. Chunks without a
     # vector make it `vectors_pending` until the vectors stage is done.
-    cur.execute(
+    cur.executemany(
         "UPDATE documents SET status = CASE WHEN %(missing)s > 0 OR (EXISTS (SELECT 1 FROM jobs"
         " WHERE document_id = %(doc)s AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
         " WHERE document_id = %(doc)s AND status = 'running')) THEN 'processing' ELSE 'ready'"
         " END, status_reason = %(reason)s, chunk_count = %(count)s, language = %(language)s,"
         " title = coalesce(%(title)s, title), vectors_pending = %(missing)s > 0,"
         " progress = %(progress)s, updated_at = loci_now() WHERE id = %(doc)s",
-        {
-            "doc": document_id,
-            "reason": status_reason,
-            "count": len(chunks),
-            "title": title,
-            "missing": missing,
-            "progress": embed_progress(missing),
-            "language": document_language(chunks),
-        },
+        [
+            {
+                "doc": w.document_id,
+                "reason": w.status_reason,
+                "count": len(w.chunks),
+                "title": w.title,
+                "missing": missing[w.document_id],
+                "progress": embed_progress(missing[w.document_id]),
+                "language": document_language(w.chunks),
+            }
+            for w in writes
+        ],
     )
     cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
     return missing
@@ -160,13 +205,13 @@ def write_vectors(
 def insert_chunks(
     cur: Cursor,
     brain_id: int,
-    document_id: int,
-    chunks: Sequence[IndexedChunk],
+    chunks: Sequence[tuple[int, IndexedChunk]],
     vectors: dict[str, Any],
     model: str,
     terms: Sequence[tuple[Any, int]],
 ) -> list[int]:
-    """Insert the chunks (ids drawn first, so postings can name them); returns their ids."""
+    """Insert the chunks, each with its document's id (ids drawn first, so postings can name
+    them); returns their ids."""
     if not chunks:
         return []
     cur.execute(
@@ -175,7 +220,7 @@ def insert_chunks(
     )
     ids = [int(r["id"]) for r in cur.fetchall()]
     rows = []
-    for chunk_id, item, (_, length) in zip(ids, chunks, terms, strict=True):
+    for chunk_id, (document_id, item), (_, length) in zip(ids, chunks, terms, strict=True):
         c = item.draft
         found = vectors.get(item.embed_hash)
         vector = as_array(found) if found is not None else None

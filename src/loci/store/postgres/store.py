@@ -21,6 +21,7 @@ from loci.models import (
     Brain,
     Chunk,
     IndexedChunk,
+    IndexWrite,
 )
 from loci.store.brain_tables import BRAIN_COLUMNS, CHUNK_COLUMNS, BrainTables
 from loci.store.identity_tables import IdentityTables
@@ -29,7 +30,13 @@ from loci.store.postgres.accounts import PostgresAccounts
 from loci.store.postgres.connection import Cursor, Database, connect
 from loci.store.postgres.conversations import PostgresConversations
 from loci.store.postgres.graph import PostgresGraph
-from loci.store.postgres.index import as_array, reanalyze, write_index, write_vectors
+from loci.store.postgres.index import (
+    as_array,
+    reanalyze,
+    write_index,
+    write_indexes,
+    write_vectors,
+)
 from loci.store.postgres.integrations import PostgresIntegrations
 from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_job
 from loci.store.postgres.migrations import grant, migrate
@@ -197,6 +204,12 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
             return write_index(
                 cur, document_id, chunks, new_vectors, model, text, title, status_reason
             )
+
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+        if not writes:
+            return []
+        with self.db.tx() as cur, cur.connection.pipeline():
+            return write_indexes(cur, writes, model)
 
     def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:
         with self.db.tx() as cur:  # the brain is read from the document, then set

@@ -27,6 +27,7 @@ from loci.models import (
     Chunk,
     DocumentTextScores,
     IndexedChunk,
+    IndexWrite,
     Job,
     PassageContext,
     SearchFilters,
@@ -305,81 +306,94 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
         title: str | None,
         status_reason: str | None,
     ) -> int:
+        write = IndexWrite(document_id, chunks, text, title, status_reason)
         with self.db.write() as conn:
-            doc = conn.execute(
-                "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
-                " JOIN brains b ON b.id = d.brain_id WHERE d.id = ?",
-                (document_id,),
-            ).fetchall()
-            if not doc:
-                raise NotFound(f"document {document_id} was deleted while it was processed")
-            brain_id, name, old_title, kind, brain_language = doc[0]
-            display_title = index_title(
-                title or (str(old_title) if old_title else None), str(name), str(kind)
-            )
-            self._drop_index(conn, document_id)
-            conn.executemany(
-                "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
-                [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in new_vectors.items()],
-            )
-            for item in chunks:
-                c = item.draft
-                conn.execute(
-                    "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
-                    " line_start, line_end, char_start, char_end, token_count, content_hash,"
-                    " embed_hash, region, ocr_confidence, time_start, time_end, language)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        brain_id,
-                        document_id,
-                        c.index,
-                        c.text,
-                        json.dumps(list(c.heading_path)),
-                        *c.location.span_columns(),
-                        c.token_count,
-                        c.content_hash,
-                        item.embed_hash,
-                        *c.location.reading_columns(),
-                        item.language,
-                    ),
-                )
-                conn.execute(
-                    INSERT_FTS,
-                    fts_values(
-                        conn.last_insert_rowid(),
-                        brain_id,
-                        str(display_title),
-                        " / ".join(c.heading_path),
-                        c.text,
-                        stemmer_for(str(brain_language), item.language),
-                    ),
-                )
+            return self._write_index(conn, write, new_vectors, model)
+
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+        with self.db.write() as conn:  # one commit for the batch; any NotFound undoes it all
+            return [self._write_index(conn, write, {}, model) for write in writes]
+
+    def _write_index(
+        self, conn: Any, write: IndexWrite, new_vectors: dict[str, Vectors], model: str
+    ) -> int:
+        """`replace_index`'s body, inside the caller's write transaction."""
+        document_id, chunks, text = write.document_id, write.chunks, write.text
+        title, status_reason = write.title, write.status_reason
+        doc = conn.execute(
+            "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
+            " JOIN brains b ON b.id = d.brain_id WHERE d.id = ?",
+            (document_id,),
+        ).fetchall()
+        if not doc:
+            raise NotFound(f"document {document_id} was deleted while it was processed")
+        brain_id, name, old_title, kind, brain_language = doc[0]
+        display_title = index_title(
+            title or (str(old_title) if old_title else None), str(name), str(kind)
+        )
+        self._drop_index(conn, document_id)
+        conn.executemany(
+            "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
+            [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in new_vectors.items()],
+        )
+        for item in chunks:
+            c = item.draft
             conn.execute(
-                "INSERT INTO document_texts(document_id, text) VALUES (?, ?)", (document_id, text)
-            )
-            missing = self._missing_vectors(conn, document_id, model)
-            # If new content was queued while a job indexed this version (an edit racing the
-            # worker: one job running, a newer one queued), these chunks serve searches
-            # meanwhile but the document is not ready: the queued job indexes what it holds now.
-            # Chunks without a vector make it `vectors_pending` until the vectors stage is done.
-            conn.execute(
-                "UPDATE documents SET status = CASE WHEN ?5 > 0 OR (EXISTS (SELECT 1 FROM jobs"
-                " WHERE document_id = ?1 AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
-                " WHERE document_id = ?1 AND status = 'running')) THEN 'processing' ELSE 'ready'"
-                " END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
-                f" vectors_pending = ?5 > 0, progress = ?6, language = ?7, updated_at = {NOW}"
-                " WHERE id = ?1",
+                "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
+                " line_start, line_end, char_start, char_end, token_count, content_hash,"
+                " embed_hash, region, ocr_confidence, time_start, time_end, language)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
+                    brain_id,
                     document_id,
-                    status_reason,
-                    len(chunks),
-                    title,
-                    missing,
-                    embed_progress(missing),
-                    document_language(chunks),
+                    c.index,
+                    c.text,
+                    json.dumps(list(c.heading_path)),
+                    *c.location.span_columns(),
+                    c.token_count,
+                    c.content_hash,
+                    item.embed_hash,
+                    *c.location.reading_columns(),
+                    item.language,
                 ),
             )
-            conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
+            conn.execute(
+                INSERT_FTS,
+                fts_values(
+                    conn.last_insert_rowid(),
+                    brain_id,
+                    str(display_title),
+                    " / ".join(c.heading_path),
+                    c.text,
+                    stemmer_for(str(brain_language), item.language),
+                ),
+            )
+        conn.execute(
+            "INSERT INTO document_texts(document_id, text) VALUES (?, ?)", (document_id, text)
+        )
+        missing = self._missing_vectors(conn, document_id, model)
+        # If new content was queued while a job indexed this version (an edit racing the
+        # worker: one job running, a newer one queued), these chunks serve searches
+        # meanwhile but the document is not ready: the queued job indexes what it holds now.
+        # Chunks without a vector make it `vectors_pending` until the vectors stage is done.
+        conn.execute(
+            "UPDATE documents SET status = CASE WHEN ?5 > 0 OR (EXISTS (SELECT 1 FROM jobs"
+            " WHERE document_id = ?1 AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
+            " WHERE document_id = ?1 AND status = 'running')) THEN 'processing' ELSE 'ready'"
+            " END, status_reason = ?2, chunk_count = ?3, title = coalesce(?4, title),"
+            f" vectors_pending = ?5 > 0, progress = ?6, language = ?7, updated_at = {NOW}"
+            " WHERE id = ?1",
+            (
+                document_id,
+                status_reason,
+                len(chunks),
+                title,
+                missing,
+                embed_progress(missing),
+                document_language(chunks),
+            ),
+        )
+        conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
         return missing
 
     def _missing_vectors(self, conn: Any, document_id: int, model: str) -> int:
