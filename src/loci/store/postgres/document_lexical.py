@@ -19,7 +19,7 @@ from typing import Any
 
 from loci.context_line import index_title
 from loci.store.document_terms import PassageText, document_columns, weighted_terms
-from loci.store.lexical_index import IDF_FLOOR, K1, B
+from loci.store.postgres import lexical
 from loci.store.postgres.connection import Cursor
 from loci.store.postgres.lexical import BODY_WEIGHT, HEADINGS_WEIGHT, TITLE_WEIGHT
 from loci.store.stemming import analyze, stemmer_for
@@ -163,23 +163,12 @@ SCORES_SQL = (
 )
 
 
-def score_params(brain_id: int, tokens: Sequence[str]) -> dict[str, Any]:
-    return {
-        "tokens": list(tokens),
-        "brain": brain_id,
-        "floor": IDF_FLOOR,
-        "k1": K1,
-        "k1p": K1 + 1.0,
-        "b": B,
-    }
-
-
 def passage_scores(
     cur: Cursor, brain_id: int, tokens: Sequence[str], chunk_ids: Sequence[int]
 ) -> tuple[dict[int, float], float]:
     """(chunk id -> its document's BM25, the documents' ceiling) for the indexed passages among
     `chunk_ids`."""
-    params = score_params(brain_id, tokens)
+    params = lexical.score_params(brain_id, tokens)
     cur.execute(OWNERS_SQL, {**params, "chunks": list(chunk_ids)})
     owner: dict[int, int] = {}
     lengths: dict[int, int] = {}

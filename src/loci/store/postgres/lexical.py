@@ -175,7 +175,9 @@ def bm25_sql(filter_where: str) -> str:
     )
 
 
-def bm25_params(brain_id: int, tokens: Sequence[str], limit: int) -> dict[str, Any]:
+def score_params(brain_id: int, tokens: Sequence[str]) -> dict[str, Any]:
+    """What every BM25 query binds: the question's tokens, the brain and the formula's
+    constants (passages here, whole documents in `document_lexical`)."""
     return {
         "tokens": list(tokens),
         "brain": brain_id,
@@ -183,6 +185,8 @@ def bm25_params(brain_id: int, tokens: Sequence[str], limit: int) -> dict[str, A
         "k1": K1,
         "k1p": K1 + 1.0,
         "b": B,
-        "limit": limit,
-        "per_term": PER_TERM,
     }
+
+
+def bm25_params(brain_id: int, tokens: Sequence[str], limit: int) -> dict[str, Any]:
+    return {**score_params(brain_id, tokens), "limit": limit, "per_term": PER_TERM}

@@ -11,7 +11,7 @@ import numpy as np
 from loci.embed.base import Vectors
 from loci.models import DocumentTextScores, PassageContext, SearchFilters
 from loci.store.postgres import document_lexical, lexical, vectors
-from loci.store.postgres.connection import Database
+from loci.store.postgres.connection import Cursor, Database
 from loci.store.postgres.filters import filter_sql
 from loci.store.postgres.index import as_array
 from loci.store.stemming import query_stemmers, query_tokens
@@ -58,11 +58,7 @@ class SearchLegs:
         if not terms:
             return None
         with self.db.tx(brain_id) as cur:
-            cur.execute("SELECT text_language FROM brains WHERE id = %s", (brain_id,))
-            found = cur.fetchone()
-            if found is None:
-                return None
-            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
+            tokens = _query_tokens(cur, brain_id, terms, languages)
             if not tokens:
                 return None
             cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))
@@ -79,11 +75,7 @@ class SearchLegs:
         if not terms:
             return None
         with self.db.tx(brain_id) as cur:
-            cur.execute("SELECT text_language FROM brains WHERE id = %s", (brain_id,))
-            found = cur.fetchone()
-            if found is None:
-                return None
-            tokens = query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
+            tokens = _query_tokens(cur, brain_id, terms, languages)
             if not tokens:
                 return None
             scores, ceiling = document_lexical.passage_scores(cur, brain_id, tokens, chunk_ids)
@@ -157,3 +149,14 @@ class SearchLegs:
         if background is not None:
             self._backgrounds[(brain_id, model)] = (time.monotonic(), background)
         return background
+
+
+def _query_tokens(
+    cur: Cursor, brain_id: int, terms: Sequence[str], languages: Sequence[str]
+) -> list[str]:
+    """The question's terms analysed as the brain's text is (none if the brain is gone)."""
+    cur.execute("SELECT text_language FROM brains WHERE id = %s", (brain_id,))
+    found = cur.fetchone()
+    if found is None:
+        return []
+    return query_tokens(terms, query_stemmers(str(found["text_language"]), languages))
