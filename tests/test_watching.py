@@ -473,6 +473,8 @@ def test_an_edited_notes_unchanged_passages_keep_their_vectors(
         sections["Garden"] = "The tulip bulbs went in on Sunday; the bed by the wall is full."
         write()
         eventually(lambda: any("Sunday" in t for t in texts(loci, brain, "tulip bulbs Sunday")))
+        # Found by its words first; its new passage's vector follows (ready again then).
+        eventually(lambda: ready_documents(loci, brain, 1))
         after = {c.text for c in loci.store.list_chunks(brain.id, note.id)}
         changed = after - before
         assert len(changed) == 1 and "Sunday" in next(iter(changed))
