@@ -11,6 +11,7 @@ cannot say "nothing here".
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -58,11 +59,18 @@ def _keys(text: str) -> set[str]:
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words that the text contains, a word counting when
     its first letters or its stem are found there."""
-    terms = [{t.lower()[:STEM], *analyze(t, ENGLISH)} for t in query_terms(question)]
+    terms = _question_keys(question)
     if not terms:
         return 0.0
     found = _keys(text)
     return sum(bool(keys & found) for keys in terms) / len(terms)
+
+
+@functools.lru_cache(maxsize=64)
+def _question_keys(question: str) -> tuple[frozenset[str], ...]:
+    """Each content word's keys: read once for a question an answer checks against every
+    sentence of its passages."""
+    return tuple(frozenset({t.lower()[:STEM], *analyze(t, ENGLISH)}) for t in query_terms(question))
 
 
 def _relevance(score: float) -> Relevance:
