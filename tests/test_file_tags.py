@@ -40,7 +40,7 @@ def test_frontmatter_tags_join_the_tags_given_and_follow_the_file(loci: Loci, br
 
     # The next version of the file names other tags: the ones it dropped leave, those given
     # when it was added stay.
-    loci.store.set_extracted(doc.id, {"parser": "markdown"}, ["house", "heating"])
+    loci.store.set_extracted({doc.id: ({"parser": "markdown"}, ["house", "heating"])})
     assert loci.library.document(brain, doc.id).tags == ("manual", "house", "heating")
 
 

@@ -21,6 +21,9 @@ JobStatus = Literal["queued", "running", "done", "failed"]
 # An `index` job runs in two stages: "text" (parse, chunk, write the chunks and their text index:
 # searchable by words) and "vectors" (embed what has no vector yet). Other jobs have one stage.
 JobStage = Literal["text", "vectors"]
+# A job settled at the end of its batch: (job, the stage it moves on to or None when it is done,
+# its place in the queue as seconds of cost from now or None to keep its place).
+Settled = tuple["Job", JobStage | None, float | None]
 # What a document being indexed is doing (`Progress.stage`).
 ProgressStage = Literal["parse", "ocr", "chunk", "embed"]
 SearchMode = Literal["hybrid", "text", "vector"]

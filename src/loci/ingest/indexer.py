@@ -180,16 +180,20 @@ class Indexer:
             missing = self.store.replace_indexes(
                 [self._index_write(p) for p in batch], self.embedder.model_id
             )
-            for prepared in batch:
-                if prepared.document.kind in ("file", "web"):
-                    # What the parser read from the file (its format, language, author, sheets,
-                    # sender, ...), kept apart from the metadata given with the document;
-                    # rebuilt on every reindex. Notes and graph pages are skipped: their
-                    # frontmatter is already their canonical form.
-                    extracted = {"parser": prepared.parser, **prepared.parsed.metadata}
-                    self.store.set_extracted(
-                        prepared.document.id, extracted, file_tags(prepared.parsed.metadata)
-                    )
+            # What the parser read from each file (its format, language, author, sheets,
+            # sender, ...), kept apart from the metadata given with the document; rebuilt on
+            # every reindex. Notes and graph pages are skipped: their frontmatter is already
+            # their canonical form.
+            extracted = {
+                p.document.id: (
+                    {"parser": p.parser, **p.parsed.metadata},
+                    file_tags(p.parsed.metadata),
+                )
+                for p in batch
+                if p.document.kind in ("file", "web")
+            }
+            if extracted:
+                self.store.set_extracted(extracted)
         for prepared, count in zip(batch, missing, strict=True):
             log.info(
                 "indexed the text of document %s: %d chunks, %d to embed",

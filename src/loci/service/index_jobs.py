@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from loci.embed.base import Embedder
+from loci.errors import NotFound
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared, StaleChunks
 from loci.ingest.progress import Throttled, reporting
 from loci.ingest.timings import IndexTimings
@@ -112,11 +113,11 @@ class IndexJobs:
     ) -> dict[int, Outcome]:
         outcomes: dict[int, Outcome] = {}
         read: list[tuple[Job, Prepared]] = []  # parsed and chunked, not yet written
+        documents = self._documents(jobs)
         for job in jobs:
-            try:
-                document = self.store.get_document(job.brain_id, job.document_id)
-            except Exception as error:
-                outcomes[job.id] = error
+            document = documents.get(job.document_id)
+            if document is None:
+                outcomes[job.id] = NotFound(f"no document {job.document_id} in this brain")
                 continue
             if document.size_bytes > QUICK_TEXT_BYTES:
                 # A long read comes (OCR, a transcription): what is read is written first, so
@@ -131,6 +132,17 @@ class IndexJobs:
                 outcomes[job.id] = error
         self._write_texts(indexer, read, outcomes)
         return outcomes
+
+    def _documents(self, jobs: Sequence[Job]) -> dict[int, Document]:
+        """The jobs' documents, one query per brain (not one per job)."""
+        by_brain: dict[int, list[int]] = {}
+        for job in jobs:
+            by_brain.setdefault(job.brain_id, []).append(job.document_id)
+        return {
+            document.id: document
+            for brain_id, ids in by_brain.items()
+            for document in self.store.get_documents(brain_id, ids)
+        }
 
     def _write_texts(
         self, indexer: Indexer, read: Sequence[tuple[Job, Prepared]], outcomes: dict[int, Outcome]

@@ -49,6 +49,7 @@ from loci.models import (
     RefreshToken,
     Role,
     SearchFilters,
+    Settled,
     SlackIdentity,
     Source,
     SourceMode,
@@ -608,13 +609,11 @@ class Store(Protocol):
         others: links made after indexing (an e-mail's attachments), what a parser read."""
         ...
 
-    def set_extracted(
-        self, document_id: int, extracted: dict[str, Any], tags: Sequence[str]
-    ) -> None:
-        """Record what the parser read from a file (`metadata.extracted`, replaced whole) and the
-        tags the file itself names (a Markdown frontmatter's `tags:`): they join the document's
-        tags, and the tags the previous version of the file named and this one no longer does
-        leave them. Tags given when the file was added stay."""
+    def set_extracted(self, extracted: Mapping[int, tuple[dict[str, Any], Sequence[str]]]) -> None:
+        """Record, per document id, what the parser read from a file (`metadata.extracted`,
+        replaced whole) and the tags the file itself names (a Markdown frontmatter's `tags:`):
+        they join the document's tags, and the tags the previous version of the file named and
+        this one no longer does leave them. Tags given when the file was added stay."""
         ...
 
     def document_text(self, brain_id: int, document_id: int) -> str | None: ...
@@ -706,6 +705,11 @@ class Store(Protocol):
         """Put the job back in the queue at `stage`, due at once, its lease given up; this
         claim is not counted as an attempt (it made progress). Its place (`job_order`):
         now plus `cost_s`, or, None, the place it had. Fenced like `finish_job`."""
+        ...
+
+    def settle_jobs(self, settled: Sequence[Settled], owner: str) -> set[int]:
+        """`finish_job` or `advance_job` for a batch's jobs in one transaction (one statement
+        each, however many jobs); returns the ids settled, the others' leases were taken over."""
         ...
 
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool: ...

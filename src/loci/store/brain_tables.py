@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from loci.errors import Conflict, NotFound
@@ -187,7 +187,7 @@ class BrainTables(ABC):
         def change(metadata: Labels, current: list[str]) -> tuple[Labels, list[str]]:
             return metadata, list(dict.fromkeys((*current, *tags)))
 
-        self._rewrite_labels(document_id, change)
+        self._rewrite_labels({document_id: change})
 
     def get_document(self, brain_id: int, document_id: int) -> Document:
         rows = self.portable.query(
@@ -522,46 +522,50 @@ class BrainTables(ABC):
         return [h for h in dict.fromkeys(hashes) if h not in used]
 
     def merge_document_metadata(self, document_id: int, values: dict[str, Any]) -> None:
-        self._rewrite_labels(document_id, lambda metadata, tags: ({**metadata, **values}, tags))
+        self._rewrite_labels({document_id: lambda metadata, tags: ({**metadata, **values}, tags)})
 
-    def set_extracted(
-        self, document_id: int, extracted: dict[str, Any], tags: Sequence[str]
-    ) -> None:
+    def set_extracted(self, extracted: Mapping[int, tuple[dict[str, Any], Sequence[str]]]) -> None:
         def change(
-            metadata: dict[str, Any], current: list[str]
-        ) -> tuple[dict[str, Any], list[str]]:
-            before = (metadata.get("extracted") or {}).get("tags") or []
-            kept = [t for t in current if t not in before or t in tags]
-            labels = {**metadata, "extracted": {**extracted, "tags": list(tags)}}
-            return labels, list(dict.fromkeys((*kept, *tags)))
+            found: dict[str, Any], tags: Sequence[str]
+        ) -> Callable[[Labels, list[str]], tuple[Labels, list[str]]]:
+            def changed(metadata: Labels, current: list[str]) -> tuple[Labels, list[str]]:
+                before = (metadata.get("extracted") or {}).get("tags") or []
+                kept = [t for t in current if t not in before or t in tags]
+                labels = {**metadata, "extracted": {**found, "tags": list(tags)}}
+                return labels, list(dict.fromkeys((*kept, *tags)))
 
-        self._rewrite_labels(document_id, change)
+            return changed
+
+        self._rewrite_labels({i: change(found, tags) for i, (found, tags) in extracted.items()})
 
     def _rewrite_labels(
-        self,
-        document_id: int,
-        change: Callable[[Labels, list[str]], tuple[Labels, list[str]]],
+        self, changes: Mapping[int, Callable[[Labels, list[str]], tuple[Labels, list[str]]]]
     ) -> None:
-        """A document's metadata and tags read, changed and written in one locked step (the
-        worker and a person may both be at it)."""
+        """Documents' metadata and tags read, changed and written in one locked step (the
+        worker and a person may both be at it); one transaction for all of them, each
+        statement once per batch (the text stage writes a batch of files at once)."""
         db = self.portable
+        decode = self.model_rows.decode_json
         with db.transaction() as conn:  # the brain is not known: the system scope
-            rows = db.run(
-                conn,
-                f"SELECT metadata, tags FROM documents WHERE id = ?{self.for_update}",
-                (document_id,),
-            )
-            if not rows:
-                return
-            decode = self.model_rows.decode_json
-            metadata = dict(decode(rows[0]["metadata"]) or {}) if rows[0]["metadata"] else {}
-            tags = list(decode(rows[0]["tags"]) or []) if rows[0]["tags"] else []
-            metadata, tags = change(metadata, tags)
-            db.run(
-                conn,
-                "UPDATE documents SET metadata = ?, tags = ? WHERE id = ?",
-                (json.dumps(metadata, default=str), json.dumps(tags), document_id),
-            )
+            for batch, marks in _batches(sorted(changes)):  # one lock order for every writer
+                rows = db.run(
+                    conn,
+                    f"SELECT id, metadata, tags FROM documents WHERE id IN ({marks})"
+                    f" ORDER BY id{self.for_update}",
+                    batch,
+                )
+                updates = []
+                for row in rows:
+                    metadata = dict(decode(row["metadata"]) or {}) if row["metadata"] else {}
+                    tags = list(decode(row["tags"]) or []) if row["tags"] else []
+                    metadata, tags = changes[int(row["id"])](metadata, tags)
+                    updates.append(
+                        (json.dumps(metadata, default=str), json.dumps(tags), int(row["id"]))
+                    )
+                if updates:
+                    db.run_many(
+                        conn, "UPDATE documents SET metadata = ?, tags = ? WHERE id = ?", updates
+                    )
 
     # search hits --------------------------------------------------------------------------
     def chunks_with_documents(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Chunk, Document]]:

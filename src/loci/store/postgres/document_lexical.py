@@ -52,13 +52,13 @@ def add_documents(
         return
     cur.execute(
         "INSERT INTO document_terms(brain_id, document_id, term, tf)"
-        " SELECT %s, * FROM unnest(%s::bigint[], %s::text[], %s::int[])",
+        " SELECT %s, * FROM unnest(%b::bigint[], %b::text[], %b::int[])",
         (brain_id, ids, words, tfs),
     )
     # One df increment per (document, term); sorted so concurrent writers meet rows in one order.
     cur.execute(
         "INSERT INTO document_term_df(brain_id, term, df)"
-        " SELECT %s, term, count(*) FROM unnest(%s::text[]) AS term GROUP BY term ORDER BY term"
+        " SELECT %s, term, count(*) FROM unnest(%b::text[]) AS term GROUP BY term ORDER BY term"
         " ON CONFLICT (brain_id, term) DO UPDATE SET df = document_term_df.df + excluded.df",
         (brain_id, words),
     )

@@ -129,34 +129,35 @@ def _write_brain(
     chunk_ids = insert_chunks(cur, brain_id, rows, vectors, model, terms)
     lexical.add_postings(cur, brain_id, chunk_ids, terms)
     document_lexical.add_documents(cur, brain_id, documents)
-    cur.executemany(
-        "INSERT INTO document_texts(document_id, brain_id, text) VALUES (%s, %s, %s)",
-        [(w.document_id, brain_id, w.text) for w in writes],
+    cur.execute(
+        "INSERT INTO document_texts(document_id, brain_id, text)"
+        " SELECT id, %s, text FROM unnest(%s::bigint[], %s::text[]) AS x(id, text)",
+        (brain_id, [w.document_id for w in writes], [w.text for w in writes]),
     )
     missing = {w.document_id: sum(c.embed_hash not in vectors for c in w.chunks) for w in writes}
     # If new content was queued while a job was indexing this version (an edit racing the
     # worker: one job running, a newer one queued), these chunks serve searches meanwhile but
     # the document is not ready: the queued job indexes what it holds now. Chunks without a
     # vector make it `vectors_pending` until the vectors stage is done.
-    cur.executemany(
-        "UPDATE documents SET status = CASE WHEN %(missing)s > 0 OR (EXISTS (SELECT 1 FROM jobs"
-        " WHERE document_id = %(doc)s AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
-        " WHERE document_id = %(doc)s AND status = 'running')) THEN 'processing' ELSE 'ready'"
-        " END, status_reason = %(reason)s, chunk_count = %(count)s, language = %(language)s,"
-        " title = coalesce(%(title)s, title), vectors_pending = %(missing)s > 0,"
-        " progress = %(progress)s, updated_at = loci_now() WHERE id = %(doc)s",
-        [
-            {
-                "doc": w.document_id,
-                "reason": w.status_reason,
-                "count": len(w.chunks),
-                "title": w.title,
-                "missing": missing[w.document_id],
-                "progress": embed_progress(missing[w.document_id]),
-                "language": document_language(w.chunks),
-            }
-            for w in writes
-        ],
+    cur.execute(
+        "UPDATE documents d SET status = CASE WHEN x.missing > 0 OR (EXISTS (SELECT 1 FROM jobs"
+        " WHERE document_id = d.id AND status = 'queued') AND EXISTS (SELECT 1 FROM jobs"
+        " WHERE document_id = d.id AND status = 'running')) THEN 'processing' ELSE 'ready'"
+        " END, status_reason = x.reason, chunk_count = x.count, language = x.language,"
+        " title = coalesce(x.title, d.title), vectors_pending = x.missing > 0,"
+        " progress = x.progress, updated_at = loci_now()"
+        " FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::text[], %s::int[], %s::jsonb[],"
+        " %s::text[]) AS x(id, reason, count, title, missing, progress, language)"
+        " WHERE d.id = x.id",
+        (
+            [w.document_id for w in writes],
+            [w.status_reason for w in writes],
+            [len(w.chunks) for w in writes],
+            [w.title for w in writes],
+            [missing[w.document_id] for w in writes],
+            [embed_progress(missing[w.document_id]) for w in writes],
+            [document_language(w.chunks) for w in writes],
+        ),
     )
     cur.execute("UPDATE brains SET generation = generation + 1 WHERE id = %s", (brain_id,))
     return missing

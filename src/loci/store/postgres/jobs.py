@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 
-from loci.models import Job
+from loci.models import Job, JobStage, Settled
 from loci.store.job_order import TEXT_BYTES_PER_S, queue_order, quick_jobs
 from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
 
@@ -128,30 +128,46 @@ class PostgresJobs:
             ("UPDATE jobs SET lease_expires = loci_epoch() + %s WHERE id = %s", (lease_s, job.id)),
         )
 
-    def finish(self, job: Job, owner: str) -> bool:
-        return self._fenced(
-            job,
-            owner,
-            (
-                "UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
-                " updated_at = loci_now() WHERE id = %s",
-                (job.id,),
-            ),
-        )
-
-    def advance(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
-        priority = "priority" if cost_s is None else "loci_epoch() + %s"
-        return self._fenced(
-            job,
-            owner,
-            (
-                f"UPDATE jobs SET status = 'queued', stage = %s, priority = {priority},"
-                " attempts = greatest(attempts - 1, 0), run_after = 0, lease_owner = NULL,"
-                " lease_expires = NULL, updated_at = loci_now() WHERE id = %s",
-                (stage, job.id) if cost_s is None else (stage, cost_s, job.id),
-            ),
-            ("SELECT pg_notify(%s, '')", (CHANNEL,)),
-        )
+    def settle(self, settled: Sequence[Settled], owner: str) -> set[int]:
+        """Finish or advance the jobs `owner` still holds, in one transaction: the fence of
+        `_fenced` and each update once for the whole batch. Returns the ids settled."""
+        if not settled:
+            return set()
+        with self.db.tx(ALL_BRAINS) as cur:
+            # Locks in the order every writer takes them, as `_fenced`: documents, then jobs.
+            cur.execute(
+                "SELECT 1 FROM documents WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+                (sorted({job.document_id for job, _, _ in settled}),),
+            )
+            cur.execute(
+                "SELECT j.id FROM jobs j JOIN unnest(%s::bigint[], %s::int[]) AS x(id, attempts)"
+                " ON j.id = x.id AND j.attempts = x.attempts"
+                " WHERE j.status = 'running' AND j.lease_owner = %s ORDER BY j.id FOR UPDATE OF j",
+                ([job.id for job, _, _ in settled], [job.attempts for job, _, _ in settled], owner),
+            )
+            held = {int(r["id"]) for r in cur.fetchall()}
+            done = [job.id for job, stage, _ in settled if stage is None and job.id in held]
+            moved = [
+                (job.id, stage, cost) for job, stage, cost in settled if stage and job.id in held
+            ]
+            if done:
+                cur.execute(
+                    "UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
+                    " updated_at = loci_now() WHERE id = ANY(%s)",
+                    (done,),
+                )
+            if moved:
+                cur.execute(
+                    "UPDATE jobs SET status = 'queued', stage = x.stage, priority ="
+                    " coalesce(loci_epoch() + x.cost, jobs.priority),"
+                    " attempts = greatest(attempts - 1, 0), run_after = 0, lease_owner = NULL,"
+                    " lease_expires = NULL, updated_at = loci_now()"
+                    " FROM unnest(%s::bigint[], %s::text[], %s::float8[]) AS x(id, stage, cost)"
+                    " WHERE jobs.id = x.id",
+                    tuple(map(list, zip(*moved, strict=True))),
+                )
+                cur.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
+        return held
 
     def retry(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self._fenced(
@@ -285,10 +301,13 @@ class JobQueue:
         return self.jobs.heartbeat(job, owner, lease_s)
 
     def finish_job(self, job: Job, owner: str) -> bool:
-        return self.jobs.finish(job, owner)
+        return job.id in self.jobs.settle([(job, None, None)], owner)
 
-    def advance_job(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
-        return self.jobs.advance(job, owner, stage, cost_s)
+    def advance_job(self, job: Job, owner: str, stage: JobStage, cost_s: float | None) -> bool:
+        return job.id in self.jobs.settle([(job, stage, cost_s)], owner)
+
+    def settle_jobs(self, settled: Sequence[Settled], owner: str) -> set[int]:
+        return self.jobs.settle(settled, owner)
 
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self.jobs.retry(job, owner, error, delay_s)

@@ -97,13 +97,13 @@ def add_postings(
             impacts.append(impact(tf, length, mean))
     cur.execute(
         "INSERT INTO chunk_terms(brain_id, term, chunk_id, tf, doc_len, impact)"
-        " SELECT %s, * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[], %s::real[])",
+        " SELECT %s, * FROM unnest(%b::text[], %b::bigint[], %b::int[], %b::int[], %b::real[])",
         (brain_id, words, ids, tfs, lengths, impacts),
     )
     # One df increment per (chunk, term); sorted so concurrent writers meet rows in one order.
     cur.execute(
         "INSERT INTO term_df(brain_id, term, df)"
-        " SELECT %s, term, count(*) FROM unnest(%s::text[]) AS term GROUP BY term ORDER BY term"
+        " SELECT %s, term, count(*) FROM unnest(%b::text[]) AS term GROUP BY term ORDER BY term"
         " ON CONFLICT (brain_id, term) DO UPDATE SET df = term_df.df + excluded.df",
         (brain_id, words),
     )

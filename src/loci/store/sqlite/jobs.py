@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from loci.models import Job
+from loci.models import Job, JobStage, Settled
 from loci.store.job_order import queue_order, quick_jobs
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import NOW, job_of
@@ -95,28 +95,40 @@ class JobQueue:
         )
 
     def finish_job(self, job: Job, owner: str) -> bool:
-        return self._fenced_update(
-            job,
-            owner,
-            (
-                f"UPDATE jobs SET status = 'done', lease_owner = NULL, lease_expires = NULL,"
-                f" updated_at = {NOW} WHERE id = ?",
-                (job.id,),
-            ),
-        )
+        return job.id in self.settle_jobs([(job, None, None)], owner)
 
-    def advance_job(self, job: Job, owner: str, stage: str, cost_s: float | None) -> bool:
-        priority = "priority" if cost_s is None else "?"
-        return self._fenced_update(
-            job,
-            owner,
-            (
-                f"UPDATE jobs SET status = 'queued', stage = ?, priority = {priority},"
-                " attempts = max(attempts - 1, 0), run_after = 0, lease_owner = NULL,"
-                f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
-                (stage, job.id) if cost_s is None else (stage, time.time() + cost_s, job.id),
-            ),
-        )
+    def advance_job(self, job: Job, owner: str, stage: JobStage, cost_s: float | None) -> bool:
+        return job.id in self.settle_jobs([(job, stage, cost_s)], owner)
+
+    def settle_jobs(self, settled: Sequence[Settled], owner: str) -> set[int]:
+        """Finish or advance the jobs `owner` still holds (the fence of `_fenced_update`), in
+        one write transaction for the batch."""
+        held: set[int] = set()
+        now = time.time()
+        with self.db.write() as conn:
+            for job, stage, cost_s in settled:
+                if not conn.execute(
+                    "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
+                    " AND attempts = ?",
+                    (job.id, owner, job.attempts),
+                ).fetchall():
+                    continue
+                held.add(job.id)
+                if stage is None:
+                    conn.execute(
+                        "UPDATE jobs SET status = 'done', lease_owner = NULL,"
+                        f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                        (job.id,),
+                    )
+                    continue
+                conn.execute(
+                    "UPDATE jobs SET status = 'queued', stage = ?,"
+                    " priority = coalesce(?, priority), attempts = max(attempts - 1, 0),"
+                    " run_after = 0, lease_owner = NULL,"
+                    f" lease_expires = NULL, updated_at = {NOW} WHERE id = ?",
+                    (stage, None if cost_s is None else now + cost_s, job.id),
+                )
+        return held
 
     def retry_job(self, job: Job, owner: str, error: str, delay_s: float) -> bool:
         return self._fenced_update(
