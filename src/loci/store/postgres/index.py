@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import groupby
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from loci.errors import NotFound
 from loci.models import IndexedChunk, IndexWrite
 from loci.store.brain_tables import embed_progress
 from loci.store.document_terms import PassageText
-from loci.store.postgres import document_lexical, lexical
+from loci.store.postgres import document_lexical, kept_chunks, lexical
 from loci.store.postgres.connection import Cursor
 from loci.store.stemming import document_language, stemmer_for
 
@@ -82,7 +83,8 @@ def _write_brain(
     """`write_indexes` for one brain's documents."""
     ids = [w.document_id for w in writes]
     cur.execute("SELECT set_config('loci.brain_id', %s, true)", (str(brain_id),))
-    reused = list({c.embed_hash for w in writes for c in w.chunks} - set(vectors))
+    kept = kept_chunks.keep(cur, writes, model, set(vectors))
+    reused = list({c.embed_hash for _, c in kept.new} - set(vectors))
     if reused:  # read before the documents' own old chunks go
         cur.execute(
             "SELECT DISTINCT ON (embed_hash) embed_hash, embedding FROM chunks"
@@ -91,42 +93,51 @@ def _write_brain(
         )
         vectors.update({r["embed_hash"]: r["embedding"] for r in cur.fetchall()})
     lexical.lock_stats(cur, brain_id)
-    lexical.remove_postings(cur, brain_id, "c.document_id = ANY(%s)", (ids,))
+    if kept.removed:
+        lexical.remove_postings(cur, brain_id, "c.id = ANY(%s)", (kept.removed,))
+        cur.execute("DELETE FROM chunks WHERE id = ANY(%s)", (kept.removed,))
+    kept_chunks.move(cur, kept.moved)
     document_lexical.remove_documents(cur, brain_id, "d.id = ANY(%s)", (ids,))
-    cur.execute("DELETE FROM chunks WHERE document_id = ANY(%s)", (ids,))
     cur.execute("DELETE FROM document_texts WHERE document_id = ANY(%s)", (ids,))
     brain_language = str(docs[ids[0]]["text_language"])
-    rows: list[tuple[int, IndexedChunk]] = []
-    terms: list[tuple[Any, int]] = []
-    documents: list[tuple[int, str, list[PassageText]]] = []
-    for write in writes:
-        doc = docs[write.document_id]
-        display_title = str(
-            index_title(write.title or doc["title"], str(doc["name"]), str(doc["kind"]))
+    titles = {
+        w.document_id: str(
+            index_title(
+                w.title or docs[w.document_id]["title"],
+                str(docs[w.document_id]["name"]),
+                str(docs[w.document_id]["kind"]),
+            )
         )
-        stemmers = [stemmer_for(brain_language, c.language) for c in write.chunks]
+        for w in writes
+    }
+    terms: list[tuple[Any, int]] = []
+    for document_id, group in groupby(kept.new, key=lambda item: item[0]):
         terms += lexical.chunk_terms(
-            display_title,
+            titles[document_id],
             [
-                (" / ".join(c.draft.heading_path), c.draft.text, stemmer)
-                for c, stemmer in zip(write.chunks, stemmers, strict=True)
+                (
+                    " / ".join(c.draft.heading_path),
+                    c.draft.text,
+                    stemmer_for(brain_language, c.language),
+                )
+                for _, c in group
             ],
         )
-        rows += [(write.document_id, c) for c in write.chunks]
-        documents.append(
-            (
-                write.document_id,
-                display_title,
-                [
-                    PassageText(
-                        c.draft.text, c.draft.location.char_start or 0,
-                        c.draft.location.char_end or 0, stemmer,
-                    )
-                    for c, stemmer in zip(write.chunks, stemmers, strict=True)
-                ],
-            )
-        )  # fmt: skip
-    chunk_ids = insert_chunks(cur, brain_id, rows, vectors, model, terms)
+    documents: list[tuple[int, str, list[PassageText]]] = [
+        (
+            w.document_id,
+            titles[w.document_id],
+            [
+                PassageText(
+                    c.draft.text, c.draft.location.char_start or 0,
+                    c.draft.location.char_end or 0, stemmer_for(brain_language, c.language),
+                )
+                for c in w.chunks
+            ],
+        )
+        for w in writes
+    ]  # fmt: skip
+    chunk_ids = insert_chunks(cur, brain_id, kept.new, vectors, model, terms)
     lexical.add_postings(cur, brain_id, chunk_ids, terms)
     document_lexical.add_documents(cur, brain_id, documents)
     cur.execute(
@@ -134,7 +145,9 @@ def _write_brain(
         " SELECT id, %s, text FROM unnest(%s::bigint[], %s::text[]) AS x(id, text)",
         (brain_id, [w.document_id for w in writes], [w.text for w in writes]),
     )
-    missing = {w.document_id: sum(c.embed_hash not in vectors for c in w.chunks) for w in writes}
+    missing = dict.fromkeys(ids, 0) | kept.unembedded
+    for document_id, chunk in kept.new:
+        missing[document_id] += chunk.embed_hash not in vectors
     # If new content was queued while a job was indexing this version (an edit racing the
     # worker: one job running, a newer one queued), these chunks serve searches meanwhile but
     # the document is not ready: the queued job indexes what it holds now. Chunks without a

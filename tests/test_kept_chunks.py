@@ -1,0 +1,97 @@
+"""An edited file keeps the passages it did not change: on PostgreSQL the same rows, with their
+postings and vectors; on both backends the search finds the new text, the unchanged text, and
+not the text that went, with passages in the file's new order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loci.models import Brain
+from loci.search.engine import SearchRequest
+from loci.service import Loci
+from loci.store.sqlite.store import SqliteStore
+
+pytestmark = pytest.mark.both_backends
+
+SECTIONS = {
+    "Heating": "The thermostat is set to 19 degrees in winter.",
+    "Boiler": "The boiler is serviced every October by the firm on Mill Lane; pressure 1.5 bar.",
+    "Garden": "The tulip bulbs go in before the first frost, in the bed by the wall.",
+    "Car": "The car's insurance renews in May; the documents are in the blue folder.",
+}
+
+
+def write(path: Path, sections: dict[str, str]) -> None:
+    body = "\n\n".join(f"## {head}\n\n{text}" for head, text in sections.items())
+    path.write_text(f"# House\n\n{body}\n")
+
+
+def found(loci: Loci, brain: Brain, words: str) -> list[str]:
+    hits = loci.searching.search(brain, SearchRequest(words, mode="text", limit=5))
+    return [h.text for h in hits]
+
+
+def edit(loci: Loci, brain: Brain, path: Path, sections: dict[str, str]) -> int:
+    write(path, sections)
+    document_id = loci.library.add_file(brain, path).document.id
+    loci.library.wait_for(brain, [document_id])
+    return document_id
+
+
+def test_an_edit_keeps_its_unchanged_passages(loci: Loci, brain: Brain, tmp_path: Path) -> None:
+    path = tmp_path / "house.md"
+    note = edit(loci, brain, path, SECTIONS)
+    before = {c.text: c.id for c in loci.library.chunks(brain, note)}
+    assert len(before) == 4
+
+    # A new section second (every later passage moves down one place), the garden rewritten,
+    # and the car moved above the boiler.
+    edited = {
+        "Heating": SECTIONS["Heating"],
+        "Water": "The stopcock is under the kitchen sink.",
+        "Car": SECTIONS["Car"],
+        "Boiler": SECTIONS["Boiler"],
+        "Garden": "The tulip bulbs went in on Sunday; the bed by the wall is full.",
+    }
+    assert edit(loci, brain, path, edited) == note
+    chunks = loci.library.chunks(brain, note)
+    assert [c.index for c in chunks] == [0, 1, 2, 3, 4]
+    assert [c.heading_path[-1] for c in chunks] == list(edited)
+    text = loci.store.document_text(brain.id, note) or ""
+    for chunk in chunks:  # each passage's offsets are its place in the new text
+        start, end = chunk.location.char_start or 0, chunk.location.char_end or 0
+        assert chunk.text in text[start:end] or text[start:end] in chunk.text
+
+    assert any("stopcock" in t for t in found(loci, brain, "stopcock"))
+    assert any("thermostat" in t for t in found(loci, brain, "thermostat"))
+    assert any("Sunday" in t for t in found(loci, brain, "tulip Sunday"))
+    assert any("Mill Lane" in t for t in found(loci, brain, "Mill Lane boiler"))
+    assert any("blue folder" in t for t in found(loci, brain, "insurance blue folder"))
+    assert not any("frost" in t for t in found(loci, brain, "frost"))
+
+    store = loci.store
+    if isinstance(store, SqliteStore):
+        return
+    # PostgreSQL: the heating's, the car's and the boiler's passages are the rows they were,
+    # and the BM25 statistics still count exactly the postings there are.
+    kept = [c.heading_path[-1] for c in chunks if before.get(c.text) == c.id]
+    assert kept == ["Heating", "Car", "Boiler"]
+    db = store.db  # type: ignore[attr-defined]
+    assert db.scalar("SELECT count(*) FROM chunk_terms t LEFT JOIN chunks c ON c.id = t.chunk_id"
+                     " WHERE c.id IS NULL") == 0  # fmt: skip
+    assert (
+        db.scalar(
+            "SELECT count(*) FROM term_df d FULL JOIN (SELECT brain_id, term, count(*) AS n"
+            " FROM chunk_terms GROUP BY brain_id, term) p USING (brain_id, term)"
+            " WHERE coalesce(d.df, 0) <> coalesce(p.n, 0)"
+        )
+        == 0
+    )
+    stats = db.rows("SELECT chunks, length FROM lexical_stats WHERE brain_id = %s", (brain.id,))
+    counted = db.rows(
+        "SELECT count(*) AS chunks, sum(lex_length) AS length FROM chunks WHERE brain_id = %s",
+        (brain.id,),
+    )
+    assert (stats[0]["chunks"], stats[0]["length"]) == (counted[0]["chunks"], counted[0]["length"])
