@@ -11,6 +11,7 @@ import pytest
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
+from loci.store.postgres import document_lexical, lexical
 from loci.store.sqlite.store import SqliteStore
 
 pytestmark = pytest.mark.both_backends
@@ -95,3 +96,15 @@ def test_an_edit_keeps_its_unchanged_passages(loci: Loci, brain: Brain, tmp_path
         (brain.id,),
     )
     assert (stats[0]["chunks"], stats[0]["length"]) == (counted[0]["chunks"], counted[0]["length"])
+
+    # The whole document's terms, written as a difference, are what counting it afresh gives.
+    terms = "SELECT document_id, term, tf FROM document_terms ORDER BY document_id, term"
+    stats = "SELECT documents, document_length FROM lexical_stats ORDER BY brain_id"
+    frequencies = "SELECT term, df FROM document_term_df WHERE df > 0 ORDER BY term"
+    edited_state = [db.rows(sql) for sql in (terms, stats, frequencies)]
+    with db.tx() as cur:
+        lexical.lock_stats(cur, brain.id)
+        document_lexical.remove_documents(cur, brain.id, "true", ())
+        language = db.scalar("SELECT text_language FROM brains WHERE id = %s", (brain.id,))
+        document_lexical.index_documents(cur, brain.id, language)
+    assert [db.rows(sql) for sql in (terms, stats, frequencies)] == edited_state

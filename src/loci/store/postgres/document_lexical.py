@@ -34,20 +34,7 @@ def add_documents(
     """Index documents whose passages were just written, given (id, index title, passages)
     each, in four statements for all of them (caller holds lock_stats and has removed what the
     documents had). A document without passages is not indexed."""
-    ids: list[int] = []
-    words: list[str] = []
-    tfs: list[int] = []
-    lengths: dict[int, int] = {}
-    for document_id, title, passages in documents:
-        if not passages:
-            continue
-        counts, lengths[document_id] = weighted_terms(
-            document_columns(title, passages, analyze), WEIGHTS
-        )
-        for term in counts:
-            ids.append(document_id)
-            words.append(term)
-            tfs.append(counts[term])
+    ids, words, tfs, lengths = _counted(documents)
     if not lengths:
         return
     cur.execute(
@@ -71,6 +58,73 @@ def add_documents(
         "UPDATE lexical_stats SET documents = documents + %s,"
         " document_length = document_length + %s WHERE brain_id = %s",
         (len(lengths), sum(lengths.values()), brain_id),
+    )
+
+
+def _counted(
+    documents: Sequence[tuple[int, str, Sequence[PassageText]]],
+) -> tuple[list[int], list[str], list[int], dict[int, int]]:
+    """(document ids, terms, weighted frequencies) flattened, and each document's BM25 length,
+    of the documents that have passages."""
+    ids: list[int] = []
+    words: list[str] = []
+    tfs: list[int] = []
+    lengths: dict[int, int] = {}
+    for document_id, title, passages in documents:
+        if not passages:
+            continue
+        counts, lengths[document_id] = weighted_terms(
+            document_columns(title, passages, analyze), WEIGHTS
+        )
+        ids += [document_id] * len(counts)
+        words += list(counts)
+        tfs += list(counts.values())
+    return ids, words, tfs, lengths
+
+
+def replace_documents(
+    cur: Cursor, brain_id: int, documents: Sequence[tuple[int, str, Sequence[PassageText]]]
+) -> None:
+    """Index documents again after their passages were written (an edit), given (id, index
+    title, passages) each: only the terms whose weight changed are written, as an edit changes
+    a part of a file and its other terms stay (caller holds lock_stats). A document without
+    passages is left unindexed."""
+    ids, words, tfs, lengths = _counted(documents)
+    every = [document_id for document_id, _, _ in documents]
+    # The terms a document no longer has go, and their document frequencies drop.
+    cur.execute(
+        "WITH new AS (SELECT * FROM unnest(%b::bigint[], %b::text[]) AS n(document_id, term)),"
+        " gone AS (DELETE FROM document_terms t WHERE t.document_id = ANY(%s) AND NOT EXISTS"
+        " (SELECT 1 FROM new WHERE new.document_id = t.document_id AND new.term = t.term)"
+        " RETURNING t.term),"
+        " n AS (SELECT term, count(*) AS k FROM gone GROUP BY term)"
+        " UPDATE document_term_df f SET df = f.df - n.k FROM n"
+        " WHERE f.brain_id = %s AND f.term = n.term",
+        (ids, words, every, brain_id),
+    )
+    # New terms are added (their frequencies rise), changed weights rewritten, the rest kept.
+    # `xmax = 0` tells a row inserted from one updated on conflict.
+    cur.execute(
+        "WITH up AS (INSERT INTO document_terms(brain_id, document_id, term, tf)"
+        " SELECT %s, * FROM unnest(%b::bigint[], %b::text[], %b::int[])"
+        " ON CONFLICT (document_id, term) DO UPDATE SET tf = excluded.tf"
+        " WHERE document_terms.tf <> excluded.tf RETURNING term, xmax = 0 AS inserted)"
+        " INSERT INTO document_term_df(brain_id, term, df)"
+        " SELECT %s, term, count(*) FROM up WHERE inserted GROUP BY term ORDER BY term"
+        " ON CONFLICT (brain_id, term) DO UPDATE SET df = document_term_df.df + excluded.df",
+        (brain_id, ids, words, tfs, brain_id),
+    )
+    new_lengths = [lengths.get(document_id, 0) for document_id in every]
+    cur.execute(
+        "WITH old AS (SELECT id, lex_length AS length FROM documents WHERE id = ANY(%s)),"
+        " new AS (SELECT * FROM unnest(%s::bigint[], %s::int[]) AS l(id, length)),"
+        " upd AS (UPDATE documents d SET lex_length = new.length FROM new WHERE d.id = new.id)"
+        " UPDATE lexical_stats SET"
+        " documents = documents + (SELECT count(*) FROM new WHERE length > 0)"
+        " - (SELECT count(*) FROM old WHERE length > 0),"
+        " document_length = document_length + (SELECT coalesce(sum(length), 0) FROM new)"
+        " - (SELECT coalesce(sum(length), 0) FROM old) WHERE brain_id = %s",
+        (every, every, new_lengths, brain_id),
     )
 
 

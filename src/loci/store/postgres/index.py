@@ -97,7 +97,6 @@ def _write_brain(
         lexical.remove_postings(cur, brain_id, "c.id = ANY(%s)", (kept.removed,))
         cur.execute("DELETE FROM chunks WHERE id = ANY(%s)", (kept.removed,))
     kept_chunks.move(cur, kept.moved)
-    document_lexical.remove_documents(cur, brain_id, "d.id = ANY(%s)", (ids,))
     cur.execute("DELETE FROM document_texts WHERE document_id = ANY(%s)", (ids,))
     brain_language = str(docs[ids[0]]["text_language"])
     titles = {
@@ -139,7 +138,7 @@ def _write_brain(
     ]  # fmt: skip
     chunk_ids = insert_chunks(cur, brain_id, kept.new, vectors, model, terms)
     lexical.add_postings(cur, brain_id, chunk_ids, terms)
-    document_lexical.add_documents(cur, brain_id, documents)
+    document_lexical.replace_documents(cur, brain_id, documents)
     cur.execute(
         "INSERT INTO document_texts(document_id, brain_id, text)"
         " SELECT id, %s, text FROM unnest(%s::bigint[], %s::text[]) AS x(id, text)",
