@@ -73,3 +73,28 @@ Serviced every October; the pressure should sit at 1.5 bar.
     assert [h.citation.document_id for h in hits] == [added.document.id]
     assert "Worcester Greenstar" in hits[0].snippet
     assert hits[0].citation.location.line_start == 3  # where `aliases:` is written
+
+
+def test_a_note_is_found_by_the_description_its_frontmatter_gives(
+    loci: Loci, brain: Brain
+) -> None:
+    # A published page's frontmatter often says what the page is about in words its body
+    # never uses; the description is searchable text, cited where it is written.
+    note = b"""---
+title: Embeds
+description: >-
+  Inline embedding of one page's content
+  inside another.
+tags: glossary
+---
+
+The syntax is `![[page name]]`; `![[page name#header]]` takes one section.
+"""
+    added = loci.library.add_bytes(brain, "embeds.md", note)
+    other = loci.library.add_bytes(brain, "car.md", b"The car's MOT is due in May.\n")
+    loci.library.wait_for(brain, [added.document.id, other.document.id])
+    hits = loci.searching.search(brain, SearchRequest("embedding content inside", mode="text"))
+    assert [h.citation.document_id for h in hits] == [added.document.id]
+    assert "Inline embedding of one page's content inside another." in hits[0].snippet
+    assert hits[0].citation.location.line_start == 3  # where `description:` is written
+    assert loci.library.document(brain, added.document.id).tags == ("glossary",)

@@ -1,4 +1,5 @@
-"""Markdown: frontmatter into metadata, then one block per top-level markdown element.
+"""Markdown: frontmatter into metadata (its aliases and description also as text), then one block
+per top-level markdown element.
 
 markdown-it (CommonMark + GFM tables) finds the blocks and their line maps; the text of a block
 is taken from the source lines themselves, so what a citation shows is what the author wrote and
@@ -62,7 +63,9 @@ def parse_markdown_text(text: str) -> ParsedDocument:
     if offset:
         metadata = _read_frontmatter("\n".join(lines[1 : offset - 1]), warnings)
     body = "\n".join(lines[offset:])
-    blocks = _aliases(metadata, lines, offset) + _blocks(_markdown().parse(body), lines, offset)
+    blocks = _frontmatter_blocks(metadata, lines, offset) + _blocks(
+        _markdown().parse(body), lines, offset
+    )
     title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
     if not title:
         title = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
@@ -73,23 +76,43 @@ def parse_markdown_text(text: str) -> ParsedDocument:
     )
 
 
-def _aliases(metadata: dict[str, Any], lines: list[str], offset: int) -> list[Block]:
-    """The note's other names (Obsidian's `aliases:`) as a passage of their own, cited at the
-    frontmatter lines that hold them: a search for a name the note goes by finds it."""
+# Frontmatter keys whose value says what the note is about, in a sentence or two (Obsidian
+# Publish, Hugo, Jekyll, Docusaurus and MkDocs pages carry one): searchable text, not metadata.
+SUMMARY_KEYS = ("description", "summary", "abstract", "excerpt")
+
+
+def _frontmatter_blocks(metadata: dict[str, Any], lines: list[str], offset: int) -> list[Block]:
+    """The frontmatter values that are text a person would search for, each a passage of its
+    own cited at the frontmatter lines that hold it: the note's other names (Obsidian's
+    `aliases:`), so a search for a name the note goes by finds it, and its description, which
+    often says what the note is about in words its body never uses."""
+    blocks: list[Block] = []
     value = metadata.get("aliases", metadata.get("alias"))
     names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     names = [str(n).strip() for n in names if n is not None and str(n).strip()]
-    if not names:
-        return []
+    if names:
+        where = _key_lines(lines, offset, ("aliases", "alias"))
+        blocks.append(Block("paragraph", "Also called: " + ", ".join(names), location=where))
+    for key in SUMMARY_KEYS:
+        summary = metadata.get(key)
+        if isinstance(summary, str) and summary.strip():
+            where = _key_lines(lines, offset, (key,))
+            blocks.append(Block("paragraph", " ".join(summary.split()), location=where))
+            break  # one is enough: a page with both says the same thing twice
+    return blocks
+
+
+def _key_lines(lines: list[str], offset: int, keys: tuple[str, ...]) -> Location:
+    """The 1-based lines of a top-level frontmatter key: its own line and the indented or list
+    lines under it (a YAML list, a folded string)."""
     start = next(
-        (i for i in range(1, offset - 1) if lines[i].lstrip().startswith(("aliases:", "alias:"))),
+        (i for i in range(1, offset - 1) if lines[i].startswith(tuple(f"{k}:" for k in keys))),
         1,
     )
-    end = start + 1  # the key's line, and the list items under it
+    end = start + 1
     while end < offset - 1 and lines[end].startswith((" ", "\t", "-")):
         end += 1
-    text = "Also called: " + ", ".join(names)
-    return [Block("paragraph", text, location=Location(line_start=start + 1, line_end=end))]
+    return Location(line_start=start + 1, line_end=end)
 
 
 def _frontmatter_length(lines: list[str]) -> int:
