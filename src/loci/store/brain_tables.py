@@ -324,7 +324,9 @@ class BrainTables(ABC):
             raise Conflict(
                 "this brain already has a document with one of these contents or paths"
             ) from None
-        replaced = [self.get_document(brain_id, document_id) for document_id, _, _ in replaces]
+        replaced = self.get_documents(brain_id, [document_id for document_id, _, _ in replaces])
+        if len(replaced) < len(replaces):
+            raise NotFound("a document was deleted while its new content was written")
         return (
             [self.model_rows.document(r) for r in created],
             replaced,
@@ -485,13 +487,8 @@ class BrainTables(ABC):
         )
         rows = db.run(
             conn,
-            "SELECT content_hash FROM document_versions"
-            f" WHERE document_id = ? AND number <= {oldest_kept}",
-            (document_id, document_id, max(keep, 0)),
-        )
-        db.run(
-            conn,
-            f"DELETE FROM document_versions WHERE document_id = ? AND number <= {oldest_kept}",
+            f"DELETE FROM document_versions WHERE document_id = ? AND number <= {oldest_kept}"
+            " RETURNING content_hash",
             (document_id, document_id, max(keep, 0)),
         )
         return [str(r["content_hash"]) for r in rows]
