@@ -284,7 +284,8 @@ def measure(
         terms = list(dict.fromkeys(rng.choice(chunk_words, 5).tolist()))
         t0 = time.perf_counter()
         lexical = store.text_search(brain.id, terms, 100, none)
-        ceiling = store.text_ceiling(brain.id, terms)
+        bounds = store.text_ceiling(brain.id, terms)
+        ceiling = bounds.score if bounds is not None else None
         t1 = time.perf_counter()
         whole = store.document_text_scores(brain.id, terms, [i for i, _ in lexical])
         lexical, ceiling = in_document(lexical, ceiling, whole, RankingParams().document_words)

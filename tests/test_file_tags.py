@@ -75,9 +75,7 @@ Serviced every October; the pressure should sit at 1.5 bar.
     assert hits[0].citation.location.line_start == 3  # where `aliases:` is written
 
 
-def test_a_note_is_found_by_the_description_its_frontmatter_gives(
-    loci: Loci, brain: Brain
-) -> None:
+def test_a_note_is_found_by_the_description_its_frontmatter_gives(loci: Loci, brain: Brain) -> None:
     # A published page's frontmatter often says what the page is about in words its body
     # never uses; the description is searchable text, cited where it is written.
     note = b"""---

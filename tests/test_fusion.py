@@ -8,6 +8,7 @@ import math
 import pytest
 
 from loci.models import Brain, SearchFilters
+from loci.search.confidence import text_trust
 from loci.search.engine import RankingParams
 from loci.search.fusion import fuse, normalise
 from loci.search.lexical import query_terms
@@ -76,8 +77,9 @@ def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: 
     loci.library.wait_for(brain, ids)
     brain = loci.store.get_brain(brain.name)
     terms = query_terms("boiler pressure nonexistentword")
-    ceiling = loci.store.text_ceiling(brain.id, terms)
-    assert ceiling is not None
+    found = loci.store.text_ceiling(brain.id, terms)
+    assert found is not None
+    ceiling = found.score
 
     # idf as BM25 counts it over the brain's passages (one each here), for the terms that occur.
     total = len(texts)
@@ -88,5 +90,29 @@ def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: 
     boiler, pressure = 2, 1  # passages holding each term; the made-up word is in none
     expected = (K1 + 1) * (max(idf(boiler), 1e-6) + idf(pressure))
     assert ceiling == pytest.approx(expected, rel=1e-6)
+    # The most specific matching term is "pressure", in one passage: the rarest a word can be.
+    assert found.best_idf == pytest.approx(idf(pressure)) and found.rows == total
     best = loci.store.text_search(brain.id, terms, 5, SearchFilters())
     assert best and all(score <= ceiling for _, score in best)
+
+
+@pytest.mark.both_backends
+def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
+    loci: Loci, brain: Brain
+) -> None:
+    # Twenty notes about films; one also names a zeppelin. "film" is in every passage: BM25
+    # can only rank them by how often and in how short a passage it falls, and hybrid search
+    # leans on the meaning instead. "zeppelin" is in one passage, as rare as a word can be.
+    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(19)]
+    texts.append("A film about a zeppelin over the harbour.")
+    ids = [
+        loci.library.add_note(brain, t, title=f"Night {n}").document.id for n, t in enumerate(texts)
+    ]
+    loci.library.wait_for(brain, ids)
+
+    def trust(question: str) -> float:
+        return text_trust(loci.store.text_ceiling(brain.id, query_terms(question)))
+
+    assert trust("film") < 0.05
+    assert trust("zeppelin film") == pytest.approx(1.0, abs=0.01)
+    assert trust("nonexistentword") == 1.0  # nothing matched: nothing to weigh

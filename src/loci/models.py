@@ -467,6 +467,17 @@ class PassageContext:
 
 
 @dataclass(frozen=True)
+class TextCeiling:
+    """What BM25 can say about a query in a brain: the best score a passage could reach (each
+    matching term's idf times k1 + 1) and the idf of its most specific matching term, out of a
+    brain of `rows` passages (`loci.search.confidence.text_trust`)."""
+
+    score: float
+    best_idf: float
+    rows: int
+
+
+@dataclass(frozen=True)
 class DocumentTextScores:
     """BM25 of whole documents for a query, given per passage: what the document each passage
     belongs to scores when read whole (`loci.store.document_terms`,

@@ -13,9 +13,18 @@ unrelated passages would reach — trust ≈ 0, and fusion follows the words alo
 documents, not passages: a document's passages share its title line and topic, so they are not
 independent draws.
 
+The text leg is trusted as far as the question's most specific word is specific in this
+brain: BM25 finds a passage through its rare words, and a question whose every word is common
+here ("Who produced the most films?" in a brain of film abstracts) matches thousands of
+passages alike, ranked by how often and in how short a passage the common words fall — a
+ranking that says little. The trust is the best matching term's idf over the idf of a word in
+one passage (the most specific a word can be here): maxIDF, the classic pre-retrieval
+predictor of how well a query will do (He and Ounis, "Inferring Query Performance Using
+Pre-retrieval Predictors", SPIRE 2004), on the brain's own scale.
+
 Nothing here is fitted to a data set: the mean and spread come from the brain, the rest from
-the normal model. Other signals — whether the embedder reads the question's language at all —
-multiply into the same number.
+the normal model; the idfs from the brain's own counts. Other signals — whether the embedder
+reads the question's language at all — multiply into the same number.
 """
 
 from __future__ import annotations
@@ -24,6 +33,8 @@ import math
 from collections.abc import Sequence
 
 from loci.embed.base import Vectors
+from loci.models import TextCeiling
+from loci.store.lexical_index import IDF_FLOOR, idf
 from loci.store.vector_background import VectorBackground
 
 
@@ -44,3 +55,14 @@ def _log_normal_cdf(z: float) -> float:
     """log Φ(z), accurate in both tails."""
     value = 0.5 * math.erfc(-z / math.sqrt(2.0))
     return math.log(value) if value > 0 else -math.inf
+
+
+def text_trust(ceiling: TextCeiling | None) -> float:
+    """Trust in the text leg for this query: its most specific matching term's idf over that of
+    a term found in one passage of the brain, in [0, 1]; 1 when the brain cannot say."""
+    if ceiling is None or ceiling.score <= 0:
+        return 1.0  # no statistics, or nothing matched: the leg has nothing to weigh anyway
+    rarest = idf(ceiling.rows, 1)
+    if rarest <= IDF_FLOOR:
+        return 1.0  # a brain of a passage or two: no word is rarer than another
+    return min(max(ceiling.best_idf / rarest, 0.0), 1.0)

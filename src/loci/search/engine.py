@@ -15,7 +15,7 @@ from loci.errors import InvalidInput, RerankError
 from loci.language import query_languages, question_language
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.closeness import Closeness, closeness_scale
-from loci.search.confidence import vector_trust
+from loci.search.confidence import text_trust, vector_trust
 from loci.search.document_words import in_document
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
 from loci.search.grouping import by_document
@@ -125,7 +125,8 @@ class SearchEngine:
         text_leg: list[tuple[int, float]] = []
         text_ceiling: float | None = None
         vector_leg: list[tuple[int, float]] = []
-        pending: Future[tuple[list[tuple[int, float]], float | None]] | None = None
+        pending: Future[tuple[list[tuple[int, float]], float | None, float]] | None = None
+        trust_in_words = 1.0
         terms = query_terms(query)
         held = self.store.brain_languages(brain.id)
         asked = question_language(query, held)
@@ -139,20 +140,22 @@ class SearchEngine:
         in_documents = p.document_words > 0
         wants_ceiling = in_documents or (mode == "hybrid" and p.normalisation == "ceiling")
 
-        def text() -> tuple[list[tuple[int, float]], float | None]:
+        def text() -> tuple[list[tuple[int, float]], float | None, float]:
+            """The leg, the ceiling to read its scores against, and its trust."""
             hits = self.store.text_search(brain.id, terms, p.candidates, filters, languages)
-            ceiling = self.store.text_ceiling(brain.id, terms, languages) if wants_ceiling else None
+            found = self.store.text_ceiling(brain.id, terms, languages) if wants_ceiling else None
+            ceiling = found.score if found is not None else None
             if in_documents and hits:
                 ids = [i for i, _ in hits]
                 whole = self.store.document_text_scores(brain.id, terms, ids, languages)
                 hits, ceiling = in_document(hits, ceiling, whole, p.document_words)
-            return hits, ceiling
+            return hits, ceiling, text_trust(found)
 
         if mode in ("hybrid", "text"):
             if use_vectors:
                 pending = self._pool.submit(text)
             else:
-                text_leg, text_ceiling = text()
+                text_leg, text_ceiling, trust_in_words = text()
         trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
         closeness: Closeness | None = None
         if use_vectors:
@@ -169,7 +172,9 @@ class SearchEngine:
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
-            text_leg, text_ceiling = pending.result()
+            text_leg, text_ceiling, trust_in_words = pending.result()
+        if mode == "hybrid":
+            trust[0] = trust_in_words
         if use_vectors and p.document_context and vector_leg:
             contexts = self.store.passage_contexts(
                 brain.id, embedder.model_id, query_vector, [i for i, _ in vector_leg]

@@ -53,6 +53,7 @@ from loci.models import (
     SlackIdentity,
     Source,
     SourceMode,
+    TextCeiling,
     TokenKind,
     TokenScope,
     User,
@@ -638,9 +639,10 @@ class Store(Protocol):
 
     def text_ceiling(
         self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
-    ) -> float | None:
+    ) -> TextCeiling | None:
         """The best BM25 score a chunk could reach for these terms (each matching term's idf
-        times k1 + 1), or None when the backend cannot say."""
+        times k1 + 1) and the idf of the most specific of them, or None when the backend cannot
+        say."""
         ...
 
     def document_text_scores(

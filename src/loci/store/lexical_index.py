@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from loci.models import TextCeiling
+
 K1 = 0.9
 B = 0.4
 FTS5_K1, FTS5_B = 1.2, 0.75  # what SQLite's bm25() uses, fixed in its C code
@@ -194,14 +196,18 @@ class LexicalIndex:
         """The best score any chunk could reach for these tokens: each matching term's idf
         times k1 + 1, where BM25's term frequency saturates. Fusion divides the leg's scores by
         it, so how much of the question a passage matches counts, not only its rank."""
+        return self.text_ceiling(tokens).score
+
+    def text_ceiling(self, tokens: Sequence[str]) -> TextCeiling:
+        """`ceiling`, with the idf of the most specific matching token and the live rows."""
         view = [(s, s.live) for s in self.segments]
         total = sum(int(np.count_nonzero(live)) for _, live in view)
-        best = 0.0
+        idfs = []
         for token in tokens:
             matches = _matches(view, [s.postings(token) for s, _ in view])
             if matches:
-                best += _idf(total, matches) * (self.k1 + 1.0)
-        return best
+                idfs.append(idf(total, matches))
+        return TextCeiling(sum(idfs) * (self.k1 + 1.0), max(idfs, default=0.0), total)
 
     def search(
         self,
@@ -219,18 +225,18 @@ class LexicalIndex:
             return []
         mean_length = sum(float(s.lengths[live].sum()) for s, live in view) / total
         postings = [[s.postings(t) for s, _ in view] for t in tokens]
-        idfs = [_idf(total, _matches(view, per_segment)) for per_segment in postings]
+        idfs = [idf(total, _matches(view, per_segment)) for per_segment in postings]
         best_ids: list[npt.NDArray[np.int64]] = []
         best_scores: list[npt.NDArray[np.float64]] = []
         for number, (segment, live) in enumerate(view):
             k1, b = self.k1, self.b
             norm = k1 * (1.0 - b + b * segment.lengths / mean_length)
             scores = np.zeros(len(segment.ids), np.float64)
-            for idf, per_segment in zip(idfs, postings, strict=True):
+            for weight, per_segment in zip(idfs, postings, strict=True):
                 rows, tfs = per_segment[number]
                 if len(rows):
                     tf = tfs.astype(np.float64)
-                    scores[rows] += idf * tf * (k1 + 1.0) / (tf + norm[rows])
+                    scores[rows] += weight * tf * (k1 + 1.0) / (tf + norm[rows])
             keep = live & (scores > 0)
             if allowed is not None:
                 keep &= np.isin(segment.ids, allowed)
@@ -258,7 +264,7 @@ class LexicalIndex:
             return {}
         mean_length = sum(float(s.lengths[live].sum()) for s, live in view) / total
         postings = [[s.postings(t) for s, _ in view] for t in tokens]
-        idfs = [_idf(total, _matches(view, per_segment)) for per_segment in postings]
+        idfs = [idf(total, _matches(view, per_segment)) for per_segment in postings]
         out: dict[int, float] = {}
         k1, b = self.k1, self.b
         for number, (segment, live) in enumerate(view):
@@ -268,13 +274,13 @@ class LexicalIndex:
                 continue
             norm = k1 * (1.0 - b + b * segment.lengths[here] / mean_length)
             scores = np.zeros(len(here), np.float64)
-            for idf, per_segment in zip(idfs, postings, strict=True):
+            for weight, per_segment in zip(idfs, postings, strict=True):
                 rows, tfs = per_segment[number]
                 at = _rows_of(rows.astype(np.int64), here, positions=True)
                 found = at >= 0
                 if found.any():
                     tf = tfs[at[found]].astype(np.float64)
-                    scores[found] += idf * tf * (k1 + 1.0) / (tf + norm[found])
+                    scores[found] += weight * tf * (k1 + 1.0) / (tf + norm[found])
             out.update(zip(segment.ids[here].tolist(), scores.tolist(), strict=True))
         return out
 
@@ -305,6 +311,7 @@ def _rows_of(
     return at[found]
 
 
-def _idf(total: int, matches: int) -> float:
-    idf = math.log((total - matches + 0.5) / (matches + 0.5))
-    return idf if idf > 0 else IDF_FLOOR
+def idf(total: int, matches: int) -> float:
+    """BM25's idf of a term in `matches` of `total` rows, floored as FTS5 floors it."""
+    value = math.log((total - matches + 0.5) / (matches + 0.5))
+    return value if value > 0 else IDF_FLOOR

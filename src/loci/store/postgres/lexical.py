@@ -143,7 +143,8 @@ _WEIGHTS = (
     " GROUP BY term),"
     " s AS (SELECT chunks::float8 AS total, length::float8 / greatest(chunks, 1) AS avgdl"
     " FROM lexical_stats WHERE brain_id = %(brain)s),"
-    " w AS (SELECT q.term, q.n * CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS idf"
+    " w AS (SELECT q.term, q.n * CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS idf,"
+    " CASE WHEN x.idf > 0 THEN x.idf ELSE %(floor)s END AS term_idf"
     " FROM q JOIN term_df df ON df.brain_id = %(brain)s AND df.term = q.term AND df.df > 0"
     " CROSS JOIN s"
     " CROSS JOIN LATERAL (SELECT ln((s.total - df.df + 0.5) / (df.df + 0.5)) AS idf) x)"
@@ -151,7 +152,10 @@ _WEIGHTS = (
 
 # The best score any chunk could reach: every matching term at saturation (see
 # `loci.store.lexical_index.LexicalIndex.ceiling`, which the SQLite store computes alike).
-CEILING_SQL = _WEIGHTS + " SELECT coalesce(sum(w.idf), 0) * %(k1p)s AS ceiling FROM w"
+CEILING_SQL = (
+    _WEIGHTS + " SELECT coalesce(sum(w.idf), 0) * %(k1p)s AS ceiling,"
+    " coalesce(max(w.term_idf), 0) AS best_idf, (SELECT total FROM s) AS total FROM w"
+)
 
 
 def bm25_sql(filter_where: str) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from loci.embed.base import Vectors
-from loci.models import DocumentTextScores, PassageContext, SearchFilters
+from loci.models import DocumentTextScores, PassageContext, SearchFilters, TextCeiling
 from loci.store.postgres import document_lexical, lexical, vectors
 from loci.store.postgres.connection import Cursor, Database
 from loci.store.postgres.filters import filter_sql
@@ -54,7 +54,7 @@ class SearchLegs:
 
     def text_ceiling(
         self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
-    ) -> float | None:
+    ) -> TextCeiling | None:
         if not terms:
             return None
         with self.db.tx(brain_id) as cur:
@@ -63,7 +63,9 @@ class SearchLegs:
                 return None
             cur.execute(lexical.CEILING_SQL, lexical.bm25_params(brain_id, tokens, 0))
             row = cur.fetchone()
-        return float(row["ceiling"]) if row is not None else None
+        if row is None:
+            return None
+        return TextCeiling(float(row["ceiling"]), float(row["best_idf"]), int(row["total"] or 0))
 
     def document_text_scores(
         self,

@@ -28,7 +28,7 @@ import numpy.typing as npt
 
 from loci.context_line import index_title
 from loci.embed.base import Vectors
-from loci.models import DocumentTextScores, PassageContext, SearchFilters
+from loci.models import DocumentTextScores, PassageContext, SearchFilters, TextCeiling
 from loci.store import lexical_files, vector_files
 from loci.store.document_index import DocumentIndex
 from loci.store.lexical_files import IndexIdentity, index_path
@@ -145,13 +145,13 @@ class SearchIndex:
 
     def text_ceiling(
         self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
-    ) -> float | None:
+    ) -> TextCeiling | None:
         if not terms or not self._uses_lexical_index(brain_id):
             return None  # FTS5's bm25() keeps its statistics to itself
         index = self._ready_lexical_index(brain_id)
         if index is None:
             return None
-        return index.ceiling(query_tokens(terms, self._query_stemmers(brain_id, languages)))
+        return index.text_ceiling(query_tokens(terms, self._query_stemmers(brain_id, languages)))
 
     def document_text_scores(
         self,

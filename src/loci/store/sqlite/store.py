@@ -31,6 +31,7 @@ from loci.models import (
     Job,
     PassageContext,
     SearchFilters,
+    TextCeiling,
 )
 from loci.store.brain_tables import CHUNK_COLUMNS, BrainTables, embed_progress
 from loci.store.identity_tables import IdentityTables
@@ -248,7 +249,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
 
     def text_ceiling(
         self, brain_id: int, terms: Sequence[str], languages: Sequence[str] = ()
-    ) -> float | None:
+    ) -> TextCeiling | None:
         return self.search_index.text_ceiling(brain_id, terms, languages)
 
     def document_text_scores(
