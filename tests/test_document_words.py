@@ -19,9 +19,17 @@ import numpy as np
 import pytest
 
 from loci.context_line import index_title
-from loci.models import Brain, ChunkDraft, DocumentTextScores, IndexedChunk, Location, NewDocument
+from loci.models import (
+    Brain,
+    ChunkDraft,
+    DocumentTextScores,
+    IndexedChunk,
+    Location,
+    NewDocument,
+    SearchMode,
+)
 from loci.search.document_words import in_document
-from loci.search.engine import SearchMode, SearchRequest
+from loci.search.engine import SearchRequest
 from loci.search.lexical import query_terms
 from loci.service import Loci
 from loci.store.base import Store

@@ -100,10 +100,10 @@ def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: 
 def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
     loci: Loci, brain: Brain
 ) -> None:
-    # Twenty notes about films; one also names a zeppelin. "film" is in every passage: BM25
+    # Sixty notes about films; one also names a zeppelin. "film" is in every passage: BM25
     # can only rank them by how often and in how short a passage it falls, and hybrid search
     # leans on the meaning instead. "zeppelin" is in one passage, as rare as a word can be.
-    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(19)]
+    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(59)]
     texts.append("A film about a zeppelin over the harbour.")
     ids = [
         loci.library.add_note(brain, t, title=f"Night {n}").document.id for n, t in enumerate(texts)
@@ -116,3 +116,8 @@ def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
     assert trust("film") < 0.05
     assert trust("zeppelin film") == pytest.approx(1.0, abs=0.01)
     assert trust("nonexistentword") == 1.0  # nothing matched: nothing to weigh
+    # Under 50 passages a brain says too little to call a word common.
+    few = loci.brain("few")
+    added = [loci.library.add_note(few, t, title=f"Night {n}") for n, t in enumerate(texts[:9])]
+    loci.library.wait_for(few, [a.document.id for a in added])
+    assert text_trust(loci.store.text_ceiling(few.id, query_terms("film"))) == 1.0

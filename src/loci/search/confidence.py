@@ -34,8 +34,8 @@ from collections.abc import Sequence
 
 from loci.embed.base import Vectors
 from loci.models import TextCeiling
-from loci.store.lexical_index import IDF_FLOOR, idf
-from loci.store.vector_background import VectorBackground
+from loci.store.lexical_index import idf
+from loci.store.vector_background import MIN_VECTORS, VectorBackground
 
 
 def vector_trust(
@@ -62,7 +62,10 @@ def text_trust(ceiling: TextCeiling | None) -> float:
     a term found in one passage of the brain, in [0, 1]; 1 when the brain cannot say."""
     if ceiling is None or ceiling.score <= 0:
         return 1.0  # no statistics, or nothing matched: the leg has nothing to weigh anyway
+    if ceiling.rows < MIN_VECTORS:
+        # As for the vector leg's background: a brain of a few passages says too little to
+        # call a word common (in a note and the saved answer about it, every word of the
+        # question is in every passage), and the words keep their weight.
+        return 1.0
     rarest = idf(ceiling.rows, 1)
-    if rarest <= IDF_FLOOR:
-        return 1.0  # a brain of a passage or two: no word is rarer than another
     return min(max(ceiling.best_idf / rarest, 0.0), 1.0)
