@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from loci.models import Brain, SearchFilters
+from loci.models import Brain, Hit, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from tests.conftest import run_cli
@@ -56,6 +56,18 @@ def test_loci_list_by_a_frontmatter_tag(tmp_path: Path, database_url: str | None
     assert [d["name"] for d in json.loads(listed.stdout)] == ["boiler.md"]
 
 
+def _search_beside_another(
+    loci: Loci, brain: Brain, name: str, note: bytes, question: str
+) -> tuple[int, list[Hit]]:
+    """Add the note and an unrelated one, index both, and search the words: the note's id and
+    the hits."""
+    added = loci.library.add_bytes(brain, name, note)
+    other = loci.library.add_bytes(brain, "car.md", b"The car's MOT is due in May.\n")
+    loci.library.wait_for(brain, [added.document.id, other.document.id])
+    hits = loci.searching.search(brain, SearchRequest(question, mode="text"))
+    return added.document.id, hits
+
+
 def test_a_note_is_found_by_a_name_its_frontmatter_gives_it(loci: Loci, brain: Brain) -> None:
     note = b"""---
 title: Boiler service
@@ -66,11 +78,8 @@ aliases:
 
 Serviced every October; the pressure should sit at 1.5 bar.
 """
-    added = loci.library.add_bytes(brain, "boiler.md", note)
-    other = loci.library.add_bytes(brain, "car.md", b"The car's MOT is due in May.\n")
-    loci.library.wait_for(brain, [added.document.id, other.document.id])
-    hits = loci.searching.search(brain, SearchRequest("greenstar", mode="text"))
-    assert [h.citation.document_id for h in hits] == [added.document.id]
+    note_id, hits = _search_beside_another(loci, brain, "boiler.md", note, "greenstar")
+    assert [h.citation.document_id for h in hits] == [note_id]
     assert "Worcester Greenstar" in hits[0].snippet
     assert hits[0].citation.location.line_start == 3  # where `aliases:` is written
 
@@ -88,11 +97,9 @@ tags: glossary
 
 The syntax is `![[page name]]`; `![[page name#header]]` takes one section.
 """
-    added = loci.library.add_bytes(brain, "embeds.md", note)
-    other = loci.library.add_bytes(brain, "car.md", b"The car's MOT is due in May.\n")
-    loci.library.wait_for(brain, [added.document.id, other.document.id])
-    hits = loci.searching.search(brain, SearchRequest("embedding content inside", mode="text"))
-    assert [h.citation.document_id for h in hits] == [added.document.id]
+    question = "embedding content inside"
+    note_id, hits = _search_beside_another(loci, brain, "embeds.md", note, question)
+    assert [h.citation.document_id for h in hits] == [note_id]
     assert "Inline embedding of one page's content inside another." in hits[0].snippet
     assert hits[0].citation.location.line_start == 3  # where `description:` is written
-    assert loci.library.document(brain, added.document.id).tags == ("glossary",)
+    assert loci.library.document(brain, note_id).tags == ("glossary",)

@@ -211,6 +211,11 @@ def _page_citing_a_folder(
     return ids
 
 
+def _findings(doctor: Doctor, brain: Brain, kind: str) -> list[Any]:
+    """The brain's checkup findings of one kind."""
+    return [f for f in doctor.check_brain(brain, roundtrip=False).findings if f.kind == kind]
+
+
 @pytest.mark.both_backends
 def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
     loci: Loci, graph: BrainGraph, brain: Brain, doctor: Doctor, tmp_path: Path
@@ -218,15 +223,12 @@ def test_a_page_citing_a_file_deleted_from_a_followed_folder_is_reported(
     folder = tmp_path / "folder"
     ids = _page_citing_a_folder(loci, graph, brain, folder, "remove")
     plan, keep = f"file:{ids['plan.md']}", f"file:{ids['keep.md']}"
-    assert not [f for f in doctor.check_brain(brain, roundtrip=False).findings
-                if f.kind == "missing-source"]  # fmt: skip
+    assert not _findings(doctor, brain, "missing-source")
 
     (folder / "plan.md").unlink()  # the file goes, and at the next sync its document
     (result,) = loci.sources.sync(brain).sources
     assert result.removed == 1
-    missing = [
-        f for f in doctor.check_brain(brain, roundtrip=False).findings if f.kind == "missing-source"
-    ]
+    missing = _findings(doctor, brain, "missing-source")
     assert [(f.document, f.severity) for f in missing] == [("beans", "error")]
     assert f"'{plan}' points at document {ids['plan.md']}" in missing[0].message
     assert "no longer has" in missing[0].message and keep not in missing[0].message
@@ -241,8 +243,7 @@ def test_a_page_citing_a_file_kept_after_its_deletion_is_warned_of(
     plan = f"file:{ids['plan.md']}"
 
     def findings(kind: str) -> list[Any]:
-        checkup = doctor.check_brain(brain, roundtrip=False)
-        return [f for f in checkup.findings if f.kind == kind]
+        return _findings(doctor, brain, kind)
 
     assert not findings("gone-source")
     (folder / "plan.md").unlink()
