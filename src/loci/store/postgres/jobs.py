@@ -53,6 +53,24 @@ def queue_job(cur: Cursor, brain_id: int, document_id: int, kind: str) -> None:
     cur.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
 
 
+def _hold(cur: Cursor, jobs: Sequence[Job], owner: str) -> set[int]:
+    """The fence: lock the jobs' documents, then those of the jobs `owner` still holds at this
+    attempt, and return their ids. Locks are taken in the order every writer takes them —
+    documents, then jobs, each by id — so a settle racing a delete of the document waits
+    instead of deadlocking."""
+    cur.execute(
+        "SELECT 1 FROM documents WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
+        (sorted({job.document_id for job in jobs}),),
+    )
+    cur.execute(
+        "SELECT j.id FROM jobs j JOIN unnest(%s::bigint[], %s::int[]) AS x(id, attempts)"
+        " ON j.id = x.id AND j.attempts = x.attempts"
+        " WHERE j.status = 'running' AND j.lease_owner = %s ORDER BY j.id FOR UPDATE OF j",
+        ([job.id for job in jobs], [job.attempts for job in jobs], owner),
+    )
+    return {int(r["id"]) for r in cur.fetchall()}
+
+
 class PostgresJobs:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -107,15 +125,7 @@ class PostgresJobs:
     def _fenced(self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]) -> bool:
         """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""
         with self.db.tx(job.brain_id) as cur:
-            # Locks in the order every writer takes them — document, then job — so a settle
-            # racing a delete of the document waits instead of deadlocking.
-            cur.execute("SELECT 1 FROM documents WHERE id = %s FOR UPDATE", (job.document_id,))
-            cur.execute(
-                "SELECT 1 FROM jobs WHERE id = %s AND status = 'running' AND lease_owner = %s"
-                " AND attempts = %s FOR UPDATE",
-                (job.id, owner, job.attempts),
-            )
-            if cur.fetchone() is None:
+            if not _hold(cur, [job], owner):
                 return False
             for sql, params in statements:
                 cur.execute(sql, params)
@@ -129,23 +139,12 @@ class PostgresJobs:
         )
 
     def settle(self, settled: Sequence[Settled], owner: str) -> set[int]:
-        """Finish or advance the jobs `owner` still holds, in one transaction: the fence of
-        `_fenced` and each update once for the whole batch. Returns the ids settled."""
+        """Finish or advance the jobs `owner` still holds, in one transaction: the fence
+        (`_hold`) and each update once for the whole batch. Returns the ids settled."""
         if not settled:
             return set()
         with self.db.tx(ALL_BRAINS) as cur:
-            # Locks in the order every writer takes them, as `_fenced`: documents, then jobs.
-            cur.execute(
-                "SELECT 1 FROM documents WHERE id = ANY(%s) ORDER BY id FOR UPDATE",
-                (sorted({job.document_id for job, _, _ in settled}),),
-            )
-            cur.execute(
-                "SELECT j.id FROM jobs j JOIN unnest(%s::bigint[], %s::int[]) AS x(id, attempts)"
-                " ON j.id = x.id AND j.attempts = x.attempts"
-                " WHERE j.status = 'running' AND j.lease_owner = %s ORDER BY j.id FOR UPDATE OF j",
-                ([job.id for job, _, _ in settled], [job.attempts for job, _, _ in settled], owner),
-            )
-            held = {int(r["id"]) for r in cur.fetchall()}
+            held = _hold(cur, [job for job, _, _ in settled], owner)
             done = [job.id for job, stage, _ in settled if stage is None and job.id in held]
             moved = [
                 (job.id, stage, cost) for job, stage, cost in settled if stage and job.id in held

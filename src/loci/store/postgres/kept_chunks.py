@@ -17,13 +17,17 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from loci.models import IndexedChunk, IndexWrite
-from loci.store.postgres.connection import Cursor
+from loci.store.postgres.connection import Cursor, Row
 
-# The columns of a chunk's place in its document: what a kept chunk may need written again.
-PLACE_COLUMNS = (
-    "idx, page, line_start, line_end, char_start, char_end, token_count, content_hash,"
-    " region, ocr_confidence, time_start, time_end"
-)
+# The columns of a chunk's place in its document, with their types: what a kept chunk may need
+# written again (in `_place`'s order).
+PLACE = (
+    ("idx", "int"), ("page", "int"), ("line_start", "int"), ("line_end", "int"),
+    ("char_start", "int"), ("char_end", "int"), ("token_count", "int"), ("content_hash", "text"),
+    ("region", "text"), ("ocr_confidence", "float8"), ("time_start", "float8"),
+    ("time_end", "float8"),
+)  # fmt: skip
+PLACE_COLUMNS = ", ".join(name for name, _ in PLACE)
 
 
 def _place(chunk: IndexedChunk) -> tuple[object, ...]:
@@ -54,7 +58,7 @@ def keep(cur: Cursor, writes: Sequence[IndexWrite], model: str, given: AbstractS
         " FROM chunks WHERE document_id = ANY(%s) ORDER BY document_id, idx",
         (model, [w.document_id for w in writes]),
     )
-    stored: dict[tuple[int, str, str | None], list[dict[str, object]]] = {}
+    stored: dict[tuple[int, str, str | None], list[Row]] = {}
     for row in cur.fetchall():
         key = (int(row["document_id"]), str(row["embed_hash"]), row["language"])
         stored.setdefault(key, []).append(row)
@@ -68,11 +72,11 @@ def keep(cur: Cursor, writes: Sequence[IndexWrite], model: str, given: AbstractS
                 kept.new.append((write.document_id, chunk))
                 continue
             row = same.pop(0)
-            if tuple(row[c.strip()] for c in PLACE_COLUMNS.split(",")) != _place(chunk):
-                kept.moved.append((int(str(row["id"])), chunk))
+            if tuple(row[name] for name, _ in PLACE) != _place(chunk):
+                kept.moved.append((int(row["id"]), chunk))
             if not row["embedded"]:
                 kept.unembedded[write.document_id] = kept.unembedded.get(write.document_id, 0) + 1
-    kept.removed = [int(str(row["id"])) for rows in stored.values() for row in rows]
+    kept.removed = [int(row["id"]) for rows in stored.values() for row in rows]
     return kept
 
 
@@ -85,12 +89,9 @@ def move(cur: Cursor, moved: Sequence[tuple[int, IndexedChunk]]) -> None:
     ids = [chunk_id for chunk_id, _ in moved]
     cur.execute("UPDATE chunks SET idx = -1 - idx WHERE id = ANY(%s)", (ids,))
     places = list(zip(*(_place(chunk) for _, chunk in moved), strict=True))
+    arrays = ", ".join(f"%s::{kind}[]" for _, kind in PLACE)
     cur.execute(
-        f"UPDATE chunks c SET ({PLACE_COLUMNS}) = (x.idx, x.page, x.line_start, x.line_end,"
-        " x.char_start, x.char_end, x.token_count, x.content_hash, x.region, x.ocr_confidence,"
-        " x.time_start, x.time_end)"
-        " FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[], %s::int[],"
-        " %s::int[], %s::int[], %s::text[], %s::text[], %s::float8[], %s::float8[], %s::float8[])"
-        f" AS x(id, {PLACE_COLUMNS}) WHERE c.id = x.id",
+        f"UPDATE chunks c SET ({PLACE_COLUMNS}) = ({', '.join(f'x.{n}' for n, _ in PLACE)})"
+        f" FROM unnest(%s::bigint[], {arrays}) AS x(id, {PLACE_COLUMNS}) WHERE c.id = x.id",
         (ids, *map(list, places)),
     )
