@@ -1,6 +1,6 @@
-"""An edited file keeps the passages it did not change: on PostgreSQL the same rows, with their
-postings and vectors; on both backends the search finds the new text, the unchanged text, and
-not the text that went, with passages in the file's new order."""
+"""An edited file keeps the passages it did not change: the same rows, with their text index
+(and on PostgreSQL their postings and vectors); the search finds the new text, the unchanged
+text, and not the text that went, with passages in the file's new order."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from loci.embed.base import Embedder
+from loci.ingest.indexer import Indexer
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
@@ -72,13 +74,18 @@ def test_an_edit_keeps_its_unchanged_passages(loci: Loci, brain: Brain, tmp_path
     assert any("blue folder" in t for t in found(loci, brain, "insurance blue folder"))
     assert not any("frost" in t for t in found(loci, brain, "frost"))
 
-    store = loci.store
-    if isinstance(store, SqliteStore):
-        return
-    # PostgreSQL: the heating's, the car's and the boiler's passages are the rows they were,
-    # and the BM25 statistics still count exactly the postings there are.
+    # The heating's, the car's and the boiler's passages are the rows they were.
     kept = [c.heading_path[-1] for c in chunks if before.get(c.text) == c.id]
     assert kept == ["Heating", "Car", "Boiler"]
+    store = loci.store
+    if isinstance(store, SqliteStore):
+        # The full-text index holds one row for each passage there is, and no other.
+        indexed = store.db.conn.execute(
+            "SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ?", (f'brain : "b{brain.id}"',)
+        )
+        assert sorted(r[0] for r in indexed) == sorted(c.id for c in chunks)
+        return
+    # PostgreSQL: the BM25 statistics still count exactly the postings there are.
     db = store.db  # type: ignore[attr-defined]
     assert db.scalar("SELECT count(*) FROM chunk_terms t LEFT JOIN chunks c ON c.id = t.chunk_id"
                      " WHERE c.id IS NULL") == 0  # fmt: skip
@@ -108,3 +115,23 @@ def test_an_edit_keeps_its_unchanged_passages(loci: Loci, brain: Brain, tmp_path
         language = db.scalar("SELECT text_language FROM brains WHERE id = %s", (brain.id,))
         document_lexical.index_documents(cur, brain.id, language)
     assert [db.rows(sql) for sql in (terms, stats, frequencies)] == edited_state
+
+
+def test_an_older_read_written_after_a_newer_one_does_not_put_back_the_old_text(
+    loci: Loci, brain: Brain, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Two jobs of one file, the older still writing when the newer one is done (two lanes of
+    a worker, an edit saved while the first text was read): the newer text stays."""
+    path = tmp_path / "lesson.md"
+    note = edit(loci, brain, path, {"Piano": "The piano lesson is on Tuesday at 5pm."})
+    indexer = Indexer(loci.store, loci.blobs, embedder, loci.settings.indexer)
+    late = indexer.prepare(brain, loci.store.get_document(brain.id, note))  # reads Tuesday
+
+    assert edit(loci, brain, path, {"Piano": "The piano lesson is on Friday at 4pm."}) == note
+    assert indexer.write_text(late) is None  # not written: the document has newer content
+    assert any("Friday" in t for t in found(loci, brain, "piano Friday"))
+    assert not any("Tuesday" in t for t in found(loci, brain, "piano Tuesday"))
+    document = loci.store.get_document(brain.id, note)
+    assert document.status == "ready"
+    (chunk,) = loci.library.chunks(brain, note)
+    assert "Friday at 4pm" in chunk.text and "Tuesday" not in chunk.text

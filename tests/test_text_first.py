@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -196,8 +196,10 @@ def test_a_batch_writes_its_texts_together_and_a_document_deleted_meanwhile_fail
     ids = [loci.library.add_note(brain, text).document.id for text in notes]
     indexer_prepare = Indexer.prepare
 
-    def prepare(self: Indexer, of: Brain, document: Document) -> Prepared:
-        prepared = indexer_prepare(self, of, document)
+    def prepare(
+        self: Indexer, of: Brain, document: Document, before: Mapping[str, str | None] | None
+    ) -> Prepared:
+        prepared = indexer_prepare(self, of, document, before)
         if document.id == ids[2]:  # the second note is already read when it goes
             loci.library.remove(brain, ids[1])
         return prepared
@@ -206,7 +208,7 @@ def test_a_batch_writes_its_texts_together_and_a_document_deleted_meanwhile_fail
     store_write = loci.store.replace_indexes
     batches: list[list[int]] = []
 
-    def replace_indexes(writes: Sequence[IndexWrite], model: str) -> list[int]:
+    def replace_indexes(writes: Sequence[IndexWrite], model: str) -> list[int | None]:
         batches.append([w.document_id for w in writes])
         return store_write(writes, model)
 

@@ -43,8 +43,10 @@ LATIN_SCRIPT = frozenset(
         "sw", "tl", "tr", "vi", "vo", "wa", "xh", "zu",
     }
 )  # fmt: skip
-_LETTER = re.compile(r"[^\W\d_]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+# Letters are counted by deleting the rest: one pass in C, no list of matches (twice as fast).
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
+_NOT_LATIN = re.compile(r"[^A-Za-z\u00c0-\u024f]+")
 # Code, URLs and Markdown markup say nothing of the language and would pull towards English.
 _NOISE = re.compile(r"```.*?```|`[^`\n]*`|https?://\S+|<[^>]+>|[#*_>|\[\](){}=]", re.S)
 _lock = threading.Lock()
@@ -62,8 +64,8 @@ def detect(text: str, among: Iterable[str] | None = None) -> tuple[str, float] |
     """(language, probability) of `text`, or None when it has too few letters to tell.
     `among` limits the answer to those languages (a short question to a brain's)."""
     clean = _NOISE.sub(" ", text[:SAMPLE_CHARS])
-    letters = len(_LETTER.findall(clean))
-    latin = len(_LATIN.findall(clean))  # every Latin letter is a letter
+    letters = _letters(clean)
+    latin = len(_NOT_LATIN.sub("", clean))  # every Latin letter is a letter
     if latin < MIN_LETTERS and letters - latin < MIN_OTHER_LETTERS:
         return None
     if among is None:
@@ -90,22 +92,43 @@ def _classify(clean: str) -> tuple[str, float]:
     return str(language), float(probability)
 
 
+def _letters(text: str) -> int:
+    return len(_NOT_LETTERS.sub("", text))
+
+
 def language_of(text: str) -> str | None:
     """The language of a document's text, None when the detector is unsure (a short note)."""
     found = detect(text)
     return found[0] if found is not None and found[1] >= LIKELY else None
 
 
-def passage_languages(document_text: str, passages: Sequence[str]) -> list[str | None]:
-    """Each passage's language: the document's, unless the passage is clearly another."""
-    own: list[str | None] = []
-    for text in passages:
-        found = detect(text) if len(_LETTER.findall(text)) >= PASSAGE_LETTERS else None
-        own.append(found[0] if found is not None and found[1] >= SURE else None)
+def passage_languages(
+    document_text: str, passages: Sequence[str], before: Mapping[int, str | None] | None = None
+) -> list[str | None]:
+    """Each passage's language: the document's, unless the passage is clearly another.
+
+    `before`: the language an unchanged passage (by its index here) was given when the
+    document was last indexed, which it keeps: its text says what it said then, and one too
+    short to tell keeps the document's language of then rather than following a rewrite of
+    the text around it. An edit of one section then reads one passage instead of all of them
+    (and the document's opening only if that passage cannot tell)."""
+    before = before or {}
+    own = [before.get(i) or _own_language(text) for i, text in enumerate(passages)]
     if all(own):  # the document's language would decide nothing: not read (half the time)
         return own
     main = language_of(document_text)
     return [language or main for language in own]
+
+
+@functools.lru_cache(maxsize=RECENT_TEXTS)
+def _own_language(passage: str) -> str | None:
+    """The language a passage is clearly in on its own, None when it does not say; remembered
+    as `_classify` is: an edited note's unchanged passages are not read again (counting their
+    letters took longer than reading the new passage)."""
+    if _letters(passage) < PASSAGE_LETTERS:
+        return None
+    found = detect(passage)
+    return found[0] if found is not None and found[1] >= SURE else None
 
 
 def question_language(question: str, brain_languages: Mapping[str, int]) -> str | None:

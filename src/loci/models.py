@@ -557,6 +557,10 @@ class IndexWrite:
     text: str
     title: str | None
     status_reason: str | None
+    # The content it was read from. A document whose content is other by the time of the
+    # write is left as it is: its new content has a job of its own, which may even have run
+    # already (`Store.replace_indexes`). None: written whatever the document holds.
+    content_hash: str | None = None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import dataclasses
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,7 +121,15 @@ class Indexer:
             vectors = self.embed(dict(pending))
             self.write_vectors(document, vectors)
 
-    def prepare(self, brain: Brain, document: Document) -> Prepared:
+    def prepare(
+        self,
+        brain: Brain,
+        document: Document,
+        languages_before: Mapping[str, str | None] | None = None,
+    ) -> Prepared:
+        """Parse and chunk a document; `languages_before`: its stored chunks' languages by
+        embedding input hash (`Store.chunk_languages`), so an unchanged passage is not read
+        again to tell its language (`passage_languages`)."""
         check_identity(brain, self.embedder)
         with self.timings.timed("parse"):
             data = self.blobs.get(document.content_hash)
@@ -149,7 +157,12 @@ class Indexer:
             named = index_title(title, document.name, document.kind)
             inputs = [self._embedding_input(named, c.heading_path, c.text) for c in result.chunks]
             hashes = [_hash(text) for text in inputs]
-            languages = passage_languages(parsed.text, [c.text for c in result.chunks])
+            before = languages_before or {}
+            languages = passage_languages(
+                parsed.text,
+                [c.text for c in result.chunks],
+                {i: before[h] for i, h in enumerate(hashes) if h in before},
+            )
         return Prepared(
             brain,
             document,
@@ -163,12 +176,13 @@ class Indexer:
             tuple(languages),
         )
 
-    def write_text(self, prepared: Prepared) -> int:
+    def write_text(self, prepared: Prepared) -> int | None:
         """Swap in the document's chunks and their text index (the vectors stored for unchanged
-        inputs stay theirs); returns how many chunks still need a vector."""
+        inputs stay theirs); returns how many chunks still need a vector, None if the
+        document's content changed since it was read (nothing is written)."""
         return self.write_texts([prepared])[0]
 
-    def write_texts(self, batch: Sequence[Prepared]) -> list[int]:
+    def write_texts(self, batch: Sequence[Prepared]) -> list[int | None]:
         """`write_text` for several documents in one store write (all or, if one was deleted
         meanwhile, none); how many chunks each still needs a vector for."""
         for brain in {p.brain.id: p.brain for p in batch}.values():
@@ -189,12 +203,19 @@ class Indexer:
                     {"parser": p.parser, **p.parsed.metadata},
                     file_tags(p.parsed.metadata),
                 )
-                for p in batch
-                if p.document.kind in ("file", "web")
+                for p, count in zip(batch, missing, strict=True)
+                if p.document.kind in ("file", "web") and count is not None
             }
             if extracted:
                 self.store.set_extracted(extracted)
         for prepared, count in zip(batch, missing, strict=True):
+            if count is None:
+                log.info(
+                    "document %s changed while its text was read: its newer content is indexed"
+                    " by a job of its own",
+                    prepared.document.id,
+                )
+                continue
             log.info(
                 "indexed the text of document %s: %d chunks, %d to embed",
                 prepared.document.id,
@@ -222,6 +243,7 @@ class Indexer:
             prepared.parsed.text,
             prepared.title,
             "; ".join(reasons) or None,
+            prepared.document.content_hash,
         )
 
     def pending_inputs(self, brain: Brain, document: Document) -> list[tuple[str, str]]:

@@ -114,6 +114,8 @@ class IndexJobs:
         outcomes: dict[int, Outcome] = {}
         read: list[tuple[Job, Prepared]] = []  # parsed and chunked, not yet written
         documents = self._documents(jobs)
+        # An edited file's unchanged passages keep the language they were found in.
+        languages = self.store.chunk_languages([job.document_id for job in jobs])
         for job in jobs:
             document = documents.get(job.document_id)
             if document is None:
@@ -127,7 +129,8 @@ class IndexJobs:
             try:
                 watch = Throttled(partial(self.store.set_progress, document.id))
                 with reporting(watch):
-                    read.append((job, indexer.prepare(brains[job.brain_id], document)))
+                    before = languages.get(document.id)
+                    read.append((job, indexer.prepare(brains[job.brain_id], document, before)))
             except Exception as error:
                 outcomes[job.id] = error
         self._write_texts(indexer, read, outcomes)
@@ -152,7 +155,7 @@ class IndexJobs:
         meanwhile), each alone, so a failure stays with its own document."""
         if not read:
             return
-        written: list[int | Exception]
+        written: list[int | None | Exception]
         try:
             written = list(indexer.write_texts([prepared for _, prepared in read]))
         except Exception:
@@ -165,6 +168,9 @@ class IndexJobs:
         for (job, prepared), missing in zip(read, written, strict=True):
             if isinstance(missing, Exception):
                 outcomes[job.id] = missing
+                continue
+            if missing is None:  # its document has newer content, with a job of its own
+                outcomes[job.id] = None
                 continue
             outcomes[job.id] = Advance("vectors", missing / self.rate) if missing else None
             try:

@@ -71,7 +71,12 @@ class WatchSettings:
 
     mode: WatchSetting = "auto"
     debounce_ms: int = 1000  # the longest a burst of changes is gathered before it is synced
-    step_ms: int = 50  # this long without a change ends a burst (watchfiles' own default)
+    # This long without a change ends a burst. Shorter than watchfiles' default (50): its
+    # notifier looks every step and ends a burst at the first look that found nothing new, so
+    # a save waited 1–2 steps; an editor's save (one write, or a write and a rename) and a
+    # checkout's writes come far closer together than this, and a burst cut in two is still
+    # one update per file (each path is reconciled by what is on disk).
+    step_ms: int = 20
     poll_ms: int = 1000  # how often a polled folder is looked at
     refresh_s: float = 2.0  # how often sources, leases and each folder itself are checked
     lease_s: float = 30.0  # a watcher that stops renewing loses its folders after this

@@ -580,10 +580,13 @@ class Store(Protocol):
         written them (the text search finds its chunks meanwhile)."""
         ...
 
-    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int | None]:
         """`replace_index` for several documents at once, with no new vectors (the text stage
         of a batch): all written or, if one of them was deleted meanwhile (NotFound), none.
-        Returns, per write, how many of its chunks have no vector of `model`."""
+        Returns, per write, how many of its chunks have no vector of `model`, or None for a
+        write not made because its document's content changed since it was read (its
+        `content_hash`): an older job finishing after a newer one must not put back the text
+        the newer one replaced."""
         ...
 
     def add_vectors(self, document_id: int, model: str, vectors: dict[str, Vectors]) -> int:
@@ -681,6 +684,10 @@ class Store(Protocol):
 
     def chunk_documents(self, chunk_ids: Sequence[int]) -> dict[int, int]:
         """chunk id -> document id, for the given chunks."""
+        ...
+
+    def chunk_languages(self, document_ids: Sequence[int]) -> dict[int, dict[str, str | None]]:
+        """document id -> {embedding input hash -> language} of the documents' chunks."""
         ...
 
     # jobs ---------------------------------------------------------------------------------

@@ -593,6 +593,17 @@ class BrainTables(ABC):
                 found[int(r["id"])] = int(r["document_id"])
         return found
 
+    def chunk_languages(self, document_ids: Sequence[int]) -> dict[int, dict[str, str | None]]:
+        found: dict[int, dict[str, str | None]] = {}
+        for batch, marks in _batches(document_ids):
+            for r in self.portable.query(
+                "SELECT document_id, embed_hash, language FROM chunks"
+                f" WHERE document_id IN ({marks})",
+                batch,
+            ):
+                found.setdefault(int(r["document_id"]), {})[str(r["embed_hash"])] = r["language"]
+        return found
+
     # status -------------------------------------------------------------------------------
     def brain_languages(self, brain_id: int) -> dict[str, int]:
         rows = self.portable.query(

@@ -40,7 +40,9 @@ def write_index(
     """The body of `PostgresStore.replace_index`, in the caller's (system-scoped) transaction;
     returns how many of the chunks have no vector yet."""
     write = IndexWrite(document_id, chunks, text, title, status_reason)
-    return write_indexes(cur, [write], model, new_vectors)[0]
+    missing = write_indexes(cur, [write], model, new_vectors)[0]
+    assert missing is not None  # a write without a content hash is always made
+    return missing
 
 
 def write_indexes(
@@ -48,14 +50,16 @@ def write_indexes(
     writes: Sequence[IndexWrite],
     model: str,
     new_vectors: dict[str, Vectors] | None = None,
-) -> list[int]:
+) -> list[int | None]:
     """The body of `PostgresStore.replace_indexes`: every document's index swapped in the
     caller's (system-scoped) transaction, each statement once for all the documents of a
     brain (its cost is per statement as much as per row). Returns, per write, how many of its
-    chunks have no vector yet. NotFound if any document was deleted meanwhile."""
+    chunks have no vector yet, None for a write whose document has other content by now
+    (not made). NotFound if any document was deleted meanwhile."""
     ids = [w.document_id for w in writes]
     cur.execute(
-        "SELECT d.id, d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
+        "SELECT d.id, d.brain_id, d.name, d.title, d.kind, d.content_hash, b.text_language"
+        " FROM documents d"
         " JOIN brains b ON b.id = d.brain_id WHERE d.id = ANY(%s) ORDER BY d.id FOR UPDATE OF d",
         (ids,),
     )
@@ -65,11 +69,13 @@ def write_indexes(
             raise NotFound(f"document {document_id} was deleted while it was processed")
     by_brain: dict[int, list[IndexWrite]] = {}
     for write in writes:
-        by_brain.setdefault(int(docs[write.document_id]["brain_id"]), []).append(write)
+        doc = docs[write.document_id]
+        if write.content_hash is None or write.content_hash == doc["content_hash"]:
+            by_brain.setdefault(int(doc["brain_id"]), []).append(write)
     missing: dict[int, int] = {}
     for brain_id, group in sorted(by_brain.items()):
         missing |= _write_brain(cur, brain_id, group, docs, model, dict(new_vectors or {}))
-    return [missing[w.document_id] for w in writes]
+    return [missing.get(w.document_id) for w in writes]
 
 
 def _write_brain(

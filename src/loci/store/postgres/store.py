@@ -205,7 +205,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
                 cur, document_id, chunks, new_vectors, model, text, title, status_reason
             )
 
-    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int | None]:
         if not writes:
             return []
         with self.db.tx() as cur, cur.connection.pipeline():

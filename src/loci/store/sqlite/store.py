@@ -38,6 +38,7 @@ from loci.store.identity_tables import IdentityTables
 from loci.store.job_order import TEXT_BYTES_PER_S
 from loci.store.lexical_index import K1, B
 from loci.store.source_tables import SourceTables
+from loci.store.sqlite import kept_chunks
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.conversations import SqliteConversations
@@ -309,35 +310,44 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
     ) -> int:
         write = IndexWrite(document_id, chunks, text, title, status_reason)
         with self.db.write() as conn:
-            return self._write_index(conn, write, new_vectors, model)
+            missing = self._write_index(conn, write, new_vectors, model)
+        assert missing is not None  # a write without a content hash is always made
+        return missing
 
-    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int]:
+    def replace_indexes(self, writes: Sequence[IndexWrite], model: str) -> list[int | None]:
         with self.db.write() as conn:  # one commit for the batch; any NotFound undoes it all
             return [self._write_index(conn, write, {}, model) for write in writes]
 
     def _write_index(
         self, conn: Any, write: IndexWrite, new_vectors: dict[str, Vectors], model: str
-    ) -> int:
-        """`replace_index`'s body, inside the caller's write transaction."""
+    ) -> int | None:
+        """`replace_index`'s body, inside the caller's write transaction; None when the
+        document's content is no longer the write's (nothing written)."""
         document_id, chunks, text = write.document_id, write.chunks, write.text
         title, status_reason = write.title, write.status_reason
         doc = conn.execute(
-            "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language FROM documents d"
-            " JOIN brains b ON b.id = d.brain_id WHERE d.id = ?",
+            "SELECT d.brain_id, d.name, d.title, d.kind, b.text_language, d.content_hash"
+            " FROM documents d JOIN brains b ON b.id = d.brain_id WHERE d.id = ?",
             (document_id,),
         ).fetchall()
         if not doc:
             raise NotFound(f"document {document_id} was deleted while it was processed")
-        brain_id, name, old_title, kind, brain_language = doc[0]
+        brain_id, name, old_title, kind, brain_language, content_hash = doc[0]
+        if write.content_hash is not None and write.content_hash != content_hash:
+            return None
         display_title = index_title(
             title or (str(old_title) if old_title else None), str(name), str(kind)
         )
-        self._drop_index(conn, document_id)
+        kept = kept_chunks.keep(conn, write)
+        conn.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(i,) for i in kept.removed])
+        conn.executemany("DELETE FROM chunks WHERE id = ?", [(i,) for i in kept.removed])
+        kept_chunks.move(conn, kept.moved)
+        conn.execute("DELETE FROM document_texts WHERE document_id = ?", (document_id,))
         conn.executemany(
             "INSERT OR IGNORE INTO vectors(model, hash, vector) VALUES (?,?,?)",
             [(model, h, np.asarray(v, np.float32).tobytes()) for h, v in new_vectors.items()],
         )
-        for item in chunks:
+        for _, item in kept.new:
             c = item.draft
             conn.execute(
                 "INSERT INTO chunks(brain_id, document_id, idx, text, heading_path, page,"
