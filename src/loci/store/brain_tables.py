@@ -99,8 +99,14 @@ class BrainTables(ABC):
         deletes a page and its indexed document in one)."""
 
     @abstractmethod
+    def _queue_jobs(
+        self, conn: Any, brain_id: int, document_ids: Sequence[int], job_kind: str
+    ) -> None:
+        """A fresh job for each of the documents (at most 500), inside the caller's
+        transaction."""
+
     def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
-        """A fresh job for the document, inside the caller's transaction."""
+        self._queue_jobs(conn, brain_id, [document_id], job_kind)
 
     # brains -------------------------------------------------------------------------------
     def get_brain(self, name: str) -> Brain:
@@ -316,9 +322,9 @@ class BrainTables(ABC):
         try:
             with db.transaction(brain_id) as conn:
                 created = [self._insert_document(conn, brain_id, n, job_kind) for n in creates]
-                for document_id, expected_hash, new in replaces:
+                for start in range(0, len(replaces), 500):
                     old_hashes += self._replace_in(
-                        conn, brain_id, document_id, expected_hash, new, job_kind, keep_versions
+                        conn, brain_id, replaces[start : start + 500], job_kind, keep_versions
                     )
         except self.unique_error:
             raise Conflict(
@@ -419,7 +425,7 @@ class BrainTables(ABC):
         try:
             with db.transaction(brain_id) as conn:
                 old_hashes = self._replace_in(
-                    conn, brain_id, document_id, expected_hash, new, job_kind, keep_versions
+                    conn, brain_id, [(document_id, expected_hash, new)], job_kind, keep_versions
                 )
         except self.unique_error:
             raise Conflict(
@@ -431,43 +437,56 @@ class BrainTables(ABC):
         self,
         conn: Any,
         brain_id: int,
-        document_id: int,
-        expected_hash: str,
-        new: NewDocument,
+        replaces: Sequence[tuple[int, str, NewDocument]],
         job_kind: str,
         keep_versions: int,
     ) -> list[str]:
-        """`replace_content` inside the caller's transaction; the content hashes it replaced
-        or dropped (their blobs may be unused now)."""
+        """`replace_content` for each of `replaces` (at most 500: document id, expected hash,
+        new content) inside the caller's transaction, each statement once for them all (on
+        PostgreSQL a statement costs a round trip: a folder's hundred edited files were seven
+        hundred); the content hashes it replaced or dropped (their blobs may be unused now)."""
+        if not replaces:
+            return []
         db = self.portable
-        current = db.run(
-            conn,
-            f"SELECT content_hash FROM documents WHERE id = ? AND brain_id = ?{self.for_update}",
-            (document_id, brain_id),
-        )
-        if not current or current[0]["content_hash"] != expected_hash:
+        ids = [document_id for document_id, _, _ in replaces]
+        marks = ", ".join("?" for _ in ids)
+        current = {
+            int(r["id"]): str(r["content_hash"])
+            for r in db.run(
+                conn,
+                f"SELECT id, content_hash FROM documents WHERE brain_id = ? AND id IN ({marks})"
+                f" ORDER BY id{self.for_update}",
+                (brain_id, *ids),
+            )
+        }
+        if any(current.get(i) != expected for i, expected, _ in replaces):
             raise Conflict("the document changed since you read it; reload it and apply your edit")
-        dropped: list[str] = []
-        if new.content_hash != expected_hash:
-            dropped = self._keep_version(conn, document_id, keep_versions)
-        db.run(
+        changed = [i for i, expected, new in replaces if new.content_hash != expected]
+        dropped = self._keep_versions(conn, changed, keep_versions)
+        db.run_many(
             conn,
             "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
             " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
             f" status_reason = NULL, vectors_pending = ?, progress = NULL,"
             f" updated_at = {self.now} WHERE id = ?",
-            (
-                new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
-                json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
-            ),
+            [
+                (
+                    new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
+                    json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
+                )
+                for document_id, _, new in replaces
+            ],
         )  # fmt: skip
-        self._queue_job(conn, brain_id, document_id, job_kind)
-        return [expected_hash, *dropped]
+        self._queue_jobs(conn, brain_id, ids, job_kind)
+        return [*(expected for _, expected, _ in replaces), *dropped]
 
-    def _keep_version(self, conn: Any, document_id: int, keep: int) -> list[str]:
-        """The document's current content as its newest version, inside the caller's
-        transaction, then all but the newest `keep` versions dropped; their hashes."""
+    def _keep_versions(self, conn: Any, document_ids: Sequence[int], keep: int) -> list[str]:
+        """The documents' current contents as their newest versions, inside the caller's
+        transaction, then all but each one's newest `keep` versions dropped; their hashes."""
+        if not document_ids:
+            return []
         db = self.portable
+        marks = ", ".join("?" for _ in document_ids)
         db.run(
             conn,
             "INSERT INTO document_versions(brain_id, document_id, number, name, mime_type,"
@@ -479,17 +498,16 @@ class BrainTables(ABC):
             # It became the document's content when the one before it was replaced.
             " COALESCE((SELECT max(v.replaced_at) FROM document_versions v"
             " WHERE v.document_id = d.id), d.created_at)"
-            " FROM documents d WHERE d.id = ?",
-            (document_id,),
-        )
-        oldest_kept = (
-            "(SELECT max(number) FROM document_versions WHERE document_id = ?) - CAST(? AS INTEGER)"
+            f" FROM documents d WHERE d.id IN ({marks})",
+            tuple(document_ids),
         )
         rows = db.run(
             conn,
-            f"DELETE FROM document_versions WHERE document_id = ? AND number <= {oldest_kept}"
+            f"DELETE FROM document_versions WHERE document_id IN ({marks}) AND number <="
+            " (SELECT max(v.number) FROM document_versions v"
+            " WHERE v.document_id = document_versions.document_id) - CAST(? AS INTEGER)"
             " RETURNING content_hash",
-            (document_id, document_id, max(keep, 0)),
+            (*document_ids, max(keep, 0)),
         )
         return [str(r["content_hash"]) for r in rows]
 

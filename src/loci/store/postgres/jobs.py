@@ -38,17 +38,19 @@ def job_from_row(row: Row) -> Job:
     return Job(**{k: row[k] for k in _JOB_FIELDS.replace(" ", "").split(",")})
 
 
-def queue_job(cur: Cursor, brain_id: int, document_id: int, kind: str) -> None:
-    """A fresh job for the document; finished or idle ones go (a running one finishes)."""
+def queue_jobs(cur: Cursor, brain_id: int, document_ids: Sequence[int], kind: str) -> None:
+    """A fresh job for each document; finished or idle ones go (a running one finishes)."""
+    ids = sorted(document_ids)  # jobs are locked by id, as every writer locks them
     cur.execute(
-        "DELETE FROM jobs WHERE document_id = %s AND status IN ('queued','failed','done')",
-        (document_id,),
+        "DELETE FROM jobs WHERE document_id = ANY(%s) AND status IN ('queued','failed','done')",
+        (ids,),
     )
     # Its place in the queue: now plus the text stage's cost, by the file's size (job_order).
     cur.execute(
         "INSERT INTO jobs(brain_id, document_id, kind, priority)"
-        " SELECT %s, id, %s, loci_epoch() + size_bytes / %s::float8 FROM documents WHERE id = %s",
-        (brain_id, kind, TEXT_BYTES_PER_S, document_id),
+        " SELECT %s, id, %s, loci_epoch() + size_bytes / %s::float8 FROM documents"
+        " WHERE id = ANY(%s) ORDER BY id",
+        (brain_id, kind, TEXT_BYTES_PER_S, ids),
     )
     cur.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
 

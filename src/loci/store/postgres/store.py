@@ -38,7 +38,7 @@ from loci.store.postgres.index import (
     write_vectors,
 )
 from loci.store.postgres.integrations import PostgresIntegrations
-from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_job
+from loci.store.postgres.jobs import JobQueue, PostgresJobs, queue_jobs
 from loci.store.postgres.migrations import grant, migrate
 from loci.store.postgres.oauth import PostgresOAuth
 from loci.store.postgres.rows import ROWS
@@ -85,7 +85,7 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
         self.jobs = PostgresJobs(self.db)
         self.accounts = PostgresAccounts(self.db)
         self.conversations = PostgresConversations(self.db)
-        self.graph = PostgresGraph(self.db, self._delete_rows, queue_job)
+        self.graph = PostgresGraph(self.db, self._delete_rows, self._queue_job)
         self.integrations = PostgresIntegrations(self.db)
         self.oauth = PostgresOAuth(self.db)
         self.identities = IdentityTables(self.db)
@@ -97,8 +97,10 @@ class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables
     def _has_tag(self, tag: str) -> tuple[str, Any]:
         return "d.tags @> ?::jsonb", json.dumps([tag])
 
-    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
-        queue_job(conn, brain_id, document_id, job_kind)
+    def _queue_jobs(
+        self, conn: Any, brain_id: int, document_ids: Sequence[int], job_kind: str
+    ) -> None:
+        queue_jobs(conn, brain_id, document_ids, job_kind)
 
     # brains -------------------------------------------------------------------------------
     def ensure_brain(self, name: str) -> Brain:

@@ -202,17 +202,22 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
         conn.execute("DELETE FROM documents WHERE id = ?", (document_id,))
         conn.execute("UPDATE brains SET generation = generation + 1 WHERE id = ?", (brain_id,))
 
-    def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
-        """A fresh job for the document; finished or idle ones go (a running one finishes)."""
+    def _queue_jobs(
+        self, conn: Any, brain_id: int, document_ids: Sequence[int], job_kind: str
+    ) -> None:
+        """A fresh job for each document; finished or idle ones go (a running one finishes)."""
+        marks = ", ".join("?" for _ in document_ids)
         conn.execute(
-            "DELETE FROM jobs WHERE document_id = ? AND status IN ('queued','failed','done')",
-            (document_id,),
+            f"DELETE FROM jobs WHERE document_id IN ({marks})"
+            " AND status IN ('queued','failed','done')",
+            tuple(document_ids),
         )
         # Its place in the queue: now plus the text stage's cost, by the file's size (job_order).
         conn.execute(
             "INSERT INTO jobs(brain_id, document_id, kind, priority)"
-            " SELECT ?, id, ?, ? + size_bytes / ? FROM documents WHERE id = ?",
-            (brain_id, job_kind, time.time(), TEXT_BYTES_PER_S, document_id),
+            f" SELECT ?, id, ?, ? + size_bytes / ? FROM documents WHERE id IN ({marks})"
+            " ORDER BY id",
+            (brain_id, job_kind, time.time(), TEXT_BYTES_PER_S, *document_ids),
         )
         # Set inside the transaction: a worker woken now claims with BEGIN IMMEDIATE, which
         # waits for this transaction to commit, so it finds the job.
