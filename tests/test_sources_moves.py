@@ -19,6 +19,7 @@ import pytest
 from loci.ingest.file_identity import recorded_identity
 from loci.ingest.folder_walk import read_whole
 from loci.models import Brain
+from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
 from tests.test_sources import RECIPE, _counts, _sync, _texts
@@ -139,3 +140,33 @@ def test_a_file_moved_out_and_back_in_later_keeps_its_kept_document(
     assert document.source_path == str(back) and document.gone_at is None
     eventually(lambda: any("bay leaf" in t for t in texts(loci, brain, "bay leaf")))
     assert watching.totals["gone"] == 1 and watching.totals["renamed"] == 1
+
+
+def test_a_copy_takes_over_the_document_when_its_original_is_deleted(
+    loci: Loci,
+    brain: Brain,
+    folder: Path,
+    watcher: Callable[..., FolderWatcher],  # noqa: F811
+    indexing: None,  # noqa: F811
+) -> None:
+    """A copy has the same bytes as its original, so it is no document of its own; deleting
+    the original later (in another of the watcher's batches, which never looks at the copy)
+    leaves the document at the copy instead of removing what the copy still says."""
+    loci.sources.add(brain, folder)
+    watching = watcher()
+    boiler = eventually(lambda: by_path(loci, brain).get(str(folder / "boiler.md")))
+
+    copy = folder / "house" / "boiler (copy).md"
+    shutil.copy(folder / "boiler.md", copy)
+    remembered = eventually(lambda: loci.library.document(brain, boiler.id).metadata.get("copies"))
+    assert remembered == [str(copy)]
+    assert str(copy) not in by_path(loci, brain)  # the same bytes: one document
+
+    (folder / "boiler.md").unlink()
+    moved = eventually(lambda: by_path(loci, brain).get(str(copy)))
+    assert moved.id == boiler.id and moved.name == "boiler (copy).md"
+    # It no longer remembers its own path as a copy.
+    eventually(lambda: not loci.library.document(brain, boiler.id).metadata.get("copies"))
+    hits = loci.searching.search(brain, SearchRequest("Mill Lane boiler", mode="text", limit=3))
+    assert hits and hits[0].citation.document_id == boiler.id
+    assert watching.totals["removed"] == 0

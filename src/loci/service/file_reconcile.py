@@ -10,7 +10,8 @@ paths in `scope`):
     a path without a document                a document whose file is gone, moved here —
                                              by its file system identity (moved, and maybe
                                              edited in place), else by its bytes — else added
-    a document whose file is gone            removed, or kept marked gone (on_delete keep)
+    a document whose file is gone            moved to a copy of it in the folder, else
+                                             removed, or kept marked gone (on_delete keep)
 
 A moved file is found by its identity (device, inode and the inode's generation, see
 `loci.ingest.file_identity`) whatever its bytes now, so a note renamed and edited between two
@@ -18,6 +19,12 @@ syncs keeps its document; a file whose identity cannot be trusted (a file system
 generations, or a copy) is found by its bytes. In a reconcile of some paths only, the file's
 old path may lie outside them (a watcher's batch): the source's documents elsewhere whose
 identity is a new file's are looked up, and one whose own path is gone is that file moved.
+
+A file copied within the folder has the same bytes as its original: it is no document of its
+own (a brain keeps one document for the same bytes), and the document remembers the copy's path
+(`metadata.copies`). When the original goes, the document moves to a copy that still holds
+those bytes instead of being removed: the copy would otherwise not be found until the next full
+rescan, since a watcher's reconcile of the original's path never looks at the copy.
 """
 
 from __future__ import annotations
@@ -201,6 +208,8 @@ class FileReconcile:
         self._checks: deque[tuple[FolderFile, Document]] = deque()
         self._new: deque[FolderFile] = deque()
         self._places: _Places | None = None
+        # Paths found to hold the same bytes as another file's document, by that document.
+        self._copies: dict[int, set[str]] = {}
 
     def run(self) -> SourceSync:
         """The whole reconcile at once."""
@@ -446,7 +455,14 @@ class FileReconcile:
                     self._stamps[outcome.document.id] = stamped.stamp()
                     out.renamed += 1
                     return
-            # The same bytes are already a document (of another path): nothing new to index.
+            # The same bytes are already a document (of another path): nothing new to index,
+            # but a copy of a file of this folder is where the document goes if the file goes.
+            if (
+                earlier is not None
+                and earlier != str(stamped.path)
+                and contains(self.root, Path(earlier))
+            ):
+                self._copies.setdefault(outcome.document.id, set()).add(str(stamped.path))
             out.unchanged += 1
             return
         out.queued.append(outcome.document.id)
@@ -461,6 +477,8 @@ class FileReconcile:
         out = self.result
         kept: list[int] = []
         for document in gone:
+            if self._to_copy(document):
+                continue
             if self.source.on_delete == "keep":
                 kept.append(document.id)
                 continue
@@ -473,6 +491,39 @@ class FileReconcile:
         out.gone = len(self.store.mark_gone(self.brain.id, kept, True)) if kept else 0
         if self._stamps:
             self.store.set_file_stamps(self.brain.id, self._stamps)
+        for document_id, paths in self._copies.items():
+            with contextlib.suppress(NotFound):  # removed meanwhile: nothing to remember
+                self._remember_copies(document_id, paths)
+
+    def _to_copy(self, document: Document) -> bool:
+        """Move a document whose file is gone to a copy of that file in the folder, one that
+        still holds its bytes and has no document of its own; False if there is none."""
+        remembered = [str(p) for p in document.metadata.get("copies") or []]
+        if not remembered:
+            return False
+        files, _ = walk_paths(
+            self.root, map(Path, remembered), self.source.include, self.source.exclude
+        )
+        for file in files:
+            if file.size != document.size_bytes or self.store.find_by_path(
+                self.brain.id, str(file.path)
+            ):
+                continue
+            read = self._read(file)
+            same = read is not None and sha256_hex(read[0]) == document.content_hash
+            if same and read is not None and self._move(document, read):
+                self._copies.setdefault(document.id, set())  # the copy is its own path now
+                return True
+        return False
+
+    def _remember_copies(self, document_id: int, found: set[str]) -> None:
+        """Add the copies found to those the document remembers, dropping paths that are no
+        longer a file, or are the document's own path now."""
+        document = self.store.get_document(self.brain.id, document_id)
+        paths = {str(p) for p in document.metadata.get("copies") or []} | found
+        paths = {p for p in paths if p != document.source_path and os.path.isfile(p)}
+        if paths != set(document.metadata.get("copies") or []):
+            self.store.merge_document_metadata(document_id, {"copies": sorted(paths)})
 
 
 class _Places:
