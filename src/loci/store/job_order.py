@@ -26,15 +26,24 @@ audio (minutes of one text stage that cannot be cut) is searchable within a seco
 
 from __future__ import annotations
 
+# The stages in the order a claim takes them (1. above).
+STAGES = ("text", "vectors")
+
+
+def claim_order(stage: str | None) -> tuple[str, ...]:
+    """The stages a claim looks at, in turn: `stage` alone, or all in order."""
+    return STAGES if stage is None else (stage,)
+
+
 # How fast the text stage is assumed to read a file, only to rank jobs by their cost: text
 # PDFs parse at ~280 pages/s (~5 MB/s of a typical report), scans and Office files slower.
 TEXT_BYTES_PER_S = 2_000_000.0
 
 
-def queue_order(table: str = "") -> tuple[str, str]:
-    """SQL that ranks a job's stage (false: text, first), and the order within one stage;
-    `table` qualifies the columns ("j." for jobs aliased j)."""
-    return f"({table}stage <> 'text')", f"{table}priority, {table}id"
+def queue_order(table: str = "") -> str:
+    """SQL of the order within one stage (`jobs_queued`, migration 32, holds the queued jobs
+    so); `table` qualifies the columns ("j." for jobs aliased j)."""
+    return f"{table}priority, {table}id"
 
 
 # The quick lane's jobs: a text stage of at most about half a second (by the file's size, as

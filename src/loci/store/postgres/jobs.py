@@ -19,7 +19,7 @@ from typing import Any
 import psycopg
 
 from loci.models import Job, JobStage, Settled
-from loci.store.job_order import TEXT_BYTES_PER_S, queue_order, quick_jobs
+from loci.store.job_order import TEXT_BYTES_PER_S, claim_order, queue_order, quick_jobs
 from loci.store.postgres.connection import ALL_BRAINS, Cursor, Database, Row, connect
 
 log = logging.getLogger(__name__)
@@ -89,40 +89,43 @@ class PostgresJobs:
         quick_only: bool,
     ) -> list[Job]:
         scope = "" if only_documents is None else " AND j.document_id = ANY(%(docs)s)"
-        if only_stage is not None:
-            scope += " AND j.stage = %(stage)s"
         if quick_only:
             scope += f" AND {quick_jobs('j.')}"
+        order = queue_order("j.")
+        # A stage's due jobs: queued ones (read in order from `jobs_queued`, up to the batch),
+        # and running ones whose lease ran out (a worker that died; few). Rows another worker
+        # holds are skipped.
         due = (
-            "((j.status = 'queued' AND j.run_after <= now.t)"
-            f" OR (j.status = 'running' AND j.lease_expires < now.t)){scope}"
+            f"queued AS (SELECT j.id, j.priority FROM jobs j, now WHERE j.status = 'queued'"
+            f" AND j.stage = %(stage)s AND j.run_after <= now.t{scope} ORDER BY {order}"
+            " LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED),"
+            f" expired AS (SELECT j.id, j.priority FROM jobs j, now WHERE j.status = 'running'"
+            f" AND j.stage = %(stage)s AND j.lease_expires < now.t{scope} ORDER BY {order}"
+            " LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED)"
         )
-        stage_rank, within_stage = queue_order("j.")
-        with self.db.tx(ALL_BRAINS) as cur:
-            # The stage of the job due first (see `job_order`), then that stage's jobs; rows
-            # another worker holds are skipped by both.
-            cur.execute(
-                "WITH now AS (SELECT loci_epoch() AS t),"
-                f" first AS (SELECT j.stage FROM jobs j, now WHERE {due}"
-                f" ORDER BY {stage_rank}, {within_stage} LIMIT 1 FOR UPDATE OF j SKIP LOCKED),"
-                f" due AS (SELECT j.id FROM jobs j, now WHERE {due}"
-                " AND j.stage = (SELECT stage FROM first)"
-                f" ORDER BY {within_stage} LIMIT %(limit)s FOR UPDATE OF j SKIP LOCKED)"
-                " UPDATE jobs SET status = 'running', attempts = attempts + 1,"
-                " lease_owner = %(owner)s, lease_expires = (SELECT t FROM now) + %(lease)s,"
-                f" updated_at = loci_now() FROM due WHERE jobs.id = due.id RETURNING {_RETURNING},"
-                " jobs.priority",
-                {
-                    "limit": limit,
-                    "owner": owner,
-                    "lease": lease_s,
-                    "docs": list(only_documents or []),
-                    "stage": only_stage,
-                },
-            )
-            rows = cur.fetchall()
-        rows.sort(key=lambda r: (r["priority"], r["id"]))
-        return [job_from_row(r) for r in rows]
+        for stage in claim_order(only_stage):  # the first stage with a due job (job_order)
+            with self.db.tx(ALL_BRAINS) as cur:
+                cur.execute(
+                    f"WITH now AS (SELECT loci_epoch() AS t), {due}, chosen AS (SELECT id FROM"
+                    " (SELECT * FROM queued UNION ALL SELECT * FROM expired) AS due"
+                    " ORDER BY priority, id LIMIT %(limit)s)"
+                    " UPDATE jobs SET status = 'running', attempts = attempts + 1,"
+                    " lease_owner = %(owner)s, lease_expires = (SELECT t FROM now) + %(lease)s,"
+                    " updated_at = loci_now() FROM chosen WHERE jobs.id = chosen.id"
+                    f" RETURNING {_RETURNING}, jobs.priority",
+                    {
+                        "limit": limit,
+                        "owner": owner,
+                        "lease": lease_s,
+                        "docs": list(only_documents or []),
+                        "stage": stage,
+                    },
+                )
+                rows = cur.fetchall()
+            if rows:
+                rows.sort(key=lambda r: (r["priority"], r["id"]))
+                return [job_from_row(r) for r in rows]
+        return []
 
     def _fenced(self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]) -> bool:
         """Run `statements` only if `owner` still holds this attempt's lease (the fence)."""

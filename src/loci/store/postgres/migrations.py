@@ -656,6 +656,10 @@ MIGRATIONS: list[Migration] = [
     # and lengths kept on write, counted now for the documents already indexed. SQLite's 31
     # changes nothing: its in-memory index reads documents from the passages.
     add_document_terms,
+    # 32: the queue in the order jobs are claimed (`loci.store.job_order`): a claim read every
+    # due job to find the first, 54 ms a claim with 100,000 queued (a large folder's first
+    # sync) on PostgreSQL; an index scan stops at the batch's last job.
+    "CREATE INDEX jobs_queued ON jobs(stage, priority, id) WHERE status = 'queued'",
 ]
 
 

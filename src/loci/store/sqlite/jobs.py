@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from loci.models import Job, JobStage, Settled
-from loci.store.job_order import queue_order, quick_jobs
+from loci.store.job_order import claim_order, queue_order, quick_jobs
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.rows import NOW, job_of
 
@@ -35,32 +35,34 @@ class JobQueue:
             # One JSON parameter instead of one per id: batches can exceed SQLite's limit.
             scope = " AND document_id IN (SELECT value FROM json_each(?))"
             params = [json.dumps(list(only_documents))]
-        if only_stage is not None:
-            scope += " AND stage = ?"
-            params.append(only_stage)
         if quick_only:
             scope += f" AND {quick_jobs('jobs.')}"
+        order = queue_order()
+        # A stage's due jobs: queued ones (read in order from `jobs_queued`, up to the batch),
+        # and running ones whose lease ran out (a worker that died; few).
         due = (
-            "((status = 'queued' AND run_after <= ?) OR (status = 'running' AND lease_expires < ?))"
-            + scope
+            # Named: without statistics (no ANALYZE is run) SQLite would range over
+            # `jobs_claim` by run_after and sort every due job.
+            f"SELECT * FROM (SELECT id, priority FROM jobs INDEXED BY jobs_queued"
+            f" WHERE status = 'queued' AND stage = ?"
+            f" AND run_after <= ?{scope} ORDER BY {order} LIMIT ?) UNION ALL"
+            f" SELECT * FROM (SELECT id, priority FROM jobs WHERE status = 'running'"
+            f" AND stage = ? AND lease_expires < ?{scope} ORDER BY {order} LIMIT ?)"
         )
-        stage_rank, within_stage = queue_order()
+        ids: list[int] = []
         with self.db.write() as conn:
-            # The stage of the job that is due first (see `job_order`), then that stage's jobs.
-            first = conn.execute(
-                f"SELECT stage FROM jobs WHERE {due} ORDER BY {stage_rank}, {within_stage} LIMIT 1",
-                (now, now, *params),
-            ).fetchall()
-            if not first:
+            for stage in claim_order(only_stage):  # the first stage with a due job (job_order)
+                ids = [
+                    row[0]
+                    for row in conn.execute(
+                        f"SELECT id FROM ({due}) ORDER BY {order} LIMIT ?",
+                        (stage, now, *params, limit, stage, now, *params, limit, limit),
+                    )
+                ]
+                if ids:
+                    break
+            if not ids:
                 return []
-            ids = [
-                row[0]
-                for row in conn.execute(
-                    f"SELECT id FROM jobs WHERE {due} AND stage = ? ORDER BY {within_stage}"
-                    " LIMIT ?",
-                    (now, now, *params, first[0][0], limit),
-                )
-            ]
             conn.executemany(
                 f"UPDATE jobs SET status = 'running', attempts = attempts + 1, lease_owner = ?,"
                 f" lease_expires = ?, updated_at = {NOW} WHERE id = ?",
@@ -68,8 +70,8 @@ class JobQueue:
             )
         marks = ",".join("?" * len(ids))
         rows = self.db.rows(f"SELECT * FROM jobs WHERE id IN ({marks})", tuple(ids))
-        order = {job_id: n for n, job_id in enumerate(ids)}
-        return sorted((job_of(r) for r in rows), key=lambda job: order[job.id])
+        place = {job_id: n for n, job_id in enumerate(ids)}
+        return sorted((job_of(r) for r in rows), key=lambda job: place[job.id])
 
     def _fenced_update(
         self, job: Job, owner: str, *statements: tuple[str, tuple[Any, ...]]

@@ -568,6 +568,10 @@ MIGRATIONS: list[Migration] = [
     # statistics in tables (its 31); here the in-memory index derives them from the passages
     # as it derives theirs, so the schema does not change.
     "SELECT 1",
+    # 32: the queue in the order jobs are claimed (`loci.store.job_order`): a claim read every
+    # due job to find the first, 54 ms a claim with 100,000 queued (a large folder's first
+    # sync) on PostgreSQL; an index scan stops at the batch's last job.
+    "CREATE INDEX jobs_queued ON jobs(stage, priority, id) WHERE status = 'queued'",
 ]
 
 
