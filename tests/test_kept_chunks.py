@@ -135,3 +135,26 @@ def test_an_older_read_written_after_a_newer_one_does_not_put_back_the_old_text(
     assert document.status == "ready"
     (chunk,) = loci.library.chunks(brain, note)
     assert "Friday at 4pm" in chunk.text and "Tuesday" not in chunk.text
+
+
+def test_an_edit_keeps_a_passages_language_and_a_reindex_reads_it_again(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    """An unchanged passage is not read again to tell its language (an edit of one section
+    reads that one); `loci reindex` detects every passage's language again."""
+    path = tmp_path / "house.md"
+    note = edit(loci, brain, path, SECTIONS)
+    db = loci.store.portable  # type: ignore[attr-defined]
+    with db.transaction(brain.id) as conn:  # as an older detector might have read the boiler
+        db.run(conn, "UPDATE chunks SET language = 'nl' WHERE document_id = ? AND text LIKE ?",
+               (note, "%Mill Lane%"))  # fmt: skip
+
+    def languages() -> dict[str, str | None]:
+        return {c.heading_path[-1]: c.language for c in loci.library.chunks(brain, note)}
+
+    edit(loci, brain, path, {**SECTIONS, "Garden": "The tulips went in on Sunday."})
+    assert languages() == {"Heating": "en", "Boiler": "nl", "Garden": "en", "Car": "en"}
+
+    reindexed = [d.id for d in loci.library.reindex(brain)]
+    loci.library.wait_for(brain, reindexed)
+    assert languages() == {"Heating": "en", "Boiler": "en", "Garden": "en", "Car": "en"}

@@ -27,7 +27,7 @@ from loci.models import Brain, BrainStats, Visibility
 from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
-from loci.service.library import INDEX_JOB, Library
+from loci.service.library import Library
 from loci.service.reading import Reading
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
@@ -36,6 +36,7 @@ from loci.service.sources import Sources
 from loci.service.versions import Versions
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
+from loci.store.job_order import INDEX_JOB
 
 if TYPE_CHECKING:
     from loci.answer.facade import Answers

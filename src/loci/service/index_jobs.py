@@ -40,7 +40,7 @@ from loci.llm.transcribe import Transcriber
 from loci.models import Brain, Document, Job
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
-from loci.store.job_order import QUICK_TEXT_BYTES
+from loci.store.job_order import QUICK_TEXT_BYTES, REINDEX_JOB
 
 log = logging.getLogger(__name__)
 
@@ -114,8 +114,11 @@ class IndexJobs:
         outcomes: dict[int, Outcome] = {}
         read: list[tuple[Job, Prepared]] = []  # parsed and chunked, not yet written
         documents = self._documents(jobs)
-        # An edited file's unchanged passages keep the language they were found in.
-        languages = self.store.chunk_languages([job.document_id for job in jobs])
+        # An edited file's unchanged passages keep the language they were found in; a reindex
+        # detects every passage's again.
+        languages = self.store.chunk_languages(
+            [job.document_id for job in jobs if job.kind != REINDEX_JOB]
+        )
         for job in jobs:
             document = documents.get(job.document_id)
             if document is None:

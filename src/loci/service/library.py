@@ -65,8 +65,8 @@ from loci.service.index_jobs import IndexJobs
 from loci.service.settings import ServiceSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore, sha256_hex
+from loci.store.job_order import INDEX_JOB, REINDEX_JOB
 
-INDEX_JOB = "index"  # the job every added document is queued for; the library's worker runs it
 WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
 
 
@@ -537,7 +537,7 @@ class Library:
             self.store.set_brain_embedder(brain.id, None, None)
         items = {d.id for d in self.store.list_documents(brain.id, kind="item")}  # not indexed
         return [
-            self.store.requeue_document(brain.id, doc_id, INDEX_JOB)
+            self.store.requeue_document(brain.id, doc_id, REINDEX_JOB)
             for doc_id in self.store.document_ids(brain.id)
             if doc_id not in items
         ]
@@ -546,6 +546,7 @@ class Library:
     def worker(self, name: str | None = None) -> Worker:
         handlers: dict[str, BatchHandler] = {
             INDEX_JOB: self._index_jobs,
+            REINDEX_JOB: self._index_jobs,
             CURATE_JOB: self.curation.run_jobs,
         }
         return Worker(self.store, by_kind(handlers), self.settings.worker, name)

@@ -30,9 +30,8 @@ from loci.models import (
     GraphVersion,
     NewDocument,
 )
+from loci.store.job_order import INDEX_JOB
 from loci.store.portable import PortableDatabase, Row
-
-INDEX_JOB = "index"  # the worker's indexing job, as `loci.service` queues it
 
 DeleteRows = Callable[[Any, int, int], None]  # (conn, brain_id, document_id)
 QueueJob = Callable[[Any, int, int, str], None]  # (conn, brain_id, document_id, job kind)

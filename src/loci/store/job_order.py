@@ -46,6 +46,12 @@ def queue_order(table: str = "") -> str:
     return f"{table}priority, {table}id"
 
 
+# The indexing jobs: a document queued when it was added or its content changed, and one
+# queued by `loci reindex`, which reads every passage afresh (an edit's unchanged passages keep
+# the language they were found in; a reindex detects it again).
+INDEX_JOB = "index"
+REINDEX_JOB = "reindex"
+
 # The quick lane's jobs: a text stage of at most about half a second (by the file's size, as
 # above), a vectors stage of a document of at most this many chunks (about a second of
 # embedding at the ~40 chunks/s of the bundled model on two cores).
@@ -54,11 +60,11 @@ QUICK_VECTOR_CHUNKS = 32
 
 
 def quick_jobs(table: str) -> str:
-    """SQL true for a job the quick lane takes: an `index` job whose stage is short, judged by
+    """SQL true for a job the quick lane takes: an indexing job whose stage is short, judged by
     its document's size (text) or chunks (vectors). `table` qualifies the job's columns ("j.",
     "jobs."): the documents table has a `kind` of its own."""
     return (
-        f"{table}kind = 'index' AND EXISTS (SELECT 1 FROM documents d"
+        f"{table}kind IN ('{INDEX_JOB}', '{REINDEX_JOB}') AND EXISTS (SELECT 1 FROM documents d"
         f" WHERE d.id = {table}document_id AND CASE WHEN {table}stage = 'text'"
         f" THEN d.size_bytes <= {QUICK_TEXT_BYTES} ELSE d.chunk_count <= {QUICK_VECTOR_CHUNKS} END)"
     )
