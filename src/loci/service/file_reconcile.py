@@ -34,8 +34,7 @@ import os
 import stat
 import time
 from collections import deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,73 +47,21 @@ from loci.ingest.folder_walk import (
     unreachable,
     walk_folder,
     walk_paths,
-    wanted,
 )
 from loci.ingest.size_cap import over_cap
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, Source
 from loci.service.file_batches import FileBytes, add_files
 from loci.service.library import AddResult, Library
+from loci.service.source_files import contains, of_source, source_documents
+from loci.service.sync_report import FileFailure, SourceSync
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 
-# Up to this many changed folders (or paths gone, which may have been folders) are looked up
-# one by one; more, and the source's documents are read once and sorted out in memory. Changed
-# files are looked up together, whatever their number.
-LOOKUP_PATHS = 64
 # Files kept together (`add_files`: one flush of their originals, one transaction): at most
 # this many, or this many bytes read.
 BATCH_FILES = 64
 BATCH_BYTES = 16 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class FileFailure:
-    path: str
-    reason: str
-
-
-@dataclass
-class SourceSync:
-    """What one sync of one source did."""
-
-    source_id: int
-    brain_id: int
-    path: str
-    unreachable: str | None = None  # why the folder could not be read; then nothing changed
-    files: int = 0  # wanted files found in the folder
-    added: int = 0
-    updated: int = 0
-    renamed: int = 0  # a file renamed and edited counts as renamed and updated
-    removed: int = 0
-    gone: int = 0  # files found deleted whose documents were kept, marked gone (on_delete keep)
-    returned: int = 0  # files of documents marked gone that are back (no longer gone)
-    unchanged: int = 0
-    written: int = 0  # pages changed in Loci written to their files (a folder of pages)
-    failed: list[FileFailure] = field(default_factory=list)
-    # Files changed both in the folder and in Loci since the last sync: nothing was written.
-    conflicts: list[FileFailure] = field(default_factory=list)
-    # Documents queued for indexing by this sync, so a caller can wait for them.
-    queued: list[int] = field(default_factory=list)
-    # The wanted files found (their paths): the watcher keeps the folder's file count with them.
-    found: list[str] = field(default_factory=list, repr=False)
-
-    def as_report(self) -> dict[str, Any]:
-        """What is kept as the source's `last_report`."""
-        return {
-            "unreachable": self.unreachable,
-            "files": self.files,
-            "added": self.added,
-            "updated": self.updated,
-            "renamed": self.renamed,
-            "removed": self.removed,
-            "gone": self.gone,
-            "returned": self.returned,
-            "unchanged": self.unchanged,
-            "written": self.written,
-            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
-            "conflicts": [{"path": f.path, "reason": f.reason} for f in self.conflicts],
-        }
 
 
 def _unread(error: OSError) -> str:
@@ -122,54 +69,6 @@ def _unread(error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return "deleted or moved away while it was synced; looked at again at the next sync"
     return f"cannot read: {error.strerror}"
-
-
-def contains(outer: Path, inner: Path) -> bool:
-    return inner == outer or outer in inner.parents
-
-
-def in_scope(path: str, scope: set[str]) -> bool:
-    """Whether `path` is one of `scope` or lies inside one of them."""
-    if path in scope:
-        return True
-    parent = os.path.dirname(path)
-    while parent and parent != path:
-        if parent in scope:
-            return True
-        path, parent = parent, os.path.dirname(parent)
-    return False
-
-
-def source_documents(
-    store: Store, brain: Brain, source: Source, scope: set[str] | None = None
-) -> Sequence[Document]:
-    """The source's documents: those of files under its folder that its globs take. A file
-    added there by hand that the globs leave out (or a hidden one) is not the source's to
-    remove. `scope`: only those at or under these paths."""
-    folders = [] if scope is None else [p for p in scope if not os.path.isfile(p)]
-    if scope is not None and source.path not in scope and len(folders) <= LOOKUP_PATHS:
-        found = {d.id: d for d in store.documents_at(brain.id, sorted(scope))}
-        for path in folders:  # a folder, or a path gone: what was under it
-            found.update((d.id, d) for d in store.documents_under(brain.id, path))
-        candidates: Iterable[Document] = sorted(found.values(), key=lambda d: d.id)
-    else:
-        candidates = store.documents_under(brain.id, source.path)
-    return [
-        d
-        for d in candidates
-        if of_source(source, d) and (scope is None or in_scope(str(d.source_path), scope))
-    ]
-
-
-def of_source(source: Source, document: Document) -> bool:
-    """Whether `document` is of a file of `source`: under its folder, taken by its globs."""
-    root = source.path.rstrip("/") + "/"
-    path = document.source_path
-    return (
-        path is not None
-        and path.startswith(root)
-        and wanted(path[len(root) :], source.include, source.exclude)
-    )
 
 
 def _unchanged_by_stamp(stamp: dict[str, Any], file: FolderFile) -> bool:

@@ -19,7 +19,7 @@ from pathlib import Path
 from loci.errors import Conflict, InvalidInput, LociError
 from loci.ingest.folder_walk import FolderFile, read_whole, stat_identity
 from loci.models import Brain, Document, Source
-from loci.service.file_reconcile import of_source
+from loci.service.source_files import of_source
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 

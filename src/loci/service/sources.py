@@ -33,16 +33,11 @@ from pathlib import Path
 
 from loci.errors import InvalidInput, NotFound
 from loci.models import Brain, OnDelete, Source, SourceMode, WatchMode
-from loci.service.file_reconcile import (
-    FileFailure,
-    FileReconcile,
-    SourceSync,
-    contains,
-    in_scope,
-    source_documents,
-)
+from loci.service.file_reconcile import FileReconcile
 from loci.service.library import Library
+from loci.service.source_files import contains, in_scope, source_documents
 from loci.service.source_pages import Keep, PageSources
+from loci.service.sync_report import FileFailure, SourceSync
 from loci.store.base import Store
 
 __all__ = ["FileFailure", "SourceSync", "Sources", "SyncReport", "in_scope"]
