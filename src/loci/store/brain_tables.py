@@ -10,9 +10,9 @@ duplicate raises.
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from loci.errors import Conflict, NotFound
 from loci.models import (
@@ -23,22 +23,18 @@ from loci.models import (
     DocumentKind,
     DocumentListing,
     DocumentStatus,
-    DocumentVersion,
     NewDocument,
     Progress,
     Visibility,
 )
-from loci.store.model_rows import ModelRows
-from loci.store.portable import PortableDatabase, Row
+from loci.store.portable import Row
+from loci.store.version_tables import VersionTables
 
 BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
 DOCUMENT_COLUMNS = (
     "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
     " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
     " vectors_pending, progress, failure_code, language, gone_at"
-)
-VERSION_COLUMNS = (
-    "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
 )
 # A document as a list filters and sorts it: no JSON column to decode (`DocumentListing`).
 LISTING_COLUMNS = "id, kind, name, title, mime_type, size_bytes, status, source_url, source_path"
@@ -74,20 +70,9 @@ def _batches(values: Sequence[T]) -> Iterator[tuple[list[T], str]]:
         yield batch, ", ".join("?" for _ in batch)
 
 
-class BrainTables(ABC):
-    # The SQL of the current time; what the backend raises when a write breaks a unique
-    # constraint; rows to models with the backend's JSON decoding.
-    now: ClassVar[str]
-    unique_error: ClassVar[type[Exception]]
-    model_rows: ClassVar[ModelRows]
-    # What a SELECT ends with to lock the rows it reads until the transaction ends ("" where
-    # a write transaction already holds the whole database).
-    for_update: ClassVar[str]
-
-    @property
-    @abstractmethod
-    def portable(self) -> PortableDatabase:
-        """The store's database, for portable SQL."""
+class BrainTables(VersionTables):
+    # A store's clock, locking, unique error, database and job queue are declared with the
+    # versions (`VersionTables`), which use them too.
 
     @abstractmethod
     def _has_tag(self, tag: str) -> tuple[str, Any]:
@@ -97,13 +82,6 @@ class BrainTables(ABC):
     def _delete_rows(self, conn: Any, brain_id: int, document_id: int) -> None:
         """A document's row, index and jobs, inside the caller's transaction (the graph store
         deletes a page and its indexed document in one)."""
-
-    @abstractmethod
-    def _queue_jobs(
-        self, conn: Any, brain_id: int, document_ids: Sequence[int], job_kind: str
-    ) -> None:
-        """A fresh job for each of the documents (at most 500), inside the caller's
-        transaction."""
 
     def _queue_job(self, conn: Any, brain_id: int, document_id: int, job_kind: str) -> None:
         self._queue_jobs(conn, brain_id, [document_id], job_kind)
@@ -405,121 +383,6 @@ class BrainTables(ABC):
             brain_id,
         )
         return [self.model_rows.chunk(r) for r in rows]
-
-    def replace_content(
-        self,
-        brain_id: int,
-        document_id: int,
-        expected_hash: str,
-        new: NewDocument,
-        job_kind: str,
-        *,
-        keep_versions: int,
-    ) -> tuple[Document, list[str]]:
-        """Point a document at new canonical bytes if it still has `expected_hash` (else
-        `Conflict`), and queue its re-indexing. The content it had becomes its newest version
-        and only the newest `keep_versions` are kept (0: none). Returns the document and the
-        content hashes nothing uses any more (the caller may delete their blobs)."""
-        self.get_document(brain_id, document_id)
-        db = self.portable
-        try:
-            with db.transaction(brain_id) as conn:
-                old_hashes = self._replace_in(
-                    conn, brain_id, [(document_id, expected_hash, new)], job_kind, keep_versions
-                )
-        except self.unique_error:
-            raise Conflict(
-                "another document in this brain already has exactly this content"
-            ) from None
-        return self.get_document(brain_id, document_id), self.unused(old_hashes)
-
-    def _replace_in(
-        self,
-        conn: Any,
-        brain_id: int,
-        replaces: Sequence[tuple[int, str, NewDocument]],
-        job_kind: str,
-        keep_versions: int,
-    ) -> list[str]:
-        """`replace_content` for each of `replaces` (at most 500: document id, expected hash,
-        new content) inside the caller's transaction, each statement once for them all (on
-        PostgreSQL a statement costs a round trip: a folder's hundred edited files were seven
-        hundred); the content hashes it replaced or dropped (their blobs may be unused now)."""
-        if not replaces:
-            return []
-        db = self.portable
-        ids = [document_id for document_id, _, _ in replaces]
-        marks = ", ".join("?" for _ in ids)
-        current = {
-            int(r["id"]): str(r["content_hash"])
-            for r in db.run(
-                conn,
-                f"SELECT id, content_hash FROM documents WHERE brain_id = ? AND id IN ({marks})"
-                f" ORDER BY id{self.for_update}",
-                (brain_id, *ids),
-            )
-        }
-        if any(current.get(i) != expected for i, expected, _ in replaces):
-            raise Conflict("the document changed since you read it; reload it and apply your edit")
-        changed = [i for i, expected, new in replaces if new.content_hash != expected]
-        dropped = self._keep_versions(conn, changed, keep_versions)
-        db.run_many(
-            conn,
-            "UPDATE documents SET name = ?, title = ?, mime_type = ?, size_bytes = ?,"
-            " content_hash = ?, tags = ?, metadata = ?, status = 'processing',"
-            f" status_reason = NULL, vectors_pending = ?, progress = NULL,"
-            f" updated_at = {self.now} WHERE id = ?",
-            [
-                (
-                    new.name, new.title, new.mime_type, new.size_bytes, new.content_hash,
-                    json.dumps(list(new.tags)), json.dumps(new.metadata), False, document_id,
-                )
-                for document_id, _, new in replaces
-            ],
-        )  # fmt: skip
-        self._queue_jobs(conn, brain_id, ids, job_kind)
-        return [*(expected for _, expected, _ in replaces), *dropped]
-
-    def _keep_versions(self, conn: Any, document_ids: Sequence[int], keep: int) -> list[str]:
-        """The documents' current contents as their newest versions, inside the caller's
-        transaction, then all but each one's newest `keep` versions dropped; their hashes."""
-        if not document_ids:
-            return []
-        db = self.portable
-        marks = ", ".join("?" for _ in document_ids)
-        db.run(
-            conn,
-            "INSERT INTO document_versions(brain_id, document_id, number, name, mime_type,"
-            " size_bytes, content_hash, saved_at)"
-            " SELECT d.brain_id, d.id,"
-            " COALESCE((SELECT max(v.number) FROM document_versions v"
-            " WHERE v.document_id = d.id), 0) + 1,"
-            " d.name, d.mime_type, d.size_bytes, d.content_hash,"
-            # It became the document's content when the one before it was replaced.
-            " COALESCE((SELECT max(v.replaced_at) FROM document_versions v"
-            " WHERE v.document_id = d.id), d.created_at)"
-            f" FROM documents d WHERE d.id IN ({marks})",
-            tuple(document_ids),
-        )
-        rows = db.run(
-            conn,
-            f"DELETE FROM document_versions WHERE document_id IN ({marks}) AND number <="
-            " (SELECT max(v.number) FROM document_versions v"
-            " WHERE v.document_id = document_versions.document_id) - CAST(? AS INTEGER)"
-            " RETURNING content_hash",
-            (*document_ids, max(keep, 0)),
-        )
-        return [str(r["content_hash"]) for r in rows]
-
-    def document_versions(self, brain_id: int, document_id: int) -> list[DocumentVersion]:
-        self.get_document(brain_id, document_id)
-        rows = self.portable.query(
-            f"SELECT {VERSION_COLUMNS} FROM document_versions"
-            " WHERE document_id = ? AND brain_id = ? ORDER BY number DESC",
-            (document_id, brain_id),
-            brain_id,
-        )
-        return [self.model_rows.model(DocumentVersion, r) for r in rows]
 
     def unused(self, hashes: Sequence[str]) -> list[str]:
         """Of these content hashes, those no document or version of any brain uses any more
