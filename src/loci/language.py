@@ -120,11 +120,10 @@ def passage_languages(
     return [language or main for language in own]
 
 
-@functools.lru_cache(maxsize=RECENT_TEXTS)
 def _own_language(passage: str) -> str | None:
-    """The language a passage is clearly in on its own, None when it does not say; remembered
-    as `_classify` is: an edited note's unchanged passages are not read again (counting their
-    letters took longer than reading the new passage)."""
+    """The language a passage is clearly in on its own, None when it does not say. Not
+    remembered here: an edited note's unchanged passages come with their stored language
+    (`before`), so only new text reaches this."""
     if _letters(passage) < PASSAGE_LETTERS:
         return None
     found = detect(passage)

@@ -184,7 +184,8 @@ class Indexer:
 
     def write_texts(self, batch: Sequence[Prepared]) -> list[int | None]:
         """`write_text` for several documents in one store write (all or, if one was deleted
-        meanwhile, none); how many chunks each still needs a vector for."""
+        meanwhile, none); how many chunks each still needs a vector for, None for one whose
+        content changed since it was read (not written)."""
         for brain in {p.brain.id: p.brain for p in batch}.values():
             if brain.embedder_model is None:
                 self.store.set_brain_embedder(

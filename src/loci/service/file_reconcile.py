@@ -409,8 +409,9 @@ class FileReconcile:
             ):
                 continue
             read = self._read(file)
-            same = read is not None and sha256_hex(read[0]) == document.content_hash
-            if same and read is not None and self._move(document, read):
+            if read is None or sha256_hex(read[0]) != document.content_hash:
+                continue
+            if self._move(document, read):
                 self._copies.setdefault(document.id, set())  # the copy is its own path now
                 return True
         return False
