@@ -94,6 +94,9 @@ class CountingEmbedder:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def words_in_pieces(self, text: str) -> int | None:
+        return self.inner.words_in_pieces(text)
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         self.texts += len(texts)
         return self.inner.embed(texts)

@@ -60,6 +60,9 @@ class HighCosines:
     def count_tokens(self, text: str) -> int:
         return self.inner.count_tokens(text)
 
+    def words_in_pieces(self, text: str) -> int | None:
+        return self.inner.words_in_pieces(text)
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         moved = self.inner.embed(texts) + self.offset
         unit: Vectors = (moved / np.linalg.norm(moved, axis=1, keepdims=True)).astype(np.float32)

@@ -230,3 +230,16 @@ def test_count_tokens_of_random_strings_matches_the_tokenizer(
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         expected = plain_count(reference_tokenizer, text)
         assert embedder.count_tokens(text) == expected, repr(text)
+
+
+def test_words_read_in_pieces_are_the_ones_outside_the_models_vocabulary(
+    embedder: LocalEmbedder,
+) -> None:
+    # Every word of this question is one token of MiniLM's vocabulary (punctuation included).
+    assert embedder.words_in_pieces("Which monarchs of the United Kingdom were married?") == 0
+    # Names and codes it reads as subword pieces: "turturro" and "coen"; "ww1" and a misspelling.
+    assert embedder.words_in_pieces("John Turturro 1991 Coen Brothers film") == 2
+    assert embedder.words_in_pieces("why did the us volunterilay enter ww1") == 2
+    # A symbol it has no token for at all counts too; case and accents do not ("Café" is "cafe").
+    assert embedder.words_in_pieces("Café ☃") == 1
+    assert embedder.words_in_pieces("") == 0

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from loci.models import Brain, SearchFilters
-from loci.search.confidence import text_trust
-from loci.search.engine import RankingParams
+from loci.search.confidence import SPECIFIC_WORD_TRUST, text_share, text_trust
+from loci.search.engine import RankingParams, SearchRequest
 from loci.search.fusion import fuse, normalise
 from loci.search.lexical import query_terms
 from loci.service import Loci
@@ -121,3 +121,42 @@ def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
     added = [loci.library.add_note(few, t, title=f"Night {n}") for n, t in enumerate(texts[:9])]
     loci.library.wait_for(few, [a.document.id for a in added])
     assert text_trust(loci.store.text_ceiling(few.id, query_terms("film"))) == 1.0
+
+
+def test_only_a_question_with_nothing_specific_leaves_the_words_a_smaller_share() -> None:
+    common = SPECIFIC_WORD_TRUST / 2  # the rarest word is in many passages of the brain
+    assert text_share(0.5, 0.2, words_in_pieces=0, trust_in_words=common) == 0.2
+    # A word the embedder reads in pieces (a name, a code) is matched exactly by the words.
+    assert text_share(0.5, 0.2, words_in_pieces=1, trust_in_words=common) == 0.5
+    # A word rare in this brain is specific, however well the embedder reads it.
+    assert text_share(0.5, 0.2, words_in_pieces=0, trust_in_words=1.0) == 0.5
+    # An embedder whose tokenizer is not at hand cannot say: the share stays.
+    assert text_share(0.5, 0.2, words_in_pieces=None, trust_in_words=common) == 0.5
+
+
+@pytest.mark.both_backends
+def test_hybrid_search_weighs_the_words_by_how_specific_the_question_is(
+    loci: Loci, brain: Brain
+) -> None:
+    # Sixty notes about film nights; one names a zeppelin. "film", "ran" and "late" are in
+    # nearly every passage, and the embedder reads each whole: nothing in "Which film ran
+    # late?" is specific, and fusion gives the words 0.2 of it, as an explicit text weight of
+    # 0.2 would. "zeppelin" is in one passage; "Turturro" is a name the embedder reads in
+    # pieces: both keep the words' tuned share (0.5).
+    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(59)]
+    texts.append("A film about a zeppelin over the harbour ran late.")
+    ids = [
+        loci.library.add_note(brain, t, title=f"Night {n}").document.id for n, t in enumerate(texts)
+    ]
+    loci.library.wait_for(brain, ids)
+
+    def scores(question: str, text_weight: float | None = None) -> list[tuple[int, float]]:
+        hits = loci.searching.search(brain, SearchRequest(question, text_weight=text_weight))
+        return [(hit.chunk_id, round(hit.score, 6)) for hit in hits]
+
+    shares = {"Which film ran late?": 0.2, "Which film had a zeppelin?": 0.5}
+    shares["Which film did Turturro make?"] = 0.5
+    for question, share in shares.items():
+        other = 0.7 - share  # the share it does not get
+        assert scores(question) == scores(question, share), question
+        assert scores(question) != scores(question, other), question

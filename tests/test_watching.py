@@ -435,6 +435,7 @@ class CountingEmbedder:
         self.texts: list[str] = []
         self.model_id, self.dimensions = inner.model_id, inner.dimensions
         self.max_tokens, self.count_tokens = inner.max_tokens, inner.count_tokens
+        self.words_in_pieces = inner.words_in_pieces
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         self.texts.extend(texts)

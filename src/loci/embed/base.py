@@ -33,6 +33,11 @@ class Embedder(Protocol):
         """Content tokens of `text` in this model's own tokenizer (special tokens excluded)."""
         ...
 
+    def words_in_pieces(self, text: str) -> int | None:
+        """How many words of `text` this model reads only in pieces: split into several
+        subword tokens, or unknown to its vocabulary. None: its tokenizer is not at hand."""
+        ...
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit-length float32 vectors, shape (len(texts), dimensions), in input order."""
         ...

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -35,6 +36,7 @@ MAX_SEQUENCE = 256
 _SPECIAL_TOKENS = 2  # [CLS] ... [SEP]
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
+UNKNOWN_TOKEN = "[UNK]"
 # The bundled file has Add + LayerNormalization where the BERT fusion would have
 # SkipLayerNormalization: ONNX Runtime's CPU kernel for that fused op is several times slower
 # than the two it replaces (see scripts/export_onnx.py), so its optimizer must not fuse them back.
@@ -153,6 +155,16 @@ class LocalEmbedder:
         pieces = _split_at_whitespace(text)
         encodings = counting.encode_batch_fast(pieces, add_special_tokens=False)
         return sum(len(encoding.ids) for encoding in encodings)
+
+    def words_in_pieces(self, text: str) -> int | None:
+        encoding = self._tokenizers()[1].encode(text, add_special_tokens=False)
+        pieces = Counter(word for word in encoding.word_ids if word is not None)
+        unknown = {
+            word
+            for word, token in zip(encoding.word_ids, encoding.tokens, strict=True)
+            if token == UNKNOWN_TOKEN
+        }
+        return len({word for word, count in pieces.items() if count > 1} | unknown)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if isinstance(texts, str):

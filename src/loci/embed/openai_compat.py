@@ -139,6 +139,9 @@ class OpenAICompatibleEmbedder:
         """
         return math.ceil(len(text.encode("utf-8")) / 3)
 
+    def words_in_pieces(self, text: str) -> int | None:
+        return None  # the remote model's tokenizer is not available offline
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")

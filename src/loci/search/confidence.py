@@ -22,9 +22,21 @@ one passage (the most specific a word can be here): maxIDF, the classic pre-retr
 predictor of how well a query will do (He and Ounis, "Inferring Query Performance Using
 Pre-retrieval Predictors", SPIRE 2004), on the brain's own scale.
 
-Nothing here is fitted to a data set: the mean and spread come from the brain, the rest from
-the normal model; the idfs from the brain's own counts. Other signals — whether the embedder
-reads the question's language at all — multiply into the same number.
+One question leaves the words less than their tuned share: a question with nothing specific in
+it, neither for the embedder nor for the brain. A word the embedder reads only in pieces (split
+into subword tokens, or unknown to its vocabulary: a name like "Turturro", a code like "ww1", a
+term like "legionella") is one it approximates and BM25 matches exactly; a question whose every
+word is one token of the embedder's vocabulary, and whose rarest word is common in this brain
+("Which monarchs of the United Kingdom were married to a German?" among encyclopedia
+abstracts), is one the embedder reads as written, where BM25 adds the passages that share its
+common words: lists of monarchs, the House of Hanover. That question's text share falls from
+0.5 to 0.2 (`text_share`). Both limits were chosen over three BEIR sets and two vaults
+(docs/benchmarks.md, "A question with nothing specific in it"); the signals are the embedder's
+own vocabulary and the brain's own counts.
+
+Nothing in the trusts is fitted to a data set: the mean and spread come from the brain, the
+rest from the normal model; the idfs from the brain's own counts. Other signals — whether the
+embedder reads the question's language at all — multiply into the same number.
 """
 
 from __future__ import annotations
@@ -36,6 +48,10 @@ from loci.embed.base import Vectors
 from loci.models import TextCeiling
 from loci.store.lexical_index import idf
 from loci.store.vector_background import MIN_VECTORS, VectorBackground
+
+# The words' trust from which a question's rarest word counts as specific in this brain: its idf
+# 0.65 of a one-passage word's, i.e. in fewer than about N^0.35 of N passages (~25 of 10,000).
+SPECIFIC_WORD_TRUST = 0.65
 
 
 def vector_trust(
@@ -69,3 +85,15 @@ def text_trust(ceiling: TextCeiling | None) -> float:
         return 1.0
     rarest = idf(ceiling.rows, 1)
     return min(max(ceiling.best_idf / rarest, 0.0), 1.0)
+
+
+def text_share(
+    share: float, unspecific_share: float, words_in_pieces: int | None, trust_in_words: float
+) -> float:
+    """The text leg's share of fusion for this question: `share`, or `unspecific_share` when
+    nothing in the question is specific: the embedder reads every word whole (`words_in_pieces`
+    0) and the words' trust (`text_trust`) is under SPECIFIC_WORD_TRUST. `words_in_pieces`
+    None: the embedder cannot say (its tokenizer is not at hand), and the share stays."""
+    if words_in_pieces == 0 and trust_in_words < SPECIFIC_WORD_TRUST:
+        return unspecific_share
+    return share

@@ -15,7 +15,7 @@ from loci.errors import InvalidInput, RerankError
 from loci.language import query_languages, question_language
 from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, SearchMode
 from loci.search.closeness import Closeness, closeness_scale
-from loci.search.confidence import text_trust, vector_trust
+from loci.search.confidence import text_share, text_trust, vector_trust
 from loci.search.document_words import in_document
 from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
 from loci.search.grouping import by_document
@@ -41,6 +41,9 @@ class RankingParams:
     fusion: FusionMethod = "convex"
     normalisation: Normalisation = "ceiling"
     text_weight: float = 0.5
+    # The text leg's share for a question with nothing specific in it: every word read whole by
+    # the embedder, none rare in the brain (`confidence.text_share`).
+    text_weight_unspecific: float = 0.2
     rrf_k: float = 60.0
     candidates: int = 100
     # A passage missing from a leg borrows its document's best score in that leg.
@@ -187,7 +190,10 @@ class SearchEngine:
         elif mode == "vector":
             weights = [0.0, 1.0]
         else:
-            share = p.text_weight if text_weight is None else text_weight
+            share = text_weight
+            if share is None:
+                pieces = embedder.words_in_pieces(query) if use_vectors else None
+                share = text_share(p.text_weight, p.text_weight_unspecific, pieces, trust[0])
             weights = [share, (1.0 - share) * readable]
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
