@@ -37,7 +37,8 @@ class RetrievalParams:
 
 
 # One table, in one place (the router's second step). Comparisons and analysis need breadth;
-# a lookup needs precision. Text weights stay near the tuned default (0.4): they only lean.
+# a lookup needs precision. Text weights stay near 0.4, where answers were measured: they only
+# lean. Given explicitly, they replace search's own per-question share (`confidence.text_share`).
 RETRIEVAL: dict[Intent, RetrievalParams] = {
     "no_retrieval": RetrievalParams(chunks=0, text_weight=0.4, expansion_queries=0),
     "simple_lookup": RetrievalParams(chunks=5, text_weight=0.4, expansion_queries=2),
