@@ -12,7 +12,8 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from loci.ingest.progress import Throttled, report, reporting
-from loci.models import Brain, Progress
+from loci.errors import NotFound
+from loci.models import Brain, Document, Progress
 from loci.service import Loci
 from tests import fixtures
 from tests.live_server import LiveServer
@@ -120,3 +121,25 @@ def test_the_api_shows_a_documents_progress_until_it_is_ready(loci: Loci, brain:
             )
     finally:
         server.stop()
+
+
+@pytest.mark.both_backends
+def test_waiting_for_many_notes_returns_each_in_order_and_names_one_that_is_gone(
+    loci: Loci, brain: Brain
+) -> None:
+    ids = [
+        loci.library.add_note(brain, f"Note {n} about lighthouses.", title=f"N{n}").document.id
+        for n in range(40)
+    ]
+    counts: list[int] = []
+
+    def report(docs: list[Document]) -> None:
+        counts.append(sum(d.status == "ready" for d in docs))
+
+    docs = loci.library.wait_for(brain, ids, report)
+    assert [d.id for d in docs] == ids and all(d.status == "ready" for d in docs)
+    assert counts and counts[-1] == 40 and counts == sorted(counts)  # the last report: all done
+    gone = loci.library.add_note(brain, "A note removed before the wait.", title="gone")
+    loci.library.remove(brain, gone.document.id)
+    with pytest.raises(NotFound, match=f"no document {gone.document.id}"):
+        loci.library.wait_for(brain, [ids[0], gone.document.id])

@@ -566,7 +566,14 @@ class Library:
         comes first (the queue's order), so all are searchable by words before any embedding."""
 
         def current(ids: Sequence[int] = document_ids) -> list[Document]:
-            return [self.store.get_document(brain.id, i) for i in ids]
+            # One read for them all: progress reports and the settled check read every
+            # document, and one query each made a PostgreSQL wait on 5,000 notes 10x slower.
+            found = self.store.get_documents(brain.id, ids)
+            if len(found) < len(ids):
+                have = {d.id for d in found}
+                gone = next(i for i in ids if i not in have)
+                raise NotFound(f"no document {gone} in this brain")
+            return found
 
         done = is_searchable if until == "searchable" else is_settled
         pending, seen = list(document_ids), set(document_ids)
