@@ -341,9 +341,9 @@ class Worker:
         """Work on the given documents' jobs (of `only_stage`, if given) until `is_settled`.
 
         Settlement is checked only when no job is claimable (it reads every document), and
-        progress is reported at most every `progress_every_s`, and at most a tenth of the time
-        (a report reads every document too: 5,000 on PostgreSQL take ~0.1 s), so large batches
-        stay linear and the reports do not crowd out the work.
+        progress is reported at most every `progress_every_s` and in at most a tenth of the time
+        (a report reads every document too), so large batches stay linear and the reports do
+        not crowd out the work.
         """
         last_report, report_cost = 0.0, 0.0
         while True:

@@ -567,7 +567,7 @@ class Library:
 
         def current(ids: Sequence[int] = document_ids) -> list[Document]:
             # One read for them all: progress reports and the settled check read every
-            # document, and one query each made a PostgreSQL wait on 5,000 notes 10x slower.
+            # document, and one query each made a PostgreSQL wait on 5,000 notes 15x slower.
             found = self.store.get_documents(brain.id, ids)
             if len(found) < len(ids):
                 have = {d.id for d in found}
