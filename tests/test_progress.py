@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
-from loci.ingest.progress import Throttled, report, reporting
 from loci.errors import NotFound
+from loci.ingest.progress import Throttled, report, reporting
 from loci.models import Brain, Document, Progress
 from loci.service import Loci
 from tests import fixtures
