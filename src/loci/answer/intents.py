@@ -38,7 +38,8 @@ class RetrievalParams:
 
 # One table, in one place (the router's second step). Comparisons and analysis need breadth;
 # a lookup needs precision. Text weights stay near 0.4, where answers were measured: they only
-# lean. Given explicitly, they replace search's own per-question share (`confidence.text_share`).
+# lean. Search's per-question trusts and its "nothing specific" rule apply to them as to its
+# own (`search.confidence`).
 RETRIEVAL: dict[Intent, RetrievalParams] = {
     "no_retrieval": RetrievalParams(chunks=0, text_weight=0.4, expansion_queries=0),
     "simple_lookup": RetrievalParams(chunks=5, text_weight=0.4, expansion_queries=2),

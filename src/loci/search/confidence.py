@@ -29,8 +29,8 @@ term like "legionella") is one it approximates and BM25 matches exactly; a quest
 word is one token of the embedder's vocabulary, and whose rarest word is common in this brain
 ("Which monarchs of the United Kingdom were married to a German?" among encyclopedia
 abstracts), is one the embedder reads as written, where BM25 adds the passages that share its
-common words: lists of monarchs, the House of Hanover. That question's text share falls from
-0.5 to 0.2 (`text_share`). Both limits were chosen over three BEIR sets and two vaults
+common words: lists of monarchs, the House of Hanover. The words keep 0.4 of their share for
+that question: 0.2 of the fusion instead of 0.5 (`text_share`). Both limits were chosen over three BEIR sets and two vaults
 (docs/benchmarks.md, "A question with nothing specific in it"); the signals are the embedder's
 own vocabulary and the brain's own counts.
 
@@ -88,12 +88,12 @@ def text_trust(ceiling: TextCeiling | None) -> float:
 
 
 def text_share(
-    share: float, unspecific_share: float, words_in_pieces: int | None, trust_in_words: float
+    share: float, unspecific_words: float, words_in_pieces: int | None, trust_in_words: float
 ) -> float:
-    """The text leg's share of fusion for this question: `share`, or `unspecific_share` when
+    """The text leg's share of fusion for this question: `share`, times `unspecific_words` when
     nothing in the question is specific: the embedder reads every word whole (`words_in_pieces`
     0) and the words' trust (`text_trust`) is under SPECIFIC_WORD_TRUST. `words_in_pieces`
     None: the embedder cannot say (its tokenizer is not at hand), and the share stays."""
     if words_in_pieces == 0 and trust_in_words < SPECIFIC_WORD_TRUST:
-        return unspecific_share
+        return share * unspecific_words
     return share

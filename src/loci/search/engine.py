@@ -41,9 +41,9 @@ class RankingParams:
     fusion: FusionMethod = "convex"
     normalisation: Normalisation = "ceiling"
     text_weight: float = 0.5
-    # The text leg's share for a question with nothing specific in it: every word read whole by
-    # the embedder, none rare in the brain (`confidence.text_share`).
-    text_weight_unspecific: float = 0.2
+    # What the text leg keeps of its share for a question with nothing specific in it: every
+    # word read whole by the embedder, none rare in the brain (`confidence.text_share`).
+    unspecific_words: float = 0.4
     rrf_k: float = 60.0
     candidates: int = 100
     # A passage missing from a leg borrows its document's best score in that leg.
@@ -67,7 +67,9 @@ class SearchRequest:
     limit: int = 10
     filters: SearchFilters = field(default_factory=SearchFilters)
     min_similarity: float | None = None
-    text_weight: float | None = None  # the BM25 leg's share in hybrid fusion; None: tuned default
+    # The BM25 leg's share in hybrid fusion, before the per-question trusts (search.confidence);
+    # None: the tuned default.
+    text_weight: float | None = None
     include_retired: bool = False  # hybrid search keeps merged and archived graph pages out
     # One hit per document, its other passages under it (search.grouping); False: passages,
     # as an answer reads them.
@@ -190,10 +192,9 @@ class SearchEngine:
         elif mode == "vector":
             weights = [0.0, 1.0]
         else:
-            share = text_weight
-            if share is None:
-                pieces = embedder.words_in_pieces(query) if use_vectors else None
-                share = text_share(p.text_weight, p.text_weight_unspecific, pieces, trust[0])
+            pieces = embedder.words_in_pieces(query) if use_vectors else None
+            share = p.text_weight if text_weight is None else text_weight
+            share = text_share(share, p.unspecific_words, pieces, trust[0])
             weights = [share, (1.0 - share) * readable]
         groups = None
         if p.share_document_evidence and text_leg and vector_leg:
