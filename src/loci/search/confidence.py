@@ -30,9 +30,9 @@ word is one token of the embedder's vocabulary, and whose rarest word is common 
 ("Which monarchs of the United Kingdom were married to a German?" among encyclopedia
 abstracts), is one the embedder reads as written, where BM25 adds the passages that share its
 common words: lists of monarchs, the House of Hanover. The words keep 0.4 of their share for
-that question: 0.2 of the fusion instead of 0.5 (`text_share`). Both limits were chosen over three BEIR sets and two vaults
-(docs/benchmarks.md, "A question with nothing specific in it"); the signals are the embedder's
-own vocabulary and the brain's own counts.
+that question: 0.2 of the fusion instead of 0.5 (`text_share`). Both limits were chosen over
+three BEIR sets and two vaults (docs/benchmarks.md, "A question with nothing specific in it");
+the signals are the embedder's own vocabulary and the brain's own counts.
 
 Nothing in the trusts is fitted to a data set: the mean and spread come from the brain, the
 rest from the normal model; the idfs from the brain's own counts. Other signals — whether the
