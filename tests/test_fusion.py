@@ -97,6 +97,19 @@ def test_the_text_ceiling_is_every_matching_terms_best_score(loci: Loci, brain: 
     assert best and all(score <= ceiling for _, score in best)
 
 
+FILM_NIGHTS = [
+    *(f"Film night {n}: the film ran late and the film crew stayed." for n in range(59)),
+    "A film about a zeppelin over the harbour ran late.",
+]
+
+
+def _film_nights(loci: Loci, brain: Brain) -> list[str]:
+    """Sixty notes about film nights, one naming a zeppelin, indexed; their texts."""
+    added = [loci.library.add_note(brain, t, title=f"Night {n}") for n, t in enumerate(FILM_NIGHTS)]
+    loci.library.wait_for(brain, [a.document.id for a in added])
+    return FILM_NIGHTS
+
+
 @pytest.mark.both_backends
 def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
     loci: Loci, brain: Brain
@@ -104,12 +117,7 @@ def test_the_text_leg_is_trusted_as_far_as_the_questions_rarest_word_is_rare(
     # Sixty notes about films; one also names a zeppelin. "film" is in every passage: BM25
     # can only rank them by how often and in how short a passage it falls, and hybrid search
     # leans on the meaning instead. "zeppelin" is in one passage, as rare as a word can be.
-    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(59)]
-    texts.append("A film about a zeppelin over the harbour.")
-    ids = [
-        loci.library.add_note(brain, t, title=f"Night {n}").document.id for n, t in enumerate(texts)
-    ]
-    loci.library.wait_for(brain, ids)
+    texts = _film_nights(loci, brain)
 
     def trust(question: str) -> float:
         return text_trust(loci.store.text_ceiling(brain.id, query_terms(question)))
@@ -143,12 +151,7 @@ def test_hybrid_search_weighs_the_words_by_how_specific_the_question_is(
     # nearly every passage, and the embedder reads each whole: nothing in "Which film ran
     # late?" is specific, and the words keep 0.4 of their share. "zeppelin" is in one passage;
     # "Turturro" is a name the embedder reads in pieces: both keep their whole share.
-    texts = [f"Film night {n}: the film ran late and the film crew stayed." for n in range(59)]
-    texts.append("A film about a zeppelin over the harbour ran late.")
-    ids = [
-        loci.library.add_note(brain, t, title=f"Night {n}").document.id for n, t in enumerate(texts)
-    ]
-    loci.library.wait_for(brain, ids)
+    _film_nights(loci, brain)
 
     def scores(question: str, text_weight: float | None = None) -> list[tuple[int, float]]:
         hits = loci.searching.search(brain, SearchRequest(question, text_weight=text_weight))
