@@ -239,6 +239,11 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         page.click("#url-form button[type=submit]")
         expect(page.locator("#files-error")).to_be_visible()
         expect(page.locator("#files-error")).not_to_be_empty()
+        # The list refreshing (here: sorted again) leaves that error standing.
+        page.select_option("#files-sort", "name-asc")
+        expect(page.locator("#file-list .doc-row").first).to_contain_text("broken.pdf")
+        expect(page.locator("#files-error")).to_be_visible()
+        page.select_option("#files-sort", "newest")
 
         # Search with citations, then the citation opens the preview at its passage.
         page.click(".tab[data-panel=search]")

@@ -27,7 +27,8 @@ const SORTS = {
 };
 
 const listNode = $("#file-list");
-const errorBox = $("#files-error");
+// Its own box: a refresh that succeeds clears only what the list said, never the error of an add.
+const errorBox = $("#file-list-error");
 const summary = $("#files-summary");
 const rows = new Map(); // document id → row
 let brain = null;
