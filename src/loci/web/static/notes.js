@@ -51,6 +51,10 @@ function showScreen(which) {
   editor.hidden = which !== "editor";
 }
 
+// Whether the error shown is the list's own: a list that loads again clears only that, never the
+// error of a note that would not open.
+let listFailed = false;
+
 async function loadList() {
   const mine = generation;
   const errorBox = $("#notes-error");
@@ -61,7 +65,8 @@ async function loadList() {
       tagFilter ? api.get(`/brains/${path(brain.name)}/notes`) : null,
     ]);
     if (mine !== generation) return;
-    showError(errorBox, null);
+    if (listFailed) showError(errorBox, null);
+    listFailed = false;
     renderTags(all || notes);
     renderList(notes);
     // A note just saved is indexed in a moment: its card follows, while the list is shown.
@@ -70,7 +75,9 @@ async function loadList() {
       pollTimer = setTimeout(() => !browser.hidden && !$("#panel-notes").hidden && loadList(), 1500);
     }
   } catch (error) {
-    if (mine === generation) showError(errorBox, error);
+    if (mine !== generation) return;
+    showError(errorBox, error);
+    listFailed = true;
   }
 }
 
@@ -135,11 +142,13 @@ async function openNote(id) {
     const note = await api.get(`/brains/${path(brain.name)}/notes/${path(id)}`);
     if (mine !== generation) return;
     opened = note;
+    showError($("#notes-error"), null);
     renderView(note);
     showScreen("view");
     $("#note-view-title").focus();
   } catch (error) {
     showError($("#notes-error"), error);
+    listFailed = false;
   }
 }
 
