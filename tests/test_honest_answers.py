@@ -1,6 +1,7 @@
 """An answer says what is true: nothing on boilers in a brain means a refusal with the nearest
 passages offered as not an answer, with a chat model as without one; "how much" is answered by
-the amount; passages of settings are pointed at, not quoted."""
+the amount, "which service" by the sentence naming one the question does not, "what shortcut" by
+the key; passages of settings are pointed at, and code is never quoted."""
 
 from __future__ import annotations
 
@@ -75,6 +76,14 @@ def test_settings_are_pointed_at_not_quoted(loci: Loci, household: Brain) -> Non
         ("When is my next dentist appointment?", "when"),
         ("Who services the boiler?", "name"),
         ("What is the booking code?", None),
+        ("Which release of the Contributor Covenant is the policy based on?", "amount"),
+        ("In what year was federation removed?", "when"),
+        # "when" that only sets the scene does not ask for a date
+        ("What does lint report when it finds broken links?", None),
+        ("Which VS Code extension do I need to export a PDF?", "name"),
+        ("What is the most popular spelling extension?", "name"),
+        ("What key do I press to rename a block?", "key"),
+        ("Which setting do I turn off so links stop updating?", "typed"),
     ],
 )
 def test_the_kind_of_answer_a_question_wants(question: str, kind: str | None) -> None:
@@ -87,6 +96,18 @@ def test_a_sentence_holds_the_kind_asked_for() -> None:
     assert holds("Next check-up on 3 Feb. 2027 at 10.30 a.m.", "when")
     assert holds("The boiler is serviced by Marsh Heating.", "name")
     assert not holds("The boiler is old and loud.", "name")
+    assert holds("Place the cursor on the anchor and press `F2`.", "key")
+    assert holds("Paste it with cmd+alt+v.", "key")
+    assert not holds("Paste it from the clipboard.", "key")
+    assert holds('Run the "Editor: Toggle Vim Mode" command.', "typed")
+    assert holds("Start it with --allow-writes to let it edit.", "typed")
+
+
+def test_what_a_sentence_holds_must_be_new_to_the_question() -> None:
+    question = "Which service receives the usage events that Foam sends?"
+    assert not holds("Foam collects anonymous usage data.", "name", question)
+    assert holds("All events go to Azure Application Insights.", "name", question)
+    assert not holds("Version 2 of the app is out.", "amount", "What changed in version 2?")
 
 
 class _Grader:
@@ -144,3 +165,33 @@ def test_a_note_whose_vectors_are_pending_is_answered_from_its_words(
     done, graded = _ask(loci, brain, "How hot does the kiln fire?")
     assert graded.relevant == 1 and done.decision == "sufficient"
     assert "The kiln fires at 1240 degrees. [1]" in done.answer
+
+
+TOOL_DOCS = {
+    "telemetry.md": "# Telemetry\n\nFoam collects anonymous usage data to understand how Foam is "
+    "used and which features matter. Aggregated usage data may be shared with the Foam "
+    "community. All events are sent to a single Azure Application Insights resource.",
+    "daily-notes.md": "# Daily notes\n\nOpen a daily note in one of these ways:\n\n```bash\n"
+    "# open the daily note of another day\nfoam daily --date 2024-01-10 --path-only\n```\n\nPress `Alt+D` for today's daily note, or "
+    "`Alt+H` to open the daily note of another day.",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "first_line"),
+    [
+        ("Which service receives the usage events that Foam sends?", "Azure Application Insights"),
+        ("What shortcut opens the daily note of another day?", "`Alt+H`"),
+        ("How do I open the daily note of another day?", "`Alt+H`"),
+    ],
+)
+def test_the_answer_leads_with_the_sentence_that_holds_what_was_asked(
+    loci: Loci, brain: Brain, question: str, first_line: str
+) -> None:
+    ids = [loci.library.add_bytes(brain, n, t.encode()).document.id for n, t in TOOL_DOCS.items()]
+    loci.library.wait_for(brain, ids)
+    answer = final_answer(loci.answers.ask(brain, question)).answer
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert first_line in lines[0], answer
+    # code is cited, never quoted; a lead-in ("… these ways:") is not the answer
+    assert "--path-only" not in answer and not lines[0].rstrip(" []0123456789").endswith(":")

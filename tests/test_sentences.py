@@ -68,6 +68,23 @@ def test_settings_and_tables_are_not_sentences() -> None:
     assert sentences(f"{yaml}\n\n{csv}\n\n{prose}") == [" ".join(prose.split())]
 
 
+def test_code_is_not_a_sentence_even_where_a_passage_cuts_a_block() -> None:
+    whole = (
+        "Open today's note from the terminal.\n\n```bash\nfoam daily --date 2024-01-10\n"
+        "# prints the path of the note\n```\n\nThe note is created when it does not exist yet."
+    )
+    assert sentences(whole) == [
+        "Open today's note from the terminal.",
+        "The note is created when it does not exist yet.",
+    ]
+    # A passage that begins inside a block: its first fence, without a language, closes it.
+    begun_inside = "--path-only prints the path and opens nothing\n```\n\nThe note is plain text."
+    assert sentences(begun_inside) == ["The note is plain text."]
+    # One that ends inside a block: the fence names its language, so it opens one.
+    ends_inside = "Run it once a day from cron.\n\n```sh\nfoam daily --path-only and more"
+    assert sentences(ends_inside) == ["Run it once a day from cron."]
+
+
 def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain: Brain) -> None:
     note = (
         "# Dentist\n\nNext check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street "

@@ -3,8 +3,13 @@
 "How much did the car service cost?" wants an amount: of the invoice's sentences, "Total 310.50
 GBP, paid by card" answers it and "Full service of the Golf, oil and filters replaced" only shares
 its words. An answer without a model prefers the sentences that hold the kind of thing asked for:
-an amount or count, a date or time, a name. Rules by question word, in English; a question they
-do not recognise wants nothing in particular.
+an amount or count (a version is a number too), a date or time, a name (a person, a firm, a tool),
+or what a person types (a key, a command, a setting). Rules by question word, in English; a
+question they do not recognise wants nothing in particular.
+
+What a sentence holds must be new to the question: "Which service receives the events Foam
+sends?" is answered by "… sent to Azure Application Insights", not by "Foam collects usage
+data", whose only name is the question's own.
 """
 
 from __future__ import annotations
@@ -12,31 +17,58 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-AnswerType = Literal["amount", "when", "name"]
+AnswerType = Literal["amount", "when", "name", "key", "typed"]
 
+# The things a "which …" or "what …" question can ask for by name.
+_NAMED = (
+    r"company|person|firm|shop|doctor|tool|service|app|application|extension|plugin|plug-in|"
+    r"add-on|addon|library|package|program|platform|provider|product|editor|browser|engine|"
+    r"framework|distribution|runner|site|website"
+)
+_KEYS = r"key|keys|shortcut|key combination|keyboard shortcut|hotkey|key binding"
+_TYPED = (
+    r"command|setting|option|flag|parameter|variable|address|url|path|folder|directory|file name"
+)
+_CHORD = r"\b(ctrl|alt|cmd|shift|meta|option|super)\s*[-+]\s*\w+|\bF\d{1,2}\b"
+# "which", "what" or "what is the", a few words, then the thing asked for: "which VS Code
+# extension", "what is the most popular spelling extension", "which Node version".
+_WHICH = r"(which|what)( is| are| was)?( the| a| an)? ([\w-]+ ){0,3}"
 _WANTS: tuple[tuple[re.Pattern[str], AnswerType], ...] = (
-    (re.compile(r"\b(how (much|many|long|far|often|old|big|heavy)|what (price|amount|number|"
-                r"size)|cost|price|fee|total)\b", re.I), "amount"),
-    (re.compile(r"\b(when|what (date|time|day|year|month)|which (date|day|year)|how soon|"
-                r"until when|since when)\b", re.I), "when"),
-    (re.compile(r"\b(who|whom|whose|which (company|person|firm|shop|doctor))\b", re.I), "name"),
+    (re.compile(rf"\b(how (much|many|long|far|often|old|big|heavy)|what (price|amount|number|"
+                rf"size)|cost|price|fee|total|{_WHICH}(version|release))\b", re.I), "amount"),
+    # "When is …?" asks; "… when I rename a file" only sets the scene.
+    (re.compile(r"\b(when (is|was|are|were|do|does|did|will|would|should|can|could|has|have|"
+                r"must)|what (date|time|day|year|month)|which (date|day|year)|how soon|"
+                r"until when|since when|in what year)\b", re.I), "when"),
+    (re.compile(rf"\b(who|whom|whose|{_WHICH}({_NAMED}))\b", re.I), "name"),
+    (re.compile(rf"\b({_WHICH}({_KEYS})|what do i press)\b", re.I), "key"),
+    (re.compile(rf"\b({_WHICH}({_TYPED})|what do i (type|run))\b", re.I), "typed"),
 )  # fmt: skip
 _MONTHS = (
     r"jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|"
     r"oct(ober)?|nov(ember)?|dec(ember)?"
 )
 _DAYS = r"mon(day)?|tue(s(day)?)?|wed(nesday)?|thu(rs(day)?)?|fri(day)?|sat(urday)?|sun(day)?"
+_CODE = r"`[^`\n]+`"
 _HAS: dict[AnswerType, re.Pattern[str]] = {
-    "amount": re.compile(r"\d"),
+    "amount": re.compile(r"\d[\d.,:]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
+                         r"twelve|twenty|hundred|thousand|dozen)\b", re.I),  # fmt: skip
     "when": re.compile(
         rf"\b(\d{{1,4}}[-/.]\d{{1,2}}([-/.]\d{{1,4}})?|\d{{1,2}}(:\d\d|\.\d\d)\s*(a\.?m\.?|p\.?m\.?)?"
         rf"|\d{{1,2}}\s*(a\.?m\.?|p\.?m\.?)|(19|20)\d\d|{_MONTHS}|{_DAYS}|today|tomorrow|yesterday"
         rf"|every (day|week|month|year|spring|summer|autumn|winter))\b",
         re.I,
     ),
-    # A capitalised word that does not start the sentence: "… by Marsh Heating", "Dr. Patel".
-    "name": re.compile(r"(?<=\S )[A-Z][\w'’-]+"),
+    # A capitalised word that does not start the sentence ("… by Marsh Heating", "Dr. Patel"), a
+    # link's label, or a name in code ("`vitest`").
+    "name": re.compile(rf"(?<=\S )[A-Z][\w'’-]+|\[[^\]\n]+\]\(|{_CODE}"),
+    "key": re.compile(_CHORD, re.I),  # "Ctrl-Alt-c", "cmd+alt+v", "F2"
+    # Commands and settings: in code or quotes ("Editor: Toggle Vim Mode"), or a --flag.
+    "typed": re.compile(
+        rf"{_CODE}|\"[^\"\n]{{2,80}}\"|“[^”\n]{{2,80}}”|(?<!\w)--?[a-z][\w-]+", re.I
+    ),
 }
+_WORD = re.compile(r"\w+")
 
 
 def wanted(question: str) -> AnswerType | None:
@@ -47,5 +79,11 @@ def wanted(question: str) -> AnswerType | None:
     return None
 
 
-def holds(sentence: str, kind: AnswerType) -> bool:
-    return _HAS[kind].search(sentence) is not None
+def holds(sentence: str, kind: AnswerType, question: str = "") -> bool:
+    """Whether `sentence` holds a thing of `kind` that `question` does not already say."""
+    asked = {w.lower() for w in _WORD.findall(question)}
+    for found in _HAS[kind].finditer(sentence):
+        words = {w.lower() for w in _WORD.findall(found.group())}
+        if words - asked:
+            return True
+    return False

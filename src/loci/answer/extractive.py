@@ -26,6 +26,8 @@ ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
 YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
 DELIMITERS = (",", ";", "\t", "|")
 MAX_CELL_CHARS = 40
+FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a code fence, and its language if it names one
+LEAD_IN_MALUS = 0.2  # "… include:" introduces the statements that follow; it states nothing
 
 
 def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
@@ -33,7 +35,7 @@ def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
     YAML settings) left out. A sentence may wrap over lines; a list item starts a new one."""
     skip = {" ".join(h.split()) for h in headings}
     found: list[str] = []
-    for paragraph in PARAGRAPH.split(text):
+    for paragraph in PARAGRAPH.split(_without_code(text)):
         if is_data_block(paragraph):
             continue
         for line in _logical_lines(paragraph):
@@ -42,6 +44,23 @@ def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
                 if len(cleaned.split()) >= MIN_WORDS and cleaned not in skip:
                     found.append(cleaned[:MAX_SENTENCE_CHARS])
     return found
+
+
+def _without_code(text: str) -> str:
+    """The text with its fenced code blocks cut out: code is cited, never quoted as a sentence.
+    A passage may begin or end inside a block. With an odd number of fences, a first one
+    without a language ("```" alone) closes a block the passage began inside."""
+    lines = text.splitlines()
+    fences = {i: m[2] for i, line in enumerate(lines) if (m := FENCE.match(line))}
+    inside = len(fences) % 2 == 1 and next(iter(fences.values())) == ""
+    kept: list[str] = []
+    for i, line in enumerate(lines):
+        if i in fences:
+            inside = not inside
+            kept.append("")  # the block ends a paragraph
+        elif not inside:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def is_data_block(paragraph: str) -> bool:
@@ -97,8 +116,10 @@ def extractive_answer(
                 on_topic = (2 * coverage(focus, sentence) + on_topic) / 3
             # In a passage that matches the question, the sentence holding what it asks for
             # ("Total 310.50 GBP" for "how much …") answers it, even if it shares no word.
-            if kind is not None and max(matches) > 0 and holds(sentence, kind):
+            if kind is not None and max(matches) > 0 and holds(sentence, kind, focus or question):
                 on_topic += ANSWER_TYPE_BONUS
+            if sentence.endswith(":"):
+                on_topic -= LEAD_IN_MALUS
             # Better-graded passages and earlier sentences win ties.
             score = on_topic + 0.1 * source_score - 0.01 * rank - 0.005 * position
             candidates.append((score, on_topic, source.number, position, sentence))
