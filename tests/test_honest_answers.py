@@ -172,8 +172,8 @@ TOOL_DOCS = {
     "used and which features matter. Aggregated usage data may be shared with the Foam "
     "community. All events are sent to a single Azure Application Insights resource.",
     "daily-notes.md": "# Daily notes\n\nOpen a daily note in one of these ways:\n\n```bash\n"
-    "# open the daily note of another day\nfoam daily --date 2024-01-10 --path-only\n```\n\nPress `Alt+D` for today's daily note, or "
-    "`Alt+H` to open the daily note of another day.",
+    "# open the daily note of another day\nfoam daily --date 2024-01-10 --path-only\n```\n\n"
+    "Press `Alt+D` for today's daily note, or `Alt+H` to open the daily note of another day.",
 }
 
 
