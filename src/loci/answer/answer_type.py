@@ -51,8 +51,11 @@ _MONTHS = (
 _DAYS = r"mon(day)?|tue(s(day)?)?|wed(nesday)?|thu(rs(day)?)?|fri(day)?|sat(urday)?|sun(day)?"
 _CODE = r"`[^`\n]+`"
 _HAS: dict[AnswerType, re.Pattern[str]] = {
-    "amount": re.compile(r"\d[\d.,:]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
-                         r"twelve|twenty|hundred|thousand|dozen)\b", re.I),  # fmt: skip
+    "amount": re.compile(
+        r"\d[\d.,:]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
+        r"twelve|twenty|hundred|thousand|dozen)\b",
+        re.I,
+    ),  # fmt: skip
     "when": re.compile(
         rf"\b(\d{{1,4}}[-/.]\d{{1,2}}([-/.]\d{{1,4}})?|\d{{1,2}}(:\d\d|\.\d\d)\s*(a\.?m\.?|p\.?m\.?)?"
         rf"|\d{{1,2}}\s*(a\.?m\.?|p\.?m\.?)|(19|20)\d\d|{_MONTHS}|{_DAYS}|today|tomorrow|yesterday"
