@@ -1,7 +1,8 @@
 """An answer says what is true: nothing on boilers in a brain means a refusal with the nearest
 passages offered as not an answer, with a chat model as without one; "how much" is answered by
 the amount, "which service" by the sentence naming one the question does not, "what shortcut" by
-the key; passages of settings are pointed at, and code is never quoted."""
+the key; passages of settings are pointed at, and code is never quoted; a question about a name
+the brain never mentions is refused, naming it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from loci.answer.answer_type import holds, wanted
 from loci.answer.events import Done, Graded, final_answer
+from loci.answer.grading import unmentioned_names
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
@@ -195,3 +197,33 @@ def test_the_answer_leads_with_the_sentence_that_holds_what_was_asked(
     assert first_line in lines[0], answer
     # code is cited, never quoted; a lead-in ("… these ways:") is not the answer
     assert "--path-only" not in answer and not lines[0].rstrip(" []0123456789").endswith(":")
+
+
+def test_a_name_the_brain_never_mentions_is_refused_and_named(loci: Loci, brain: Brain) -> None:
+    notes = {
+        "sync.md": "# Syncing\n\nYour notes sync between devices through a git repository. Push "
+        "and pull from the editor, or let the extension sync your notes every ten minutes.",
+        "import.md": "# Importing\n\nNotes from another app are imported as Markdown files: copy "
+        "them into the workspace folder and the extension indexes them.",
+    }
+    ids = [loci.library.add_bytes(brain, n, t.encode()).document.id for n, t in notes.items()]
+    loci.library.wait_for(brain, ids)
+    done, graded = _ask(loci, brain, "Can my notes sync with a Notion workspace?")
+    assert done.decision == "no_relevant_sources" and done.citations == ()
+    assert "Nothing in this brain mentions Notion." in done.answer
+    assert "sync.md" in done.answer  # still offered, as the closest passage
+    # The same question without the name is answered from the note on syncing.
+    done, _ = _ask(loci, brain, "Can my notes sync between devices?")
+    assert done.decision == "sufficient"
+    assert [c["name"] for c in done.citations][0] == "sync.md"
+
+
+def test_only_names_neither_the_passages_nor_the_brain_hold_count_as_unmentioned() -> None:
+    passages = ["Notes sync through a git repository."]
+    in_the_brain = {"Foam"}  # named elsewhere in the brain, not in these passages
+    found = unmentioned_names(
+        "Can Foam's notes sync with Notion or Obsidian like Git does?",
+        passages,
+        mentions=lambda word: word in in_the_brain,
+    )
+    assert found == ["Notion", "Obsidian"]  # "Git": in a passage; "Can": the first word

@@ -23,6 +23,7 @@ from loci.curate.pipeline import Curation
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.results import Summary
 from loci.graph.service import BrainGraph
+from loci.language import question_language
 from loci.llm.client import Chat
 from loci.models import (
     Brain,
@@ -115,6 +116,10 @@ class Answers:
                 return found
             return sorted(found, key=lambda h: -h.score)[:limit]
 
+        def mentions(word: str) -> bool:
+            probe = SearchRequest(word, limit=1, mode="text", filters=scope.filters)
+            return any(self.search(target, probe) for target in targets)
+
         def documents() -> list[Document]:
             return [
                 d
@@ -144,6 +149,8 @@ class Answers:
             brain_of=(lambda hit: owners.get(hit.chunk_id, brain.name)) if widened else None,
             scope=scope.event([t.name for t in targets]) if narrowed or widened else None,
             limits=scope.describe() if narrowed else None,
+            # Names are told by their capitals in English only (German capitalises every noun).
+            mentions=mentions if _in_english(question, self.store, brain) else None,
         )
         return Asker(retrieval, chat if chat is not None else self._chat()).ask(question, history)
 
@@ -363,3 +370,7 @@ class Answers:
 def _check_count(count: int) -> None:
     if not 1 <= count <= 30:
         raise InvalidInput(f"count must be between 1 and 30, got {count}")
+
+
+def _in_english(question: str, store: Store, brain: Brain) -> bool:
+    return question_language(question, store.brain_languages(brain.id)) == "en"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,6 +38,9 @@ CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0
 # embedder can read the passage at all (Latin script: the bundled model is English).
 OFF_TOPIC_WORDS = 0.5
 STEM = 5
+# A capitalised word after the question's first: a name ("Notion", "IntelliJ", "Dr. Patel").
+NAME = re.compile(r"(?<=\S )(?!I\b)[A-Z][\w-]*\w")  # "Foam's": Foam
+UNMENTIONED_NAME_CAP = 0.2  # passages that never name what is asked about: irrelevant
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,29 @@ def _relevance(score: float) -> Relevance:
     return "partially_relevant" if score >= PARTIAL_AT else "irrelevant"
 
 
-def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
+def unmentioned_names(
+    question: str, passages: Sequence[str], mentions: Callable[[str], bool]
+) -> list[str]:
+    """The names in `question` (capitalised words after its first: "Notion", "IntelliJ") that
+    none of `passages` mentions and the brain does not hold at all (`mentions`). Passages on
+    syncing in a brain that never names Notion do not answer "Can Foam sync with Notion?",
+    however many of its other words they share. A name the brain holds elsewhere ("Foam" in
+    a vault about Foam, absent from its code of conduct) says nothing against them."""
+    said = {stem for text in passages for stem in analyze(text, ENGLISH)}
+    missing = []
+    for name in dict.fromkeys(NAME.findall(question)):
+        if not set(analyze(name, ENGLISH)) <= said and not mentions(name):
+            missing.append(name)
+    return missing
+
+
+def grade_by_scores(
+    question: str, sources: Sequence[Source], mentions: Callable[[str], bool] | None = None
+) -> list[Grade]:
+    """Grades from the words a passage shares and how close it is in meaning; with `mentions`,
+    passages that never name what the question names are irrelevant."""
+    passages = [source.hit.text for source in sources]
+    missing = unmentioned_names(question, passages, mentions) if mentions and sources else []
     grades = []
     for source in sources:
         covered = coverage(question, source.hit.text)
@@ -96,6 +121,9 @@ def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
             reasoning += f", similarity {source.hit.vector_score:.2f}"
         if near is not None:
             reasoning += f" (closeness {near:.1f})"
+        if missing:
+            score = min(score, UNMENTIONED_NAME_CAP)
+            reasoning += f"; no passage names {', '.join(missing)}"
         grades.append(Grade(source.number, _relevance(score), score, reasoning))
     return grades
 

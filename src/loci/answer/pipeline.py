@@ -33,7 +33,14 @@ from loci.answer.events import (
     Token,
 )
 from loci.answer.extractive import extractive_answer, extractive_summary
-from loci.answer.grading import Decision, Grade, decide, grade_by_scores, grade_with_model
+from loci.answer.grading import (
+    Decision,
+    Grade,
+    decide,
+    grade_by_scores,
+    grade_with_model,
+    unmentioned_names,
+)
 from loci.answer.intents import (
     INTENTS,
     RETRIEVAL,
@@ -79,6 +86,9 @@ class Retrieval:
     brain_of: Callable[[Hit], str] | None = None
     scope: Scoped | None = None  # brains and filters, when the caller narrowed or widened
     limits: str | None = None  # the filters in words, for "nothing found" replies
+    # Whether any passage in scope has this word: a name the brain never mentions is not what
+    # its passages are about (`grading.unmentioned_names`). None: not asked.
+    mentions: Callable[[str], bool] | None = None
 
     def number(self, hits: list[Hit]) -> list[Source]:
         if self.brain_of is None:
@@ -194,7 +204,11 @@ class Asker:
             by="rules" if "grade" in run.fallbacks or not self.chat else "model",
         )
         if decision == "no_relevant_sources":
-            refusal = self.retrieval.nothing_found() + closest_passages(sources)
+            refusal = (
+                self.retrieval.nothing_found()
+                + self._unmentioned(effective, sources)
+                + closest_passages(sources)
+            )
             yield Token(refusal)
             yield self._done(run, route, refusal, [], decision, began)
             return
@@ -325,7 +339,20 @@ class Asker:
                 log.info("grading fell back to scores: %s", error)
                 if "grade" not in run.fallbacks:
                     run.fallbacks.append("grade")
-        return grade_by_scores(question, sources)
+        return grade_by_scores(question, sources, self.retrieval.mentions)
+
+    def _unmentioned(self, question: str, sources: list[Source]) -> str:
+        """A refusal names what the brain does not mention: "Nothing in this brain mentions
+        Notion." tells a reader what to add, or that the question is about something else."""
+        if self.retrieval.mentions is None:
+            return ""
+        texts = [source.hit.text for source in sources]
+        names = unmentioned_names(question, texts, self.retrieval.mentions)
+        if not names:
+            return ""
+        among = f" among {self.retrieval.limits}" if self.retrieval.limits else ""
+        listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+        return f"\n\nNothing in {self.retrieval.where()}{among} mentions {listed}."
 
     def _answer(
         self, run: _Run, question: str, sources: list[Source], grades: list[Grade]
