@@ -85,6 +85,17 @@ def test_code_is_not_a_sentence_even_where_a_passage_cuts_a_block() -> None:
     assert sentences(ends_inside) == ["Run it once a day from cron."]
 
 
+def test_bold_marks_and_table_rows_do_not_become_sentences() -> None:
+    text = (
+        "* **Keeps the server dumb.** File-level sync needs only list, read and write.\n\n"
+        "| `limit` | Maximum number of entries to return (default: 100) |"
+    )
+    assert sentences(text) == [
+        "Keeps the server dumb.",
+        "File-level sync needs only list, read and write.",
+    ]
+
+
 def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain: Brain) -> None:
     note = (
         "# Dentist\n\nNext check-up with Dr. Patel on 3 Feb. 2027 at 10.30 a.m. at the Elm Street "

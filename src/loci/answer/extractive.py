@@ -26,6 +26,7 @@ ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
 YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
 DELIMITERS = (",", ";", "\t", "|")
 MAX_CELL_CHARS = 40
+STRONG = re.compile(r"\*\*|__")
 FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a code fence, and its language if it names one
 LEAD_IN_MALUS = 0.2  # "… include:" introduces the statements that follow; it states nothing
 
@@ -39,7 +40,11 @@ def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
         if is_data_block(paragraph):
             continue
         for line in _logical_lines(paragraph):
-            for sentence in split_sentences(line):
+            if line.startswith("|"):
+                continue  # a table's row: data, like the tables above
+            # Bold marks go: "**Keeps the server dumb.** File-level sync …" is two sentences,
+            # and a split inside the marks would leave "**" hanging on each.
+            for sentence in split_sentences(STRONG.sub("", line)):
                 cleaned = BULLET.sub("", " ".join(sentence.split()))
                 if len(cleaned.split()) >= MIN_WORDS and cleaned not in skip:
                     found.append(cleaned[:MAX_SENTENCE_CHARS])

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from loci.answer import prompts
@@ -227,8 +227,14 @@ class Asker:
             # Composed at once from the sources' sentences: numbered by first use before it is
             # shown, so the sources listed are the ones cited, in the answer's order.
             focus = run.question if effective != run.question else None
-            extract = extractive_answer(effective, answer_sources, answer_grades, focus)
-            text, answer_sources = by_first_use(extract, answer_sources)
+            context = self._in_context(answer_sources)
+            extract = extractive_answer(
+                effective,
+                answer_sources + context,
+                answer_grades + [Grade(c.number, "partially_relevant", 0.0, "") for c in context],
+                focus,
+            )
+            text, answer_sources = by_first_use(extract, answer_sources + context)
             yield _sources(answer_sources)
             yield Status("Writing the answer…")
             for line in text.splitlines(keepends=True):  # a line at a time, as a reader reads
@@ -340,6 +346,20 @@ class Asker:
                 if "grade" not in run.fallbacks:
                     run.fallbacks.append("grade")
         return grade_by_scores(question, sources, self.retrieval.mentions)
+
+    def _in_context(self, sources: list[Source]) -> list[Source]:
+        """The other passages of the best source's document, when it is short: the sentence that
+        answers is often a passage away from the one that matched ("Three placements are
+        supported:" under the heading that named them). Numbered after `sources`; quoted only
+        if a sentence of theirs is chosen, and then cited like any other."""
+        if not sources:
+            return []
+        passages = self.retrieval.passages(sources[0].hit.citation.document_id)
+        if sum(len(hit.text) for hit in passages) > CONTEXT_CHARS:
+            return []
+        have = {s.hit.chunk_id for s in sources}
+        extra = [hit for hit in passages if hit.chunk_id not in have]
+        return [replace(s, number=s.number + len(sources)) for s in self.retrieval.number(extra)]
 
     def _unmentioned(self, question: str, sources: list[Source]) -> str:
         """A refusal names what the brain does not mention: "Nothing in this brain mentions
@@ -537,6 +557,8 @@ def _with_history(run: _Run) -> str:
 
 
 CLOSEST = 3  # passages named under a refusal
+# A document this short (about two pages) is read whole for an answer without a model.
+CONTEXT_CHARS = 8_000
 CLOSEST_CHARS = 160
 
 
