@@ -14,8 +14,8 @@ Figures, over the answerable questions:
   and backticks aside);
 - **first line**: the answer's first sentence holds it (what a person reads first);
 - **cites the note**: the expected note is among the sources the answer cites;
-- **in the sources**: one of the passages the answer could cite holds a span — the ceiling for
-  an answer that quotes; the gap from it to "says it" is sentence choice, not search;
+- **in a cited passage**: a passage the answer cites holds a span; the gap from it to "says
+  it" is the choice of sentence within the passages chosen;
 - **refused**: answered "nothing relevant" (`no_relevant_sources`) although the vault holds it.
 Over the unanswerable ones: **refused**, the honest answer.
 
@@ -122,7 +122,7 @@ def report(graded: Sequence[Graded]) -> dict[str, object]:
         "says it": count(answerable, "says_it"),
         "first line": count(answerable, "first_line"),
         "cites the note": count(answerable, "cites_note"),
-        "in the sources": count(answerable, "in_sources"),
+        "in a cited passage": count(answerable, "in_sources"),
         "refused (wrongly)": count(answerable, "refused"),
         "baseline says it": count(answerable, "baseline_says_it"),
         "unanswerable": len(unanswerable),
