@@ -25,20 +25,16 @@ adds over reading the top passage.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_ranking import notes_of
+from vault_ranking import add_vault, notes_of, vault_arguments, vault_service
 
 from loci.answer.events import Done, Sources, final_answer
 from loci.answer.extractive import sentences
-from loci.app import build_service
-from loci.config import load_settings
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 
@@ -131,27 +127,15 @@ def report(graded: Sequence[Graded]) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vault", type=Path, default=HERE / "data" / "foam-vault")
-    parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
-    parser.add_argument("--json", action="store_true", help="each question's grades as JSON")
-    args = parser.parse_args()
-    scratch = None if args.keep else tempfile.TemporaryDirectory(prefix="loci-answers-")
-    home = args.keep or Path(scratch.name if scratch else ".")
-    loci = build_service(load_settings(home=home))
-    brain = loci.brain("vault")
-    doc_names = {}
-    for rel, path in notes_of(args.vault).items():
-        doc_names[loci.library.add_file(brain, path).document.id] = rel
-    loci.library.wait_for(brain, list(doc_names))
-    graded = [grade(loci, "vault", doc_names, q) for q in load_questions(args.vault)]
+    args = vault_arguments("each question's grades as JSON")
+    with vault_service(args.keep) as loci:
+        doc_names = add_vault(loci, notes_of(args.vault))
+        graded = [grade(loci, "vault", doc_names, q) for q in load_questions(args.vault)]
     if args.json:
         for g in graded:
             row = {k: v for k, v in g.__dict__.items() if k != "question"}
             print(json.dumps({"question": g.question.text, **row}, ensure_ascii=False))
     print(json.dumps({"vault": args.vault.name, **report(graded)}, indent=2))
-    if scratch:
-        scratch.cleanup()
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ import math
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,35 @@ def notes_of(vault: Path) -> dict[str, Path]:
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*.md"))}
 
 
+def vault_arguments(json_help: str) -> argparse.Namespace:
+    """The options every vault benchmark takes: the vault, a data directory to keep, --json."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--vault", type=Path, default=HERE / "data" / "foam-vault")
+    parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
+    parser.add_argument("--json", action="store_true", help=json_help)
+    return parser.parse_args()
+
+
+@contextmanager
+def vault_service(keep: Path | None) -> Iterator[Loci]:
+    """Loci over `keep`, or over a scratch data directory removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="loci-vault-") as scratch:
+        loci = build_service(load_settings(home=keep or Path(scratch)))
+        try:
+            yield loci
+        finally:
+            loci.store.close()
+
+
+def add_vault(loci: Loci, notes: dict[str, Path]) -> dict[int, str]:
+    """The notes added to the brain "vault" as `loci add` adds a folder's files, and indexed;
+    document id -> the note's path in the vault."""
+    brain = loci.brain("vault")
+    path_of = {loci.library.add_file(brain, path).document.id: rel for rel, path in notes.items()}
+    loci.library.wait_for(brain, list(path_of))
+    return path_of
+
+
 def scores(ranked: Sequence[str], expected: set[str]) -> tuple[bool, float]:
     """(found in the first five, reciprocal rank within ten) of the first expected note."""
     for rank, name in enumerate(ranked[:10], start=1):
@@ -57,10 +87,7 @@ def scores(ranked: Sequence[str], expected: set[str]) -> tuple[bool, float]:
 # Loci -------------------------------------------------------------------------------------
 def loci_rankings(loci: Loci, notes: dict[str, Path], questions: Sequence[str]) -> list[list[str]]:
     brain = loci.brain("vault")
-    path_of = {}
-    for rel, path in notes.items():
-        path_of[loci.library.add_file(brain, path).document.id] = rel
-    loci.library.wait_for(brain, list(path_of))
+    path_of = add_vault(loci, notes)
     out = []
     for question in questions:
         hits = loci.searching.search(brain, SearchRequest(question, limit=10))
@@ -114,16 +141,15 @@ def baseline_rankings(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--vault", type=Path, default=HERE / "data" / "foam-vault")
-    parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
-    parser.add_argument("--json", action="store_true", help="per-question ranks as JSON")
-    args = parser.parse_args()
-    scratch = None if args.keep else tempfile.TemporaryDirectory(prefix="loci-vault-")
-    home = args.keep or Path(scratch.name if scratch else ".")
-    loci = build_service(load_settings(home=home))
-    questions = load_questions(args.vault)
-    notes = notes_of(args.vault)
+    args = vault_arguments("per-question ranks as JSON")
+    with vault_service(args.keep) as loci:
+        compare(loci, args.vault, args.json)
+
+
+def compare(loci: Loci, vault: Path, as_json: bool) -> None:
+    """Loci and the baseline on the vault's questions, side by side."""
+    questions = load_questions(vault)
+    notes = notes_of(vault)
     asked = [q for q, _ in questions]
     systems = {
         "loci": loci_rankings(loci, notes, asked),
@@ -142,11 +168,10 @@ def main() -> None:
             f"{system:9} hit@5 {report[system]['hit@5']}/{len(found)}"
             f"  MRR@10 {report[system]['mrr@10']:.3f}"
         )
-    if args.json:
+    if as_json:
         for system, rankings in systems.items():
             report[system]["top"] = [r[:5] for r in rankings]
         print(json.dumps(report, indent=2))
-    loci.store.close()
 
 
 if __name__ == "__main__":
