@@ -2,12 +2,15 @@
 vault does not hold it?
 
     python bench/answer_quality.py [--vault bench/data/foam-vault] [--keep DIR] [--json]
+    python bench/answer_quality.py --vault bench/data/nushell-book/ja \
+        --questions bench/vaults/nushell-answers.jsonl --language ja
 
 The vault's notes are added to a scratch brain as `loci add` adds a folder and indexed by the
-worker. Each line of the vault's `answers.jsonl` is a question with the short spans that answer
-it (a name, a number, a key, a setting) and the note that states it, or a question the vault
-cannot answer (`"document": null`). Each is asked as `loci ask` asks it with no model
-configured: rule routing, grading by closeness, the extractive answer.
+worker. Each line of the vault's `answers.jsonl` (or of `--questions`, with a `language` each)
+is a question with the short spans that answer it (a name, a number, a key, a setting) and the
+note that states it, or a question the vault cannot answer (`"document": null`). Each is asked
+as `loci ask` asks it with no model configured: rule routing, grading by closeness, the
+extractive answer.
 
 Figures, over the answerable questions:
 - **says it**: the answer's text holds one of the spans (case, whitespace and Markdown's `*`
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from vault_ranking import add_vault, notes_of, vault_arguments, vault_service
+from vault_ranking import add_vault, notes_of, vault_parser, vault_service
 
 from loci.answer.events import Done, Sources, final_answer
 from loci.answer.extractive import sentences
@@ -61,8 +64,11 @@ class Graded:
     answer: str
 
 
-def load_questions(vault: Path) -> list[Question]:
-    rows = [json.loads(line) for line in (vault / "answers.jsonl").open() if line.strip()]
+def load_questions(path: Path, language: str | None = None) -> list[Question]:
+    """The questions of `path` (JSON Lines); with `language`, those asked in it."""
+    rows = [json.loads(line) for line in path.open() if line.strip()]
+    if language:
+        rows = [row for row in rows if row.get("language", language) == language]
     return [Question(row["question"], row["document"], tuple(row["answer"])) for row in rows]
 
 
@@ -127,10 +133,14 @@ def report(graded: Sequence[Graded]) -> dict[str, object]:
 
 
 def main() -> None:
-    args = vault_arguments("each question's grades as JSON")
+    parser = vault_parser("each question's grades as JSON")
+    parser.add_argument("--questions", type=Path, help="default: the vault's answers.jsonl")
+    parser.add_argument("--language", help="only the questions in this language (ISO 639-1)")
+    args = parser.parse_args()
+    questions = load_questions(args.questions or args.vault / "answers.jsonl", args.language)
     with vault_service(args.keep) as loci:
         doc_names = add_vault(loci, notes_of(args.vault))
-        graded = [grade(loci, "vault", doc_names, q) for q in load_questions(args.vault)]
+        graded = [grade(loci, "vault", doc_names, q) for q in questions]
     if args.json:
         for g in graded:
             row = {k: v for k, v in g.__dict__.items() if k != "question"}

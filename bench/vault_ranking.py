@@ -43,17 +43,18 @@ def load_questions(vault: Path) -> list[tuple[str, set[str]]]:
 
 
 def notes_of(vault: Path) -> dict[str, Path]:
-    folder = vault / "notes"
+    """The vault's Markdown files by path: those under its `notes/`, or the folder's own."""
+    folder = vault / "notes" if (vault / "notes").is_dir() else vault
     return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*.md"))}
 
 
-def vault_arguments(json_help: str) -> argparse.Namespace:
+def vault_parser(json_help: str) -> argparse.ArgumentParser:
     """The options every vault benchmark takes: the vault, a data directory to keep, --json."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--vault", type=Path, default=HERE / "data" / "foam-vault")
     parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
     parser.add_argument("--json", action="store_true", help=json_help)
-    return parser.parse_args()
+    return parser
 
 
 @contextmanager
@@ -141,7 +142,7 @@ def baseline_rankings(
 
 
 def main() -> None:
-    args = vault_arguments("per-question ranks as JSON")
+    args = vault_parser("per-question ranks as JSON").parse_args()
     with vault_service(args.keep) as loci:
         compare(loci, args.vault, args.json)
 
