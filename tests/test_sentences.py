@@ -108,3 +108,30 @@ def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain:
         in (answer)
     )
     assert "Dr. [" not in answer
+
+
+@pytest.mark.parametrize(
+    ("note", "question", "quoted"),
+    [
+        (
+            "# エイリアス\n\nエイリアスを使うと、長いパイプラインに短い名前を付けられます。"
+            "aliasコマンドで定義します。設定ファイルに書けば次回も使えます。",
+            "長いパイプラインに短い名前を付けるには？",
+            "エイリアスを使うと、長いパイプラインに短い名前を付けられます。",
+        ),
+        (
+            "# 别名\n\n别名可以为很长的管道起一个简短的名字。使用 alias 命令来定义别名。"
+            "写进配置文件后，下次启动也能使用。",
+            "怎样为很长的管道起一个简短的名字？",
+            "别名可以为很长的管道起一个简短的名字。",
+        ),
+    ],
+)
+def test_an_answer_in_japanese_or_chinese_quotes_their_sentences(
+    loci: Loci, brain: Brain, note: str, question: str, quoted: str
+) -> None:
+    loci.library.wait_for(brain, [loci.library.add_note(brain, note).document.id])
+    done = final_answer(loci.answers.ask(brain, question))
+    lines = [line for line in done.answer.splitlines() if line.startswith("- ")]
+    assert any(quoted in line for line in lines), done.answer
+    assert all(len(line) < 80 for line in lines)  # sentences, not the whole passage

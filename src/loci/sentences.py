@@ -13,6 +13,7 @@ Cyrillic: Russian, …); Latin-script text is segmented with English rules, whos
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import cache
 
@@ -30,6 +31,8 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
     ("GREEK", "el"),
 )
 _SAMPLE = 400  # characters looked at to tell the script
+# After "。", "！" or "？" (and any closing quote or bracket), before the next sentence's start.
+_IDEOGRAPHIC_END = re.compile(r"(?<=[。！？])(?![。！？」』）】”’\]\)\s]|$)")
 
 
 def split_sentences(text: str, language: str | None = None) -> list[str]:
@@ -40,9 +43,12 @@ def split_sentences(text: str, language: str | None = None) -> list[str]:
     lang = language or script_language(text)
     found: list[str] = []
     for piece in segment(lang, text):
-        stripped = piece.strip()
-        if stripped:
-            found.append(stripped)
+        # An ideographic full stop always ends a sentence; the segmenter misses one followed by
+        # a Latin word ("…付けられます。aliasコマンドで…").
+        for part in _IDEOGRAPHIC_END.split(piece):
+            stripped = part.strip()
+            if stripped:
+                found.append(stripped)
     return found
 
 

@@ -13,6 +13,7 @@ from loci.answer.answer_type import holds, wanted
 from loci.answer.grading import Grade, coverage
 from loci.answer.sources import Source
 from loci.sentences import split_sentences
+from loci.store.text_analysis import is_segmented
 
 MAX_SENTENCES = 4
 MAX_PER_SOURCE = 2
@@ -46,9 +47,15 @@ def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
             # and a split inside the marks would leave "**" hanging on each.
             for sentence in split_sentences(STRONG.sub("", line)):
                 cleaned = BULLET.sub("", " ".join(sentence.split()))
-                if len(cleaned.split()) >= MIN_WORDS and cleaned not in skip:
+                if _words(cleaned) >= MIN_WORDS and cleaned not in skip:
                     found.append(cleaned[:MAX_SENTENCE_CHARS])
     return found
+
+
+def _words(sentence: str) -> int:
+    """About how many words `sentence` has: Japanese, Chinese or Thai write no spaces between
+    them, so a run of such script counts a word per two characters."""
+    return sum(max(1, len(w) // 2) if is_segmented(w) else 1 for w in sentence.split())
 
 
 def _without_code(text: str) -> str:
@@ -123,7 +130,7 @@ def extractive_answer(
             # ("Total 310.50 GBP" for "how much …") answers it, even if it shares no word.
             if kind is not None and max(matches) > 0 and holds(sentence, kind, focus or question):
                 on_topic += ANSWER_TYPE_BONUS
-            if sentence.endswith(":"):
+            if sentence.endswith((":", "：")):
                 on_topic -= LEAD_IN_MALUS
             # Better-graded passages and earlier sentences win ties.
             score = on_topic + 0.1 * source_score - 0.01 * rank - 0.005 * position
