@@ -227,3 +227,18 @@ def test_only_names_neither_the_passages_nor_the_brain_hold_count_as_unmentioned
         mentions=lambda word: word in in_the_brain,
     )
     assert found == ["Notion", "Obsidian"]  # "Git": in a passage; "Can": the first word
+
+
+def test_a_chinese_question_is_graded_by_its_characters_not_refused(
+    loci: Loci, brain: Brain
+) -> None:
+    # Half the character pairs of a Chinese question straddle two words ("个命" in "哪个命令"):
+    # no passage holds them, and counting pairs refused this question.
+    note = (
+        "# 处理表格\n\n我们首先按大小对表进行排序，然后用 first 5 返回表的前 5 行。\n\n"
+        "你也可以用 skip 跳过不需要的行，比如跳过上面所得 5 行中的前两行。"
+    )
+    loci.library.wait_for(brain, [loci.library.add_note(brain, note).document.id])
+    done, graded = _ask(loci, brain, "用哪个命令可以跳过表格开头不需要的几行？")
+    assert done.decision == "sufficient", done.answer
+    assert "你也可以用 skip 跳过不需要的行" in done.answer

@@ -21,10 +21,10 @@ from loci.answer import prompts
 from loci.answer.sources import Source, blocks
 from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
-from loci.search.lexical import query_terms
+from loci.search.lexical import STOPWORDS, query_terms, word_pattern
 from loci.sentences import script_language
 from loci.store.stemming import ENGLISH, analyze
-from loci.store.text_analysis import segment
+from loci.store.text_analysis import is_segmented, segment
 
 Relevance = Literal["relevant", "partially_relevant", "irrelevant"]
 Decision = Literal["sufficient", "needs_expansion", "no_relevant_sources"]
@@ -61,19 +61,45 @@ def _keys(text: str) -> set[str]:
 
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words that the text contains, a word counting when
-    its first letters or its stem are found there."""
-    terms = _question_keys(question)
-    if not terms:
+    its first letters or its stem are found there. In Japanese or Chinese, the share of its
+    characters: one is found when a pair of characters holding it is."""
+    units = _question_units(question)
+    if not units:
         return 0.0
     found = _keys(text)
-    return sum(bool(keys & found) for keys in terms) / len(terms)
+    return sum(weight for keys, weight in units if keys & found) / sum(w for _, w in units)
 
 
 @functools.lru_cache(maxsize=64)
-def _question_keys(question: str) -> tuple[frozenset[str], ...]:
-    """Each content word's keys: read once for a question an answer checks against every
-    sentence of its passages."""
-    return tuple(frozenset({t.lower()[:STEM], *analyze(t, ENGLISH)}) for t in query_terms(question))
+def _question_units(question: str) -> tuple[tuple[frozenset[str], float], ...]:
+    """What a text must hold to cover the question, each with its weight: a content word (1),
+    or a character of a space-less script (a half: about two make a word), found by either
+    pair it is in. Counting pairs instead, the half of them that straddle two words ("个命" in
+    "哪个命令") would be missing from every passage. Read once for a question an answer checks
+    against every sentence of its passages."""
+    units: list[tuple[frozenset[str], float]] = []
+    seen: set[str] = set()
+    previous = ""  # the last pair of the run being read
+    for piece in segment(question).split():
+        if not is_segmented(piece):
+            previous = ""
+            for word in word_pattern().findall(piece):
+                word = word.lower().replace("’", "'")
+                if word not in STOPWORDS and word not in seen:
+                    seen.add(word)
+                    units.append((frozenset({word[:STEM], *analyze(word, ENGLISH)}), 1.0))
+            continue
+        if previous and previous[-1] == piece[0] and len(piece) == 2:
+            units[-1] = (units[-1][0] | {piece}, 0.5)  # the shared character: either pair
+            units.append((frozenset({piece}), 0.5))
+        elif len(piece) == 2:
+            units += [(frozenset({piece}), 0.5), (frozenset({piece}), 0.5)]
+        else:
+            units.append((frozenset({piece}), 0.5))  # a lone character
+        previous = piece
+    if not units:  # nothing but stopwords: they are the question
+        units = [(frozenset({t[:STEM], *analyze(t, ENGLISH)}), 1.0) for t in query_terms(question)]
+    return tuple(units)
 
 
 def _relevance(score: float) -> Relevance:
