@@ -86,6 +86,13 @@ def test_settings_are_pointed_at_not_quoted(loci: Loci, household: Brain) -> Non
         ("What is the most popular spelling extension?", "name"),
         ("What key do I press to rename a block?", "key"),
         ("Which setting do I turn off so links stop updating?", "typed"),
+        ("Wann ist mein nächster Zahnarzttermin?", "when"),
+        ("Wie viel hat die Reparatur gekostet?", "amount"),
+        ("Welcher Befehl setzt eine Umgebungsvariable?", "typed"),
+        ("いつリリースされましたか？", "when"),
+        ("環境変数を設定するコマンドは？", "typed"),
+        ("这个需要多少内存？", "amount"),
+        ("谁负责维修锅炉？", "name"),
     ],
 )
 def test_the_kind_of_answer_a_question_wants(question: str, kind: str | None) -> None:
@@ -103,6 +110,8 @@ def test_a_sentence_holds_the_kind_asked_for() -> None:
     assert not holds("Paste it from the clipboard.", "key")
     assert holds('Run the "Editor: Toggle Vim Mode" command.', "typed")
     assert holds("Start it with --allow-writes to let it edit.", "typed")
+    assert holds("2024年3月にリリースされました。", "when")
+    assert holds("Die Version erschien im März.", "when")
 
 
 def test_what_a_sentence_holds_must_be_new_to_the_question() -> None:
