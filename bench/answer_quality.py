@@ -43,6 +43,7 @@ from loci.service import Loci
 
 HERE = Path(__file__).resolve().parent
 BASELINE_SENTENCES = 4
+_JOINS = r"[0-9A-Za-z\u00c0-\u024f]"  # what continues a Latin word
 
 
 @dataclass(frozen=True)
@@ -78,9 +79,13 @@ def plain(text: str) -> str:
 
 
 def holds(text: str, spans: Sequence[str]) -> bool:
-    """Whether `text` says one of `spans`, as whole words ("2" is not found in "2025")."""
+    """Whether `text` says one of `spans`, as whole words ("2" is not found in "2025"). A
+    Latin letter or a digit beside it joins a word; a Japanese or Chinese character does not
+    ("PowerShellなど")."""
     flat = plain(text)
-    return any(re.search(rf"(?<!\w){re.escape(plain(span))}(?!\w)", flat) for span in spans)
+    return any(
+        re.search(rf"(?<!{_JOINS}){re.escape(plain(span))}(?!{_JOINS})", flat) for span in spans
+    )
 
 
 def answer_lines(answer: str) -> list[str]:

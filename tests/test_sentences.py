@@ -85,7 +85,7 @@ def test_code_is_not_a_sentence_even_where_a_passage_cuts_a_block() -> None:
     assert sentences(ends_inside) == ["Run it once a day from cron."]
 
 
-def test_bold_marks_and_table_rows_do_not_become_sentences() -> None:
+def test_bold_marks_table_rows_and_containers_do_not_become_sentences() -> None:
     text = (
         "* **Keeps the server dumb.** File-level sync needs only list, read and write.\n\n"
         "| `limit` | Maximum number of entries to return (default: 100) |"
@@ -94,6 +94,8 @@ def test_bold_marks_and_table_rows_do_not_become_sentences() -> None:
         "Keeps the server dumb.",
         "File-level sync needs only list, read and write.",
     ]
+    tip = "::: tip IMPORTANT TIP\nChanging the directory changes the PWD variable.\n:::"
+    assert sentences(tip) == ["Changing the directory changes the PWD variable."]
 
 
 def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain: Brain) -> None:

@@ -27,6 +27,7 @@ ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
 YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
 DELIMITERS = (",", ";", "\t", "|")
 MAX_CELL_CHARS = 40
+ADMONITION = re.compile(r"^\s*:::")  # a VitePress or Docusaurus container opens or closes
 STRONG = re.compile(r"\*\*|__")
 FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a code fence, and its language if it names one
 LEAD_IN_MALUS = 0.2  # "… include:" introduces the statements that follow; it states nothing
@@ -70,6 +71,8 @@ def _without_code(text: str) -> str:
         if i in fences:
             inside = not inside
             kept.append("")  # the block ends a paragraph
+        elif ADMONITION.match(line):
+            kept.append("")  # "::: tip IMPORTANT": a container's fence and title, not prose
         elif not inside:
             kept.append(line)
     return "\n".join(kept)
