@@ -68,34 +68,42 @@ def test_settings_and_tables_are_not_sentences() -> None:
     assert sentences(f"{yaml}\n\n{csv}\n\n{prose}") == [" ".join(prose.split())]
 
 
-def test_code_is_not_a_sentence_even_where_a_passage_cuts_a_block() -> None:
-    whole = (
-        "Open today's note from the terminal.\n\n```bash\nfoam daily --date 2024-01-10\n"
-        "# prints the path of the note\n```\n\nThe note is created when it does not exist yet."
-    )
-    assert sentences(whole) == [
-        "Open today's note from the terminal.",
-        "The note is created when it does not exist yet.",
-    ]
-    # A passage that begins inside a block: its first fence, without a language, closes it.
-    begun_inside = "--path-only prints the path and opens nothing\n```\n\nThe note is plain text."
-    assert sentences(begun_inside) == ["The note is plain text."]
-    # One that ends inside a block: the fence names its language, so it opens one.
-    ends_inside = "Run it once a day from cron.\n\n```sh\nfoam daily --path-only and more"
-    assert sentences(ends_inside) == ["Run it once a day from cron."]
-
-
-def test_bold_marks_table_rows_and_containers_do_not_become_sentences() -> None:
-    text = (
-        "* **Keeps the server dumb.** File-level sync needs only list, read and write.\n\n"
-        "| `limit` | Maximum number of entries to return (default: 100) |"
-    )
-    assert sentences(text) == [
-        "Keeps the server dumb.",
-        "File-level sync needs only list, read and write.",
-    ]
-    tip = "::: tip IMPORTANT TIP\nChanging the directory changes the PWD variable.\n:::"
-    assert sentences(tip) == ["Changing the directory changes the PWD variable."]
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            "Open today's note from the terminal.\n\n```bash\nfoam daily --date 2024-01-10\n"
+            "# prints the path of the note\n```\n\nThe note is created when it does not exist.",
+            ["Open today's note from the terminal.", "The note is created when it does not exist."],
+            id="a fenced code block",
+        ),
+        # A passage that begins inside a block: its first fence, without a language, closes it.
+        pytest.param(
+            "--path-only prints the path and opens nothing\n```\n\nThe note is plain text.",
+            ["The note is plain text."],
+            id="a passage begun inside a block",
+        ),
+        # One that ends inside a block: the fence names its language, so it opens one.
+        pytest.param(
+            "Run it once a day from cron.\n\n```sh\nfoam daily --path-only and more",
+            ["Run it once a day from cron."],
+            id="a passage ended inside a block",
+        ),
+        pytest.param(
+            "* **Keeps the server dumb.** File-level sync needs only list, read and write.\n\n"
+            "| `limit` | Maximum number of entries to return (default: 100) |",
+            ["Keeps the server dumb.", "File-level sync needs only list, read and write."],
+            id="bold marks and a table row",
+        ),
+        pytest.param(
+            "::: tip IMPORTANT TIP\nChanging the directory changes the PWD variable.\n:::",
+            ["Changing the directory changes the PWD variable."],
+            id="a container's fences",
+        ),
+    ],
+)
+def test_code_tables_and_markup_are_not_sentences(text: str, expected: list[str]) -> None:
+    assert sentences(text) == expected
 
 
 def test_the_answer_without_a_model_quotes_the_whole_sentence(loci: Loci, brain: Brain) -> None:
