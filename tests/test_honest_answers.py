@@ -251,3 +251,20 @@ def test_a_chinese_question_is_graded_by_its_characters_not_refused(
     done, graded = _ask(loci, brain, "用哪个命令可以跳过表格开头不需要的几行？")
     assert done.decision == "sufficient", done.answer
     assert "你也可以用 skip 跳过不需要的行" in done.answer
+
+
+def test_a_chinese_question_naming_what_the_brain_never_mentions_is_refused(
+    loci: Loci, brain: Brain
+) -> None:
+    note = (
+        "# 安装\n\n在 Linux 和 macOS 上可以用包管理器安装 Nushell。"
+        "在 Windows 上可以用 winget install nushell 命令来安装。"
+    )
+    loci.library.wait_for(brain, [loci.library.add_note(brain, note).document.id])
+    # Any word in Latin letters names something here, capitalised or not.
+    done, _ = _ask(loci, brain, "能否通过 termux 在手机上安装 Nushell？")
+    assert done.decision == "no_relevant_sources", done.answer
+    assert "Nothing in this brain mentions termux." in done.answer
+    # the same brain answers what it holds
+    done, _ = _ask(loci, brain, "在 Windows 上用什么命令安装 Nushell？")
+    assert done.decision == "sufficient" and "winget install nushell" in done.answer

@@ -149,8 +149,9 @@ class Answers:
             brain_of=(lambda hit: owners.get(hit.chunk_id, brain.name)) if widened else None,
             scope=scope.event([t.name for t in targets]) if narrowed or widened else None,
             limits=scope.describe() if narrowed else None,
-            # Names are told by their capitals in English only (German capitalises every noun).
-            mentions=mentions if _in_english(question, self.store, brain) else None,
+            # Names are told by their capitals in English, by their Latin letters in Japanese and
+            # Chinese; not in German, which capitalises every noun, nor in other languages.
+            mentions=mentions if _names_readable(question, self.store, brain) else None,
         )
         return Asker(retrieval, chat if chat is not None else self._chat()).ask(question, history)
 
@@ -372,5 +373,5 @@ def _check_count(count: int) -> None:
         raise InvalidInput(f"count must be between 1 and 30, got {count}")
 
 
-def _in_english(question: str, store: Store, brain: Brain) -> bool:
-    return question_language(question, store.brain_languages(brain.id)) == "en"
+def _names_readable(question: str, store: Store, brain: Brain) -> bool:
+    return question_language(question, store.brain_languages(brain.id)) in ("en", "ja", "zh")

@@ -40,6 +40,8 @@ OFF_TOPIC_WORDS = 0.5
 STEM = 5
 # A capitalised word after the question's first: a name ("Notion", "IntelliJ", "Dr. Patel").
 NAME = re.compile(r"(?<=\S )(?!I\b)[A-Z][\w-]*\w")  # "Foam's": Foam
+# In a Japanese or Chinese question, any word in Latin letters: "Termux", "GPU", "rustup".
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+-]*[A-Za-z0-9]")
 UNMENTIONED_NAME_CAP = 0.2  # passages that never name what is asked about: irrelevant
 
 
@@ -111,14 +113,16 @@ def _relevance(score: float) -> Relevance:
 def unmentioned_names(
     question: str, passages: Sequence[str], mentions: Callable[[str], bool]
 ) -> list[str]:
-    """The names in `question` (capitalised words after its first: "Notion", "IntelliJ") that
+    """The names in `question` (capitalised words after its first: "Notion", "IntelliJ"; in a
+    Japanese or Chinese question, its words in Latin letters) that
     none of `passages` mentions and the brain does not hold at all (`mentions`). Passages on
     syncing in a brain that never names Notion do not answer "Can Foam sync with Notion?",
     however many of its other words they share. A name the brain holds elsewhere ("Foam" in
     a vault about Foam, absent from its code of conduct) says nothing against them."""
     said = {stem for text in passages for stem in analyze(text, ENGLISH)}
+    names = (LATIN_WORD if is_segmented(question) else NAME).findall(question)
     missing = []
-    for name in dict.fromkeys(NAME.findall(question)):
+    for name in dict.fromkeys(names):
         if not set(analyze(name, ENGLISH)) <= said and not mentions(name):
             missing.append(name)
     return missing
