@@ -8,7 +8,8 @@ rest is Loci's own pipeline over a real brain.
 from __future__ import annotations
 
 from loci.answer.events import final_answer
-from loci.answer.pipeline import Asker, Retrieval
+from loci.answer.pipeline import Asker
+from loci.answer.retrieval import Retrieval
 from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest, passage_hit
 from loci.service import Loci

@@ -28,7 +28,7 @@ YAML_LINE = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
 DELIMITERS = (",", ";", "\t", "|")
 MAX_CELL_CHARS = 40
 ADMONITION = re.compile(r"^\s*:::")  # a VitePress or Docusaurus container opens or closes
-STRONG = re.compile(r"\*\*|__")
+STRONG = re.compile(r"\*\*")  # bold; "__" stays: "__init__.py" is a name, not emphasis
 FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a code fence, and its language if it names one
 LEAD_IN_MALUS = 0.2  # "… include:" introduces the statements that follow; it states nothing
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from loci.answer import keep
 from loci.answer.events import AskEvent, Done, Routed, Token
 from loci.answer.intents import save_request
-from loci.answer.pipeline import Asker, Retrieval, Turn
+from loci.answer.pipeline import Asker, Turn
+from loci.answer.retrieval import Retrieval
 from loci.answer.scope import Scope, scope_for
 from loci.answer.sources import Source
 from loci.answer.sources import number as number_sources

@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
 from loci.answer import prompts
@@ -27,20 +27,12 @@ from loci.answer.events import (
     Queries,
     Rewritten,
     Routed,
-    Scoped,
     Sources,
     Status,
     Token,
 )
 from loci.answer.extractive import extractive_answer, extractive_summary
-from loci.answer.grading import (
-    Decision,
-    Grade,
-    decide,
-    grade_by_scores,
-    grade_with_model,
-    unmentioned_names,
-)
+from loci.answer.grading import Decision, Grade, decide, grade_by_scores, grade_with_model
 from loci.answer.intents import (
     INTENTS,
     RETRIEVAL,
@@ -49,7 +41,8 @@ from loci.answer.intents import (
     route_by_rules,
     strip_greeting,
 )
-from loci.answer.sources import Source, blocks, number, validate_citations
+from loci.answer.retrieval import Retrieval
+from loci.answer.sources import Source, blocks, validate_citations
 from loci.errors import LLMError
 from loci.llm.client import Chat, Message, parse_json_object
 from loci.models import Document, Hit
@@ -58,10 +51,6 @@ log = logging.getLogger(__name__)
 
 RRF_K = 60.0
 MAX_HISTORY_TURNS = 6
-NO_ANSWER = (
-    "I couldn't find anything in this brain that answers that. Try other words, or add the "
-    "document that has the answer."
-)
 GREETING = (
     "Hello! Ask me anything about what's in this brain — I answer from your documents and cite "
     "the passages I used."
@@ -72,45 +61,6 @@ GREETING = (
 class Turn:
     role: Literal["user", "assistant"]
     content: str
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    """What the pipeline may read from its brains — nothing else, and nothing it can write.
-    Every function already applies the ask's filters."""
-
-    brain: str  # the brain asked; a passage from another names its own (`brain_of`)
-    search: Callable[[str, int, float], list[Hit]]  # query, limit, text weight
-    documents: Callable[[], list[Document]]
-    passages: Callable[[int], list[Hit]]  # a document's chunks, in order
-    brain_of: Callable[[Hit], str] | None = None
-    scope: Scoped | None = None  # brains and filters, when the caller narrowed or widened
-    limits: str | None = None  # the filters in words, for "nothing found" replies
-    # Whether any passage in scope has this word: a name the brain never mentions is not what
-    # its passages are about (`grading.unmentioned_names`). None: not asked.
-    mentions: Callable[[str], bool] | None = None
-
-    def number(self, hits: list[Hit]) -> list[Source]:
-        if self.brain_of is None:
-            return number(hits, self.brain)
-        return [Source(s.number, s.hit, self.brain_of(s.hit)) for s in number(hits, self.brain)]
-
-    def nothing_found(self) -> str:
-        """No answer, and where that was looked for: an empty filtered search says so rather
-        than answering from nothing."""
-        if self.limits is None and self.where() == "this brain":
-            return NO_ANSWER
-        if self.limits is None:
-            return f"I couldn't find anything in {self.where()} that answers that." + NO_ANSWER[
-                NO_ANSWER.index(" Try") :]  # fmt: skip
-        return (
-            f"I found nothing in {self.where()} among {self.limits} that answers that. Widen or "
-            "drop the filters, or ask another way."
-        )
-
-    def where(self) -> str:
-        brains = self.scope.brains if self.scope is not None and self.scope.brains else [self.brain]
-        return f"the brains {', '.join(brains)}" if len(brains) > 1 else "this brain"
 
 
 @dataclass
@@ -204,11 +154,7 @@ class Asker:
             by="rules" if "grade" in run.fallbacks or not self.chat else "model",
         )
         if decision == "no_relevant_sources":
-            refusal = (
-                self.retrieval.nothing_found()
-                + self._unmentioned(effective, sources)
-                + closest_passages(sources)
-            )
+            refusal = self.retrieval.refusal(effective, sources)
             yield Token(refusal)
             yield self._done(run, route, refusal, [], decision, began)
             return
@@ -227,7 +173,7 @@ class Asker:
             # Composed at once from the sources' sentences: numbered by first use before it is
             # shown, so the sources listed are the ones cited, in the answer's order.
             focus = run.question if effective != run.question else None
-            context = self._in_context(answer_sources)
+            context = self.retrieval.in_context(answer_sources)
             extract = extractive_answer(
                 effective,
                 answer_sources + context,
@@ -346,33 +292,6 @@ class Asker:
                 if "grade" not in run.fallbacks:
                     run.fallbacks.append("grade")
         return grade_by_scores(question, sources, self.retrieval.mentions)
-
-    def _in_context(self, sources: list[Source]) -> list[Source]:
-        """The other passages of the best source's document, when it is short: the sentence that
-        answers is often a passage away from the one that matched ("Three placements are
-        supported:" under the heading that named them). Numbered after `sources`; quoted only
-        if a sentence of theirs is chosen, and then cited like any other."""
-        if not sources:
-            return []
-        passages = self.retrieval.passages(sources[0].hit.citation.document_id)
-        if sum(len(hit.text) for hit in passages) > CONTEXT_CHARS:
-            return []
-        have = {s.hit.chunk_id for s in sources}
-        extra = [hit for hit in passages if hit.chunk_id not in have]
-        return [replace(s, number=s.number + len(sources)) for s in self.retrieval.number(extra)]
-
-    def _unmentioned(self, question: str, sources: list[Source]) -> str:
-        """A refusal names what the brain does not mention: "Nothing in this brain mentions
-        Notion." tells a reader what to add, or that the question is about something else."""
-        if self.retrieval.mentions is None:
-            return ""
-        texts = [source.hit.text for source in sources]
-        names = unmentioned_names(question, texts, self.retrieval.mentions)
-        if not names:
-            return ""
-        among = f" among {self.retrieval.limits}" if self.retrieval.limits else ""
-        listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
-        return f"\n\nNothing in {self.retrieval.where()}{among} mentions {listed}."
 
     def _answer(
         self, run: _Run, question: str, sources: list[Source], grades: list[Grade]
@@ -554,24 +473,3 @@ def _with_history(run: _Run) -> str:
     lines = [f"{t.role}: {t.content[:1000]}" for t in run.history]
     lines.append(f"user (latest): {run.question}")
     return "Conversation:\n" + "\n".join(lines)
-
-
-CLOSEST = 3  # passages named under a refusal
-# A document this short (about two pages) is read whole for an answer without a model.
-CONTEXT_CHARS = 8_000
-CLOSEST_CHARS = 160
-
-
-def closest_passages(sources: list[Source]) -> str:
-    """What came nearest, offered as what it is — not an answer — so a reader can judge whether
-    the brain is missing the document or the question needs other words. Not cited: a refusal
-    rests on no source."""
-    if not sources:
-        return ""
-    lines = []
-    for source in sources[:CLOSEST]:
-        text = " ".join(source.hit.text.split())
-        if len(text) > CLOSEST_CHARS:
-            text = text[:CLOSEST_CHARS].rsplit(" ", 1)[0] + " …"
-        lines.append(f"- {source.label()}: “{text}”")
-    return "\n\nThe closest passages, which do not answer it:\n" + "\n".join(lines)
