@@ -40,6 +40,10 @@ def household(loci: Loci, brain: Brain) -> Brain:
     return brain
 
 
+def _note(loci: Loci, brain: Brain, text: str) -> None:
+    loci.library.wait_for(brain, [loci.library.add_note(brain, text).document.id])
+
+
 def _ask(loci: Loci, brain: Brain, question: str) -> tuple[Done, Graded]:
     events = list(loci.answers.ask(brain, question))
     graded = next(e for e in events if isinstance(e, Graded))
@@ -247,8 +251,8 @@ def test_a_chinese_question_is_graded_by_its_characters_not_refused(
         "# 处理表格\n\n我们首先按大小对表进行排序，然后用 first 5 返回表的前 5 行。\n\n"
         "你也可以用 skip 跳过不需要的行，比如跳过上面所得 5 行中的前两行。"
     )
-    loci.library.wait_for(brain, [loci.library.add_note(brain, note).document.id])
-    done, graded = _ask(loci, brain, "用哪个命令可以跳过表格开头不需要的几行？")
+    _note(loci, brain, note)
+    done, _ = _ask(loci, brain, "用哪个命令可以跳过表格开头不需要的几行？")
     assert done.decision == "sufficient", done.answer
     assert "你也可以用 skip 跳过不需要的行" in done.answer
 
@@ -260,7 +264,7 @@ def test_a_chinese_question_naming_what_the_brain_never_mentions_is_refused(
         "# 安装\n\n在 Linux 和 macOS 上可以用包管理器安装 Nushell。"
         "在 Windows 上可以用 winget install nushell 命令来安装。"
     )
-    loci.library.wait_for(brain, [loci.library.add_note(brain, note).document.id])
+    _note(loci, brain, note)
     # Any word in Latin letters names something here, capitalised or not.
     done, _ = _ask(loci, brain, "能否通过 termux 在手机上安装 Nushell？")
     assert done.decision == "no_relevant_sources", done.answer
