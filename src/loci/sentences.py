@@ -31,7 +31,7 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
     ("GREEK", "el"),
 )
 _SAMPLE = 400  # characters looked at to tell the script
-# After "。", "！" or "？" (and any closing quote or bracket), before the next sentence's start.
+# After "。", "！" or "？", unless a closing quote or bracket (or another stop) follows it.
 _IDEOGRAPHIC_END = re.compile(r"(?<=[。！？])(?![。！？」』）】”’\]\)\s]|$)")
 
 

@@ -6,6 +6,7 @@ graph (saved answers), the configured chat model and capture (a "remember that â
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -117,6 +118,9 @@ class Answers:
                 return found
             return sorted(found, key=lambda h: -h.score)[:limit]
 
+        # Asked again for the same names when grading runs twice and when a refusal names
+        # them: one text search each per ask.
+        @functools.cache
         def mentions(word: str) -> bool:
             probe = SearchRequest(word, limit=1, mode="text", filters=scope.filters)
             return any(self.search(target, probe) for target in targets)
