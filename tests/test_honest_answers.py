@@ -240,6 +240,10 @@ def test_only_names_neither_the_passages_nor_the_brain_hold_count_as_unmentioned
         mentions=lambda word: word in in_the_brain,
     )
     assert found == ["Notion", "Obsidian"]  # "Git": in a passage; "Can": the first word
+    # Words in Latin letters are names in a Chinese question, not in an English one quoting Chinese
+    nothing = lambda word: False  # noqa: E731
+    assert unmentioned_names("能否通过 termux 安装？", passages, nothing) == ["termux"]
+    assert unmentioned_names("What does 寿司 mean on the menu?", passages, nothing) == []
 
 
 def test_a_chinese_question_is_graded_by_its_characters_not_refused(

@@ -120,7 +120,10 @@ def unmentioned_names(
     however many of its other words they share. A name the brain holds elsewhere ("Foam" in
     a vault about Foam, absent from its code of conduct) says nothing against them."""
     said = {stem for text in passages for stem in analyze(text, ENGLISH)}
-    names = (LATIN_WORD if is_segmented(question) else NAME).findall(question)
+    # By the question's script, not by whether it holds a CJK word: "What does 寿司 mean?" is
+    # English, and its words are not names.
+    in_cjk = script_language(question) in ("ja", "zh")
+    names = (LATIN_WORD if in_cjk else NAME).findall(question)
     missing = []
     for name in dict.fromkeys(names):
         if not set(analyze(name, ENGLISH)) <= said and not mentions(name):
