@@ -6,6 +6,12 @@ a brain with no members at all (made by the local CLI before any account existed
 workspace's admins. The token then narrows it: a token limited to some brains sees no others, and
 a read token never writes whatever the role.
 
+A token limited to some brains, and any token an application holds (an OAuth grant), act for
+part of an account: what belongs to the whole account — its model and key, its password, its
+tokens, the people of the workspace — needs the whole account (`require_account`): a token the
+person made that reaches every brain, or a web session. A key stored for one model must never be
+sent where a narrower credential points it.
+
 A read token reads: it may search, ask and read the caller's conversations. Asking keeps the
 question and answer in the caller's own conversation (a follow-up needs it, and it changes nothing
 anyone else sees), but every other change to stored state needs a write token — renaming or
@@ -17,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from loci.errors import Forbidden
 from loci.models import ApiToken, Brain, Role, User
 
 # read: see it; own: change the caller's own things in it (conversations, ratings); write: change
@@ -36,6 +43,26 @@ class Principal:
 
     def reaches(self, brain_id: int) -> bool:
         return self.token.brain_ids is None or brain_id in self.token.brain_ids
+
+    @property
+    def whole_account(self) -> bool:
+        """Whether this credential acts for the person's whole account: a token they made
+        themselves (not an application's) that no brain list narrows."""
+        return self.token.brain_ids is None and self.token.client_id is None
+
+
+def require_account(principal: Principal, doing: str, *, write: bool = True) -> None:
+    """Forbidden unless `principal` acts for the whole account (and may write, for a change):
+    `doing` completes "… cannot {doing}" in the refusal."""
+    if principal.token.client_id is not None:
+        raise Forbidden(f"a token an application holds cannot {doing}")
+    if principal.token.brain_ids is not None:
+        raise Forbidden(
+            f"a token limited to some brains cannot {doing}: use a token of your whole account"
+            " or the web app"
+        )
+    if write and not principal.can_write:
+        raise Forbidden(f"a read-only token cannot {doing}")
 
 
 def role_in(

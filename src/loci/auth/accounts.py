@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loci.auth.access import Need, Principal, allows, role_in, user_role_in
+from loci.auth.access import Need, Principal, allows, require_account, role_in, user_role_in
 from loci.auth.oauth.resources import covers
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
@@ -117,14 +117,13 @@ class Accounts:
         brains: Sequence[str] | None,
         expires_in_days: float | None,
     ) -> IssuedToken:
-        """A token made by a caller for themselves: never broader than the one they hold."""
-        if not principal.can_write:
-            raise Forbidden("a read-only token cannot create tokens")
+        """A token made by a caller for themselves. Only a credential of the whole account
+        makes one: a token an application holds, or one limited to some brains, could otherwise
+        mint a token that outlives it (an application disconnected, a token revoked)."""
+        require_account(principal, "create tokens")
         brain_ids = None
         if brains is not None:
             brain_ids = [self.brain(principal, b, "read")[0].id for b in brains]
-        elif principal.token.brain_ids is not None:
-            brain_ids = list(principal.token.brain_ids)
         return self.issue_token(
             principal.user,
             name=name,
@@ -136,9 +135,26 @@ class Accounts:
     def tokens(self, user: User) -> list[ApiToken]:
         return self.accounts.list_tokens(user.id)
 
+    def tokens_seen_by(self, principal: Principal) -> list[ApiToken]:
+        """The tokens a caller may see: all of the account's through a credential of the whole
+        account; otherwise only the one it holds (the others' names tell what they are for)."""
+        mine = self.tokens(principal.user)
+        if principal.whole_account:
+            return mine
+        return [t for t in mine if t.id == principal.token.id]
+
     def revoke(self, user: User, token_id: int) -> None:
         if not self.accounts.revoke_token(user.id, token_id, self.clock()):
             raise NotFound(f"no active token with id {token_id}")
+
+    def revoke_as(self, principal: Principal, token_id: int) -> None:
+        """A caller revokes one of their tokens: any, through a credential of the whole account;
+        otherwise only the one it holds."""
+        if token_id != principal.token.id:
+            require_account(principal, "revoke other tokens")
+        elif not principal.can_write:
+            raise Forbidden("a read-only token cannot revoke tokens")
+        self.revoke(principal.user, token_id)
 
     def authenticate(self, secret: str, resource: str | None = None) -> Principal:
         """The principal a token secret stands for, at `resource` (the URL it is used at):
@@ -162,7 +178,12 @@ class Accounts:
 
     # web sessions -------------------------------------------------------------------------
     def open_session(self, token_secret: str, resource: str | None = None) -> OpenedSession:
-        return self._open_session(self.authenticate(token_secret, resource))
+        """A web session for a token the person holds. An application's token never opens
+        one: a session can approve other applications, which only the person may do."""
+        principal = self.authenticate(token_secret, resource)
+        if principal.token.client_id is not None:
+            raise Forbidden("a token an application holds cannot sign in to the web app")
+        return self._open_session(principal)
 
     def open_password_session(self, user: User) -> OpenedSession:
         """A session for a person who proved their password: it gets a token of its own (kind

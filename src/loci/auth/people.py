@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from loci.auth.access import Principal
+from loci.auth.access import Principal, require_account
 from loci.auth.accounts import DAY_S, Accounts, OpenedSession
 from loci.auth.passwords import (
     check_strength,
@@ -60,10 +60,11 @@ class Person:
 
 
 def require_admin(principal: Principal) -> None:
-    """Managing people takes an admin acting with their full powers: a write token that is not
-    limited to some brains (or a session)."""
-    if not (principal.user.is_admin and principal.can_write and principal.token.brain_ids is None):
-        raise Forbidden("only an admin, with an unrestricted write token, manages people")
+    """Managing people takes an admin acting with their full powers: a write credential of
+    their whole account (a token they made that reaches every brain, or a session)."""
+    if not principal.user.is_admin:
+        raise Forbidden("only an admin manages people")
+    require_account(principal, "manage people")
 
 
 class People:
@@ -166,8 +167,7 @@ class People:
     def change_password(self, principal: Principal, current: str | None, new: str) -> None:
         """A person changes their own password; the current one is required if they have one.
         Other browsers signed in with a password are signed out; this one stays."""
-        if not principal.can_write or principal.token.brain_ids is not None:
-            raise Forbidden("changing your password needs an unrestricted write token or session")
+        require_account(principal, "change the account's password")
         check_strength(new)
         stored = self.store.password_hash(principal.user.id)
         if stored is not None:

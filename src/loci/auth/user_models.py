@@ -63,7 +63,8 @@ class UserModels:
         fallback_models: Sequence[str] = (),
         keep_key: bool = True,
     ) -> ModelView:
-        """Store the user's endpoint; `api_key` None with `keep_key` keeps the one stored."""
+        """Store the user's endpoint; `api_key` None with `keep_key` keeps the one stored, for
+        the same endpoint only (InvalidInput if it was for another)."""
         try:
             parts = urlsplit(base_url.strip())
             scheme, hostname = parts.scheme, parts.hostname
@@ -74,14 +75,20 @@ class UserModels:
         self._check_address(base_url.strip())
         if not model.strip():
             raise InvalidInput("name the model to use")
+        endpoint = base_url.strip().rstrip("/")
         sealed = self.box.seal(api_key) if api_key else None
         if api_key is None and keep_key:
             previous = self.accounts.user_model(user.id)
             sealed = previous.sealed_api_key if previous else None
+            if previous is not None and sealed is not None and previous.base_url != endpoint:
+                # Whoever can point the endpoint elsewhere would receive the key as a bearer.
+                raise InvalidInput(
+                    f"your saved key is for {previous.base_url} and is never sent to another"
+                    " address: send the key for the new one (api_key), or save it without a"
+                    " key (keep_api_key false)"
+                )
         fallbacks = tuple(m.strip() for m in fallback_models if m.strip())
-        self.accounts.set_user_model(
-            user.id, UserModel(base_url.strip().rstrip("/"), model.strip(), fallbacks, sealed)
-        )
+        self.accounts.set_user_model(user.id, UserModel(endpoint, model.strip(), fallbacks, sealed))
         view = self.view(user)
         assert view is not None
         return view

@@ -16,8 +16,9 @@ from loci.api.deps import (
 from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, TokenOut, UserOut
 from loci.api.schemas.common import errors
 from loci.api.schemas.people import PasswordIn, PasswordSessionIn, TokenSessionIn
+from loci.auth.access import require_account
 from loci.auth.accounts import Accounts, OpenedSession
-from loci.errors import Forbidden, NotFound
+from loci.errors import NotFound
 
 router = APIRouter(tags=["session"])
 
@@ -91,6 +92,7 @@ def who_am_i(request: Request, principal: PrincipalDep, accounts: AccountsDep) -
 @router.get("/me/model", response_model=ModelOut, responses=errors(401, 404))
 def get_my_model(principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
     """Your own chat model for answers, if you set one (the key itself is never shown)."""
+    require_account(principal, "read the account's model settings", write=False)
     view = models.view(principal.user)
     if view is None:
         raise NotFound("you have not set a model of your own; the server's is used")
@@ -101,9 +103,11 @@ def get_my_model(principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
 def set_my_model(body: ModelIn, principal: PrincipalDep, models: UserModelsDep) -> ModelOut:
     """Use your own OpenAI-compatible endpoint and key for your answers ("bring your own
     key"). The key is stored encrypted and never returned. A `base_url` on a loopback, private
-    or link-local address is refused (400) unless the administrator allowed its network."""
-    if not principal.can_write:
-        raise Forbidden("a read-only token cannot change settings")
+    or link-local address is refused (400) unless the administrator allowed its network.
+    A stored key is kept (`keep_api_key`) only for the same `base_url`: it never follows a new
+    address. Account settings take a credential of the whole account (403 for a token limited
+    to some brains or held by an application)."""
+    require_account(principal, "change the account's model")
     view = models.save(
         principal.user,
         base_url=body.base_url,
@@ -118,8 +122,7 @@ def set_my_model(body: ModelIn, principal: PrincipalDep, models: UserModelsDep) 
 @router.delete("/me/model", status_code=204, responses=errors(401, 403, 404))
 def forget_my_model(principal: PrincipalDep, models: UserModelsDep) -> Response:
     """Forget your model and its key; the server's model answers again."""
-    if not principal.can_write:
-        raise Forbidden("a read-only token cannot change settings")
+    require_account(principal, "change the account's model")
     if not models.forget(principal.user):
         raise NotFound("you have not set a model of your own")
     return Response(status_code=204)
