@@ -130,7 +130,8 @@ def test_a_saved_key_never_follows_a_changed_address(
     with account.server.client() as owner:
         owner.put("/me/model", json={"base_url": own.base_url, "model": "mine", "api_key": KEY})
         moved = owner.put(
-            "/me/model", json={"base_url": elsewhere.base_url, "model": "mine", "keep_api_key": True}
+            "/me/model",
+            json={"base_url": elsewhere.base_url, "model": "mine", "keep_api_key": True},
         )
         assert moved.status_code == 400
         assert "never sent to another address" in moved.json()["message"]
