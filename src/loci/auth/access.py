@@ -65,6 +65,22 @@ def require_account(principal: Principal, doing: str, *, write: bool = True) -> 
         raise Forbidden(f"a read-only token cannot {doing}")
 
 
+def require_session(principal: Principal, doing: str) -> None:
+    """Forbidden unless a person signed in to the web app acts: what only a person decides
+    (approving an application) is never done with a bearer token."""
+    if not principal.via_session:
+        raise Forbidden(f"{doing} takes a person signed in to the web app")
+
+
+def require_admin(principal: Principal, doing: str) -> None:
+    """What reaches beyond the caller's brains — the workspace's people, a folder on the
+    server — takes an admin acting with their full powers: a write credential of their whole
+    account (a token they made that reaches every brain, or a session)."""
+    if not principal.user.is_admin:
+        raise Forbidden(f"only an admin may {doing}")
+    require_account(principal, doing)
+
+
 def role_in(
     principal: Principal, brain: Brain, member_role: Role | None, has_members: bool
 ) -> Role | None:

@@ -59,14 +59,6 @@ class Person:
     invite: Invite | None
 
 
-def require_admin(principal: Principal) -> None:
-    """Managing people takes an admin acting with their full powers: a write credential of
-    their whole account (a token they made that reaches every brain, or a session)."""
-    if not principal.user.is_admin:
-        raise Forbidden("only an admin manages people")
-    require_account(principal, "manage people")
-
-
 class People:
     def __init__(
         self,

@@ -21,6 +21,7 @@ from loci.api.schemas.oauth import (
     ConsentOut,
     RedirectOut,
 )
+from loci.auth.access import require_session
 from loci.auth.oauth.consent import Redirect
 from loci.auth.oauth.resources import AUTHORIZE_PATH, Resources
 from loci.auth.oauth.server import HttpCall
@@ -35,7 +36,7 @@ def _call(request: Request, resources: Resources, asked: AuthorizationIn) -> Htt
     return HttpCall("GET", url, request.headers, query=asked.pairs())
 
 
-@router.get("/oauth/consent", response_model=ConsentOut, responses=errors(401))
+@router.get("/oauth/consent", response_model=ConsentOut, responses=errors(401, 403))
 async def consent_request(
     request: Request,
     asked: Annotated[AuthorizationIn, Query()],
@@ -47,7 +48,9 @@ async def consent_request(
     """What an application asks of the signed-in person: its name, where the answer goes, what
     it wants (read, write), and the brains they could give it. An authorization request that
     must go back to the application with an error answers only `redirect`; one that cannot
-    (an unknown client, a redirect URI it did not register) is a 400."""
+    (an unknown client, a redirect URI it did not register) is a 400. Only a web session asks
+    (403 for a bearer token): the page is where a person decides."""
+    require_session(principal, "reading an application's request")
     call = _call(request, resources, asked)
     found = await anyio.to_thread.run_sync(consent.ask, call, resources)
     if isinstance(found, Redirect):

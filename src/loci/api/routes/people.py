@@ -18,7 +18,7 @@ from loci.api.schemas.people import (
     PersonOut,
     PersonPatch,
 )
-from loci.auth.people import require_admin
+from loci.auth.access import require_admin
 
 router = APIRouter(tags=["people"])  # needs a sign-in
 invite_links = APIRouter(tags=["people"])  # the link's secret is the credential
@@ -28,7 +28,7 @@ invite_links = APIRouter(tags=["people"])  # the link's secret is the credential
 def list_people(principal: PrincipalDep, people: PeopleDep) -> list[PersonOut]:
     """Everyone with an account, with what only admins see: email, disabled, password set,
     open invite."""
-    require_admin(principal)
+    require_admin(principal, "manage people")
     return [PersonOut.of(p) for p in people.people()]
 
 
@@ -38,7 +38,7 @@ def list_people(principal: PrincipalDep, people: PeopleDep) -> list[PersonOut]:
 def create_invite(body: InviteIn, principal: PrincipalDep, people: PeopleDep) -> IssuedInviteOut:
     """Invite a person (admins only): the answer carries the one-time link, once. Inviting
     someone invited before who has not signed up yet sends a new link (the old one stops)."""
-    require_admin(principal)
+    require_admin(principal, "manage people")
     issued = people.invite(body.name, email=body.email, role=body.role, days=body.expires_in_days)
     return IssuedInviteOut.issued(issued)
 
@@ -49,7 +49,7 @@ def update_user(
 ) -> PersonOut:
     """Disable a person (their tokens and sessions stop at once), enable them again, or give or
     take admin rights. Refused for yourself, the last admin, or a brain's last owner."""
-    require_admin(principal)
+    require_admin(principal, "manage people")
     person = people.update(user, by=principal.user, disabled=body.disabled, is_admin=body.is_admin)
     return PersonOut.of(person)
 
@@ -58,7 +58,7 @@ def update_user(
 def remove_user(user: str, principal: PrincipalDep, people: PeopleDep) -> Response:
     """Remove a person with their tokens, sessions, memberships and private conversations.
     Documents they added stay in their brains. Refused for a brain's last owner."""
-    require_admin(principal)
+    require_admin(principal, "manage people")
     people.remove(user, by=principal.user)
     return Response(status_code=204)
 

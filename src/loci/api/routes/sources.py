@@ -28,7 +28,7 @@ from loci.api.schemas.sources import (
     SourceSyncOut,
     SyncOut,
 )
-from loci.errors import Forbidden
+from loci.auth.access import require_admin
 from loci.service.source_roots import confine
 
 router = APIRouter(prefix="/brains/{brain}", tags=["folders"])
@@ -50,11 +50,10 @@ def add_folder(
     loci: LociDep,
     roots: SourceRootsDep,
 ) -> SourceOut:
-    """Follow a folder on the server (admins only: it names a server path), which must lie
-    inside one of the directories `LOCI_SOURCES_ALLOWED_ROOTS` lists. Nothing is read until
-    a sync."""
-    if not principal.user.is_admin:
-        raise Forbidden("only an admin registers a folder: it is a path on the server")
+    """Follow a folder on the server, which must lie inside one of the directories
+    `LOCI_SOURCES_ALLOWED_ROOTS` lists: admins only, with a credential of their whole account,
+    since it names a path on the server, beyond any brain. Nothing is read until a sync."""
+    require_admin(principal, "register a folder on the server")
     folder = confine(body.path, roots)
     source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
     return SourceOut.of(source, brain.name, {})  # watched from the watcher's next look

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from loci.api.deps import AccountsDep, PrincipalDep
 from loci.api.schemas.accounts import IssuedTokenOut, NewUserOut, UserIn, UserOut
 from loci.api.schemas.common import errors
-from loci.auth.people import require_admin
+from loci.auth.access import require_admin
 
 router = APIRouter(tags=["users"])
 
@@ -25,6 +25,6 @@ def list_users(principal: PrincipalDep, accounts: AccountsDep) -> list[UserOut]:
 )
 def create_user(body: UserIn, principal: PrincipalDep, accounts: AccountsDep) -> NewUserOut:
     """Add a person (admins only); the response carries their first sign-in token, once."""
-    require_admin(principal)
+    require_admin(principal, "manage people")
     user, issued = accounts.add_user(body.name, is_admin=body.is_admin)
     return NewUserOut(user=UserOut.of(user), token=IssuedTokenOut.issued(issued))

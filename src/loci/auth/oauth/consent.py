@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from authlib.oauth2.rfc6749 import InsecureTransportError, InvalidRequestError, OAuth2Error
 
-from loci.auth.access import Principal
+from loci.auth.access import Principal, require_session
 from loci.auth.accounts import Accounts
 from loci.auth.oauth.grants import Choice, InvalidTargetError
 from loci.auth.oauth.resources import Resources
@@ -83,8 +83,7 @@ class Consent:
         scope: TokenScope,
         brains: Sequence[str] | None,
     ) -> Redirect:
-        if not principal.via_session:
-            raise Forbidden("approving an application takes a person signed in to the web app")
+        require_session(principal, "approving an application")
         checked = self._check(call, resources)
         if isinstance(checked, Redirect):
             return checked
