@@ -16,7 +16,6 @@ from typing import Any
 import httpx
 import pytest
 
-from loci.models import OAuthClient
 from tests.live_server import LiveServer
 from tests.oauth_flow import REDIRECT, App, Browser
 from tests.test_mcp_http import ACCEPT, INITIALIZE
@@ -28,6 +27,7 @@ PER_MINUTE = 5
 PER_HOUR = 50
 MAX_UNUSED = 2000
 UNUSED_FOR_S = 86400
+MAX_URI = 500
 
 
 class Clock:
@@ -97,18 +97,14 @@ def test_one_address_registers_a_few_a_minute_and_some_tens_an_hour(
 def test_registrations_never_used_are_capped_for_everyone(server: LiveServer, clock: Clock) -> None:
     connected = App(server)  # an application that got a token does not count
     connected.connect(Browser(server, "owner"))
-    store = server.loci.store.oauth
-    for n in range(MAX_UNUSED - 1):  # from many addresses, each within its own budget
-        store.create_client(
-            OAuthClient(
-                client_id=f"locic_flood{n}",
-                name="flood",
-                redirect_uris=(REDIRECT,),
-                grant_types=("authorization_code",),
-                auth_method="none",
-                secret_hash=None,
-                created_at="",
-            )
+    tables: Any = server.loci.store.oauth  # a flood from many addresses, each within its budget
+    db = tables.db
+    with db.transaction() as conn:
+        db.run_many(
+            conn,
+            "INSERT INTO oauth_clients(client_id, name, redirect_uris, grant_types, auth_method)"
+            " VALUES (?, 'flood', ?, '[\"authorization_code\"]', 'none')",
+            [(f"locic_flood{n}", f'["{REDIRECT}"]') for n in range(MAX_UNUSED - 1)],
         )
     assert register(server, "198.51.100.1").status_code == 201  # the last place
     full = register(server, "198.51.100.2")
@@ -123,13 +119,13 @@ def test_a_registration_is_small(server: LiveServer) -> None:
     """What one registration can make the server keep is bounded: its body, its name, the
     number and the length of its redirect URIs."""
     refused(register(server, "192.0.2.1", software_id="x" * 20_000), 400, "invalid_request")
-    long_uri = "https://app.example/" + "a" * 600
+    long_uri = "https://app.example/" + "a" * MAX_URI
     refused(register(server, "192.0.2.1", redirect_uris=[long_uri]), 400, "invalid_redirect_uri")
     eleven = [f"https://app.example/cb{n}" for n in range(11)]
     refused(register(server, "192.0.2.1", redirect_uris=eleven), 400, "invalid_redirect_uri")
     refused(register(server, "192.0.2.1", client_name="n" * 101), 400, "invalid_client_metadata")
 
-    at_the_caps = [f"https://app.example/{n}/" + "a" * 490 for n in range(10)]
+    at_the_caps = [f"https://app.example/{n}/".ljust(MAX_URI, "a") for n in range(10)]
     largest = register(server, "192.0.2.1", client_name="n" * 100, redirect_uris=at_the_caps)
     assert largest.status_code == 201, largest.text
 

@@ -20,8 +20,7 @@ import ipaddress
 import re
 import secrets
 import unicodedata
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from authlib.oauth2.rfc6749 import ClientMixin
@@ -29,10 +28,13 @@ from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidClientMeta
 from authlib.oauth2.rfc7591.errors import InvalidRedirectURIError
 
 from loci.auth.oauth.resources import SCOPES, static_metadata
-from loci.names import HIDDEN, one_script
 from loci.auth.secrets import hash_secret, same
 from loci.models import OAuthClient
+from loci.names import HIDDEN, one_script
 from loci.store.base import OAuthStore
+
+if TYPE_CHECKING:
+    from loci.auth.oauth.server import OAuthServer
 
 CLIENT_PREFIX = "locic_"
 # Together at most about 5 KB a client: real redirect URIs are a few dozen characters.
@@ -193,12 +195,14 @@ def _loopback(host: str) -> bool:
 
 
 class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
-    """POST /oauth/register: anyone may register; nothing is granted until a person consents."""
+    """POST /oauth/register: anyone may register, within the server's `registration_limits`;
+    nothing is granted until a person consents."""
 
-    def __init__(self, store: OAuthStore, server: Any, on_register: Callable[[], None]) -> None:
+    server: OAuthServer
+
+    def __init__(self, store: OAuthStore, server: OAuthServer) -> None:
         super().__init__(server)
         self.store = store
-        self.on_register = on_register
 
     def authenticate_token(self, request: Any) -> str:
         return "open registration"
@@ -242,17 +246,17 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
         name = check_client_name(client_metadata.get("client_name"))
         grants = client_metadata.get("grant_types") or ["authorization_code"]
         secret = client_info.get("client_secret")
-        self.on_register()
-        stored = self.store.create_client(
-            OAuthClient(
-                client_id=client_info["client_id"],
-                name=name,
-                redirect_uris=tuple(uris),
-                grant_types=tuple(grants),
-                auth_method=_auth_method(client_metadata),
-                secret_hash=hash_secret(secret) if secret else None,
-                created_at="",
-            )
+        client = OAuthClient(
+            client_id=client_info["client_id"],
+            name=name,
+            redirect_uris=tuple(uris),
+            grant_types=tuple(grants),
+            auth_method=_auth_method(client_metadata),
+            secret_hash=hash_secret(secret) if secret else None,
+            created_at="",
+        )
+        stored = self.server.registration_limits.register(
+            self.store, client, request.loci_address, self.server.clock()
         )
         return Client(stored)
 
