@@ -244,7 +244,8 @@ class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
     ) -> Client:
         uris = check_redirect_uris(client_metadata.get("redirect_uris"))
         name = check_client_name(client_metadata.get("client_name"))
-        grants = client_metadata.get("grant_types") or ["authorization_code"]
+        # Authlib let only supported grant types through, but as often as they were sent.
+        grants = list(dict.fromkeys(client_metadata.get("grant_types") or ["authorization_code"]))
         secret = client_info.get("client_secret")
         client = OAuthClient(
             client_id=client_info["client_id"],
