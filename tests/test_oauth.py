@@ -13,6 +13,7 @@ import httpx
 import pytest
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
+from loci.auth.oauth.registration_limits import RegistrationLimits
 from loci.embed.base import Embedder
 from tests.conftest import BACKENDS, run_cli, served_world
 from tests.live_server import LiveServer
@@ -27,6 +28,9 @@ def server(
     tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, request: pytest.FixtureRequest
 ) -> Iterator[LiveServer]:
     with served_world(tmp_path_factory, embedder, request, "oauth") as (loci, live):
+        # Every test here registers from 127.0.0.1 within a minute or two; the limits on
+        # registering have their own tests (test_oauth_registration.py).
+        live.app.state.oauth_server.registration_limits = RegistrationLimits(10_000, 10_000)
         user, _ = live.accounts.add_user("alice")
         loci.store.create_brain("garden", "restricted", user.id)
         loci.store.create_brain("taxes", "restricted", user.id)

@@ -636,6 +636,17 @@ class OAuthClient:
 
 
 @dataclass(frozen=True)
+class RegistrationLoad:
+    """What a new OAuth registration is weighed against (`loci.auth.oauth.registration_limits`):
+    when its address registered in the last hour, oldest first, and how many registered clients
+    never got a token, with when the oldest of them registered (times as `created_at`)."""
+
+    recent: tuple[str, ...]
+    unused: int
+    oldest_unused: str | None
+
+
+@dataclass(frozen=True)
 class OAuthCode:
     """An authorization code as a person approved it: only its hash is kept. `token_id` is
     the token it was exchanged for, so a second use can revoke that token (RFC 6749 4.1.2)."""

@@ -1,7 +1,9 @@
 """The one rule for the names people give brains and users — letters of any script, digits,
 '.', '_' and '-' (`loci.api.schemas.common.BRAIN_NAME` is its pattern for the API's schema; a
 URL carries a name percent-encoded) — and the one way two user names are compared
-(`user_key`)."""
+(`user_key`). Names others choose and a person reads, like an OAuth application's on the
+consent page (`loci.auth.oauth.clients`), are held to its parts: nothing `HIDDEN`, and no word
+mixing alphabets (`one_script`)."""
 
 from __future__ import annotations
 
@@ -30,6 +32,14 @@ _SCRIPTS = (
     "Ethiopic", "Mongolian", "Han", "Hiragana", "Katakana", "Hangul", "Bopomofo",
 )  # fmt: skip
 _SCRIPT_OF = {name: regex.compile(rf"\p{{Script={name}}}") for name in _SCRIPTS}
+# What shows nothing, or changes how the text around it is shown: control and format characters
+# (bidirectional overrides and isolates, which make "\u202eedualC" read "Claude"; zero-width
+# spaces and joiners; the soft hyphen), surrogate, private-use and unassigned code points, line
+# and paragraph separators, and whatever else Unicode draws as nothing (Hangul fillers,
+# variation selectors).
+HIDDEN = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]"
+)
 
 
 # Accents, not the vowel signs and viramas of Indic or Thai words, which change the word.
@@ -47,7 +57,7 @@ def check_name(kind: str, name: str) -> str:
             f"{kind} name {name!r} must be 1–64 letters, digits, '.', '_' or '-',"
             " starting with a letter or digit"
         )
-    if not _one_script(name):
+    if not one_script(name):
         raise InvalidInput(
             f"{kind} name {name!r} mixes alphabets (Latin with Cyrillic or Greek, say): a name"
             " that looks like another must not be another"
@@ -55,8 +65,9 @@ def check_name(kind: str, name: str) -> str:
     return name
 
 
-def _one_script(name: str) -> bool:
-    scripts = {script for script, p in _SCRIPT_OF.items() for c in name if p.match(c)}
+def one_script(word: str) -> bool:
+    """Whether the letters of `word` are of one script, or of a mix a language is written in."""
+    scripts = {script for script, p in _SCRIPT_OF.items() for c in word if p.match(c)}
     if len(scripts) <= 1:
         return True
     return any(scripts <= allowed for allowed in (_JAPANESE, _KOREAN, _CHINESE))

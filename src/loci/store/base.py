@@ -7,7 +7,7 @@ method that takes a `brain_id` scopes to that brain; a document of another brain
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ from loci.models import (
     RatedAnswer,
     Rating,
     RefreshToken,
+    RegistrationLoad,
     Role,
     SearchFilters,
     Settled,
@@ -144,6 +145,17 @@ class OAuthStore(Protocol):
     """Registered OAuth clients, authorization codes and refresh tokens (hashes only)."""
 
     def create_client(self, client: OAuthClient) -> OAuthClient: ...
+    def register_client(
+        self,
+        client: OAuthClient,
+        address: str,
+        since: str,
+        admit: Callable[[RegistrationLoad], None],
+    ) -> OAuthClient:
+        """Keep `client` (registered from `address` at its `created_at`) unless `admit`, shown
+        the load since `since`, raises — which is raised. One registration at a time."""
+        ...
+
     def client(self, client_id: str) -> OAuthClient | None: ...
     def purge_clients(self, created_before: str) -> int: ...
     def create_code(self, code: OAuthCode) -> None: ...

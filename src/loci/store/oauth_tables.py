@@ -5,16 +5,18 @@ token is one conditional `UPDATE … RETURNING`, so of two requests racing with 
 exactly one wins. The access token an OAuth client holds is a row of `api_tokens` (see
 `AccountTables`); refreshing it replaces its secret in place, so the token lists show one row
 per connected application however often it refreshes. The SQL is portable
-(`loci.store.portable`); a backend's subclass says how JSON columns read back.
+(`loci.store.portable`); a backend's subclass says how JSON columns read back and how
+registrations are made one at a time.
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
-from loci.models import OAuthClient, OAuthCode, RefreshToken
+from loci.models import OAuthClient, OAuthCode, RefreshToken, RegistrationLoad
 from loci.store.portable import PortableDatabase, Row
 
 _CLIENT = "client_id, name, redirect_uris, grant_types, auth_method, secret_hash, created_at"
@@ -32,6 +34,10 @@ class OAuthTables(ABC):
     @abstractmethod
     def _json(self, value: Any) -> Any:
         """A JSON column's value as read back, decoded."""
+
+    @abstractmethod
+    def _one_registration_at_a_time(self, conn: Any) -> None:
+        """Inside `register_client`'s transaction: make any other wait until it ends."""
 
     def _client(self, row: Row) -> OAuthClient:
         return OAuthClient(
@@ -69,6 +75,61 @@ class OAuthTables(ABC):
                 client.secret_hash,
             ),
         )
+        return self._client(rows[0])
+
+    def register_client(
+        self,
+        client: OAuthClient,
+        address: str,
+        since: str,
+        admit: Callable[[RegistrationLoad], None],
+    ) -> OAuthClient:
+        """Keep `client`, registered from `address` at its `created_at`, unless `admit` raises
+        on seeing what registering holds already: when `address` registered since `since`,
+        and the clients that never got a token. Registrations are weighed one at a time, so
+        two cannot each take the last place; addresses older than `since` are forgotten."""
+        with self.db.transaction() as conn:
+            self._one_registration_at_a_time(conn)
+            self.db.run(
+                conn,
+                "UPDATE oauth_clients SET registered_from = NULL"
+                " WHERE registered_from IS NOT NULL AND created_at < ?",
+                (since,),
+            )
+            recent = self.db.run(
+                conn,
+                "SELECT created_at FROM oauth_clients WHERE registered_from = ?"
+                " AND created_at >= ? ORDER BY created_at",
+                (address, since),
+            )
+            unused = self.db.run(
+                conn,
+                "SELECT count(*) AS n, min(created_at) AS oldest FROM oauth_clients c"
+                " WHERE NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.client_id = c.client_id)",
+            )[0]
+            admit(
+                RegistrationLoad(
+                    recent=tuple(r["created_at"] for r in recent),
+                    unused=int(unused["n"]),
+                    oldest_unused=unused["oldest"],
+                )
+            )
+            rows = self.db.run(
+                conn,
+                "INSERT INTO oauth_clients(client_id, name, redirect_uris, grant_types,"
+                " auth_method, secret_hash, created_at, registered_from)"
+                f" VALUES (?,?,?,?,?,?,?,?) RETURNING {_CLIENT}",
+                (
+                    client.client_id,
+                    client.name,
+                    json.dumps(list(client.redirect_uris)),
+                    json.dumps(list(client.grant_types)),
+                    client.auth_method,
+                    client.secret_hash,
+                    client.created_at,
+                    address,
+                ),
+            )
         return self._client(rows[0])
 
     def client(self, client_id: str) -> OAuthClient | None:

@@ -33,6 +33,8 @@ from loci.nul import refuse_nul
 
 router = APIRouter(include_in_schema=False)
 MAX_FORM_BYTES = 64 * 1024  # an OAuth request is a few hundred bytes
+# A registration at every cap `loci.auth.oauth.clients` sets is about 5 KB; more is not kept.
+MAX_REGISTRATION_BYTES = 16 * 1024
 
 
 def _server(request: Request) -> OAuthServer:
@@ -52,7 +54,7 @@ async def _call(request: Request, *, as_json: bool = False) -> HttpCall:
     """The request as the OAuth server takes it; InvalidInput for one it must not see (too
     large, or holding a NUL, which no stored value may)."""
     body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
+    if len(body) > (MAX_REGISTRATION_BYTES if as_json else MAX_FORM_BYTES):
         raise InvalidInput("an OAuth request is a few hundred bytes; this one is too large")
     url = resources_of(request).base + request.url.path
     if as_json:
@@ -61,7 +63,9 @@ async def _call(request: Request, *, as_json: bool = False) -> HttpCall:
         except (ValueError, RecursionError):
             data = None
         refuse_nul("the registration", data)
-        return HttpCall(request.method, url, request.headers, json=data)
+        # the client's address, after ProxyHeadersMiddleware read a trusted proxy's report
+        address = request.client.host if request.client else None
+        return HttpCall(request.method, url, request.headers, json=data, address=address)
     form = await request.form()
     pairs = [(k, v) for k, v in form.multi_items() if isinstance(v, str)]
     refuse_nul("the request", pairs)

@@ -5,7 +5,8 @@ A code is single-use and lives two minutes. Presenting one a second time means i
 the token it was exchanged for is revoked (RFC 6749 section 4.1.2). A refresh token is used
 once too; each refresh issues a new one, and presenting a spent one revokes the whole grant
 (OAuth 2.1 section 4.3.1: a stolen refresh token then stops working for the thief and the
-application alike, and the person connects the application again).
+application alike, and the person connects the application again). Only the client a refresh
+token was issued to can spend it, or end the grant by presenting it spent.
 """
 
 from __future__ import annotations
@@ -166,15 +167,22 @@ class RefreshGrant(RefreshTokenGrant):  # type: ignore[misc]
     server: OAuthServer
 
     def authenticate_refresh_token(self, refresh_token: str) -> Grant | None:
+        """The grant of an unspent refresh token of the client presenting it — which spends it.
+
+        The client is checked before anything happens: another application presenting a stolen
+        token must neither spend it nor, presenting a spent one, revoke the grant (it would end
+        the real application's connection at will). Authlib checks the client only after this."""
         store, now = self.server.store, self.server.clock()
         found = store.refresh(hash_secret(refresh_token))
         if found is None:
             return None
-        if found.used_at is not None:  # a spent refresh token again: someone copied it
+        token = self.server.token(found.token_id)
+        if token is None or not Grant(token).check_client(self.request.client):
+            return None
+        if found.used_at is not None:  # its own client again with a spent one: it was copied
             self.server.revoke(found.token_id)
             return None
-        token = self.server.token(found.token_id)
-        if token is None or token.revoked_at is not None:
+        if token.revoked_at is not None:
             return None
         if not store.use_refresh(found.secret_hash, now):
             return None

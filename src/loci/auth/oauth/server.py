@@ -12,7 +12,6 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from authlib.oauth2 import AuthorizationServer
@@ -34,6 +33,7 @@ from loci.auth.oauth.grants import (
     S256Only,
     scope_text,
 )
+from loci.auth.oauth.registration_limits import RegistrationLimits
 from loci.auth.oauth.resources import SCOPES
 from loci.auth.secrets import hash_secret, new_secret, shown_prefix
 from loci.errors import NotFound
@@ -43,7 +43,6 @@ from loci.store.base import AccountStore, OAuthStore
 ACCESS_TTL_S = 3600.0
 REFRESH_TTL_S = 30 * 86400.0
 REFRESH_PREFIX = "locir_"
-UNUSED_CLIENT_S = 86400.0  # a registration that got no token in a day is forgotten
 Pairs = Sequence[tuple[str, str]]
 
 
@@ -55,6 +54,7 @@ class HttpCall:
     query: Pairs = ()
     form: Pairs = ()
     json: Any = None
+    address: str | None = None  # the client's, as the trusted proxy in front reports it
 
 
 @dataclass(frozen=True)
@@ -139,16 +139,18 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
         store: OAuthStore,
         accounts: AccountStore,
         clock: Callable[[], float] = time.time,
+        registration_limits: RegistrationLimits | None = None,
     ) -> None:
         super().__init__(scopes_supported=list(SCOPES))
         self.store = store
         self.store_accounts = accounts
         self.clock = clock
+        self.registration_limits = registration_limits or RegistrationLimits()
         self.register_token_generator("default", self._bearer)
         self.register_grant(CodeGrant, [S256Only(required=True)])
         self.register_grant(RefreshGrant)
         self.register_endpoint(Revocation(server=self))
-        self.register_endpoint(Registration(store, self, self._forget_unused_clients))
+        self.register_endpoint(Registration(store, self))
 
     # what the HTTP layer calls ------------------------------------------------------------
     def token_response(self, call: HttpCall) -> Reply:
@@ -189,6 +191,7 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
     def create_json_request(self, request: HttpCall) -> JsonRequest:
         made = JsonRequest(request.method, request.url, request.headers)
         made.payload = _Json(request.json)
+        made.loci_address = request.address  # what registrations are limited by
         return made
 
     def handle_response(self, status: int, body: Any, headers: Any) -> Reply:
@@ -275,10 +278,6 @@ class OAuthServer(AuthorizationServer):  # type: ignore[misc]
         except NotFound:
             return None
         return None if user.disabled else user
-
-    def _forget_unused_clients(self) -> None:
-        cutoff = datetime.fromtimestamp(self.clock() - UNUSED_CLIENT_S, UTC)
-        self.store.purge_clients(cutoff.strftime("%Y-%m-%dT%H:%M:%S.000Z"))
 
 
 def oauth_error(error: OAuth2Error) -> str:

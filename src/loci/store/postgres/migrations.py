@@ -660,6 +660,12 @@ MIGRATIONS: list[Migration] = [
     # due job to find the first, 54 ms a claim with 100,000 queued (a large folder's first
     # sync) on PostgreSQL; an index scan stops at the batch's last job.
     "CREATE INDEX jobs_queued ON jobs(stage, priority, id) WHERE status = 'queued'",
+    # 33: the address an OAuth client registered from, as SQLite's 33.
+    """
+    ALTER TABLE oauth_clients ADD COLUMN registered_from text;
+    CREATE INDEX oauth_clients_registered_from ON oauth_clients(registered_from, created_at)
+        WHERE registered_from IS NOT NULL;
+    """,
 ]
 
 

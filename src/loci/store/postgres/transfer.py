@@ -89,6 +89,7 @@ TABLES: tuple[Table, ...] = (
             "auth_method",
             "secret_hash",
             "created_at",
+            "registered_from",
         ),
         order="client_id",
     ),  # fmt: skip

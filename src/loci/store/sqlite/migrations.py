@@ -572,6 +572,14 @@ MIGRATIONS: list[Migration] = [
     # due job to find the first, 54 ms a claim with 100,000 queued (a large folder's first
     # sync) on PostgreSQL; an index scan stops at the batch's last job.
     "CREATE INDEX jobs_queued ON jobs(stage, priority, id) WHERE status = 'queued'",
+    # 33: open OAuth registration is limited per address (`loci.auth.oauth.registration_limits`):
+    # the address a client registered from (its /64 for IPv6), counted by the next registrations
+    # and forgotten after an hour.
+    """
+    ALTER TABLE oauth_clients ADD COLUMN registered_from TEXT;
+    CREATE INDEX oauth_clients_registered_from ON oauth_clients(registered_from, created_at)
+        WHERE registered_from IS NOT NULL;
+    """,
 ]
 
 
