@@ -6,9 +6,17 @@ is done by a maintained segmenter, `sentencex` (Wikimedia's rules and abbreviati
 250 languages, with fallbacks between related ones), inside the lines a passage is made of: a new
 line ends a sentence too, so a list item or a table row is never glued to the next one.
 
-The language is read from the text's script (kana: Japanese, Hangul: Korean, Han: Chinese,
-Cyrillic: Russian, …); Latin-script text is segmented with English rules, whose abbreviations
-("Dr.", "e.g.", initials) serve most European languages better than none.
+The rules are those of the passage's own language when the caller knows it (Loci detects it per
+passage): German's keep "am 3. Oktober" whole, where English's cut after "3.". Without it, the
+language is read from the text's script (kana: Japanese, Hangul: Korean, Han: Chinese, Cyrillic:
+Russian, …) and Latin-script text is segmented with English rules, whose abbreviations ("Dr.",
+"e.g.", initials) serve most European languages better than none.
+
+No segmenter is right every time, so two of its cuts are undone where the text says they are
+wrong, in any language: one with no space after it ("FRITZ!Box", "Yahoo!Mail": a sentence ends
+before a space or a line's end), and, in the languages that write ordinals with a full stop
+(German, the Nordic and most Central European languages: "am 14. November", "der 2. Stock"),
+one right after a day or an ordinal's number.
 """
 
 from __future__ import annotations
@@ -32,6 +40,13 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
 )
 _SAMPLE = 400  # characters looked at to tell the script
 # After "。", "！" or "？", unless a closing quote or bracket (or another stop) follows it.
+_IDEOGRAPHIC_STOPS = "。！？"
+# Languages whose ordinals (and days of the month) are written with a full stop: "3. Oktober".
+ORDINAL_DOT = frozenset(
+    {"de", "da", "nb", "nn", "no", "is", "fo", "fi", "et", "lv", "lt", "cs", "sk", "pl", "sl",
+     "hr", "bs", "sr", "hu", "tr"}
+)  # fmt: skip
+_ORDINAL_END = re.compile(r"(?<![\d.,])\b\d{1,3}\.\s*$")
 _IDEOGRAPHIC_END = re.compile(r"(?<=[。！？])(?![。！？」』）】”’\]\)\s]|$)")
 
 
@@ -41,15 +56,27 @@ def split_sentences(text: str, language: str | None = None) -> list[str]:
     from sentencex import segment  # a compiled extension: loaded on first use, not at start-up
 
     lang = language or script_language(text)
-    found: list[str] = []
+    pieces: list[str] = []
     for piece in segment(lang, text):
         # An ideographic full stop always ends a sentence; the segmenter misses one followed by
         # a Latin word ("…付けられます。aliasコマンドで…").
-        for part in _IDEOGRAPHIC_END.split(piece):
-            stripped = part.strip()
-            if stripped:
-                found.append(stripped)
-    return found
+        pieces += [part for part in _IDEOGRAPHIC_END.split(piece) if part]
+    found: list[str] = []
+    for piece in pieces:
+        if found and _wrong_cut(found[-1], piece, lang):
+            found[-1] += piece
+        else:
+            found.append(piece)
+    return [stripped for piece in found if (stripped := piece.strip())]
+
+
+def _wrong_cut(before: str, after: str, language: str) -> bool:
+    """Whether a cut between `before` and `after` (as the segmenter left them, spaces kept)
+    cannot be a sentence's end: nothing separates them (an ideographic stop needs no space),
+    or the dot it follows is a number's, in a language that writes ordinals so."""
+    if not before[-1:].isspace() and not after[:1].isspace():
+        return before[-1:] not in _IDEOGRAPHIC_STOPS
+    return language in ORDINAL_DOT and bool(_ORDINAL_END.search(before))
 
 
 def script_language(text: str) -> str:
