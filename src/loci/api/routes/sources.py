@@ -51,11 +51,11 @@ def add_folder(
     roots: SourceRootsDep,
 ) -> SourceOut:
     """Follow a folder on the server (admins only: it names a server path), which must lie
-    inside one of the directories `LOCI_SOURCES_ALLOWED_ROOTS` lists. Nothing is read until
-    a sync."""
+    inside one of the directories `LOCI_SOURCES_ALLOWED_ROOTS` lists, and neither be nor hold
+    Loci's data directory. Nothing is read until a sync."""
     if not principal.user.is_admin:
         raise Forbidden("only an admin registers a folder: it is a path on the server")
-    folder = confine(body.path, roots)
+    folder = confine(body.path, roots, loci.settings.fence)
     source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
     return SourceOut.of(source, brain.name, {})  # watched from the watcher's next look
 
