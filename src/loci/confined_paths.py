@@ -51,6 +51,11 @@ class Refused(OSError):
     def __str__(self) -> str:
         return f"{self.filename} {self.strerror}"
 
+    @property
+    def own_data(self) -> bool:
+        """Refused as Loci's own data (else: as a link)."""
+        return self.strerror == OWN_DATA
+
 
 Ids = frozenset[tuple[int, int]]
 
@@ -197,17 +202,36 @@ def parent(path: Path, fence: Fence, *, create: bool = False) -> Iterator[tuple[
         os.close(descriptor)
 
 
+class Reach:
+    """How the files of a followed folder are reached one after another: each one's folder
+    opened as `parent` opens it, the last one's handle kept for the next file in it (a walk's
+    files are read folder by folder: no path is opened again from `/` for each) until
+    `close`. A handle keeps to the folder it was opened on — a swap for a link afterwards
+    does not lead it elsewhere — so a kept one is as confined as a new one."""
+
+    def __init__(self, fence: Fence = NO_FENCE) -> None:
+        self.fence = fence
+        self._folder: Path | None = None
+        self._handle: int | None = None
+
+    @contextmanager
+    def parent(self, path: Path) -> Iterator[tuple[int, str]]:
+        """As `parent`, but the folder's handle stays open after use."""
+        if path.name in ("", ".", ".."):
+            raise ValueError(f"{path} names no file")
+        if self._handle is None or self._folder != path.parent:
+            self.close()
+            self._handle = open_folder(path.parent, self.fence, listing=False)
+            self._folder = path.parent
+        yield self._handle, path.name
+
+    def close(self) -> None:
+        if self._handle is not None:
+            os.close(self._handle)
+        self._handle = self._folder = None
+
+
 def lstat(path: Path, fence: Fence) -> os.stat_result:
     """What is at `path` itself (a link is not followed), reached without a link."""
     with parent(path, fence) as (at, name):
         return os.stat(name, dir_fd=at, follow_symlinks=False)
-
-
-def read_bytes(path: Path, fence: Fence) -> bytes:
-    """The bytes of the regular file at `path`, reached and opened without a link."""
-    with parent(path, fence) as (at, name):
-        descriptor = os.open(name, FILE_FLAGS, dir_fd=at)
-        with os.fdopen(descriptor, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", str(path))
-            return handle.read()

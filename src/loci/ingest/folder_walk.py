@@ -20,7 +20,6 @@ rules, and `read_whole` reads a file found so: one version of it, never through 
 
 from __future__ import annotations
 
-import errno
 import fnmatch
 import functools
 import os
@@ -151,9 +150,9 @@ class _Walk:
         try:
             handle = confined_paths.open_child(parent, name, self.fenced, path)
         except confined_paths.Refused as refused:
-            if refused.errno != errno.EACCES:  # a link put in its place since the listing
+            if not refused.own_data:  # a link put in its place since the listing
                 self.problems.append(WalkProblem(path, f"cannot list: {refused.strerror}"))
-            return  # Loci's own data, in a folder that holds it: never read
+            return  # Loci's own data, in a folder that holds it: never read, by design
         except OSError as error:
             self.problems.append(WalkProblem(path, f"cannot list: {error.strerror}"))
             return
@@ -241,7 +240,7 @@ def walk_paths(
 
 
 def read_whole(
-    path: Path, attempts: int = 3, fence: Fence = NO_FENCE
+    path: Path, attempts: int = 3, reach: confined_paths.Reach | None = None
 ) -> tuple[bytes, FolderFile]:
     """The bytes of the file at `path`, all of one version, and the stamp of that version.
 
@@ -251,8 +250,13 @@ def read_whole(
     is read raises `FileNotFoundError`: what was read is of no file any more. The file is
     reached and opened without following a link (`confined_paths`: a folder on its way
     swapped for a link is refused, `Refused`) and without blocking, so a link or a FIFO put in
-    its place since the walk is refused instead of read (or waited on)."""
-    with confined_paths.parent(path, fence) as (folder, name):
+    its place since the walk is refused instead of read (or waited on). `reach`: how the
+    folder is reached (its fence; a handle kept from the last file read), else from `/` with
+    no fence."""
+    if reach is None:
+        with confined_paths.parent(path, NO_FENCE) as (folder, name):
+            return read_whole_in(folder, name, path, attempts)
+    with reach.parent(path) as (folder, name):
         return read_whole_in(folder, name, path, attempts)
 
 

@@ -102,6 +102,7 @@ class FileReconcile:
         self.source = source
         self.scope = scope
         self.fence = fence
+        self._reach = confined_paths.Reach(fence)  # the folder of the last file read
         self.root = Path(source.path)
         self.result = SourceSync(source.id, source.brain_id, source.path)
         # Stamps to record for documents whose files did not change (touched, or an identity
@@ -131,6 +132,12 @@ class FileReconcile:
         read in the first slice; each later one reads and keeps files until its time is up
         (the batch read so far kept before it returns); the last lets go of the documents of
         files gone — those that are still gone, since files may come back between slices."""
+        try:
+            return self._step(budget_s)
+        finally:
+            self._reach.close()  # no folder is held open between two slices
+
+    def _step(self, budget_s: float | None) -> bool:
         deadline = None if budget_s is None else time.monotonic() + budget_s
         if self._places is None and not self._start():
             return True
@@ -300,7 +307,7 @@ class FileReconcile:
     def _read(self, file: FolderFile) -> Read | None:
         """The file's bytes, or None with its failure reported."""
         try:
-            return read_whole(file.path, fence=self.fence)
+            return read_whole(file.path, reach=self._reach)
         except LociError as error:
             self.result.failed.append(FileFailure(str(file.path), error.message))
         except OSError as error:
