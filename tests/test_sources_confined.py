@@ -8,13 +8,17 @@ the other folder is read, nothing is written there, nothing is deleted from the 
 followed as pages writes nothing through a swapped folder either. The data directory, a folder
 inside it and (over the API) a folder holding it are refused when registered, over the API and
 the CLI; one registered before that rule is refused at every sync; and a folder holding it,
-followed from the CLI, never has anything inside it read. Real folders, a real server on
+followed from the CLI — or holding it under another name, bind-mounted — never has anything
+inside it read. Real folders, a real server on
 127.0.0.1, both backends.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -271,3 +275,28 @@ def test_a_folder_holding_the_data_directory_never_reads_inside_it(
     assert row["unreachable"] is None, row
     assert [d.name for d in loci.library.documents(brain)] == ["note.md"]
     assert not any(str(home) in f["path"] for f in row["failed"])
+
+
+def test_the_data_directory_mounted_inside_a_followed_folder_is_never_read(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    """Known by device and inode, not by name: the data directory bind-mounted into a followed
+    folder, under another name (binding a folder takes root: skipped elsewhere)."""
+    home = _home(loci)
+    (home / "owner-token").write_text("loci_not-a-real-token\n")
+    folder = (tmp_path / "notes").resolve()
+    (folder / "mirror").mkdir(parents=True)
+    (folder / "note.md").write_text(LESSON)
+    loci.sources.add(brain, folder)
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("binding a folder takes root and mount(8)")
+    bound = subprocess.run(["mount", "--bind", str(home), str(folder / "mirror")], check=False)
+    if bound.returncode != 0:
+        pytest.skip("this system lets no folder be bound here")
+    try:
+        assert (folder / "mirror" / "owner-token").is_file()
+        result = _sync(loci, brain)
+        assert result.unreachable is None and not result.failed
+        assert [d.name for d in loci.library.documents(brain)] == ["note.md"]
+    finally:
+        subprocess.run(["umount", str(folder / "mirror")], check=True)
