@@ -125,6 +125,32 @@ def paragraph_bomb_docx(xml_bytes: int = 63 * 1024 * 1024) -> bytes:
     )
 
 
+def long_runs_docx(xml_bytes: int = 63 * 1024 * 1024, run_chars: int = 256 * 1024) -> bytes:
+    """A Word document whose body is `xml_bytes` of paragraphs each holding one long run of
+    words: few XML elements (far under the element budget), but tens of megabytes of text that
+    the parser copies several times over. Padded like `paragraph_bomb_docx`."""
+    sentence = b"The keeper logs the weather at the lamp each night. "
+    run = (sentence * (run_chars // len(sentence) + 1))[:run_chars]
+    paragraph = b"<w:p><w:r><w:t>" + run + b"</w:t></w:r></w:p>"
+    body = paragraph * max(1, xml_bytes // len(paragraph))
+    document = (
+        _DECLARATION
+        + f'<w:document xmlns:w="{_W}"><w:body>'.encode()
+        + body
+        + b"</w:body></w:document>"
+    )
+    picture = random.Random(64).randbytes(len(document) // 60)
+    return _zip(
+        [
+            ("[Content_Types].xml", _content_types("word/document.xml")),
+            ("_rels/.rels", _rels(("rId1", "officeDocument", "word/document.xml"))),
+            ("word/document.xml", document),
+            ("word/media/image1.png", picture),
+        ],
+        stored=("word/media/image1.png",),
+    )
+
+
 def xlsx(*, shared_strings: bytes | None = None, sheet: bytes | None = None) -> bytes:
     workbook = (
         _DECLARATION

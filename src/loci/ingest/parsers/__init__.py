@@ -65,6 +65,9 @@ class ParseBudgets:
     max_ocr_pages: int = 1000
     # Where Tesseract reads little or nothing, RapidOCR reads the image too, if installed.
     ocr_fallback: bool = True
+    # The address space of the process a file is read in (`loci.ingest.parse_process`), MB:
+    # what the budgets above miss fails here, alone. 0 reads in the calling process, uncapped.
+    max_memory_mb: int = 1024
 
 
 class Deadline:

@@ -1,0 +1,216 @@
+"""The parse process's own side: reads files in a process whose address space is capped.
+
+    python -m loci.ingest.parse_child FD MEMORY_MB LOG_LEVEL
+
+`loci.ingest.parse_process` starts this module with one end of a socket pair as FD, and sends it
+requests one at a time. The cap is set before anything else is imported, so it bounds the
+whole process: the interpreter, the parser libraries and whatever one file makes them allocate
+(lxml and PDFium allocate outside Python, where no Python-level limit reaches). Past it an
+allocation fails; Python raises MemoryError, and this process says so and exits, so the memory
+it grew to is returned to the system and a fresh process reads the next file.
+
+The wire is frames: an 8-byte big-endian length, then a pickle. A request is `(operation,
+arguments)`; while it runs, `("progress", stage, done, total)` frames may come back, then one
+answer: `("ok", value, retiring)`, `("error", class name, message, retiring)` or `("memory",)`.
+`retiring` says this process exits after the answer (it grew past `RETIRE_RSS_MB` reading the
+file, and glibc keeps freed memory mapped: a fresh process is smaller). Replies carry only
+builtin values and `loci.models` dataclasses: the parent unpickles them with an allow-list.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger("loci.ingest.parse_child")
+
+_HEADER = struct.Struct("!Q")
+RETIRE_RSS_MB = 256  # resident size after an answer past which the process exits
+NEAR_CAP = 0.9  # a peak address space this close to the cap counts as reaching it
+
+
+def send_frame(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(_HEADER.pack(len(payload)))
+    sock.sendall(payload)
+
+
+def recv_frame(sock: socket.socket, max_bytes: int) -> bytearray | None:
+    """The next frame's payload; None at the end of the stream (the other side is gone)."""
+    header = _recv_exactly(sock, _HEADER.size)
+    if header is None:
+        return None
+    (size,) = _HEADER.unpack(header)
+    if size > max_bytes:
+        raise ValueError(f"a frame of {size} bytes, over the {max_bytes} allowed")
+    return _recv_exactly(sock, size)
+
+
+def _recv_exactly(sock: socket.socket, size: int) -> bytearray | None:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    got = 0
+    while got < size:
+        n = sock.recv_into(view[got:])
+        if n == 0:
+            return None
+        got += n
+    return buffer
+
+
+def _cap(memory_mb: int) -> None:
+    import resource
+
+    limit = memory_mb * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ValueError, OSError):  # a system that does not enforce it (macOS): time alone
+        log.warning("cannot cap the parse process's memory at %d MB here", memory_mb)
+    try:  # a crash while reading a hostile file leaves no core file of its contents behind
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    except (ValueError, OSError):
+        pass
+
+
+def _resident_mb() -> float:
+    try:
+        with open("/proc/self/statm") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    import resource
+
+    return pages * resource.getpagesize() / (1024 * 1024)
+
+
+def _peak_mb() -> float:
+    """The most address space this process ever had (VmPeak)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmPeak:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
+def _near_cap(memory_mb: int) -> bool:
+    return memory_mb > 0 and _peak_mb() >= NEAR_CAP * memory_mb
+
+
+def _out_of_memory(error: BaseException | None) -> bool:
+    """Whether the failure came from an allocation the cap refused: a MemoryError anywhere in
+    its chain (parsers wrap what they catch), or libxml2's ERR_NO_MEMORY, which lxml raises
+    as a syntax error ("unknown error") and a parser reports as a corrupt file."""
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, MemoryError):
+            return True
+        entries = getattr(error, "error_log", None) or ()
+        if any(getattr(entry, "type_name", "") == "ERR_NO_MEMORY" for entry in entries):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _failure(error: Exception, memory_mb: int) -> tuple[Any, ...]:
+    from loci.errors import LociError
+
+    # A failure at the cap is taken for the cap's doing (PDFium, say, reports a failed
+    # allocation as a broken file): the reason then says what to change.
+    if _out_of_memory(error) or _near_cap(memory_mb):
+        return ("memory",)
+    if isinstance(error, LociError):  # by the class of Loci's error tree it is, for the parent
+        tree = next(c for c in type(error).__mro__ if c.__module__ == "loci.errors")
+        return ("error", tree.__name__, error.message)
+    return ("error", type(error).__name__, str(error)[:1000])
+
+
+def _parse(plan: Any, budgets: Any) -> Any:
+    return plan.parse(budgets)
+
+
+def _ocr_pages(plan: Any) -> tuple[int, ...]:
+    return tuple(plan.ocr_pages)
+
+
+def _pdf_pages(data: bytes) -> int:
+    from loci.ingest.ocr_preview import pdf_page_count
+
+    return pdf_page_count(data)
+
+
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    "parse": _parse,
+    "ocr_pages": _ocr_pages,
+    "pdf_pages": _pdf_pages,
+}
+
+
+def serve(sock: socket.socket, memory_mb: int) -> None:
+    from loci.ingest.progress import reporting
+
+    lock = threading.Lock()  # progress may be told from a parser's side thread
+
+    def progress(stage: str, done: int, total: int) -> None:
+        with lock:
+            send_frame(sock, pickle.dumps(("progress", stage, done, total)))
+
+    while True:
+        request = recv_frame(sock, 1 << 40)
+        if request is None:
+            return  # the parent closed its end, or is gone
+        operation, arguments = pickle.loads(request)
+        del request
+        answer: tuple[Any, ...]
+        try:
+            with reporting(progress):
+                value = OPERATIONS[operation](*arguments)
+            del arguments
+            answer = ("ok", value)
+        except Exception as error:  # noqa: BLE001 — a parser's bug fails this file alone
+            answer = _failure(error, memory_mb)
+        except MemoryError:
+            answer = ("memory",)
+        memory = answer[0] == "memory"
+        # Near the cap once, a process stays marked (its peak never falls): it is replaced, so
+        # a later file is not taken for the one that ran out.
+        retiring = memory or _resident_mb() > RETIRE_RSS_MB or _near_cap(memory_mb)
+        try:
+            payload = pickle.dumps(answer + (() if memory else (retiring,)), protocol=5)
+        except MemoryError:  # the text read is too large to send within the cap
+            payload, memory, retiring = pickle.dumps(("memory",)), True, True
+        del answer
+        with lock:
+            send_frame(sock, payload)
+        if retiring:
+            return
+
+
+def main(argv: list[str]) -> int:
+    """`argv`: the socket's file descriptor, the cap in MB (0: none) and the log level."""
+    fd, memory_mb, level = int(argv[0]), int(argv[1]), argv[2]
+    if memory_mb > 0:
+        _cap(memory_mb)
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(levelname)s %(name)s (parse process): %(message)s"
+    )
+    sock = socket.socket(fileno=fd)
+    try:
+        serve(sock, memory_mb)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the parent went away mid-answer: nobody is left to read it
+    finally:
+        sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
