@@ -20,7 +20,6 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from loci.language import LATIN_SCRIPT
 
-
 MIN_PARSE_MEMORY_MB = 256
 
 
@@ -126,7 +125,7 @@ class Settings(BaseSettings):
     # when `loci[ocr-photos]` is installed; `ocr_fallback = false` (LOCI_OCR_FALLBACK=off)
     # keeps Tesseract's reading only.
     ocr_fallback: bool = True
-    # Each file is read in a separate process whose address space is capped at this many MB
+    # Each file is read in a separate process whose memory is capped at this many MB
     # (loci.ingest.parse_process): a file that needs more fails alone, the server is untouched.
     # 0 reads files in the server's own process, uncapped.
     parse_memory_mb: int = Field(default=1024, ge=0)
@@ -221,8 +220,8 @@ class Settings(BaseSettings):
     @field_validator("parse_memory_mb")
     @classmethod
     def _parse_memory(cls, value: int) -> int:
-        # Below this an interpreter and the parser libraries alone fill it; RapidOCR's models
-        # take 530 MB of address space.
+        # Below this the interpreter and the parser libraries leave a file little room;
+        # RapidOCR reading one photo needs about 550 MB.
         if 0 < value < MIN_PARSE_MEMORY_MB:
             raise ValueError(f"must be 0 (uncapped) or at least {MIN_PARSE_MEMORY_MB} MB")
         return value

@@ -1,13 +1,17 @@
-"""The parse process's own side: reads files in a process whose address space is capped.
+"""The parse process's own side: reads files in a process whose memory is capped.
 
     python -m loci.ingest.parse_child FD MEMORY_MB LOG_LEVEL
 
 `loci.ingest.parse_process` starts this module with one end of a socket pair as FD, and sends it
-requests one at a time. The cap is set before anything else is imported, so it bounds the
-whole process: the interpreter, the parser libraries and whatever one file makes them allocate
-(lxml and PDFium allocate outside Python, where no Python-level limit reaches). Past it an
-allocation fails; Python raises MemoryError, and this process says so and exits, so the memory
-it grew to is returned to the system and a fresh process reads the next file.
+requests one at a time. The cap is set before any parser is imported, so it bounds the whole
+process: the interpreter, the parser libraries and whatever one file makes them allocate (lxml
+and PDFium allocate outside Python, where no Python-level limit reaches). It is the kernel's
+RLIMIT_DATA: the memory the process can write to (heap and private mappings), which is what a
+file can make it allocate, not the address space it merely reserves (RLIMIT_AS counted 1.1 GB
+for RapidOCR reading one photo whose resident peak was 550 MB, and so refused it at 1 GB).
+Past the cap an allocation fails: Python raises MemoryError, libxml2 reports ERR_NO_MEMORY, and
+this process answers that the file needed more, then exits, so the memory it grew to is returned
+to the system and a fresh process reads the next file.
 
 The wire is frames: an 8-byte big-endian length, then a pickle. A request is `(operation,
 arguments)`; while it runs, `("progress", stage, done, total)` frames may come back, then one
@@ -19,6 +23,7 @@ builtin values and `loci.models` dataclasses: the parent unpickles them with an 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
 import socket
@@ -32,7 +37,7 @@ log = logging.getLogger("loci.ingest.parse_child")
 
 _HEADER = struct.Struct("!Q")
 RETIRE_RSS_MB = 256  # resident size after an answer past which the process exits
-NEAR_CAP = 0.9  # a peak address space this close to the cap counts as reaching it
+NEAR_CAP = 0.9  # a failure whose resident peak came this close to the cap is the cap's doing
 
 
 def send_frame(sock: socket.socket, payload: bytes) -> None:
@@ -68,13 +73,12 @@ def _cap(memory_mb: int) -> None:
 
     limit = memory_mb * 1024 * 1024
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):  # a system that does not enforce it (macOS): time alone
+        resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+    except (ValueError, OSError):  # a system that does not allow it: the time budget alone
         log.warning("cannot cap the parse process's memory at %d MB here", memory_mb)
-    try:  # a crash while reading a hostile file leaves no core file of its contents behind
+    # A crash while reading a hostile file leaves no core file of its contents behind.
+    with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    except (ValueError, OSError):
-        pass
 
 
 def _resident_mb() -> float:
@@ -88,12 +92,18 @@ def _resident_mb() -> float:
     return pages * resource.getpagesize() / (1024 * 1024)
 
 
+def _reset_peak() -> None:
+    """Start the resident peak (VmHWM) again from now, so it tells about this request alone."""
+    with contextlib.suppress(OSError), open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+
+
 def _peak_mb() -> float:
-    """The most address space this process ever had (VmPeak)."""
+    """The most resident memory this process had since `_reset_peak` (VmHWM)."""
     try:
         with open("/proc/self/status") as status:
             for line in status:
-                if line.startswith("VmPeak:"):
+                if line.startswith("VmHWM:"):
                     return int(line.split()[1]) / 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -169,6 +179,7 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
             return  # the parent closed its end, or is gone
         operation, arguments = pickle.loads(request)
         del request
+        _reset_peak()
         answer: tuple[Any, ...]
         try:
             with reporting(progress):
@@ -180,9 +191,7 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
         except MemoryError:
             answer = ("memory",)
         memory = answer[0] == "memory"
-        # Near the cap once, a process stays marked (its peak never falls): it is replaced, so
-        # a later file is not taken for the one that ran out.
-        retiring = memory or _resident_mb() > RETIRE_RSS_MB or _near_cap(memory_mb)
+        retiring = memory or _resident_mb() > RETIRE_RSS_MB
         try:
             payload = pickle.dumps(answer + (() if memory else (retiring,)), protocol=5)
         except MemoryError:  # the text read is too large to send within the cap
@@ -197,11 +206,11 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
 def main(argv: list[str]) -> int:
     """`argv`: the socket's file descriptor, the cap in MB (0: none) and the log level."""
     fd, memory_mb, level = int(argv[0]), int(argv[1]), argv[2]
-    if memory_mb > 0:
-        _cap(memory_mb)
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s (parse process): %(message)s"
     )
+    if memory_mb > 0:
+        _cap(memory_mb)
     sock = socket.socket(fileno=fd)
     try:
         serve(sock, memory_mb)

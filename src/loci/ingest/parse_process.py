@@ -5,7 +5,8 @@ size: a 1.3 MB Word file of tiny paragraphs grows lxml and python-docx by hundre
 (docs/benchmarks.md, "Parse memory"), in C where no Python limit reaches. Budgets on sizes and
 element counts catch the known shapes; this catches the rest. Every parse of an untrusted file
 (`parse_file`, and the dry run's looks inside a PDF, `ocr_pages` and `pdf_pages`) runs in a
-parse process (`loci.ingest.parse_child`) whose address space is capped at
+parse process (`loci.ingest.parse_child`) whose memory (what it can write to: heap and private
+mappings, the kernel's RLIMIT_DATA) is capped at
 `ParseBudgets.max_memory_mb` (`LOCI_PARSE_MEMORY_MB`). A file that needs more fails alone, with
 that reason; the process exits and a new one reads the next file. A process that says nothing
 for the parse's time budget (plus the OCR time it may add, plus a grace) is killed, so a parser
@@ -57,7 +58,14 @@ if TYPE_CHECKING:
     from loci.ingest.plan import FilePlan
     from loci.llm.transcribe import Transcriber
 
-__all__ = ["MAX_PROCESSES", "ParseProcesses", "ocr_pages", "parse_file", "pdf_pages"]
+__all__ = [
+    "MAX_PROCESSES",
+    "ParseProcesses",
+    "ocr_pages",
+    "parse_file",
+    "pdf_pages",
+    "shared_processes",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,39 +79,32 @@ def parse_file(
 ) -> ParsedDocument:
     """`plan.parse(budgets, transcriber)`, read in a parse process capped at the budget's
     `max_memory_mb` (0: in this process, uncapped)."""
-    if plan.refusal is not None or plan.failure is not None or plan.transcribes:
+    pool = shared_processes(budgets.max_memory_mb)
+    if pool is None or plan.refusal is not None or plan.failure is not None or plan.transcribes:
         return plan.parse(budgets, transcriber)  # raises the refusal, or transcribes
-    pool = _pool(budgets.max_memory_mb)
-    if pool is None:
-        return plan.parse(budgets, transcriber)
-    ocr = budgets.ocr_seconds_per_page * max(1, budgets.ocr_processes)
-    allowance = budgets.timeout_s + (ocr if plan.parser in ("image", "pdf") else 0.0)
-    parsed: ParsedDocument = pool.run("parse", (_without_cache(plan), budgets), allowance)
-    return parsed
+    return pool.parse(plan, budgets)
 
 
 def ocr_pages(plan: FilePlan, budgets: ParseBudgets) -> tuple[int, ...]:
-    """`plan.ocr_pages` (which opens a PDF), found in a parse process."""
-    pool = _pool(budgets.max_memory_mb)
+    """`plan.ocr_pages` (a PDF is opened for it), found in a parse process."""
+    pool = shared_processes(budgets.max_memory_mb)
     if pool is None or plan.parser != "pdf":
         return plan.ocr_pages
-    pages: tuple[int, ...] = pool.run("ocr_pages", (_without_cache(plan),), budgets.timeout_s)
-    return pages
+    return pool.ocr_pages(plan, budgets)
 
 
 def pdf_pages(data: bytes, budgets: ParseBudgets) -> int:
     """How many pages a PDF has (1 if it cannot be opened), found in a parse process."""
     from loci.ingest.ocr_preview import pdf_page_count
 
-    pool = _pool(budgets.max_memory_mb)
+    pool = shared_processes(budgets.max_memory_mb)
     if pool is None:
         return pdf_page_count(data)
-    count: int = pool.run("pdf_pages", (data,), budgets.timeout_s)
-    return count
+    return pool.pdf_pages(data, budgets)
 
 
-def _without_cache(plan: FilePlan) -> FilePlan:
-    return replace(plan)  # a copy without `ocr_pages` worked out: the parse process reads it
+def _fresh(plan: FilePlan) -> FilePlan:
+    return replace(plan)  # without what was worked out already (`ocr_pages`): sent smaller
 
 
 class _Stalled(Exception):
@@ -146,7 +147,15 @@ class _Process:
         )
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-c", bootstrap, root, str(theirs.fileno()), str(memory_mb), level],
+                [
+                    sys.executable,
+                    "-c",
+                    bootstrap,
+                    root,
+                    str(theirs.fileno()),
+                    str(memory_mb),
+                    level,
+                ],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # stdout may be a wire (`loci mcp`, `--json`)
@@ -162,7 +171,7 @@ class _Process:
         self.socket = ours
         self.max_answer = max(memory_mb, 1) * 1024 * 1024  # it cannot build a larger one
 
-    def call(self, operation: str, arguments: tuple[Any, ...], allowance_s: float) -> tuple:
+    def call(self, operation: str, arguments: tuple[Any, ...], allowance_s: float) -> tuple[Any, ...]:
         """Send a request, pass its progress on, and return its answer tuple."""
         self.socket.settimeout(allowance_s)
         try:
@@ -208,21 +217,47 @@ class ParseProcesses:
     """Parse processes with one memory cap: started when needed, reused while healthy, replaced
     when one runs out of memory, is stopped for time, crashes or retires."""
 
-    def __init__(self, memory_mb: int, processes: int = MAX_PROCESSES) -> None:
+    def __init__(
+        self, memory_mb: int, processes: int = MAX_PROCESSES, grace_s: float = GRACE_S
+    ) -> None:
         self.memory_mb = memory_mb
+        self.grace_s = grace_s
         self._slots = threading.BoundedSemaphore(processes)
         self._lock = threading.Lock()
         self._idle: list[_Process] = []
         self._busy: set[_Process] = set()
         self.started = 0  # processes started so far (tests and benches read it)
 
-    def run(self, operation: str, arguments: tuple[Any, ...], allowance_s: float) -> Any:
+    def parse(self, plan: FilePlan, budgets: ParseBudgets) -> ParsedDocument:
+        """`plan.parse(budgets)` in a parse process; the plan must neither refuse nor fail."""
+        # OCR extends a parse's budget page by page (`Deadline.extend`); a process reports each
+        # page it finishes, and the pages still being read when it goes quiet are at most
+        # `ocr_processes`.
+        ocr = budgets.ocr_seconds_per_page * max(1, budgets.ocr_processes)
+        allowance = budgets.timeout_s + (ocr if plan.parser in ("image", "pdf") else 0.0)
+        parsed: ParsedDocument = self._run("parse", (_fresh(plan), budgets), allowance)
+        return parsed
+
+    def ocr_pages(self, plan: FilePlan, budgets: ParseBudgets) -> tuple[int, ...]:
+        pages: tuple[int, ...] = self._run("ocr_pages", (_fresh(plan),), budgets.timeout_s)
+        return pages
+
+    def pdf_pages(self, data: bytes, budgets: ParseBudgets) -> int:
+        count: int = self._run("pdf_pages", (data,), budgets.timeout_s)
+        return count
+
+    def pids(self) -> list[int]:
+        """The process ids of the parse processes running now, idle or busy."""
+        with self._lock:
+            return [p.process.pid for p in [*self._idle, *self._busy]]
+
+    def _run(self, operation: str, arguments: tuple[Any, ...], allowance_s: float) -> Any:
         """The operation's value, computed in a parse process; raises what the parse raised,
         or `BudgetExceeded` when the process ran out of memory or time."""
         with self._slots:
             process = self._take()
             try:
-                answer = process.call(operation, arguments, allowance_s + GRACE_S)
+                answer = process.call(operation, arguments, allowance_s + self.grace_s)
             except _Stalled:
                 self._drop(process, kill=True)
                 raise BudgetExceeded(
@@ -326,7 +361,8 @@ _pools: dict[int, ParseProcesses] = {}
 _pools_lock = threading.Lock()
 
 
-def _pool(memory_mb: int) -> ParseProcesses | None:
+def shared_processes(memory_mb: int) -> ParseProcesses | None:
+    """The parse processes this process uses for `memory_mb` (None: it parses in-process)."""
     if memory_mb <= 0 or os.name != "posix":  # pass_fds and the cap are POSIX's
         return None
     with _pools_lock:
@@ -334,11 +370,6 @@ def _pool(memory_mb: int) -> ParseProcesses | None:
         if pool is None:
             pool = _pools[memory_mb] = ParseProcesses(memory_mb)
         return pool
-
-
-def shared_processes(memory_mb: int) -> ParseProcesses | None:
-    """The parse processes this process uses for `memory_mb` (None: parsing in-process)."""
-    return _pool(memory_mb)
 
 
 @atexit.register
