@@ -147,30 +147,39 @@ def test_a_parse_process_that_says_nothing_is_stopped_and_replaced() -> None:
         processes.close()
 
 
+def _cpu_ticks(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
 def test_a_parse_process_that_crashes_fails_its_file_alone() -> None:
-    processes = ParseProcesses(CAP_MB)
+    processes = ParseProcesses(1024)
     try:
         budgets = ParseBudgets()
         processes.parse(_plan(), budgets)
         (crashing,) = processes.pids()
-        os.kill(crashing, signal.SIGSTOP)
+        idle = _cpu_ticks(crashing)
         failure: list[BaseException] = []
 
         def parse() -> None:
-            try:
-                processes.parse(_plan("lamp"), budgets)
+            try:  # seconds of work: the crash comes while it is being read
+                processes.parse(plan_file("paragraphs.docx", _hostile()), budgets)
             except BaseException as error:  # noqa: BLE001 — kept for the assertion
                 failure.append(error)
 
         reader = threading.Thread(target=parse)
         reader.start()
-        os.kill(crashing, signal.SIGSEGV)  # delivered when it runs again
-        os.kill(crashing, signal.SIGCONT)
+        deadline = time.monotonic() + 60
+        while _cpu_ticks(crashing) == idle:  # it has taken the file up
+            assert time.monotonic() < deadline, "the parse process never started reading"
+            time.sleep(0.01)
+        os.kill(crashing, signal.SIGSEGV)  # as a parser's C code would crash on a hostile file
         reader.join(timeout=60)
         (error,) = failure
         assert isinstance(error, ParseError)
         assert "crashed the program reading it (SIGSEGV)" in str(error)
-        assert "tide" in processes.parse(_plan("tide"), budgets).text
+        assert "tide" in processes.parse(_plan("tide"), budgets).text  # a new process reads on
+        assert crashing not in processes.pids()
     finally:
         processes.close()
 

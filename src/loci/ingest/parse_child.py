@@ -16,14 +16,17 @@ to the system and a fresh process reads the next file.
 The wire is frames: an 8-byte big-endian length, then a pickle. A request is `(operation,
 arguments)`; while it runs, `("progress", stage, done, total)` frames may come back, then one
 answer: `("ok", value, retiring)`, `("error", class name, message, retiring)` or `("memory",)`.
-`retiring` says this process exits after the answer (it grew past `RETIRE_RSS_MB` reading the
-file, and glibc keeps freed memory mapped: a fresh process is smaller). Replies carry only
-builtin values and `loci.models` dataclasses: the parent unpickles them with an allow-list.
+`retiring` says this process exits after the answer: it still holds more than half its cap once
+what was freed is given back (`malloc_trim`), so a fresh process is smaller. One that loaded
+RapidOCR (some 350 MB after a photo) is kept, so the next photo does not load its models again.
+Replies carry only builtin values and `loci.models` dataclasses: the parent unpickles them with
+an allow-list.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import pickle
 import socket
@@ -33,10 +36,9 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-log = logging.getLogger("loci.ingest.parse_child")
+log = logging.getLogger(__name__)
 
 _HEADER = struct.Struct("!Q")
-RETIRE_RSS_MB = 256  # resident size after an answer past which the process exits
 NEAR_CAP = 0.9  # a failure whose resident peak came this close to the cap is the cap's doing
 
 
@@ -79,6 +81,17 @@ def _cap(memory_mb: int) -> None:
     # A crash while reading a hostile file leaves no core file of its contents behind.
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def _still_large(memory_mb: int) -> bool:
+    """Whether this process holds more than half its cap, after giving back what glibc keeps
+    of freed memory (a parse of a large file leaves hundreds of MB mapped but unused)."""
+    limit = (memory_mb or 1024) / 2
+    if _resident_mb() <= limit:
+        return False
+    with contextlib.suppress(OSError, AttributeError):  # not glibc: no trim, just retire
+        ctypes.CDLL(None).malloc_trim(0)
+    return _resident_mb() > limit
 
 
 def _resident_mb() -> float:
@@ -191,7 +204,7 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
         except MemoryError:
             answer = ("memory",)
         memory = answer[0] == "memory"
-        retiring = memory or _resident_mb() > RETIRE_RSS_MB
+        retiring = memory or _still_large(memory_mb)
         try:
             payload = pickle.dumps(answer + (() if memory else (retiring,)), protocol=5)
         except MemoryError:  # the text read is too large to send within the cap

@@ -171,7 +171,9 @@ class _Process:
         self.socket = ours
         self.max_answer = max(memory_mb, 1) * 1024 * 1024  # it cannot build a larger one
 
-    def call(self, operation: str, arguments: tuple[Any, ...], allowance_s: float) -> tuple[Any, ...]:
+    def call(
+        self, operation: str, arguments: tuple[Any, ...], allowance_s: float
+    ) -> tuple[Any, ...]:
         """Send a request, pass its progress on, and return its answer tuple."""
         self.socket.settimeout(allowance_s)
         try:
