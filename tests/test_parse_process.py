@@ -18,6 +18,8 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +29,7 @@ from scripts.make_bad_inputs import budget_shapes
 
 from loci.config import Settings
 from loci.errors import BudgetExceeded, ParseError
-from loci.ingest.parse_process import ParseProcesses, _Answers
+from loci.ingest.parse_process import ParseProcesses, _Answers, parse_file
 from loci.ingest.parsers import ParseBudgets, trimmed
 from loci.ingest.plan import FilePlan, plan_file
 from loci.models import Block, ParsedDocument
@@ -209,3 +211,25 @@ def test_the_cap_is_a_setting() -> None:
     assert Settings(parse_memory_mb=0).parse_memory_mb == 0  # in the server's process
     with pytest.raises(ValueError, match="at least 256 MB"):
         Settings(parse_memory_mb=100)
+
+
+def test_telling_a_zip_apart_never_reads_a_huge_directory_in_the_server() -> None:
+    # Which format a zip is, is decided in the server (adding a file, planning its parse) from
+    # its member names: a directory of 100,000 empty members is not read into memory there.
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", b"<Types/>")
+        archive.writestr("word/document.xml", b"<w:document/>")
+        for i in range(100_000):
+            archive.writestr(zipfile.ZipInfo(f"{i:x}"), b"")
+    data = buffer.getvalue()
+    tracemalloc.start()
+    try:
+        plan = plan_file("many.docx", data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert plan.parser == "docx"
+    assert peak < 8 * 1024 * 1024, f"{peak / 1e6:.0f} MB to tell the format"  # 52 MB before
+    with pytest.raises(BudgetExceeded, match="more than 10,000 parts"):
+        parse_file(plan, ParseBudgets(max_memory_mb=CAP_MB))
