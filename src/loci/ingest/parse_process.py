@@ -159,9 +159,7 @@ class _Process:
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # stdout may be a wire (`loci mcp`, `--json`)
-                # glibc gives each thread (OCR's, ONNX Runtime's) an arena of 64 MB address
-                # space: two are plenty, and leave the cap for what a file needs.
-                env={**os.environ, "MALLOC_ARENA_MAX": "2"},
+                env=_environment(),
             )
         except BaseException:
             ours.close()
@@ -213,6 +211,15 @@ class _Process:
             self.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             self.stop()
+
+
+def _environment() -> dict[str, str]:
+    """The parse process's environment: this one's without Loci's settings (API keys among
+    them: reading files needs none, and a process a hostile file took over gets none)."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("LOCI_")}
+    # glibc gives each thread (OCR's, ONNX Runtime's) an arena of its own: two are plenty, and
+    # leave the cap for what a file needs.
+    return {**kept, "MALLOC_ARENA_MAX": "2"}
 
 
 class ParseProcesses:
