@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import logging
 import pickle
+import signal
 import socket
 import struct
 import sys
@@ -219,6 +220,8 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
 def main(argv: list[str]) -> int:
     """`argv`: the socket's file descriptor, the cap in MB (0: none) and the log level."""
     fd, memory_mb, level = int(argv[0]), int(argv[1]), argv[2]
+    # Ctrl-C in a terminal reaches the whole process group: the server decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s (parse process): %(message)s"
     )

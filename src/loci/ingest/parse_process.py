@@ -1,28 +1,29 @@
 """Files are read in separate processes whose memory is capped, so no file takes the server down.
 
 A file's bytes are untrusted, and what a parser allocates for them is not proportional to their
-size: a 1.3 MB Word file of tiny paragraphs grows lxml and python-docx by hundreds of megabytes
-(docs/benchmarks.md, "Parse memory"), in C where no Python limit reaches. Budgets on sizes and
-element counts catch the known shapes; this catches the rest. Every parse of an untrusted file
-(`parse_file`, and the dry run's looks inside a PDF, `ocr_pages` and `pdf_pages`) runs in a
-parse process (`loci.ingest.parse_child`) whose memory (what it can write to: heap and private
-mappings, the kernel's RLIMIT_DATA) is capped at
-`ParseBudgets.max_memory_mb` (`LOCI_PARSE_MEMORY_MB`). A file that needs more fails alone, with
-that reason; the process exits and a new one reads the next file. A process that says nothing
-for the parse's time budget (plus the OCR time it may add, plus a grace) is killed, so a parser
-stuck inside a C call cannot hold a worker either.
+size: a 330 KB Word file of one-letter paragraphs, under every budget, grew the process parsing
+it by 394 MB, mostly in lxml's C code where no Python limit reaches (docs/benchmarks.md, "Parse
+memory"). The budgets on sizes and element counts catch the known shapes; this bounds the rest.
+Every parse of an untrusted file (`parse_file`, and the dry run's looks inside a PDF,
+`ocr_pages` and `pdf_pages`) runs in a parse process (`loci.ingest.parse_child`) whose memory is
+capped at `ParseBudgets.max_memory_mb` (`LOCI_PARSE_MEMORY_MB`). A file that needs more fails
+alone, saying so; its process exits and a new one reads the next file. A process that says
+nothing for the parse's time budget (plus the OCR time of the pages it may hold, plus a grace)
+is killed, so a parser stuck inside a C call cannot hold a worker either; one that crashes
+fails its file only. What comes back is cut to the budgets' `max_text_chars` and `max_blocks`
+(`loci.ingest.parsers.trimmed`): that is all of a file the server ever holds.
 
-The processes are started on first use (about 0.3 s: an interpreter and the parser modules a
-file needs), kept, and reused: a small file costs one round trip over a socket, not a new
-interpreter. At most `MAX_PROCESSES` run at once in one server process (the worker's two lanes
-and a dry run), so the parse processes together stay under that many times the cap. They are
-started with `subprocess` (fork and exec), never by forking the server: the server holds
-threads and ONNX Runtime's pools, which a fork without exec would copy half-locked.
+The processes are started when first needed (an interpreter and the parser modules a file
+needs: 0.3–0.6 s of CPU; `prestart` overlaps it with other work), kept and reused: a small file
+costs a round trip over a socket, about 1 ms, not a new interpreter. At most `MAX_PROCESSES`
+run at once per server process (the worker's two lanes and a dry run), so together they stay
+under that many times the cap. They are started with `subprocess` (fork and exec at once), never
+by forking the server: it holds threads and ONNX Runtime's pools, which a fork without exec
+would copy half-locked. They get the server's environment without Loci's settings.
 
 Recordings are the exception: their words come from the speech-to-text service over HTTP, and
 nothing here parses them but their header, so they are transcribed in the calling process.
-OCR runs inside the parse process: Tesseract is a subprocess of it (under the same cap), and
-RapidOCR, in-process there, counts towards it.
+OCR runs in the parse process: Tesseract as its subprocess (under the same cap), RapidOCR in it.
 
 Answers come back pickled and are unpickled with an allow-list (`loci.models`' parsed document
 and builtin values), so a parse process that a hostile file took over still cannot make the
@@ -67,8 +68,6 @@ __all__ = [
     "prestart",
     "shared_processes",
 ]
-
-log = logging.getLogger(__name__)
 
 MAX_PROCESSES = 3  # parse processes at once per server process: the worker's two lanes + one
 GRACE_S = 10.0  # beyond the parse's own time budget, before its silent process is killed
