@@ -16,8 +16,10 @@ Printed per run: how far the process's resident memory rose above where it stood
 in the indexing process's figure; their own cap is the setting.
 
 Files: the shapes of bench/parse_xml_bomb.py just under the element budget (one-letter, empty
-and attribute-heavy paragraphs), the 63 MB paragraph bomb, and a Word file of long text runs
-(scripts/make_bad_inputs.py's `long_runs_docx`: 1.3 MB holding 66 MB of text). Prints figures
+and attribute-heavy paragraphs), the 63 MB paragraph bomb, a Word file of long text runs
+(scripts/make_bad_inputs.py's `long_runs_docx`: 1.3 MB holding 66 MB of text), and one past
+both of what a parse hands on (`ParseBudgets.max_text_chars` and `max_blocks`): 60,000
+paragraphs of 160 characters. Prints figures
 only; nothing is asserted.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -69,12 +72,33 @@ print(json.dumps({
 
 
 def _files(folder: Path) -> dict[str, Path]:
-    from scripts.make_bad_inputs import budget_shapes, long_runs_docx
+    from scripts.make_bad_inputs import budget_shapes, docx, long_runs_docx
 
     from loci.ingest.parsers import ParseBudgets
 
     shapes = budget_shapes(ParseBudgets().max_xml_nodes)
     shapes["long text runs (66 MB of text)"] = long_runs_docx()
+    # Past both cuts at once: 60,000 paragraphs of 160 characters, words drawn at random.
+    pick = random.Random(160)
+    words = [
+        "keeper",
+        "lamp",
+        "tide",
+        "harbour",
+        "weather",
+        "boiler",
+        "ledger",
+        "garden",
+        "minutes",
+        "ferry",
+    ]
+    paragraphs = (
+        b"<w:p><w:r><w:t>"
+        + " ".join(pick.choices(words, k=40)).encode()[:160]
+        + b"</w:t></w:r></w:p>"
+        for _ in range(60_000)
+    )
+    shapes["60,000 paragraphs of 160 characters"] = docx(b"".join(paragraphs))
     paths = {}
     for index, (label, data) in enumerate(shapes.items()):
         path = folder / f"file{index}.docx"
