@@ -200,10 +200,8 @@ def serve(sock: socket.socket, memory_mb: int) -> None:
                 value = OPERATIONS[operation](*arguments)
             del arguments
             answer = ("ok", value)
-        except Exception as error:  # noqa: BLE001 — a parser's bug fails this file alone
+        except Exception as error:  # noqa: BLE001 — MemoryError, or a parser's bug: this file alone
             answer = _failure(error, memory_mb)
-        except MemoryError:
-            answer = ("memory",)
         memory = answer[0] == "memory"
         retiring = memory or _still_large(memory_mb)
         try:
