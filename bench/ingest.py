@@ -141,8 +141,23 @@ def vault_files(folder: Path, entries: list[tuple[str, str]], notes: int) -> lis
 
 
 def cpu_seconds() -> float:
+    """CPU time of this process (all threads) and of its parse processes, which read the files
+    (`loci.ingest.parse_process`): those still running from /proc, those ended as children."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = usage.ru_utime + usage.ru_stime + ended.ru_utime + ended.ru_stime
+    try:
+        from loci.ingest.parse_process import shared_processes
+    except ImportError:  # a checkout from before parse processes (--plain): all in this one
+        return total
+    processes = shared_processes(Settings().parse_memory_mb)
+    for pid in processes.pids() if processes is not None else []:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile: counted with the children once reaped
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def service(home: Path) -> Loci:

@@ -12,20 +12,17 @@ are what "any accepted file parses within 512 MB of the baseline" rests on. Noth
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import random
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.make_bad_inputs import docx, paragraph_bomb_docx  # noqa: E402
+from scripts.make_bad_inputs import budget_shapes  # noqa: E402
 
 from loci.ingest.parsers import ParseBudgets  # noqa: E402
 
@@ -48,35 +45,11 @@ print(json.dumps({"mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - be
 """
 
 
-def _padded(package: bytes, inflated: int) -> bytes:
-    """`package` plus an incompressible picture, so it passes the compression-ratio budget."""
-    buf = io.BytesIO(package)
-    with zipfile.ZipFile(buf, "a") as archive:
-        picture = random.Random(1).randbytes(inflated // 60)
-        archive.writestr("word/media/image1.png", picture, compress_type=zipfile.ZIP_STORED)
-    return buf.getvalue()
-
-
-def _shapes(budget: int) -> dict[str, bytes]:
-    tiny = b"<w:p><w:r><w:t>a</w:t></w:r></w:p>"  # 4 nodes
-    empty = b"<w:p/>"  # 1 node
-    attributes = b'<w:p w:rsidR="00A1B2C3" w:rsidRDefault="00A1B2C3" w:rsidP="00D4E5F6"/>'  # 4
-    under = int(budget * 0.99)
-    return {
-        "63 MB paragraph bomb": paragraph_bomb_docx(),
-        "tiny paragraphs at budget": _padded(docx(tiny * (under // 4)), len(tiny) * under // 4),
-        "empty paragraphs at budget": _padded(docx(empty * under), len(empty) * under),
-        "attribute-heavy at budget": _padded(
-            docx(attributes * (under // 4)), len(attributes) * under // 4
-        ),
-    }
-
-
 def main() -> None:
     budget = ParseBudgets().max_xml_nodes
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
     with tempfile.TemporaryDirectory() as folder:
-        for label, data in _shapes(budget).items():
+        for label, data in budget_shapes(budget).items():
             path = Path(folder) / "file.docx"
             path.write_bytes(data)
             out = subprocess.run(

@@ -125,6 +125,59 @@ def paragraph_bomb_docx(xml_bytes: int = 63 * 1024 * 1024) -> bytes:
     )
 
 
+def long_runs_docx(xml_bytes: int = 63 * 1024 * 1024, run_chars: int = 256 * 1024) -> bytes:
+    """A Word document whose body is `xml_bytes` of paragraphs each holding one long run of
+    words: few XML elements (far under the element budget), but tens of megabytes of text that
+    the parser copies several times over. Padded like `paragraph_bomb_docx`."""
+    sentence = b"The keeper logs the weather at the lamp each night. "
+    run = (sentence * (run_chars // len(sentence) + 1))[:run_chars]
+    paragraph = b"<w:p><w:r><w:t>" + run + b"</w:t></w:r></w:p>"
+    body = paragraph * max(1, xml_bytes // len(paragraph))
+    document = (
+        _DECLARATION
+        + f'<w:document xmlns:w="{_W}"><w:body>'.encode()
+        + body
+        + b"</w:body></w:document>"
+    )
+    picture = random.Random(64).randbytes(len(document) // 60)
+    return _zip(
+        [
+            ("[Content_Types].xml", _content_types("word/document.xml")),
+            ("_rels/.rels", _rels(("rId1", "officeDocument", "word/document.xml"))),
+            ("word/document.xml", document),
+            ("word/media/image1.png", picture),
+        ],
+        stored=("word/media/image1.png",),
+    )
+
+
+def _padded(package: bytes, inflated: int) -> bytes:
+    """`package` plus an incompressible picture, so it passes the compression-ratio budget."""
+    buf = io.BytesIO(package)
+    with zipfile.ZipFile(buf, "a") as archive:
+        picture = random.Random(1).randbytes(inflated // 60)
+        archive.writestr("word/media/image1.png", picture, compress_type=zipfile.ZIP_STORED)
+    return buf.getvalue()
+
+
+def budget_shapes(budget: int) -> dict[str, bytes]:
+    """Word files at and past an element budget of `budget`, each the worst case of its kind
+    (bench/parse_xml_bomb.py): the 63 MB paragraph bomb, then one-letter paragraphs (four
+    elements each), empty paragraphs and paragraphs heavy with attributes, just under it."""
+    tiny = b"<w:p><w:r><w:t>a</w:t></w:r></w:p>"  # 4 nodes
+    empty = b"<w:p/>"  # 1 node
+    attributes = b'<w:p w:rsidR="00A1B2C3" w:rsidRDefault="00A1B2C3" w:rsidP="00D4E5F6"/>'  # 4
+    under = int(budget * 0.99)
+    return {
+        "63 MB paragraph bomb": paragraph_bomb_docx(),
+        "tiny paragraphs at budget": _padded(docx(tiny * (under // 4)), len(tiny) * under // 4),
+        "empty paragraphs at budget": _padded(docx(empty * under), len(empty) * under),
+        "attribute-heavy at budget": _padded(
+            docx(attributes * (under // 4)), len(attributes) * under // 4
+        ),
+    }
+
+
 def xlsx(*, shared_strings: bytes | None = None, sheet: bytes | None = None) -> bytes:
     workbook = (
         _DECLARATION

@@ -143,7 +143,9 @@ def service_settings(settings: Settings) -> ServiceSettings:
             overlap_tokens=settings.chunk_overlap_tokens,
             max_chunks=settings.max_chunks_per_file,
             caption_images=settings.llm_vision,
-            budgets=ParseBudgets(ocr_fallback=settings.ocr_fallback),
+            budgets=ParseBudgets(
+                ocr_fallback=settings.ocr_fallback, max_memory_mb=settings.parse_memory_mb
+            ),
             embed_slice_s=settings.embed_slice_s,
         ),
         worker=WorkerSettings(

@@ -20,6 +20,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from loci.language import LATIN_SCRIPT
 
+MIN_PARSE_MEMORY_MB = 256
+
 
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("loci", appauthor=False))
@@ -123,6 +125,10 @@ class Settings(BaseSettings):
     # when `loci[ocr-photos]` is installed; `ocr_fallback = false` (LOCI_OCR_FALLBACK=off)
     # keeps Tesseract's reading only.
     ocr_fallback: bool = True
+    # Each file is read in a separate process whose memory is capped at this many MB
+    # (loci.ingest.parse_process): a file that needs more fails alone, the server is untouched.
+    # 0 reads files in the server's own process, uncapped.
+    parse_memory_mb: int = Field(default=1024, ge=0)
 
     llm_base_url: str | None = None
     llm_api_key: str | None = None
@@ -209,6 +215,15 @@ class Settings(BaseSettings):
     def _split_commas(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("parse_memory_mb")
+    @classmethod
+    def _parse_memory(cls, value: int) -> int:
+        # Below this the interpreter and the parser libraries leave a file little room;
+        # RapidOCR reading one photo needs about 550 MB.
+        if 0 < value < MIN_PARSE_MEMORY_MB:
+            raise ValueError(f"must be 0 (uncapped) or at least {MIN_PARSE_MEMORY_MB} MB")
         return value
 
     @field_validator("trusted_proxies")

@@ -28,6 +28,7 @@ from loci.embed.base import Embedder, Vectors
 from loci.embed.identity import check_identity
 from loci.ingest.caption import Captioner, with_captions
 from loci.ingest.chunking import chunk_document
+from loci.ingest.parse_process import parse_file
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.plan import plan_file
 from loci.ingest.progress import report
@@ -140,7 +141,8 @@ class Indexer:
                 mime_type=document.mime_type,
                 source_url=document.source_url,
             )  # no size cap: what is stored is never refused on reindex
-            parsed = plan.parse(self.settings.budgets, self.transcriber)
+            # In a parse process capped in memory: a hostile file fails alone.
+            parsed = parse_file(plan, self.settings.budgets, self.transcriber)
             if self.captioner is not None and document.kind in ("file", "web"):
                 parsed = with_captions(parsed, data, self.captioner)
             parsed = without_nul(parsed)

@@ -40,3 +40,18 @@ def ocr_targets(data: bytes, parser: str) -> list[int]:
         except ParseError:
             return []  # the parse itself will fail, with its reason, before any OCR
     return []
+
+
+def pdf_page_count(data: bytes) -> int:
+    """How many pages the PDF has, for an estimate (1 when it cannot be opened: the parser
+    reports a broken PDF with its own reason)."""
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except Exception:
+        return 1
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from loci.errors import InvalidInput, ParseError
 from loci.ingest.encoding import decode_text
 from loci.ingest.ocr_preview import ocr_targets
-from loci.ingest.parsers import ParseBudgets, choose_parser, parse_as
+from loci.ingest.parsers import ParseBudgets, choose_parser, parse_as, trimmed
 from loci.ingest.size_cap import over_cap
 from loci.models import ParsedDocument
 
@@ -58,7 +58,8 @@ class FilePlan:
     def parse(
         self, budgets: ParseBudgets, transcriber: Transcriber | None = None
     ) -> ParsedDocument:
-        """The parsed document, read as planned (raises the planned refusal or failure)."""
+        """The parsed document, read as planned (raises the planned refusal or failure), cut to
+        the budgets' size for what a parse hands on (`trimmed`)."""
         if self.refusal is not None:
             raise self.refusal
         if self.failure is not None:
@@ -67,8 +68,8 @@ class FilePlan:
         if self.web_page:
             from loci.ingest.parsers.html import parse_html
 
-            return parse_html(decode_text(self.data), url=self.source_url)
-        return parse_as(self.parser, self.data, self.name, budgets, transcriber)
+            return trimmed(parse_html(decode_text(self.data), url=self.source_url), budgets)
+        return trimmed(parse_as(self.parser, self.data, self.name, budgets, transcriber), budgets)
 
 
 def plan_file(

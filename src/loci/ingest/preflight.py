@@ -41,6 +41,7 @@ from loci.errors import FileTooLarge, InvalidInput, LociError
 from loci.ingest.chunking import chunk_document
 from loci.ingest.fetch_page import WebPage
 from loci.ingest.indexer import CONTEXT_TOKENS
+from loci.ingest.parse_process import ocr_pages, parse_file, pdf_pages
 from loci.ingest.parsers import ParseBudgets
 from loci.ingest.parsers.audio import NOT_CONFIGURED, wav_seconds
 from loci.ingest.plan import FilePlan, plan_file
@@ -169,18 +170,18 @@ class OcrPlan:
     reason: str | None  # why OCR runs, or why text that needs it will not be read
 
 
-def ocr_needed(data: bytes, name: str = "") -> OcrPlan:
+def ocr_needed(data: bytes, name: str = "", budgets: ParseBudgets | None = None) -> OcrPlan:
     """Whether ingesting these bytes (named `name`) will run OCR, on how many pages, and why."""
-    return _ocr_plan(plan_file(name, data))
+    return _ocr_plan(plan_file(name, data), budgets or ParseBudgets())
 
 
-def _ocr_plan(plan: FilePlan) -> OcrPlan:
+def _ocr_plan(plan: FilePlan, budgets: ParseBudgets) -> OcrPlan:
     """OCR as the plan has it (the parser's own test: an image, or a PDF page with too little
     text for its area and an image on it), so the dry run and the add cannot disagree. Without
     an OCR engine nothing runs, and the reason says so."""
     from loci.ingest.ocr import ocr_available
 
-    targets = plan.ocr_pages
+    targets = ocr_pages(plan, budgets)  # a PDF is opened in a parse process
     if not targets:
         return OcrPlan(0, None)
     image = plan.parser == "image"
@@ -192,19 +193,6 @@ def _ocr_plan(plan: FilePlan) -> OcrPlan:
     shown = ", ".join(map(str, targets[:10])) + (", …" if len(targets) > 10 else "")
     plural = "s" if len(targets) != 1 else ""
     return OcrPlan(len(targets), f"page{plural} {shown} without a text layer")
-
-
-def _pdf_pages(data: bytes) -> int:
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]
-
-    try:
-        pdf = pdfium.PdfDocument(data)
-    except Exception:  # the parser reports a broken PDF with its own reason
-        return 1
-    try:
-        return len(pdf)
-    finally:
-        pdf.close()
 
 
 # A letter page scanned at 200 dpi, as the PDF parser renders scanned pages for OCR.
@@ -346,13 +334,14 @@ class Preflighter:
         stored = replace(stored, parser=plan.parser)
         if plan.transcribes:
             return self._audio(stored, plan.data)
-        ocr = _ocr_plan(plan)
-        stored = replace(stored, ocr=ocr.pages > 0, ocr_reason=ocr.reason)
-        if ocr.pages:
-            return self._ocr_estimate(replace(stored, outcome="add"), plan.data, ocr.pages)
         started = time.monotonic()
         try:
-            parsed = plan.parse(self._settings.budgets)
+            ocr = _ocr_plan(plan, self._settings.budgets)
+            stored = replace(stored, ocr=ocr.pages > 0, ocr_reason=ocr.reason)
+            if ocr.pages:
+                return self._ocr_estimate(replace(stored, outcome="add"), plan.data, ocr.pages)
+            # In a parse process, as the worker reads it (`loci.ingest.parse_process`).
+            parsed = parse_file(plan, self._settings.budgets)
         except LociError as error:  # what the worker would record as the failure
             return replace(stored, error=error.message)
         result = chunk_document(
@@ -409,7 +398,7 @@ class Preflighter:
         # full page of text (text-layer pages too), which errs on the high side; an image as
         # the share of a page its pixels make.
         if item.parser == "pdf":
-            pages = float(max(ocr_pages, _pdf_pages(data)))
+            pages = float(max(ocr_pages, pdf_pages(data, self._settings.budgets)))
         else:
             pages = _image_pages(data)
         tokens = pages * OCR_CHARS_PER_PAGE / CHARS_PER_TOKEN

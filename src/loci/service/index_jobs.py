@@ -32,6 +32,7 @@ from functools import partial
 from loci.embed.base import Embedder
 from loci.errors import NotFound
 from loci.ingest.indexer import Indexer, IndexerSettings, Prepared, StaleChunks
+from loci.ingest.parse_process import prestart
 from loci.ingest.progress import Throttled, reporting
 from loci.ingest.timings import IndexTimings
 from loci.jobs.worker import Advance, Outcome
@@ -81,6 +82,8 @@ class IndexJobs:
 
     def __call__(self, jobs: Sequence[Job]) -> dict[int, Outcome]:
         """Run a batch; a failure stays with its own document."""
+        if any(job.stage == "text" for job in jobs):
+            prestart(self.settings.budgets)  # it boots while the embedder is made ready
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         chat = self._chat() if self.settings.caption_images else None
         timings = IndexTimings()  # this batch's: other threads may be indexing meanwhile

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loci.errors import Conflict, InvalidInput, LociError, NotFound
-from loci.ingest.parsers import parse_as
+from loci.ingest.parse_process import parse_file
 from loci.ingest.plan import plan_file
 from loci.models import Brain, Document, DocumentVersion, NewDocument
 from loci.service.file_write_back import followed_by, replace_file
@@ -194,7 +194,8 @@ class Versions:
             what = f"a {plan.parser.upper()} file" if plan.parser else "this file"
             return None, (f"{what} has no text diff; download the two versions to compare them")
         try:
-            text = parse_as(plan.parser, data, version.name, self.settings.indexer.budgets).text
+            # As the parser named (a page's whole HTML, not its main content), in a parse process.
+            text = parse_file(replace(plan, web_page=False), self.settings.indexer.budgets).text
         except LociError as error:
             return None, f"version {version.number} cannot be read as text: {error.message}"
         if len(text) > MAX_DIFF_CHARS:

@@ -17,6 +17,7 @@ and a process that only ever parses markdown should not pay for them.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
 from loci.ingest.ocr.images import IMAGE_EXTENSIONS, sniff_image
 from loci.ingest.parsers.audio import AUDIO_EXTENSIONS, MP3_EXTENSIONS, mp3_frame, sniff_audio
-from loci.models import ParsedDocument
+from loci.models import Block, ParsedDocument
 
 if TYPE_CHECKING:
     from loci.llm.transcribe import Transcriber
@@ -37,6 +38,7 @@ __all__ = [
     "parse",
     "parse_as",
     "supported_extensions",
+    "trimmed",
 ]
 
 
@@ -65,6 +67,16 @@ class ParseBudgets:
     max_ocr_pages: int = 1000
     # Where Tesseract reads little or nothing, RapidOCR reads the image too, if installed.
     ocr_fallback: bool = True
+    # The memory of the process a file is read in (`loci.ingest.parse_process`), MB:
+    # what the budgets above miss fails here, alone. 0 reads in the calling process, uncapped.
+    max_memory_mb: int = 1024
+    # What one file's parse hands on (`trimmed`): the indexing process holds the document's
+    # text several times over and an object per block, about 4 bytes a character and 1 KB a
+    # block, so a file of 66 MB of text or 500,000 tiny paragraphs grew it by 250-530 MB.
+    # Only the first `max_chunks` (1024) chunks are indexed, some 800,000 characters: text
+    # past these is never searched, only shown.
+    max_text_chars: int = 8_000_000
+    max_blocks: int = 50_000
 
 
 class Deadline:
@@ -194,6 +206,29 @@ def parse_as(
     from loci.ingest.parsers.text import parse_text
 
     return parse_text(data)
+
+
+def trimmed(parsed: ParsedDocument, budgets: ParseBudgets) -> ParsedDocument:
+    """`parsed` cut to `max_text_chars` characters of text and `max_blocks` blocks, with a
+    warning saying so: what a file's parse hands on stays bounded however much it held."""
+    chars = -2  # the first block has no blank line before it
+    for index, block in enumerate(parsed.blocks):
+        if index == budgets.max_blocks:
+            kept: tuple[Block, ...] = parsed.blocks[:index]
+            cut = f"its first {budgets.max_blocks:,} paragraphs"
+            break
+        chars += 2 + len(block.text)
+        if chars > budgets.max_text_chars:
+            room = len(block.text) - (chars - budgets.max_text_chars)
+            kept = parsed.blocks[:index]
+            if room > 0:
+                kept += (dataclasses.replace(block, text=block.text[:room]),)
+            cut = f"the first {budgets.max_text_chars:,} characters of its text"
+            break
+    else:
+        return parsed
+    warning = f"only {cut} were kept: the file holds more"
+    return dataclasses.replace(parsed, blocks=kept, warnings=(*parsed.warnings, warning))
 
 
 def choose_parser(data: bytes, name: str) -> str:
