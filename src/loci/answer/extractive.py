@@ -10,17 +10,18 @@ import re
 from collections.abc import Sequence
 
 from loci.answer.answer_type import holds, wanted
-from loci.answer.grading import Grade, coverage
+from loci.answer.quoting import Candidate
 from loci.answer.sources import Source
 from loci.sentences import split_sentences
 from loci.store.text_analysis import is_segmented
 
-MAX_SENTENCES = 4
+MAX_UNITS = 4
 MAX_PER_SOURCE = 2
+# No floor: the next best units are quoted whatever their odds (dev: 56 -> 70 of 109 right).
+KEEP_SHARE = 0.0
 MAX_SENTENCE_CHARS = 400
 BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 MIN_WORDS = 4  # shorter "sentences" are headings and labels, not statements
-ANSWER_TYPE_BONUS = 0.5  # a sentence with the amount or date asked for beats one sharing words
 PARAGRAPH = re.compile(r"\n\s*\n")
 # A line that starts an item of its own: a list item or a table row (never glued to the last).
 ITEM_START = re.compile(r"^\s*(?:[-*•|]|\d+[.)])\s")
@@ -30,7 +31,6 @@ MAX_CELL_CHARS = 40
 ADMONITION = re.compile(r"^\s*:::")  # a VitePress or Docusaurus container opens or closes
 STRONG = re.compile(r"\*\*")  # bold; "__" stays: "__init__.py" is a name, not emphasis
 FENCE = re.compile(r"^\s*(```|~~~)\s*(\S*)")  # a code fence, and its language if it names one
-LEAD_IN_MALUS = 0.2  # "… include:" introduces the statements that follow; it states nothing
 
 
 def sentences(text: str, headings: Sequence[str] = ()) -> list[str]:
@@ -108,58 +108,41 @@ def _logical_lines(paragraph: str) -> list[str]:
     return lines
 
 
-def extractive_answer(
-    question: str,
-    sources: Sequence[Source],
-    grades: Sequence[Grade],
-    focus: str | None = None,
-) -> str:
-    """Up to four sentences from the passages graded useful: those sharing most words with the
-    question (with `focus`, the words of the latest question count double — a follow-up's
-    search carries the earlier question along, its answer should not), and first those that
-    hold the kind of answer it asks for (an amount, a date, a name)."""
-    kind = wanted(focus or question)
-    grade_of = {g.source: g for g in grades}
-    usable = [s for s in sources if grade_of.get(s.number, _unknown(s)).relevance != "irrelevant"]
-    candidates: list[tuple[float, float, int, int, str]] = []
-    for rank, source in enumerate(usable):
-        source_score = grade_of.get(source.number, _unknown(source)).score
-        statements = _statements(source)
-        matches = [coverage(question, sentence) for sentence in statements]
-        for position, (sentence, on_topic) in enumerate(zip(statements, matches, strict=True)):
-            if focus:
-                on_topic = (2 * coverage(focus, sentence) + on_topic) / 3
-            # In a passage that matches the question, the sentence holding what it asks for
-            # ("Total 310.50 GBP" for "how much …") answers it, even if it shares no word.
-            if kind is not None and max(matches) > 0 and holds(sentence, kind, focus or question):
-                on_topic += ANSWER_TYPE_BONUS
-            if sentence.endswith((":", "：")):
-                on_topic -= LEAD_IN_MALUS
-            # Better-graded passages and earlier sentences win ties.
-            score = on_topic + 0.1 * source_score - 0.01 * rank - 0.005 * position
-            candidates.append((score, on_topic, source.number, position, sentence))
-    if not candidates:
-        if not usable:
-            return ""
-        # The passages that match hold no sentence (settings, a table): point at the best one
-        # rather than quote a block of it or answer nothing.
-        best = usable[0]
-        return (
-            "Nothing in the passages reads as an answer; the closest match is data rather than "
-            f"a sentence: {best.label()} [{best.number}]."
+def extractive_answer(question: str, found: Sequence[Candidate]) -> str:
+    """The units most likely to state the answer (`loci.answer.quoting`), best first, each
+    with its citation: the best; the unit after it when the best only leads into it or lacks
+    the kind of answer asked for and its neighbour holds it ("Seat 23F, window." then "Booking
+    code: VK9QZL."); then up to two more, from other places, nearly as likely."""
+    if not found:
+        return ""
+    best = found[0]
+    kind = wanted(question)
+    following = {(c.source.number, c.unit.position): c for c in found}
+    first = best.unit.text
+    after = following.get((best.source.number, best.unit.position + 1))
+    if after is not None and (
+        first.endswith((":", "："))
+        or (
+            kind is not None
+            and not holds(first, kind, question)
+            and holds(after.unit.text, kind, question)
         )
-    ranked = sorted(candidates, key=lambda c: -c[0])
-    floor = ranked[0][1] / 2  # nothing much weaker than the best match
-    chosen: list[tuple[int, int, str]] = []
-    per_source: dict[int, int] = {}
-    for _, on_topic, number, position, sentence in ranked:
-        if len(chosen) >= MAX_SENTENCES:
+    ):
+        first = f"{first} {after.unit.text}"
+    chosen: list[tuple[str, int]] = [(first, best.source.number)]
+    per_source = {best.source.number: 1}
+    floor = best.probability * KEEP_SHARE
+    for candidate in found[1:]:
+        if len(chosen) >= MAX_UNITS or candidate.probability < floor:
             break
-        if per_source.get(number, 0) >= MAX_PER_SOURCE or (chosen and on_topic <= floor):
+        text, number = candidate.unit.text, candidate.source.number
+        if per_source.get(number, 0) >= MAX_PER_SOURCE or any(
+            text in quoted or quoted in text for quoted, _ in chosen
+        ):
             continue
         per_source[number] = per_source.get(number, 0) + 1
-        chosen.append((number, position, sentence))
-    lines = [f"- {sentence} [{number}]" for number, _, sentence in chosen]
+        chosen.append((text, number))
+    lines = [f"- {text} [{number}]" for text, number in chosen]
     return "From your documents:\n\n" + "\n".join(lines)
 
 
@@ -181,7 +164,3 @@ def extractive_summary(sources: Sequence[Source], limit: int = 8) -> str:
 
 def _statements(source: Source) -> list[str]:
     return sentences(source.hit.text, source.hit.citation.heading_path)
-
-
-def _unknown(source: Source) -> Grade:
-    return Grade(source.number, "partially_relevant", 0.5, "")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loci.answer import prompts
+from loci.answer.answer_type import asking_words
+from loci.answer.dates import date_keys
 from loci.answer.sources import Source, blocks
 from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
@@ -53,27 +55,27 @@ class Grade:
     reasoning: str
 
 
-def _keys(text: str) -> set[str]:
+def text_keys(text: str) -> set[str]:
     """What a word of `text` may be matched by: its first letters and its Porter stem.
     Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's;
     the prefix alone would keep "fire" from "fires" and "tax" from "taxes"."""
     words = re.findall(r"[^\W_]+", segment(text))
-    return {w.lower()[:STEM] for w in words} | set(analyze(text, ENGLISH))
+    return {w.lower()[:STEM] for w in words} | set(analyze(text, ENGLISH)) | date_keys(text)
 
 
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words that the text contains, a word counting when
     its first letters or its stem are found there. In Japanese or Chinese, the share of its
     characters: one is found when a pair of characters holding it is."""
-    units = _question_units(question)
+    units = question_words(question)
     if not units:
         return 0.0
-    found = _keys(text)
+    found = text_keys(text)
     return sum(weight for keys, weight in units if keys & found) / sum(w for _, w in units)
 
 
 @functools.lru_cache(maxsize=64)
-def _question_units(question: str) -> tuple[tuple[frozenset[str], float], ...]:
+def question_words(question: str) -> tuple[tuple[frozenset[str], float], ...]:
     """What a text must hold to cover the question, each with its weight: a content word (1),
     or a character of a space-less script (a half: about two make a word), found by either
     pair it is in. Counting pairs instead, the half of them that straddle two words ("个命" in
@@ -81,13 +83,14 @@ def _question_units(question: str) -> tuple[tuple[frozenset[str], float], ...]:
     against every sentence of its passages."""
     units: list[tuple[frozenset[str], float]] = []
     seen: set[str] = set()
+    asking = asking_words(question)  # "much" of "how much": asks for an amount, not a topic
     previous = ""  # the last pair of the run being read
     for piece in segment(question).split():
         if not is_segmented(piece):
             previous = ""
             for word in word_pattern().findall(piece):
                 word = word.lower().replace("’", "'")
-                if word not in STOPWORDS and word not in seen:
+                if word not in STOPWORDS and word not in seen and word not in asking:
                     seen.add(word)
                     units.append((frozenset({word[:STEM], *analyze(word, ENGLISH)}), 1.0))
             continue
@@ -101,6 +104,10 @@ def _question_units(question: str) -> tuple[tuple[frozenset[str], float], ...]:
         previous = piece
     if not units:  # nothing but stopwords: they are the question
         units = [(frozenset({t[:STEM], *analyze(t, ENGLISH)}), 1.0) for t in query_terms(question)]
+    # A date asked for is found however the text writes it ("February 2026": "2026-02").
+    dates = date_keys(question)
+    if dates:
+        units.append((frozenset(dates), 1.0))
     return tuple(units)
 
 
@@ -194,8 +201,10 @@ def grade_with_model(
 
 
 def decide(grades: Sequence[Grade], expanded: bool) -> Decision:
+    """Answer only from a relevant passage: partly relevant ones are worth one broader search,
+    never an answer of their own (an answer under "0 relevant" quoted unrelated text)."""
     if any(g.relevance == "relevant" for g in grades):
         return "sufficient"
-    if any(g.relevance == "partially_relevant" for g in grades):
-        return "sufficient" if expanded else "needs_expansion"
+    if any(g.relevance == "partially_relevant" for g in grades) and not expanded:
+        return "needs_expansion"
     return "no_relevant_sources"
