@@ -109,14 +109,14 @@ def test_files_deleted_or_rewritten_while_a_sync_runs_fail_alone_or_are_taken_as
     real_read = read_whole
     changed: list[str] = []
 
-    def read_during_changes(path: Path, attempts: int = 3) -> Any:
+    def read_during_changes(path: Path, *args: Any, **kwargs: Any) -> Any:
         """The first read of the sync (after its walk listed y and z) is when z is deleted and
         y rewritten: two files that change on disk while the sync runs, at a known point."""
         if not changed:
             changed.append(path.name)
             (folder / "z.md").unlink()
             (folder / "y.md").write_text("The last words of y, written during the sync.\n")
-        return real_read(path, attempts)
+        return real_read(path, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("loci.service.file_reconcile.read_whole", read_during_changes)

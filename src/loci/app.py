@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.auth.secret_box import SecretBox
 from loci.config import Settings, embedder_languages, load_settings
+from loci.confined_paths import Fence
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.ingest.fetch_browser import BrowserSettings
@@ -120,6 +121,18 @@ def build_reranker(settings: Settings) -> Reranker | None:
     )
 
 
+def data_fence(settings: Settings) -> Fence:
+    """Where Loci keeps its own data, which no followed folder may be or read: the data
+    directory (`owner-token`, `secret.key`, caches), the SQLite database's folder and the
+    blob folder."""
+    folders = [settings.home]
+    if not settings.database_url:
+        folders.append(settings.database_path.parent)
+    if settings.blobs == "files":
+        folders.append(settings.blob_dir)
+    return Fence(tuple(dict.fromkeys(folders)))
+
+
 def service_settings(settings: Settings) -> ServiceSettings:
     return ServiceSettings(
         default_brain=settings.default_brain,
@@ -154,6 +167,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
         ranking=RankingParams(
             rerank_depth=settings.rerank_depth, embedder_languages=embedder_languages(settings)
         ),
+        fence=data_fence(settings),
     )
 
 

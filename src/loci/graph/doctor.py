@@ -320,7 +320,7 @@ class Doctor:
         return _checkup(f"brain {brain.name}", len(records), findings, trip)
 
     def check_directory(self, root: Path, *, roundtrip: bool = True) -> Checkup:
-        files = scan_markdown(root)
+        files = scan_markdown(root.resolve())  # the folder named, as the person means it
         findings = [_finding("parse-error", f.path, f"{f.error}") for f in files if f.text is None]
         findings += check_documents([(f.path, f.text) for f in files if f.text is not None])
         trip = self.roundtrip() if roundtrip else None

@@ -19,16 +19,17 @@ A file with no entry is new: a brain document in it is created — or, with `ado
 the page of its id as `brain import` would (history keeps what it replaced). A plain note
 becomes a draft page (`plain_pages`, `plain_pages.py`); a renamed one keeps its page, found by
 its unchanged text. Every write is its own validated commit (`file_writes`), so a bad file
-fails alone.
+fails alone. The folder is read and written confined (`markdown_folder`, `loci.confined_paths`):
+never through a link, never into Loci's own data (`fence`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loci.confined_paths import NO_FENCE, Fence
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.document import BrainDoc, parse
 from loci.graph.file_writes import commit_alone, stored_document, validation_problems
@@ -37,6 +38,7 @@ from loci.graph.links import PLAIN_LINK, slugify
 from loci.graph.markdown_folder import (
     MarkdownFile,
     is_graph_document,
+    move_file,
     read_markdown,
     safe_path,
     scan_markdown,
@@ -94,9 +96,10 @@ def _hash(text: str) -> str:
 
 
 class FolderReconcile:
-    def __init__(self, graph: BrainGraph) -> None:
+    def __init__(self, graph: BrainGraph, fence: Fence = NO_FENCE) -> None:
         self.graph = graph
         self.store = graph.graph
+        self.fence = fence
         self.scanned = 0  # Markdown files the last run found in the folder
 
     def run(
@@ -111,7 +114,8 @@ class FolderReconcile:
     ) -> TransferReport:
         """Bring the folder and the brain in step; `manifest` is updated in place. `wanted`
         picks the files (by path in the folder) that take part; the others count as gone."""
-        files = [f for f in scan_markdown(root) if wanted is None or wanted(f.path)]
+        scanned = scan_markdown(root, self.fence)
+        files = [f for f in scanned if wanted is None or wanted(f.path)]
         self.scanned = len(files)
         by_path = manifest.by_path
         results: dict[str, FileResult] = {}
@@ -398,35 +402,29 @@ class FolderReconcile:
         current: GraphDocument | None,
     ) -> FileResult | None:
         """The page as the brain has it now into its file (None: the file changed since it
-        was read, or is not there; the next sync tells)."""
+        was read, is not there, or cannot be reached now; the next sync tells)."""
         entry: Entry = manifest.documents[doc_id]
         path = entry["path"]
         target = safe_path(root, path)
-        on_disk = read_markdown(target, path)
+        on_disk = read_markdown(target, path, self.fence)
         if on_disk.text is None or _hash(on_disk.text) != file_hash(entry):
             return None
+        try:
+            if current is None:
+                # Into the folder's `.trash/`, under its path there, as Obsidian does with a
+                # note deleted in it.
+                move_file(target, safe_path(root, f"{TRASH}/{path}"), self.fence)
+            else:
+                write_file(target, current.content.encode("utf-8"), self.fence)
+        except OSError:  # a folder on the way swapped for a link, or gone, since the read
+            return None
         if current is None:
-            _to_trash(root, target)
             del manifest.documents[doc_id]
             return FileResult(
                 path, doc_id, "deleted", message=f"deleted in Loci; the file is in {TRASH}/ now"
             )
-        write_file(target, current.content.encode("utf-8"))
         manifest.record(doc_id, path, current.content_hash, current.content_hash)
         return FileResult(path, doc_id, "written", message="changed in Loci; written to the file")
-
-
-def _to_trash(root: Path, target: Path) -> None:
-    """Move a file into the folder's `.trash/`, under its path there (a number added if
-    something has that name already), as Obsidian does with a note deleted in it."""
-    rel = target.relative_to(root.resolve())
-    place = root / TRASH / rel
-    place.parent.mkdir(parents=True, exist_ok=True)
-    n = 1
-    while place.exists():
-        n += 1
-        place = place.with_name(f"{rel.stem} {n}{rel.suffix}")
-    os.replace(target, place)
 
 
 def _changed_on_both_sides(doc_id: str, rules: SyncRules) -> str:

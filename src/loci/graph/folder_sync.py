@@ -13,7 +13,13 @@ from pathlib import Path
 
 from loci.errors import Conflict, InvalidInput
 from loci.graph.folder_reconcile import FolderReconcile, SyncRules
-from loci.graph.markdown_folder import remove_empty_folders, safe_path, scan_markdown, write_file
+from loci.graph.markdown_folder import (
+    remove_empty_folders,
+    remove_file,
+    safe_path,
+    scan_markdown,
+    write_file,
+)
 from loci.graph.service import BrainGraph
 from loci.graph.sync_manifest import (
     MANIFEST,
@@ -57,7 +63,7 @@ class FolderSync:
                     f"({shown}); run `loci brain sync` first, or --force to discard them"
                 )
             for entry in old.documents.values():
-                safe_path(root, entry["path"]).unlink(missing_ok=True)
+                remove_file(safe_path(root, entry["path"]))
         root.mkdir(parents=True, exist_ok=True)
         manifest = Manifest(brain.name, {})
         files = []

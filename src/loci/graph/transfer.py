@@ -9,7 +9,8 @@
   the brain meanwhile is a conflict and nothing is overwritten either way.
 
 Each file is its own write, so a bad file fails alone and is reported with what to fix
-(`file_writes`, `transfer_results`).
+(`file_writes`, `transfer_results`). The folder a person names is resolved first — a link on
+its path is what they mean — and nothing inside it is followed (`markdown_folder`).
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ class GraphTransfer:
 
     def import_folder(self, brain: Brain, root: Path, *, actor: str) -> TransferReport:
         """A folder's Markdown into the brain (`folder_import`)."""
-        return FolderImport(self.graph).run(brain, root, actor=actor)
+        return FolderImport(self.graph).run(brain, root.resolve(), actor=actor)
 
     def export(self, brain: Brain, root: Path) -> TransferReport:
         """Every document (merged and archived too) at `folder/id.md`, exactly as stored."""
+        root = root.resolve()
         root.mkdir(parents=True, exist_ok=True)
         files = []
         for record in self.store.documents(brain.id):
@@ -50,8 +52,8 @@ class GraphTransfer:
 
     def materialize(self, brain: Brain, root: Path, *, force: bool = False) -> TransferReport:
         """The brain into a working directory to edit (`folder_sync`)."""
-        return FolderSync(self.graph).materialize(brain, root, force=force)
+        return FolderSync(self.graph).materialize(brain, root.resolve(), force=force)
 
     def sync(self, brain: Brain, root: Path, *, actor: str) -> TransferReport:
         """The working directory's edits back into the brain (`folder_sync`)."""
-        return FolderSync(self.graph).sync(brain, root, actor=actor)
+        return FolderSync(self.graph).sync(brain, root.resolve(), actor=actor)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from loci.confined_paths import NO_FENCE, Fence
 from loci.ingest.folder_walk import walk_folder
 
 Ready = Callable[[], None]
@@ -53,6 +54,7 @@ def polled_changes(
     stop: threading.Event,
     ready: Ready,
     changed: Changed,
+    fence: Fence = NO_FENCE,
 ) -> None:
     """The paths whose size, mtime (to the nanosecond) or inode moved between two walks.
 
@@ -62,7 +64,7 @@ def polled_changes(
     between walks grows to four times a walk, so polling takes a fifth of a core at most."""
 
     def look() -> dict[str, tuple[int, int, int]]:
-        files, _ = walk_folder(root, include, exclude)
+        files, _ = walk_folder(root, include, exclude, fence)
         return {str(f.path): (f.size, f.mtime_ns, f.inode) for f in files}
 
     seen = look()

@@ -100,7 +100,8 @@ class Loci:
         self.library = Library(
             store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
         )
-        self.sources = Sources(store, self.library, PageSources(store, self.graph))
+        fence = settings.fence
+        self.sources = Sources(store, self.library, PageSources(store, self.graph, fence), fence)
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
         self.reading = Reading(store, blobs)
 

@@ -38,6 +38,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from loci import confined_paths
+from loci.confined_paths import NO_FENCE, Fence
 from loci.errors import LociError, NotFound
 from loci.ingest.file_identity import recorded_identity, same_file
 from loci.ingest.folder_walk import (
@@ -45,6 +47,7 @@ from loci.ingest.folder_walk import (
     read_whole,
     stat_identity,
     unreachable,
+    unreached,
     walk_folder,
     walk_paths,
 )
@@ -68,6 +71,8 @@ def _unread(error: OSError) -> str:
     """Why a file the walk found could not be read, as a person reads it."""
     if isinstance(error, FileNotFoundError):
         return "deleted or moved away while it was synced; looked at again at the next sync"
+    if isinstance(error, confined_paths.Refused):  # a folder on its way swapped for a link
+        return f"not read: {error}"
     return f"cannot read: {error.strerror}"
 
 
@@ -79,7 +84,8 @@ Read = tuple[bytes, FolderFile]  # a file's bytes and the stamp of the version r
 
 
 class FileReconcile:
-    """Reconcile `source`'s folder (or only `scope`, paths inside it) with its documents."""
+    """Reconcile `source`'s folder (or only `scope`, paths inside it) with its documents;
+    every path of it is reached confined (`confined_paths`), never into `fence`."""
 
     def __init__(
         self,
@@ -88,12 +94,15 @@ class FileReconcile:
         brain: Brain,
         source: Source,
         scope: set[str] | None = None,
+        fence: Fence = NO_FENCE,
     ) -> None:
         self.store = store
         self.library = library
         self.brain = brain
         self.source = source
         self.scope = scope
+        self.fence = fence
+        self._reach = confined_paths.Reach(fence)  # the folder of the last file read
         self.root = Path(source.path)
         self.result = SourceSync(source.id, source.brain_id, source.path)
         # Stamps to record for documents whose files did not change (touched, or an identity
@@ -123,6 +132,12 @@ class FileReconcile:
         read in the first slice; each later one reads and keeps files until its time is up
         (the batch read so far kept before it returns); the last lets go of the documents of
         files gone — those that are still gone, since files may come back between slices."""
+        try:
+            return self._step(budget_s)
+        finally:
+            self._reach.close()  # no folder is held open between two slices
+
+    def _step(self, budget_s: float | None) -> bool:
         deadline = None if budget_s is None else time.monotonic() + budget_s
         if self._places is None and not self._start():
             return True
@@ -146,14 +161,19 @@ class FileReconcile:
         result = self.result
         documents = source_documents(self.store, self.brain, self.source, self.scope)
         known = {str(d.source_path): d for d in documents}
-        result.unreachable = unreachable(self.root, bool(known))
+        result.unreachable = unreachable(self.root, bool(known), self.fence)
         if result.unreachable is not None:
             return False
         include, exclude = self.source.include, self.source.exclude
-        if self.scope is None:
-            files, problems = walk_folder(self.root, include, exclude)
-        else:
-            files, problems = walk_paths(self.root, map(Path, self.scope), include, exclude)
+        try:
+            if self.scope is None:
+                files, problems = walk_folder(self.root, include, exclude, self.fence)
+            else:
+                scope = map(Path, self.scope)
+                files, problems = walk_paths(self.root, scope, include, exclude, self.fence)
+        except OSError as error:  # gone or swapped since it was looked at: nothing changes
+            result.unreachable = unreached(self.root, error)
+            return False
         result.files = len(files)
         result.found = [str(f.path) for f in files]
         result.failed.extend(FileFailure(p.path, p.reason) for p in problems)
@@ -171,14 +191,14 @@ class FileReconcile:
         self._places = _Places(gone, self._elsewhere(list(self._new), known))
         return True
 
-    @staticmethod
-    def _back(document: Document) -> bool:
+    def _back(self, document: Document) -> bool:
         """Whether a file found gone at the start is a file again (a slice of a long
         reconcile later, or while it ran): it is left to the next look at that path."""
         try:
-            return stat.S_ISREG(os.lstat(str(document.source_path)).st_mode)
+            info = confined_paths.lstat(Path(str(document.source_path)), self.fence)
         except OSError:
             return False
+        return stat.S_ISREG(info.st_mode)
 
     # files that have a document ---------------------------------------------------------
     def _check(self, file: FolderFile, document: Document) -> None:
@@ -213,7 +233,7 @@ class FileReconcile:
 
     def _note_identity(self, document: Document, file: FolderFile) -> None:
         with contextlib.suppress(LociError, OSError):  # else noted at the next sync
-            self._stamps[document.id] = stat_identity(file.path).stamp()
+            self._stamps[document.id] = stat_identity(file.path, self.fence).stamp()
 
     # files new at their path ------------------------------------------------------------
     def _elsewhere(self, new: Sequence[FolderFile], known: dict[str, Document]) -> list[Document]:
@@ -287,7 +307,7 @@ class FileReconcile:
     def _read(self, file: FolderFile) -> Read | None:
         """The file's bytes, or None with its failure reported."""
         try:
-            return read_whole(file.path)
+            return read_whole(file.path, reach=self._reach)
         except LociError as error:
             self.result.failed.append(FileFailure(str(file.path), error.message))
         except OSError as error:
@@ -400,9 +420,16 @@ class FileReconcile:
         remembered = [str(p) for p in document.metadata.get("copies") or []]
         if not remembered:
             return False
-        files, _ = walk_paths(
-            self.root, map(Path, remembered), self.source.include, self.source.exclude
-        )
+        try:
+            files, _ = walk_paths(
+                self.root,
+                map(Path, remembered),
+                self.source.include,
+                self.source.exclude,
+                self.fence,
+            )
+        except OSError:  # the folder gone or swapped meanwhile: no copy to move to
+            return False
         for file in files:
             if file.size != document.size_bytes or self.store.find_by_path(
                 self.brain.id, str(file.path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from loci.confined_paths import Fence
 from loci.curate.agent import AgentLimits
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.fetch_policy import FetchPolicy
@@ -26,3 +27,6 @@ class ServiceSettings:
     ingest_chunks_per_s: float | None = None
     ranking: RankingParams = field(default_factory=RankingParams)
     curation: AgentLimits = field(default_factory=AgentLimits)
+    # Loci's own data (the data directory, the database's and the blobs' folders): never a
+    # followed folder, never read by one that holds it.
+    fence: Fence = field(default_factory=Fence)

@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from loci.errors import InvalidInput, LociError, NotFound
+from loci import confined_paths
+from loci.confined_paths import NO_FENCE, Fence
+from loci.errors import InvalidInput, LociError, NotFound, UnsupportedSource
 from loci.graph.file_writes import stored_document
 from loci.graph.folder_reconcile import FolderReconcile, SyncRules
 from loci.graph.markdown_folder import read_markdown, safe_path, write_file
@@ -58,9 +60,12 @@ class PagesSync:
 
 
 class PageSources:
-    def __init__(self, store: Store, graph: BrainGraph) -> None:
+    """`fence`: Loci's own data, never read by a vault that holds it (`loci.confined_paths`)."""
+
+    def __init__(self, store: Store, graph: BrainGraph, fence: Fence = NO_FENCE) -> None:
         self.store = store
         self.graph = graph
+        self.fence = fence
         self._locks: dict[int, threading.Lock] = {}
         self._locks_lock = threading.Lock()
         graph.writer.after_commit.append(self._written_in_loci)
@@ -70,19 +75,23 @@ class PageSources:
         with self._lock(source.id):
             manifest = self._manifest(brain, source)
             root = Path(source.path)
-            result.unreachable = unreachable(root, bool(manifest.documents))
+            result.unreachable = unreachable(root, bool(manifest.documents), self.fence)
             if result.unreachable is not None:
                 return result
             before = {k: dict(v) for k, v in manifest.documents.items()}
-            reconcile = FolderReconcile(self.graph)
-            report = reconcile.run(
-                brain,
-                root,
-                manifest,
-                _rules(source),
-                actor=actor_of(source),
-                wanted=lambda path: wanted(path, source.include, source.exclude),
-            )
+            reconcile = FolderReconcile(self.graph, self.fence)
+            try:
+                report = reconcile.run(
+                    brain,
+                    root,
+                    manifest,
+                    _rules(source),
+                    actor=actor_of(source),
+                    wanted=lambda path: wanted(path, source.include, source.exclude),
+                )
+            except (NotFound, UnsupportedSource) as error:  # gone or swapped since the look
+                result.unreachable = error.message
+                return result
             self._save(brain, source, before, manifest)
         return self._summed(brain, report, reconcile.scanned)
 
@@ -117,7 +126,14 @@ class PageSources:
             entry = manifest.documents[doc_id]
             root = Path(source.path)
             target = safe_path(root, path)
-            on_disk = read_markdown(target, path) if target.exists() else None
+            try:
+                confined_paths.lstat(target, self.fence)
+            except FileNotFoundError:
+                on_disk = None
+            except OSError as error:
+                raise InvalidInput(f"{path} cannot be reached: {error}") from None
+            else:
+                on_disk = read_markdown(target, path, self.fence)
             current = stored_document(self.graph, brain, doc_id)
             if on_disk is not None and on_disk.text is None:
                 raise InvalidInput(f"{path} cannot be read: {on_disk.error}")
@@ -128,7 +144,10 @@ class PageSources:
                     entry["hash"] = current.content_hash  # as if Loci had not changed it
             elif on_disk is None:
                 if current is not None:  # deleted in the folder, changed in Loci: put it back
-                    write_file(target, current.content.encode("utf-8"))
+                    try:
+                        write_file(target, current.content.encode("utf-8"), self.fence)
+                    except OSError as error:
+                        raise InvalidInput(f"{path} cannot be written: {error}") from None
                     manifest.record(doc_id, path, current.content_hash, current.content_hash)
             else:  # as if the file had not changed: Loci's side goes to it, or its deletion
                 entry["file"] = sha256_hex((on_disk.text or "").encode("utf-8"))
@@ -165,7 +184,7 @@ class PageSources:
                 if old in manifest.documents:
                     manifest.documents[new] = manifest.documents.pop(old)
             root = Path(source.path)
-            FolderReconcile(self.graph).write_back(brain, root, manifest, ids)
+            FolderReconcile(self.graph, self.fence).write_back(brain, root, manifest, ids)
             self._save(brain, source, before, manifest)
         finally:
             lock.release()

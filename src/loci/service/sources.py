@@ -31,12 +31,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loci.confined_paths import NO_FENCE, Fence
 from loci.errors import InvalidInput, NotFound
 from loci.models import Brain, OnDelete, Source, SourceMode, WatchMode
 from loci.service.file_reconcile import FileReconcile
 from loci.service.library import Library
 from loci.service.source_files import contains, in_scope, source_documents
 from loci.service.source_pages import Keep, PageSources
+from loci.service.source_roots import not_own_data
 from loci.service.sync_report import FileFailure, SourceSync
 from loci.store.base import Store
 
@@ -53,12 +55,16 @@ class SyncReport:
 
 
 class Sources:
-    """Registering folders, and reconciling each with its documents (`sync`)."""
+    """Registering folders, and reconciling each with its documents (`sync`). `fence`: Loci's
+    own data, never a source nor read by one (`loci.confined_paths`)."""
 
-    def __init__(self, store: Store, library: Library, pages: PageSources) -> None:
+    def __init__(
+        self, store: Store, library: Library, pages: PageSources, fence: Fence = NO_FENCE
+    ) -> None:
         self.store = store
         self.library = library
         self.pages = pages
+        self.fence = fence
         self._locks: dict[int, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -79,9 +85,12 @@ class Sources:
             raise InvalidInput(f"on_delete must be remove or keep, got {on_delete!r}")
         if mode not in ("files", "pages"):
             raise InvalidInput(f"a folder is kept as files or pages, not {mode!r}")
+        # Stored resolved: a link on the path later is then never the one registered, and is
+        # refused when the folder is used (`loci.confined_paths`).
         root = path.expanduser().resolve()
         if not root.is_dir():
             raise InvalidInput(f"{path} is not a folder (a source is a folder to follow)")
+        not_own_data(root, self.fence)
         for other in self.store.sources(brain.id):
             known = Path(other.path)
             if known == root:
@@ -224,6 +233,6 @@ class SourceRun:
                 return sources._sync_pages(self.brain, source)
             if self._files is None:
                 self._files = FileReconcile(
-                    sources.store, sources.library, self.brain, source, self.scope
+                    sources.store, sources.library, self.brain, source, self.scope, sources.fence
                 )
             return self._files.result if self._files.step(budget_s) else None

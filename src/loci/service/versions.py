@@ -118,6 +118,7 @@ class Versions:
                 document.content_hash,
                 self.blobs.get(version.content_hash),
                 f"version {listed.current}, the current one",
+                self.settings.fence,
             )
             metadata["file"] = stamped.stamp()
         new = NewDocument(

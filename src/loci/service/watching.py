@@ -23,10 +23,13 @@ What keeps the index exact:
   batches (its deletion first) is still found at its new path — by its file system identity,
   edited or not, or by its bytes — and keeps its document. A new path is reconciled at once,
   and finds the document of a file moved there wherever its old path is (`FileReconcile`).
-- The folder itself is looked at every `refresh_s`: gone (a drive unplugged) or replaced (a
-  drive mounted again), its watch stops, the source is reported unreachable and nothing is
-  deleted; back, it is watched and rescanned. Sources registered or removed meanwhile are
-  noticed at the same pace.
+- The folder itself is looked at every `refresh_s`: gone (a drive unplugged), replaced (a
+  drive mounted again) or swapped for a symbolic link (never followed: it is reached as every
+  sync reaches it, `loci.confined_paths`), its watch stops, the source is reported unreachable
+  and nothing is deleted; back, it is watched and rescanned. Sources registered or removed
+  meanwhile are noticed at the same pace. Changes inside Loci's own data (a folder that holds
+  the data directory) are dropped as they come: they are never read, and reconciling them
+  would write the report that changes the database again.
 - A reconcile is done a slice of `slice_s` at a time (`Sources.run`): between two slices of a
   large folder's first sync the loop takes the other folders' changes, so a note saved in a
   small folder is indexed while a large one is still being read. A folder's own changes wait
@@ -49,6 +52,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from loci import confined_paths
+from loci.confined_paths import NO_FENCE, Fence
 from loci.ingest.file_systems import needs_polling
 from loci.ingest.folder_changes import native_changes, polled_changes
 from loci.jobs.worker import describe, worker_name
@@ -156,9 +161,12 @@ class _Watch:
     retry_at: float = 0.0
 
 
-def _root_id(root: Path) -> tuple[int, int] | None:
+def _root_id(root: Path, fence: Fence = NO_FENCE) -> tuple[int, int] | None:
+    """The folder's device and inode, reached as a sync reaches it; None if it is not there,
+    or is a link now, or Loci's own data."""
     try:
-        info = os.stat(root)
+        with confined_paths.folder(root, fence, listing=False) as handle:
+            info = os.fstat(handle)
     except OSError:
         return None
     return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
@@ -316,7 +324,7 @@ class FolderWatcher:
     # each folder's notifier ---------------------------------------------------------------
     def _check_root(self, watch: _Watch, now: float) -> None:
         """Stop watching a folder that is gone or was replaced; watch one that is there."""
-        root_id = _root_id(Path(watch.source.path))
+        root_id = _root_id(Path(watch.source.path), self.sources.fence)
         if watch.thread is not None and root_id != watch.root_id:
             log.warning("folder watcher: %s went away or was replaced", watch.source.path)
             self._halt(watch)
@@ -357,11 +365,13 @@ class FolderWatcher:
         def changed(paths: frozenset[str]) -> None:
             self._queue.put(_Changed(source.id, token, paths))
 
-        settings, root = self.settings, Path(source.path)
+        settings, root, fence = self.settings, Path(source.path), self.sources.fence
         try:
             if mode == "poll":
                 every = settings.poll_ms / 1000
-                polled_changes(root, source.include, source.exclude, every, token, ready, changed)
+                polled_changes(
+                    root, source.include, source.exclude, every, token, ready, changed, fence
+                )
             else:
                 native_changes(root, settings.debounce_ms, settings.step_ms, token, ready, changed)
         except Exception as error:
@@ -387,7 +397,8 @@ class FolderWatcher:
         if isinstance(message, _Ready):
             watch.rescan_at = now
         elif isinstance(message, _Changed):
-            watch.pending.update(message.paths)
+            fence = self.sources.fence
+            watch.pending.update(p for p in message.paths if not fence.covers(p))
         else:
             self._failed(watch, message.reason, now)
 

@@ -51,10 +51,11 @@ def add_folder(
     roots: SourceRootsDep,
 ) -> SourceOut:
     """Follow a folder on the server, which must lie inside one of the directories
-    `LOCI_SOURCES_ALLOWED_ROOTS` lists: admins only, with a credential of their whole account,
-    since it names a path on the server, beyond any brain. Nothing is read until a sync."""
+    `LOCI_SOURCES_ALLOWED_ROOTS` lists and neither be nor hold Loci's data directory: admins
+    only, with a credential of their whole account, since it names a path on the server, beyond
+    any brain. Nothing is read until a sync."""
     require_admin(principal, "register a folder on the server")
-    folder = confine(body.path, roots)
+    folder = confine(body.path, roots, loci.settings.fence)
     source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
     return SourceOut.of(source, brain.name, {})  # watched from the watcher's next look
 
