@@ -91,6 +91,8 @@ _MONTHS = (
 _DAYS = r"mon(day)?|tue(s(day)?)?|wed(nesday)?|thu(rs(day)?)?|fri(day)?|sat(urday)?|sun(day)?"
 _MONATE = r"januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember"
 _CODE = r"`[^`\n]+`"
+_CJK = r"\u3040-\u30ff\u3400-\u9fff"
+_LATIN_IN_CJK = rf"(?<=[{_CJK}])\s?[A-Za-z][\w.-]*|[A-Za-z][\w.-]*(?=\s?[{_CJK}])"
 _HAS: dict[AnswerType, re.Pattern[str]] = {
     "amount": re.compile(
         r"\d[\d.,:]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
@@ -106,12 +108,14 @@ _HAS: dict[AnswerType, re.Pattern[str]] = {
         re.I,
     ),
     # A capitalised word that does not start the sentence ("… by Marsh Heating", "Dr. Patel"), a
-    # link's label, or a name in code ("`vitest`").
-    "name": re.compile(rf"(?<=\S )[A-Z][\w'’-]+|\[[^\]\n]+\]\(|{_CODE}"),
+    # link's label, a name in code ("`vitest`"), or a word in Latin letters in Japanese or
+    # Chinese text ("用 skip 跳过"), where it is a name or a command.
+    "name": re.compile(rf"(?<=\S )[A-Z][\w'’-]+|\[[^\]\n]+\]\(|{_CODE}|{_LATIN_IN_CJK}"),
     "key": re.compile(_CHORD, re.I),  # "Ctrl-Alt-c", "cmd+alt+v", "F2"
     # Commands and settings: in code or quotes ("Editor: Toggle Vim Mode"), or a --flag.
     "typed": re.compile(
-        rf"{_CODE}|\"[^\"\n]{{2,80}}\"|“[^”\n]{{2,80}}”|(?<!\w)--?[a-z][\w-]+", re.I
+        rf"{_CODE}|\"[^\"\n]{{2,80}}\"|“[^”\n]{{2,80}}”|(?<!\w)--?[a-z][\w-]+|{_LATIN_IN_CJK}",
+        re.I,
     ),
 }
 _WORD = re.compile(r"\w+")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,11 +40,11 @@ CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0
 # embedder can read the passage at all (Latin script: the bundled model is English).
 OFF_TOPIC_WORDS = 0.5
 STEM = 5
-# A capitalised word after the question's first: a name ("Notion", "IntelliJ", "Dr. Patel").
-NAME = re.compile(r"(?<=\S )(?!I\b)[A-Z][\w-]*\w")  # "Foam's": Foam
-# In a Japanese or Chinese question, any word in Latin letters: "Termux", "GPU", "rustup".
-LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+-]*[A-Za-z0-9]")
-UNMENTIONED_NAME_CAP = 0.2  # passages that never name what is asked about: irrelevant
+# Chinese characters that ask or join rather than name a topic: question words, particles, the
+# copula, measure and modal words.
+CJK_FUNCTION = frozenset(
+    "哪个什么怎样如何为吗呢吧啊的了是在有和与或也都就还这那些么能会可以要几多少谁"
+)
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,7 @@ def question_words(question: str) -> tuple[tuple[frozenset[str], float], ...]:
     "哪个命令") would be missing from every passage. Read once for a question an answer checks
     against every sentence of its passages."""
     units: list[tuple[frozenset[str], float]] = []
+    characters: list[str] = []  # of each unit: its character in a space-less script, or ""
     seen: set[str] = set()
     asking = asking_words(question)  # "much" of "how much": asks for an amount, not a topic
     previous = ""  # the last pair of the run being read
@@ -93,15 +94,26 @@ def question_words(question: str) -> tuple[tuple[frozenset[str], float], ...]:
                 if word not in STOPWORDS and word not in seen and word not in asking:
                     seen.add(word)
                     units.append((frozenset({word[:STEM], *analyze(word, ENGLISH)}), 1.0))
+                    characters.append("")
             continue
         if previous and previous[-1] == piece[0] and len(piece) == 2:
             units[-1] = (units[-1][0] | {piece}, 0.5)  # the shared character: either pair
             units.append((frozenset({piece}), 0.5))
+            characters.append(piece[1])
         elif len(piece) == 2:
             units += [(frozenset({piece}), 0.5), (frozenset({piece}), 0.5)]
+            characters += [piece[0], piece[1]]
         else:
             units.append((frozenset({piece}), 0.5))  # a lone character
+            characters.append(piece)
         previous = piece
+    # What a Chinese or Japanese question asks with (哪个, 什么, 吗; Japanese's particles and
+    # endings, in hiragana) is no more the topic than English's stopwords.
+    units = [
+        unit
+        for unit, character in zip(units, characters, strict=True)
+        if not (character and (character in CJK_FUNCTION or "\u3040" <= character <= "\u309f"))
+    ]
     if not units:  # nothing but stopwords: they are the question
         units = [(frozenset({t[:STEM], *analyze(t, ENGLISH)}), 1.0) for t in query_terms(question)]
     # A date asked for is found however the text writes it ("February 2026": "2026-02").
@@ -117,34 +129,10 @@ def _relevance(score: float) -> Relevance:
     return "partially_relevant" if score >= PARTIAL_AT else "irrelevant"
 
 
-def unmentioned_names(
-    question: str, passages: Sequence[str], mentions: Callable[[str], bool]
-) -> list[str]:
-    """The names in `question` (capitalised words after its first: "Notion", "IntelliJ"; in a
-    Japanese or Chinese question, its words in Latin letters) that
-    none of `passages` mentions and the brain does not hold at all (`mentions`). Passages on
-    syncing in a brain that never names Notion do not answer "Can Foam sync with Notion?",
-    however many of its other words they share. A name the brain holds elsewhere ("Foam" in
-    a vault about Foam, absent from its code of conduct) says nothing against them."""
-    said = {stem for text in passages for stem in analyze(text, ENGLISH)}
-    # By the question's script, not by whether it holds a CJK word: "What does 寿司 mean?" is
-    # English, and its words are not names.
-    in_cjk = script_language(question) in ("ja", "zh")
-    names = (LATIN_WORD if in_cjk else NAME).findall(question)
-    missing = []
-    for name in dict.fromkeys(names):
-        if not set(analyze(name, ENGLISH)) <= said and not mentions(name):
-            missing.append(name)
-    return missing
-
-
-def grade_by_scores(
-    question: str, sources: Sequence[Source], mentions: Callable[[str], bool] | None = None
-) -> list[Grade]:
-    """Grades from the words a passage shares and how close it is in meaning; with `mentions`,
-    passages that never name what the question names are irrelevant."""
-    passages = [source.hit.text for source in sources]
-    missing = unmentioned_names(question, passages, mentions) if mentions and sources else []
+def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
+    """Grades from the words a passage shares and how close it is in meaning: what a summary
+    or a comparison is graded by without a model (a factual question is graded by the units
+    that might state its answer, `loci.answer.quoting`)."""
     grades = []
     for source in sources:
         covered = coverage(question, source.hit.text)
@@ -161,9 +149,6 @@ def grade_by_scores(
             reasoning += f", similarity {source.hit.vector_score:.2f}"
         if near is not None:
             reasoning += f" (closeness {near:.1f})"
-        if missing:
-            score = min(score, UNMENTIONED_NAME_CAP)
-            reasoning += f"; no passage names {', '.join(missing)}"
         grades.append(Grade(source.number, _relevance(score), score, reasoning))
     return grades
 

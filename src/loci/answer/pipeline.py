@@ -147,7 +147,7 @@ class Asker:
         # the question just asked ("and the booking code?" after one about the seat).
         quoting = run.question if effective != run.question and not with_history else effective
         sources = self.retrieval.number(hits)
-        grades, reading = self._grade(run, effective, quoting, sources)
+        grades, reading = self._grade(run, route, effective, quoting, sources)
         # Without a model, a broader round found 3 more right answers in 109 and gave 8 more
         # wrong ones (bench/answers, dev): the first reading decides.
         decision = decide(grades, expanded=reading is not None)
@@ -156,7 +156,7 @@ class Asker:
             broader = [*queries, *self._expand(run, effective, params.expansion_queries + 2)]
             hits = self._search(list(dict.fromkeys(broader)), params.chunks * 2, params.text_weight)
             sources = self.retrieval.number(hits)
-            grades, reading = self._grade(run, effective, quoting, sources)
+            grades, reading = self._grade(run, route, effective, quoting, sources)
             decision = decide(grades, expanded=True)
         run.timed("grade", started)
         yield Graded(
@@ -292,10 +292,12 @@ class Asker:
         return [best[chunk_id] for chunk_id in order[:limit]]
 
     def _grade(
-        self, run: _Run, question: str, quoting: str, sources: list[Source]
+        self, run: _Run, route: Route, question: str, quoting: str, sources: list[Source]
     ) -> tuple[list[Grade], Reading | None]:
         """The sources' grades, by the model or else by the units that might state the answer
-        (then what was read for them too: the answer quotes its units)."""
+        (then what was read for them too: the answer quotes its units). A summary or a
+        comparison states no one fact: without a model its passages are graded by the words
+        and meaning they share with the question."""
         if not sources:
             return [], None
         if self.chat is not None:
@@ -306,6 +308,8 @@ class Asker:
                 if "grade" not in run.fallbacks:
                     run.fallbacks.append("grade")
         reading = self._read(quoting, sources)
+        if route.intent in ("summarization", "comparison"):
+            return grade_by_scores(question, sources), reading
         return grades_of(sources, reading.quoted), reading
 
     def _read(self, question: str, sources: list[Source]) -> Reading:

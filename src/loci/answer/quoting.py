@@ -23,6 +23,7 @@ docs/benchmarks.md has the figures on the test half.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from loci.answer.sources import Source
 from loci.answer.units import Unit, units, words
 from loci.embed.base import Vectors
 from loci.search.lexical import query_terms
+from loci.store.text_analysis import is_segmented
 
 FEATURES = (
     "bias",
@@ -62,15 +64,16 @@ DECISION_FEATURES = (
 )
 # Fitted on the dev half of bench/answers by bench/answer_fit.py.
 WEIGHTS = np.array(
-    [-5.589, 0.650, 1.318, 1.959, -0.021, -0.338, 0.794, 1.769, -0.612, 0.461, 0.779, -2.136,
-     -0.802, 1.715, -0.072, -0.914, -0.070, 0.506],
+    [-5.670, 0.445, 1.293, 2.218, 0.205, -0.316, 0.656, 1.854, -0.491, 0.490, 0.754, -2.133,
+     -0.797, 1.646, -0.035, -0.905, -0.055, 0.475],
     dtype=np.float64,
 )  # fmt: skip
-DECISION_WEIGHTS = np.array([0.820, 0.155, -2.158], dtype=np.float64)
+DECISION_WEIGHTS = np.array([1.011, 0.119, -3.245], dtype=np.float64)
 # The decision's probability from which Loci answers. On dev questions its weights never saw
-# (5-fold cross-validation) answers are right about half the time at any threshold from 0.25 to
-# 0.5 (0.46-0.54): the decision tells near-miss questions apart only a little (AUC 0.62), so the
-# threshold mostly sets how often Loci answers; at 0.40 it answers 61% of the questions.
+# (5-fold cross-validation) answers are right 43-55% of the time at any threshold from 0.2 to
+# 0.5: the decision tells near-miss questions apart only a little (AUC 0.66), so the threshold
+# mostly sets how often Loci answers. At 0.40 it answers half the questions, and refuses 65% of
+# those the files cannot answer (docs/benchmarks.md has the curve).
 ANSWER_AT = 0.40
 PARTLY_AT = 0.30  # … from which a passage is shown as partly relevant
 CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0  # as in grading: no credit, full credit
@@ -305,7 +308,11 @@ def unknown_words(question: str, mentions: Callable[[str], bool] | None) -> list
     search): "passport" asked of a brain that never says it."""
     if mentions is None:
         return []
-    return [term for term in query_terms(question) if not mentions(term)]
+    # A pair of Chinese or Japanese characters is how search reads the question, not a word a
+    # person would recognise as theirs: only whole words are named, as the question spells them.
+    missing = [t for t in query_terms(question) if not is_segmented(t) and not mentions(t)]
+    spelled = {w.lower(): w for w in reversed(re.findall(r"[^\W_][\w'’-]*", question))}
+    return [spelled.get(t, t) for t in missing]
 
 
 def grades(sources: Sequence[Source], quoted: Quoted) -> list[Grade]:

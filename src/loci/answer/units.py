@@ -60,6 +60,8 @@ def units(text: str, headings: Sequence[str] = (), language: str | None = None) 
         lines = [line for line in paragraph.splitlines() if line.strip()]
         if not lines:
             continue
+        if _settings(lines):
+            continue  # configuration is cited, like code, never quoted
         table = _table(lines)
         if table is not None:
             pieces += [_Piece(row, "row") for row in table]
@@ -123,6 +125,19 @@ def _without_code(text: str) -> str:
         elif not inside:
             kept.append(line)
     return "\n".join(kept)
+
+
+# A line of YAML-like settings: "key: value", "key:" opening a nested block, "- key: value".
+SETTING = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
+
+
+def _settings(lines: list[str]) -> bool:
+    """Whether the lines are a block of nested settings (a YAML file's): mostly `key: value`
+    lines, some of them opening a nested block or indented under one. Labelled fields standing
+    side by side ("Seat: 23F", "Gate: B12") are not nested and stay units."""
+    if len(lines) < 2 or sum(bool(SETTING.match(line)) for line in lines) < 0.8 * len(lines):
+        return False
+    return any(line[:1].isspace() or line.rstrip().endswith(":") for line in lines)
 
 
 def _cells(line: str, delimiter: str) -> list[str]:
