@@ -40,6 +40,7 @@ CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0
 # embedder can read the passage at all (Latin script: the bundled model is English).
 OFF_TOPIC_WORDS = 0.5
 STEM = 5
+FUZZY_LENGTH = 6  # a word this long matches one a letter shorter ("choose": "chose")
 # Chinese characters that ask or join rather than name a topic: question words, particles, the
 # copula, measure and modal words.
 CJK_FUNCTION = frozenset(
@@ -59,8 +60,18 @@ def text_keys(text: str) -> set[str]:
     """What a word of `text` may be matched by: its first letters and its Porter stem.
     Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's;
     the prefix alone would keep "fire" from "fires" and "tax" from "taxes"."""
-    words = re.findall(r"[^\W_]+", segment(text))
-    return {w.lower()[:STEM] for w in words} | set(analyze(text, ENGLISH)) | date_keys(text)
+    words = [w.lower() for w in re.findall(r"[^\W_]+", segment(text))]
+    keys = {w[:STEM] for w in words} | set(analyze(text, ENGLISH)) | date_keys(text)
+    keys |= {"~" + word for word in words if len(word) >= FUZZY_LENGTH - 1}
+    return keys
+
+
+def _near_keys(word: str) -> set[str]:
+    """A long word's keys that a text word one letter off meets ("choose" and "chose",
+    "colour" and "color", a typo): the word and every way of dropping one of its letters."""
+    if len(word) < FUZZY_LENGTH:
+        return set()
+    return {"~" + word} | {"~" + word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def coverage(question: str, text: str) -> float:
@@ -93,7 +104,8 @@ def question_words(question: str) -> tuple[tuple[frozenset[str], float], ...]:
                 word = word.lower().replace("’", "'")
                 if word not in STOPWORDS and word not in seen and word not in asking:
                     seen.add(word)
-                    units.append((frozenset({word[:STEM], *analyze(word, ENGLISH)}), 1.0))
+                    keys = {word[:STEM], *analyze(word, ENGLISH), *_near_keys(word)}
+                    units.append((frozenset(keys), 1.0))
                     characters.append("")
             continue
         if previous and previous[-1] == piece[0] and len(piece) == 2:

@@ -183,8 +183,11 @@ def _prose(lines: list[str], language: str | None, first_item: int) -> list[_Pie
     """Sentences and fields of a paragraph that is not a table, each list item's numbered."""
     found: list[_Piece] = []
     for number, line in enumerate(_logical_lines(lines), start=first_item):
+        if line.startswith("|"):
+            continue  # a row of a table cut from its header: data with no names to read it by
         item = number if BULLET.match(line) else None
-        for sentence in split_sentences(BULLET.sub("", line), language):
+        # Bold marks go first: "**Keeps the server dumb.** File-level sync …" is two sentences.
+        for sentence in split_sentences(STRONG.sub("", BULLET.sub("", line)), language):
             kind: UnitKind = "field" if FIELD.match(sentence) else "sentence"
             found.append(_Piece(sentence, kind, item))
     return found
