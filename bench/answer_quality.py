@@ -4,6 +4,7 @@ that states them — and refuse what the files cannot answer?
     python bench/answer_quality.py                          # every corpus of bench/answers/
     python bench/answer_quality.py --split test             # the held-out half, once per change
     python bench/answer_quality.py --corpus bench/answers/notes --language de --json
+    python bench/answer_quality.py --split test --summary   # the figures as one JSON object
     python bench/answer_quality.py --model http://127.0.0.1:11434/v1 --model-name qwen3:8b
     python bench/answer_quality.py --vault bench/data/foam-vault      # a vault's answers.jsonl
     python bench/answer_quality.py --vault bench/data/nushell-book/ja \
@@ -249,6 +250,9 @@ def main() -> None:
     parser.add_argument("--model-name", help="with --model: the model to ask")
     parser.add_argument("--keep", type=Path, help="reuse/keep the data directory here")
     parser.add_argument("--json", action="store_true", help="each question's outcome as JSON")
+    parser.add_argument(
+        "--summary", action="store_true", help="only the figures, as one JSON object"
+    )
     args = parser.parse_args()
 
     graded: list[Graded] = []
@@ -272,9 +276,14 @@ def main() -> None:
                     ensure_ascii=False,
                 )
             )  # fmt: skip
+    figures = summary(graded)
+    if args.summary:
+        by = {"by language": table(graded, "language"), "by kind": table(graded, "kind")}
+        print(json.dumps({**figures, **by}, indent=2))
+        return
     print_table(table(graded, "language"))
     print_table(table(graded, "kind"))
-    print(json.dumps(summary(graded), indent=2))
+    print(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

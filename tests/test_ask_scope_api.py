@@ -75,7 +75,7 @@ def test_a_dated_ask_cites_only_documents_in_range(
     with server.client() as api:
         result = answer(api, "home", {"question": QUESTION, "filters": dated})
         assert cited(result) == {("home", garage["old"])} and "1234" in result["answer"]
-        recent = answer(api, "home", {"question": "What did I note recently about the garage?"})
+        recent = answer(api, "home", {"question": "What garage door code did I note recently?"})
         assert recent["scope"]["from_question"] == "recently"
         assert ("home", garage["old"]) not in cited(recent) and cited(recent)
         before = {"created_after": "2019-01-01", "created_before": "2020-01-01"}

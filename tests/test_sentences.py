@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from loci.answer.events import final_answer
-from loci.answer.extractive import is_data_block, sentences
+from loci.answer.extractive import sentences
+from loci.answer.units import units
 from loci.models import Brain
 from loci.sentences import script_language, split_sentences
 from loci.service import Loci
@@ -63,9 +64,14 @@ def test_settings_and_tables_are_not_sentences() -> None:
     yaml = "homeassistant:\n  name: Home\n  unit_system: metric\n  time_zone: Europe/London"
     csv = "date,item,amount\n2026-03-01,Service,120.00\n2026-04-02,Tyres,310.50"
     prose = "We paid the garage on Monday, after the MOT, for the tyres,\nthe service, and a wash."
-    assert is_data_block(yaml) and is_data_block(csv)
-    assert not is_data_block(prose)
     assert sentences(f"{yaml}\n\n{csv}\n\n{prose}") == [" ".join(prose.split())]
+    # An answer may quote a row, read with its header; settings never.
+    found = [(u.kind, u.text) for u in units(f"{yaml}\n\n{csv}\n\n{prose}")]
+    assert found == [
+        ("row", "date: 2026-03-01; item: Service; amount: 120.00"),
+        ("row", "date: 2026-04-02; item: Tyres; amount: 310.50"),
+        ("sentence", " ".join(prose.split())),
+    ]
 
 
 @pytest.mark.parametrize(

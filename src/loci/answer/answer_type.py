@@ -34,8 +34,12 @@ _CHORD = r"\b(ctrl|alt|cmd|shift|meta|option|super)\s*[-+]\s*\w+|\bF\d{1,2}\b"
 # extension", "what is the most popular spelling extension", "which Node version".
 _WHICH = r"(which|what)( is| are| was)?( the| a| an)? ([\w-]+ ){0,3}"
 _WANTS: tuple[tuple[re.Pattern[str], AnswerType], ...] = (
-    (re.compile(rf"\b(how (much|many|long|far|often|old|big|heavy)|what (price|amount|number|"
-                rf"size)|cost|price|fee|total|{_WHICH}(version|release))\b", re.I), "amount"),
+    (re.compile(rf"\b(how (much|many|long|far|often|old|big|heavy|fast|quickly|high|low|large|"
+                rf"small|wide|deep|tall|hot|warm|cold|loud|strong|expensive)|what (price|amount|"
+                rf"number|size|percentage|fraction|rate|temperature|speed|voltage|current|"
+                rf"frequency|distance|weight|length|width|height|depth|capacity|range|latency|"
+                rf"resolution|salary|budget)|cost|price|fee|total|{_WHICH}(version|release))\b",
+                re.I), "amount"),
     # "When is …?" asks; "… when I rename a file" only sets the scene.
     (re.compile(r"\b(when (is|was|are|were|do|does|did|will|would|should|can|could|has|have|"
                 r"must)|what (date|time|day|year|month)|which (date|day|year)|how soon|"
@@ -48,11 +52,14 @@ _WANTS: tuple[tuple[re.Pattern[str], AnswerType], ...] = (
 # vault benchmarks hold, and the largest it indexes. Japanese and Chinese have no spaces, so their
 # words are matched anywhere; the others as whole words. English's rules above come first.
 _LATIN_ELSEWHERE: dict[AnswerType, str] = {
-    "amount": r"wie (viel|viele|lange|oft|alt|groß|weit)|wieviel|welche[rnms]? (version|release)|"
-              r"kostet|kosten|preis|anzahl|combien|quelle version|quel prix|cuánt[oa]s?|"
-              r"qué versión|precio",
-    "when": r"wann|seit wann|bis wann|in welchem jahr|an welchem tag|welches datum|quand|"
-            r"quelle date|en quelle année|cuándo|qué fecha|en qué año",
+    "amount": r"wie (viel|viele|lange|oft|alt|groß|weit|hoch|schnell|schwer|breit|tief|warm|"
+              r"teuer)|wieviel|welche[rnms]? (version|release|betrag|preis|temperatur|spannung|"
+              r"reichweite|größe)|kostet|kosten|gekostet|preis|anzahl|combien|quelle (version|"
+              r"durée|température|taille|latence|portée|tension|hauteur|distance|capacité)|"
+              r"quel (prix|budget|montant|poids|tarif|âge)|cuánt[oa]s?|qué versión|precio",
+    "when": r"wann|seit wann|bis wann|in welchem jahr|an welchem tag|welches datum|um wie viel "
+            r"uhr|quand|quelle date|en quelle année|(à|a) quelle heure|quel jour|jusqu'à quelle "
+            r"date|cuándo|qué fecha|en qué año|a qué hora",
     "name": r"wer|wem|wessen|welche[rnms]? (firma|werkzeug|tool|dienst|erweiterung|programm|"
             r"bibliothek|anbieter)|qui|quel(le)? (outil|service|extension|programme|logiciel|"
             r"entreprise)|quién(es)?|qué (herramienta|servicio|extensión|programa|empresa)",
@@ -63,8 +70,9 @@ _LATIN_ELSEWHERE: dict[AnswerType, str] = {
              r"qué (comando|opción|ajuste|archivo|variable|parámetro)",
 }  # fmt: skip
 _SPACELESS_ELSEWHERE: dict[AnswerType, str] = {
-    "amount": r"いくつ|いくら|何個|何回|何人|何件|どのくらい|どれくらい|バージョン|多少|几个|几次|"
-              r"多长|多久|多大|哪个版本|什么版本|价格|费用",
+    "amount": r"いくつ|いくら|何個|何回|何人|何件|何秒|何分|何時間|何メートル|何度|何パーセント|"
+              r"どのくらい|どれくらい|バージョン|多少|几个|几次|几秒|几层|多长|多久|多大|多高|多重|"
+              r"多远|多快|哪个版本|什么版本|价格|费用",
     "when": r"いつ|何年|何月|何日|何時|何曜日|什么时候|何时|哪一年|哪年|哪天|几点|几月|几号",
     "name": r"誰|だれ|どの(ツール|サービス|拡張|プログラム|ライブラリ|会社)|何という|谁|"
             r"(哪个|什么)(工具|服务|扩展|插件|程序|库|公司)",
@@ -83,6 +91,8 @@ _MONTHS = (
 _DAYS = r"mon(day)?|tue(s(day)?)?|wed(nesday)?|thu(rs(day)?)?|fri(day)?|sat(urday)?|sun(day)?"
 _MONATE = r"januar|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember"
 _CODE = r"`[^`\n]+`"
+_CJK = r"\u3040-\u30ff\u3400-\u9fff"
+_LATIN_IN_CJK = rf"(?<=[{_CJK}])\s?[A-Za-z][\w.-]*|[A-Za-z][\w.-]*(?=\s?[{_CJK}])"
 _HAS: dict[AnswerType, re.Pattern[str]] = {
     "amount": re.compile(
         r"\d[\d.,:]*|\b(one|two|three|four|five|six|seven|eight|nine|ten|"
@@ -98,15 +108,31 @@ _HAS: dict[AnswerType, re.Pattern[str]] = {
         re.I,
     ),
     # A capitalised word that does not start the sentence ("… by Marsh Heating", "Dr. Patel"), a
-    # link's label, or a name in code ("`vitest`").
-    "name": re.compile(rf"(?<=\S )[A-Z][\w'’-]+|\[[^\]\n]+\]\(|{_CODE}"),
+    # link's label, a name in code ("`vitest`"), or a word in Latin letters in Japanese or
+    # Chinese text ("用 skip 跳过"), where it is a name or a command.
+    "name": re.compile(rf"(?<=\S )[A-Z][\w'’-]+|\[[^\]\n]+\]\(|{_CODE}|{_LATIN_IN_CJK}"),
     "key": re.compile(_CHORD, re.I),  # "Ctrl-Alt-c", "cmd+alt+v", "F2"
     # Commands and settings: in code or quotes ("Editor: Toggle Vim Mode"), or a --flag.
     "typed": re.compile(
-        rf"{_CODE}|\"[^\"\n]{{2,80}}\"|“[^”\n]{{2,80}}”|(?<!\w)--?[a-z][\w-]+", re.I
+        rf"{_CODE}|\"[^\"\n]{{2,80}}\"|“[^”\n]{{2,80}}”|(?<!\w)--?[a-z][\w-]+|{_LATIN_IN_CJK}",
+        re.I,
     ),
 }
 _WORD = re.compile(r"\w+")
+
+
+# "how much", "wie viel", "combien": words that ask for a kind of answer, not about a topic.
+_ASKING = re.compile(r"\b(?:how|wie)\s+(\w+)|\b(combien|wieviel|cuánt[oa]s?)\b", re.I)
+
+
+def asking_words(question: str) -> set[str]:
+    """The question's words that only say what kind of answer it wants ("much" in "how much
+    did it cost"): a passage need not hold them."""
+    return {
+        (found.group(1) or found.group(2)).lower()
+        for found in _ASKING.finditer(question)
+        if wanted(found.group(0)) is not None or found.group(2)
+    }
 
 
 def wanted(question: str) -> AnswerType | None:

@@ -14,6 +14,7 @@ from loci.answer import keep
 from loci.answer.events import AskEvent, Done, Routed, Token
 from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Turn
+from loci.answer.quoting import Reader
 from loci.answer.retrieval import Retrieval
 from loci.answer.scope import Scope, scope_for
 from loci.answer.sources import Source
@@ -25,7 +26,6 @@ from loci.curate.pipeline import Curation
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.results import Summary
 from loci.graph.service import BrainGraph
-from loci.language import question_language
 from loci.llm.client import Chat
 from loci.models import (
     Brain,
@@ -66,12 +66,14 @@ class Answers:
         search: Callable[[Brain, SearchRequest], list[Hit]],
         chat: Callable[[], Chat | None],
         capture: Curation,
+        reader: Reader | None = None,
     ) -> None:
         self.store = store
         self.graph = graph
         self.search = search  # hybrid search with citations, links followed
         self._chat = chat  # called on use: an answer from the sources alone builds no model
         self.capture = capture  # "remember that …" in a conversation saves through it
+        self.reader = reader or Reader()  # reads the meaning of what an answer may quote
 
     def ask(
         self,
@@ -88,6 +90,19 @@ class Answers:
         search the answer makes (without dates, a time phrase in the question sets them, if
         anything was added then); `brains` are searched too, each citation naming its brain.
         The caller checks that every brain may be read."""
+        asker = self.asker(brain, question, chat, filters=filters, brains=brains)
+        return asker.ask(question, history)
+
+    def asker(
+        self,
+        brain: Brain,
+        question: str,
+        chat: Chat | None = None,
+        *,
+        filters: SearchFilters | None = None,
+        brains: Sequence[Brain] = (),
+    ) -> Asker:
+        """The pipeline that answers `question` over these brains (see `ask`)."""
         if not question.strip():
             raise InvalidInput("the question is empty")
         scope = scope_for(question, filters)
@@ -154,11 +169,10 @@ class Answers:
             brain_of=(lambda hit: owners.get(hit.chunk_id, brain.name)) if widened else None,
             scope=scope.event([t.name for t in targets]) if narrowed or widened else None,
             limits=scope.describe() if narrowed else None,
-            # Names are told by their capitals in English, by their Latin letters in Japanese and
-            # Chinese; not in German, which capitalises every noun, nor in other languages.
-            mentions=mentions if _names_readable(question, self.store, brain) else None,
+            mentions=mentions,
+            reader=self.reader,
         )
-        return Asker(retrieval, chat if chat is not None else self._chat()).ask(question, history)
+        return Asker(retrieval, chat if chat is not None else self._chat())
 
     # study tools --------------------------------------------------------------------------
     def study_sources(self, brain: Brain, topic: str | None, limit: int = 12) -> list[Source]:
@@ -376,7 +390,3 @@ class Answers:
 def _check_count(count: int) -> None:
     if not 1 <= count <= 30:
         raise InvalidInput(f"count must be between 1 and 30, got {count}")
-
-
-def _names_readable(question: str, store: Store, brain: Brain) -> bool:
-    return question_language(question, store.brain_languages(brain.id)) in ("en", "ja", "zh")

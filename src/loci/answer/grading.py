@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from loci.answer import prompts
+from loci.answer.answer_type import asking_words
+from loci.answer.dates import date_keys
 from loci.answer.sources import Source, blocks
 from loci.errors import LLMMalformed
 from loci.llm.client import Chat, parse_json_object
@@ -38,11 +40,12 @@ CLOSENESS_FLOOR, CLOSENESS_FULL = 1.0, 3.0
 # embedder can read the passage at all (Latin script: the bundled model is English).
 OFF_TOPIC_WORDS = 0.5
 STEM = 5
-# A capitalised word after the question's first: a name ("Notion", "IntelliJ", "Dr. Patel").
-NAME = re.compile(r"(?<=\S )(?!I\b)[A-Z][\w-]*\w")  # "Foam's": Foam
-# In a Japanese or Chinese question, any word in Latin letters: "Termux", "GPU", "rustup".
-LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+-]*[A-Za-z0-9]")
-UNMENTIONED_NAME_CAP = 0.2  # passages that never name what is asked about: irrelevant
+FUZZY_LENGTH = 6  # a word this long matches one a letter shorter ("choose": "chose")
+# Chinese characters that ask or join rather than name a topic: question words, particles, the
+# copula, measure and modal words.
+CJK_FUNCTION = frozenset(
+    "哪个什么怎样如何为吗呢吧啊的了是在有和与或也都就还这那些么能会可以要几多少谁"
+)
 
 
 @dataclass(frozen=True)
@@ -53,54 +56,82 @@ class Grade:
     reasoning: str
 
 
-def _keys(text: str) -> set[str]:
+def text_keys(text: str) -> set[str]:
     """What a word of `text` may be matched by: its first letters and its Porter stem.
     Analysed as the question's terms are, so a Japanese passage's bigrams meet the question's;
     the prefix alone would keep "fire" from "fires" and "tax" from "taxes"."""
-    words = re.findall(r"[^\W_]+", segment(text))
-    return {w.lower()[:STEM] for w in words} | set(analyze(text, ENGLISH))
+    words = [w.lower() for w in re.findall(r"[^\W_]+", segment(text))]
+    keys = {w[:STEM] for w in words} | set(analyze(text, ENGLISH)) | date_keys(text)
+    keys |= {"~" + word for word in words if len(word) >= FUZZY_LENGTH - 1}
+    return keys
+
+
+def _near_keys(word: str) -> set[str]:
+    """A long word's keys that a text word one letter off meets ("choose" and "chose",
+    "colour" and "color", a typo): the word and every way of dropping one of its letters."""
+    if len(word) < FUZZY_LENGTH:
+        return set()
+    return {"~" + word} | {"~" + word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 def coverage(question: str, text: str) -> float:
     """The share of the question's content words that the text contains, a word counting when
     its first letters or its stem are found there. In Japanese or Chinese, the share of its
     characters: one is found when a pair of characters holding it is."""
-    units = _question_units(question)
+    units = question_words(question)
     if not units:
         return 0.0
-    found = _keys(text)
+    found = text_keys(text)
     return sum(weight for keys, weight in units if keys & found) / sum(w for _, w in units)
 
 
 @functools.lru_cache(maxsize=64)
-def _question_units(question: str) -> tuple[tuple[frozenset[str], float], ...]:
+def question_words(question: str) -> tuple[tuple[frozenset[str], float], ...]:
     """What a text must hold to cover the question, each with its weight: a content word (1),
     or a character of a space-less script (a half: about two make a word), found by either
     pair it is in. Counting pairs instead, the half of them that straddle two words ("个命" in
     "哪个命令") would be missing from every passage. Read once for a question an answer checks
     against every sentence of its passages."""
     units: list[tuple[frozenset[str], float]] = []
+    characters: list[str] = []  # of each unit: its character in a space-less script, or ""
     seen: set[str] = set()
+    asking = asking_words(question)  # "much" of "how much": asks for an amount, not a topic
     previous = ""  # the last pair of the run being read
     for piece in segment(question).split():
         if not is_segmented(piece):
             previous = ""
             for word in word_pattern().findall(piece):
                 word = word.lower().replace("’", "'")
-                if word not in STOPWORDS and word not in seen:
+                if word not in STOPWORDS and word not in seen and word not in asking:
                     seen.add(word)
-                    units.append((frozenset({word[:STEM], *analyze(word, ENGLISH)}), 1.0))
+                    keys = {word[:STEM], *analyze(word, ENGLISH), *_near_keys(word)}
+                    units.append((frozenset(keys), 1.0))
+                    characters.append("")
             continue
         if previous and previous[-1] == piece[0] and len(piece) == 2:
             units[-1] = (units[-1][0] | {piece}, 0.5)  # the shared character: either pair
             units.append((frozenset({piece}), 0.5))
+            characters.append(piece[1])
         elif len(piece) == 2:
             units += [(frozenset({piece}), 0.5), (frozenset({piece}), 0.5)]
+            characters += [piece[0], piece[1]]
         else:
             units.append((frozenset({piece}), 0.5))  # a lone character
+            characters.append(piece)
         previous = piece
+    # What a Chinese or Japanese question asks with (哪个, 什么, 吗; Japanese's particles and
+    # endings, in hiragana) is no more the topic than English's stopwords.
+    units = [
+        unit
+        for unit, character in zip(units, characters, strict=True)
+        if not (character and (character in CJK_FUNCTION or "\u3040" <= character <= "\u309f"))
+    ]
     if not units:  # nothing but stopwords: they are the question
         units = [(frozenset({t[:STEM], *analyze(t, ENGLISH)}), 1.0) for t in query_terms(question)]
+    # A date asked for is found however the text writes it ("February 2026": "2026-02").
+    dates = date_keys(question)
+    if dates:
+        units.append((frozenset(dates), 1.0))
     return tuple(units)
 
 
@@ -110,34 +141,10 @@ def _relevance(score: float) -> Relevance:
     return "partially_relevant" if score >= PARTIAL_AT else "irrelevant"
 
 
-def unmentioned_names(
-    question: str, passages: Sequence[str], mentions: Callable[[str], bool]
-) -> list[str]:
-    """The names in `question` (capitalised words after its first: "Notion", "IntelliJ"; in a
-    Japanese or Chinese question, its words in Latin letters) that
-    none of `passages` mentions and the brain does not hold at all (`mentions`). Passages on
-    syncing in a brain that never names Notion do not answer "Can Foam sync with Notion?",
-    however many of its other words they share. A name the brain holds elsewhere ("Foam" in
-    a vault about Foam, absent from its code of conduct) says nothing against them."""
-    said = {stem for text in passages for stem in analyze(text, ENGLISH)}
-    # By the question's script, not by whether it holds a CJK word: "What does 寿司 mean?" is
-    # English, and its words are not names.
-    in_cjk = script_language(question) in ("ja", "zh")
-    names = (LATIN_WORD if in_cjk else NAME).findall(question)
-    missing = []
-    for name in dict.fromkeys(names):
-        if not set(analyze(name, ENGLISH)) <= said and not mentions(name):
-            missing.append(name)
-    return missing
-
-
-def grade_by_scores(
-    question: str, sources: Sequence[Source], mentions: Callable[[str], bool] | None = None
-) -> list[Grade]:
-    """Grades from the words a passage shares and how close it is in meaning; with `mentions`,
-    passages that never name what the question names are irrelevant."""
-    passages = [source.hit.text for source in sources]
-    missing = unmentioned_names(question, passages, mentions) if mentions and sources else []
+def grade_by_scores(question: str, sources: Sequence[Source]) -> list[Grade]:
+    """Grades from the words a passage shares and how close it is in meaning: what a summary
+    or a comparison is graded by without a model (a factual question is graded by the units
+    that might state its answer, `loci.answer.quoting`)."""
     grades = []
     for source in sources:
         covered = coverage(question, source.hit.text)
@@ -154,9 +161,6 @@ def grade_by_scores(
             reasoning += f", similarity {source.hit.vector_score:.2f}"
         if near is not None:
             reasoning += f" (closeness {near:.1f})"
-        if missing:
-            score = min(score, UNMENTIONED_NAME_CAP)
-            reasoning += f"; no passage names {', '.join(missing)}"
         grades.append(Grade(source.number, _relevance(score), score, reasoning))
     return grades
 
@@ -194,8 +198,10 @@ def grade_with_model(
 
 
 def decide(grades: Sequence[Grade], expanded: bool) -> Decision:
+    """Answer only from a relevant passage: partly relevant ones are worth one broader search,
+    never an answer of their own (an answer under "0 relevant" quoted unrelated text)."""
     if any(g.relevance == "relevant" for g in grades):
         return "sufficient"
-    if any(g.relevance == "partially_relevant" for g in grades):
-        return "sufficient" if expanded else "needs_expansion"
+    if any(g.relevance == "partially_relevant" for g in grades) and not expanded:
+        return "needs_expansion"
     return "no_relevant_sources"

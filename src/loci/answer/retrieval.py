@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from loci.answer.events import Scoped
-from loci.answer.grading import unmentioned_names
+from loci.answer.quoting import Quoted, Reader, quote, unknown_words
 from loci.answer.sources import Source, number
+from loci.language import language_of
 from loci.models import Document, Hit
 
 NO_ANSWER = (
@@ -37,14 +38,26 @@ class Retrieval:
     brain_of: Callable[[Hit], str] | None = None
     scope: Scoped | None = None  # brains and filters, when the caller narrowed or widened
     limits: str | None = None  # the filters in words, for "nothing found" replies
-    # Whether any passage in scope has this word: a name the brain never mentions is not what
-    # its passages are about (`grading.unmentioned_names`). None: not asked.
+    # Whether any passage in scope has this word: a refusal names the question's words the
+    # brain never mentions (`quoting.unknown_words`). None: not asked.
     mentions: Callable[[str], bool] | None = None
+    reader: Reader = Reader()  # what reads the units' meaning (`loci.answer.quoting`)
 
     def number(self, hits: list[Hit]) -> list[Source]:
         if self.brain_of is None:
             return number(hits, self.brain)
         return [Source(s.number, s.hit, self.brain_of(s.hit)) for s in number(hits, self.brain)]
+
+    def quote(self, question: str, sources: list[Source]) -> Quoted:
+        """The units of `sources`, the most likely to state the answer first, and how likely an
+        answer quoting them is to be right."""
+        return quote(
+            question,
+            sources,
+            self.reader,
+            question_language=language_of(question),
+            languages=[language_of(s.hit.text) for s in sources],
+        )
 
     def in_context(self, sources: list[Source]) -> list[Source]:
         """The other passages of the best source's document, when it is short: the sentence that
@@ -79,15 +92,13 @@ class Retrieval:
         )
 
     def unmentioned(self, question: str, sources: list[Source]) -> str:
-        """What the brain does not mention: "Nothing in this brain mentions Notion." tells a
+        """What the brain does not mention: "Nothing in this brain mentions passport." tells a
         reader what to add, or that the question is about something else."""
-        if self.mentions is None:
-            return ""
-        names = unmentioned_names(question, [s.hit.text for s in sources], self.mentions)
-        if not names:
+        words = unknown_words(question, self.mentions)
+        if not words:
             return ""
         among = f" among {self.limits}" if self.limits else ""
-        listed = ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
+        listed = ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
         return f"\n\nNothing in {self.where()}{among} mentions {listed}."
 
     def where(self) -> str:

@@ -60,6 +60,8 @@ def units(text: str, headings: Sequence[str] = (), language: str | None = None) 
         lines = [line for line in paragraph.splitlines() if line.strip()]
         if not lines:
             continue
+        if _settings(lines):
+            continue  # configuration is cited, like code, never quoted
         table = _table(lines)
         if table is not None:
             pieces += [_Piece(row, "row") for row in table]
@@ -125,6 +127,19 @@ def _without_code(text: str) -> str:
     return "\n".join(kept)
 
 
+# A line of YAML-like settings: "key: value", "key:" opening a nested block, "- key: value".
+SETTING = re.compile(r"^\s*(?:-\s+)?[\w\"' .-]{1,40}:(?:\s|$)")
+
+
+def _settings(lines: list[str]) -> bool:
+    """Whether the lines are a block of nested settings (a YAML file's): mostly `key: value`
+    lines, some of them opening a nested block or indented under one. Labelled fields standing
+    side by side ("Seat: 23F", "Gate: B12") are not nested and stay units."""
+    if len(lines) < 2 or sum(bool(SETTING.match(line)) for line in lines) < 0.8 * len(lines):
+        return False
+    return any(line[:1].isspace() or line.rstrip().endswith(":") for line in lines)
+
+
 def _cells(line: str, delimiter: str) -> list[str]:
     if delimiter == "|":
         return [c.strip() for c in line.strip().strip("|").split("|")]
@@ -168,8 +183,11 @@ def _prose(lines: list[str], language: str | None, first_item: int) -> list[_Pie
     """Sentences and fields of a paragraph that is not a table, each list item's numbered."""
     found: list[_Piece] = []
     for number, line in enumerate(_logical_lines(lines), start=first_item):
+        if line.startswith("|"):
+            continue  # a row of a table cut from its header: data with no names to read it by
         item = number if BULLET.match(line) else None
-        for sentence in split_sentences(BULLET.sub("", line), language):
+        # Bold marks go first: "**Keeps the server dumb.** File-level sync …" is two sentences.
+        for sentence in split_sentences(STRONG.sub("", BULLET.sub("", line)), language):
             kind: UnitKind = "field" if FIELD.match(sentence) else "sentence"
             found.append(_Piece(sentence, kind, item))
     return found

@@ -110,8 +110,16 @@ class Loci:
     @cached_property
     def answers(self) -> Answers:
         from loci.answer.facade import Answers
+        from loci.answer.quoting import Reader
 
-        return Answers(self.store, self.graph, self.searching.search, self._chat, self.curation)
+        # The embedder reads an answer's candidate units beside the question, in the languages
+        # it reads: the ones search trusts its vectors for.
+        reader = Reader(
+            lambda texts: self._embedder().embed(texts), self.settings.ranking.embedder_languages
+        )
+        return Answers(
+            self.store, self.graph, self.searching.search, self._chat, self.curation, reader
+        )
 
     @cached_property
     def reviews(self) -> Reviews:
