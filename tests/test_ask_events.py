@@ -15,7 +15,9 @@ from loci.service import Loci
 from tests.conftest import run_cli
 
 QUESTION = "What is the garage door code?"
-WIRE = {"answer", "citations", "intent", "decision", "model", "fallbacks", "timings", "scope"}
+WIRE = {
+    "answer", "citations", "intent", "decision", "model", "fallbacks", "timings", "scope", "claims",
+}  # fmt: skip
 
 
 def test_a_stream_that_ends_without_its_answer_is_a_clear_error() -> None:

@@ -29,9 +29,21 @@ from loci.models import SearchFilters
 
 if TYPE_CHECKING:  # `loci ask` imports this module at start-up; grading brings an HTTP client
     from loci.answer.grading import Decision
+    from loci.answer.support import Claim
 
 EventType = Literal[
-    "status", "route", "scope", "rewrite", "queries", "grading", "sources", "token", "done", "error"
+    "status",
+    "route",
+    "scope",
+    "rewrite",
+    "queries",
+    "grading",
+    "sources",
+    "token",
+    "revise",
+    "check",
+    "done",
+    "error",
 ]
 
 # A numbered source as the wire and the conversation store carry it (`Source.citation()`).
@@ -163,6 +175,33 @@ class Token(AskEvent):
 
 
 @dataclass(frozen=True)
+class Revise(AskEvent):
+    """The text streamed so far is withdrawn: the model answers again, and its new words
+    follow (a reader clears what it showed)."""
+
+    reason: str
+    type: ClassVar[EventType] = "revise"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Checked(AskEvent):
+    """A model's answer held against its citations, sentence by sentence
+    (`loci.answer.support`): each claim, and whether the passages it cites support it."""
+
+    claims: tuple[Claim, ...]
+    type: ClassVar[EventType] = "check"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "claims": [c.to_json() for c in self.claims],
+            "unsupported": sum(not c.supported for c in self.claims),
+        }
+
+
+@dataclass(frozen=True)
 class Done(AskEvent):
     """The answer. An answer without sources (a greeting, "saved", "nothing found") keeps the
     defaults; `Answers.converse` adds the conversation and message it was kept as, and
@@ -179,6 +218,8 @@ class Done(AskEvent):
     conversation_id: int | None = None
     message_id: int | None = None
     saved: str | None = None  # the path of the analysis page
+    # A model's answer held against its citations (None: not checked, no model wrote it).
+    claims: tuple[Claim, ...] | None = None
     type: ClassVar[EventType] = "done"
 
     def kept(self) -> tuple[int, int]:
@@ -197,6 +238,7 @@ class Done(AskEvent):
             "fallbacks": list(self.fallbacks),
             "timings": dict(self.timings),
             "scope": self.scope.to_json() if self.scope is not None else None,
+            "claims": [c.to_json() for c in self.claims] if self.claims is not None else None,
         }
         # Only what was added: `ask` alone names no conversation, and only --save a page.
         if self.conversation_id is not None:

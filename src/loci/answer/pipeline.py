@@ -22,9 +22,11 @@ from loci.answer import prompts
 from loci.answer.citation_order import by_first_use
 from loci.answer.events import (
     AskEvent,
+    Checked,
     Done,
     Graded,
     Queries,
+    Revise,
     Rewritten,
     Routed,
     Sources,
@@ -45,6 +47,7 @@ from loci.answer.quoting import Quoted
 from loci.answer.quoting import grades as grades_of
 from loci.answer.retrieval import Retrieval
 from loci.answer.sources import Source, blocks, validate_citations
+from loci.answer.support import Claim, check, unsupported
 from loci.errors import LLMError
 from loci.llm.client import Chat, Message, parse_json_object
 from loci.models import Document, Hit
@@ -79,6 +82,7 @@ class _Run:
     history: Sequence[Turn]
     timings: dict[str, float] = field(default_factory=dict)
     fallbacks: list[str] = field(default_factory=list)
+    claims: tuple[Claim, ...] | None = None  # a model's answer, held against its citations
 
     def timed(self, step: str, started: float) -> None:
         self.timings[step] = round((time.perf_counter() - started) * 1000, 1)
@@ -328,11 +332,11 @@ class Asker:
                 {"role": "user", "content": f"{blocks(sources)}\n\nQuestion: {question}"},
             ]
             try:
-                for piece in self.chat.stream(messages):
+                for piece in self.chat.stream(messages):  # what came is kept if it breaks off
                     written += piece
                     yield Token(piece)
                 if validate_citations(written, sources)[1]:
-                    return written
+                    return (yield from self._checked(run, messages, written, sources))
                 # An answer that cites none of its sources cannot be checked by its reader:
                 # the passages it should have cited follow it.
                 log.info("the model's answer cited no source; adding passages")
@@ -351,6 +355,52 @@ class Asker:
         for line in extract.splitlines(keepends=True):  # a line at a time, as a reader reads
             yield Token(line)
         return written + extract
+
+    def _stream(self, messages: list[Message]) -> Generator[AskEvent, None, str]:
+        assert self.chat is not None
+        written = ""
+        for piece in self.chat.stream(messages):
+            written += piece
+            yield Token(piece)
+        return written
+
+    def _checked(
+        self, run: _Run, messages: list[Message], written: str, sources: list[Source]
+    ) -> Generator[AskEvent, None, str]:
+        """The model's answer held against its citations; answered once more, naming the claims
+        its passages do not support; what still is not supported is marked so."""
+        yield Status("Checking the answer against the passages it cites…")
+        claims = check(written, sources, self.retrieval.reader)
+        failing = unsupported(claims)
+        if failing:
+            named = "\n".join(f"- {c.text} ({c.reason})" for c in failing)
+            yield Status(f"{_sentences(len(failing))} not supported by its sources; asking again…")
+            again: list[Message] = [
+                *messages,
+                {"role": "assistant", "content": written},
+                {"role": "user", "content": prompts.REVISE.format(claims=named)},
+            ]
+            yield Revise(f"{_sentences(len(failing))} not supported by its sources")
+            try:
+                revised = yield from self._stream(again)
+            except LLMError as error:  # the first answer stands, its claims marked
+                log.info("the second answer failed: %s", error)
+                run.fallbacks.append("revise")
+                yield Revise("the second answer failed; the first one stands")
+                yield Token(written)
+            else:
+                written = revised
+                claims = check(written, sources, self.retrieval.reader)
+                failing = unsupported(claims)
+        run.claims = tuple(claims)
+        yield Checked(tuple(claims))
+        if failing:
+            marked = "\n\nNot supported by the passages it cites:\n" + "\n".join(
+                f"- “{c.text}” ({c.reason})" for c in failing
+            )
+            yield Token(marked)
+            written += marked
+        return written
 
     def _greet(self, run: _Run) -> Generator[AskEvent, None, str]:
         text = GREETING
@@ -482,7 +532,12 @@ class Asker:
             fallbacks=tuple(run.fallbacks),
             timings=dict(run.timings),
             scope=self.retrieval.scope,
+            claims=run.claims,
         )
+
+
+def _sentences(n: int) -> str:
+    return "1 sentence is" if n == 1 else f"{n} sentences are"
 
 
 def _sources(sources: list[Source]) -> Sources:

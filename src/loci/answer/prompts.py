@@ -57,3 +57,8 @@ its source number in square brackets, like [2]. Use only the sources.
 
 GREET = """You are Loci, the user's personal knowledge base. Reply to the greeting in one short, \
 friendly sentence and offer to answer questions from their documents."""
+
+REVISE = """Some sentences of your answer are not supported by the sources they cite:
+{claims}
+Answer the question again using only what the sources say, citing each sentence with [n]. Leave \
+out what no source states; say so if the sources do not answer it."""

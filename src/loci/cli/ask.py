@@ -17,6 +17,7 @@ from loci.answer.events import (
     Done,
     Graded,
     Queries,
+    Revise,
     Rewritten,
     Routed,
     Scoped,
@@ -156,6 +157,10 @@ def register(app: typer.Typer) -> None:
             if isinstance(event, Token):
                 sys.stdout.write(event.text)
                 sys.stdout.flush()
+            elif isinstance(event, Revise):
+                # What was printed is withdrawn: the model answers again below it.
+                sys.stdout.write("\n")
+                err.print(f"[dim]· answering again: {escape(event.reason)}[/dim]")
             elif isinstance(event, Done):
                 done = saved_as_page(event)
                 sys.stdout.write("\n")

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from loci.api.schemas.ask import ClaimOut
 from loci.ingest.preflight import Preflight
 from loci.mcp.preflight_outputs import DryRun
 from loci.models import Brain, Document, Hit
@@ -162,6 +163,11 @@ class AnswerResult(BaseModel):
     from_model: bool = Field(description="false: no chat model, the answer quotes the sources")
     conversation_id: int | None = Field(
         default=None, description="the conversation it was kept in (the web app lists it)"
+    )
+    claims: list[ClaimOut] | None = Field(
+        default=None,
+        description="a model's answer, sentence by sentence, held against the passages each "
+        "cites (supported: false names what they do not say); null when no model wrote it",
     )
 
 

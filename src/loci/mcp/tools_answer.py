@@ -12,6 +12,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from loci.answer.events import final_answer
+from loci.api.schemas.ask import ClaimOut
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
     AnswerResult,
@@ -115,6 +116,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             intent=done.intent,
             from_model=done.model is not None,
             conversation_id=done.conversation_id,
+            claims=[ClaimOut.of(c) for c in done.claims] if done.claims is not None else None,
         )
 
     @tool_errors

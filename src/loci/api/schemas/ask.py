@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from loci.answer.events import Done
+from loci.answer.support import Claim
 from loci.api.schemas.common import BRAIN_NAME, MAX_ID, NOT_BLANK, RequestIn, json_integers
 from loci.api.schemas.graph import GraphSummaryOut
 from loci.api.schemas.search import FiltersIn
@@ -40,6 +41,24 @@ class AskIn(RequestIn):
     _integers = json_integers("conversation_id")
 
 
+class ClaimOut(BaseModel):
+    """A sentence of a model's answer, held against the passages it cites."""
+
+    text: str
+    sources: list[int] = Field(description="the numbers it cites")
+    supported: bool = Field(description="false: its passages do not say it")
+    reason: str = Field(description='why not ("“240” is not in [1]"); empty when supported')
+
+    @classmethod
+    def of(cls, claim: Claim) -> ClaimOut:
+        return cls(
+            text=claim.text,
+            sources=list(claim.sources),
+            supported=claim.supported,
+            reason=claim.reason,
+        )
+
+
 class AnswerOut(BaseModel):
     answer: str = Field(description="the answer, citing sources as [1], [2], …")
     citations: list[dict[str, Any]] = Field(
@@ -54,6 +73,11 @@ class AnswerOut(BaseModel):
         description="the brains and filters searched, when the request or the question's time "
         "phrase narrowed or widened them (`from_question` names the phrase)",
     )
+    claims: list[ClaimOut] | None = Field(
+        default=None,
+        description="a model's answer, sentence by sentence, held against the passages each "
+        "cites; null when no model wrote it",
+    )
 
     @classmethod
     def of(cls, done: Done) -> AnswerOut:
@@ -66,6 +90,7 @@ class AnswerOut(BaseModel):
             message_id=message_id,
             decision=done.decision,
             scope=done.scope.to_json() if done.scope is not None else None,
+            claims=[ClaimOut.of(c) for c in done.claims] if done.claims is not None else None,
         )
 
 

@@ -351,6 +351,12 @@ class AnswerView {
         this.text += data.text;
         this.render();
         break;
+      case "revise":
+        // The model answers again (its first answer said what its sources do not): start over.
+        this.text = "";
+        this.render();
+        this.status = `Answering again: ${data.reason}.`;
+        break;
       case "done":
         this.finish(data);
         return;
