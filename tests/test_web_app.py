@@ -628,8 +628,10 @@ def test_a_person_asks_follows_up_studies_and_uses_their_own_model(
         expect(answer).to_have_attribute("data-state", "done")
         expect(answer.locator(".answer")).to_contain_text(re.compile(rf"opens with {NONCE}\s*1\."))
         expect(answer.locator(".answer strong")).to_have_text(NONCE)
-        expect(answer.locator(".answer li")).to_contain_text('<img src="http://192.0.2.1/')
+        expect(answer.locator(".answer li").first).to_contain_text('<img src="http://192.0.2.1/')
         expect(answer.locator(".answer img")).to_have_count(0)
+        # The padlock is in no passage: after the model answered again with it, it is marked.
+        expect(answer.locator(".answer")).to_contain_text("Not supported by the passages it cites")
         expect(answer.locator(".msg-model")).to_contain_text("Answered by scripted-model")
         expect(answer.locator(".cite-chip")).to_have_count(1)
         expect(page.locator("#stop-button")).to_be_hidden()
