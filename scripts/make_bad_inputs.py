@@ -106,23 +106,7 @@ def paragraph_bomb_docx(xml_bytes: int = 63 * 1024 * 1024) -> bytes:
     An incompressible picture keeps the package under the compression-ratio budget, as the
     photos of a real document would."""
     paragraph = b"<w:p><w:r><w:t>a</w:t></w:r></w:p>"
-    body = paragraph * (xml_bytes // len(paragraph))
-    document = (
-        _DECLARATION
-        + f'<w:document xmlns:w="{_W}"><w:body>'.encode()
-        + body
-        + b"</w:body></w:document>"
-    )
-    picture = random.Random(63).randbytes(len(document) // 60)
-    return _zip(
-        [
-            ("[Content_Types].xml", _content_types("word/document.xml")),
-            ("_rels/.rels", _rels(("rId1", "officeDocument", "word/document.xml"))),
-            ("word/document.xml", document),
-            ("word/media/image1.png", picture),
-        ],
-        stored=("word/media/image1.png",),
-    )
+    return _padded_docx(paragraph * (xml_bytes // len(paragraph)), seed=63)
 
 
 def long_runs_docx(xml_bytes: int = 63 * 1024 * 1024, run_chars: int = 256 * 1024) -> bytes:
@@ -132,14 +116,19 @@ def long_runs_docx(xml_bytes: int = 63 * 1024 * 1024, run_chars: int = 256 * 102
     sentence = b"The keeper logs the weather at the lamp each night. "
     run = (sentence * (run_chars // len(sentence) + 1))[:run_chars]
     paragraph = b"<w:p><w:r><w:t>" + run + b"</w:t></w:r></w:p>"
-    body = paragraph * max(1, xml_bytes // len(paragraph))
+    return _padded_docx(paragraph * max(1, xml_bytes // len(paragraph)), seed=64)
+
+
+def _padded_docx(body: bytes, seed: int) -> bytes:
+    """A Word document of `body`, beside an incompressible picture a sixtieth its size, so the
+    package stays under the compression-ratio budget whatever the body compresses to."""
     document = (
         _DECLARATION
         + f'<w:document xmlns:w="{_W}"><w:body>'.encode()
         + body
         + b"</w:body></w:document>"
     )
-    picture = random.Random(64).randbytes(len(document) // 60)
+    picture = random.Random(seed).randbytes(len(document) // 60)
     return _zip(
         [
             ("[Content_Types].xml", _content_types("word/document.xml")),
