@@ -34,6 +34,7 @@ from loci.answer.grading import Grade, Relevance, question_words, text_keys
 from loci.answer.sources import Source
 from loci.answer.units import Unit, units, words
 from loci.embed.base import Vectors
+from loci.function_words import FUNCTION_WORDS
 from loci.search.lexical import query_terms
 from loci.store.text_analysis import is_segmented
 
@@ -312,7 +313,11 @@ def unknown_words(question: str, mentions: Callable[[str], bool] | None) -> list
         return []
     # A pair of Chinese or Japanese characters is how search reads the question, not a word a
     # person would recognise as theirs: only whole words are named, as the question spells them.
-    missing = [t for t in query_terms(question) if not is_segmented(t) and not mentions(t)]
+    missing = [
+        t
+        for t in query_terms(question)
+        if not is_segmented(t) and t not in FUNCTION_WORDS and not mentions(t)
+    ]
     spelled = {w.lower(): w for w in reversed(re.findall(r"[^\W_][\w'’-]*", question))}
     return [spelled.get(t, t) for t in missing]
 

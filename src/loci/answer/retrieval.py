@@ -21,6 +21,7 @@ NO_ANSWER = (
     "document that has the answer."
 )
 CLOSEST = 3  # passages named under a refusal
+NAMED_AT_MOST = 3  # words a refusal names as never mentioned
 CLOSEST_CHARS = 160
 # A document this short (about two pages) is read whole for an answer without a model.
 CONTEXT_CHARS = 8_000
@@ -98,6 +99,8 @@ class Retrieval:
         if not words:
             return ""
         among = f" among {self.limits}" if self.limits else ""
+        if len(words) > NAMED_AT_MOST:  # not a missing name: the brain speaks other words
+            return f"\n\nMost of the question's words appear nowhere in {self.where()}{among}."
         listed = ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
         return f"\n\nNothing in {self.where()}{among} mentions {listed}."
 
