@@ -3,8 +3,8 @@ languages holds besides its topic, as English's stopwords (`loci.search.lexical.
 for English. A refusal does not name them as words the brain never mentions: "Wie viel Gas
 haben wir im Januar verbraucht?" asked of English tables is not missing "haben" and "wir".
 (Dropped from the words an answer is scored by, they cost 5 right answers of 109 on the dev
-half of bench/answers: the words around a German or French fact are scored too.) Words that are English nouns
-too ("hat", "man", "war", "son", "bin") are left out: an English question keeps them."""
+half of bench/answers: the words around a German or French fact are scored too.) Words that
+are English nouns too ("hat", "man", "war", "son", "bin") are left out."""
 
 from __future__ import annotations
 
