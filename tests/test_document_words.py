@@ -58,7 +58,9 @@ def test_the_notes_about_it_beat_long_notes_full_of_its_words(loci: Loci, brain:
         return [h.citation.name for h in loci.searching.search(brain, request)]
 
     assert ranked(orphans)[0] == "orphans.md"
-    assert "backlinking.md" in ranked(backlinks)[:3]
+    # In the first four: on onnxruntime 1.32 it ties block-anchors.md's fused score (0.242) for
+    # third place; without the document's words it falls below fifth.
+    assert "backlinking.md" in ranked(backlinks)[:4]
     # by their passages alone, long notes that use the words throughout came first (for the
     # orphans question the words' own ranking still shows it; in hybrid, how little its common
     # words say now lets the meaning put orphans.md first either way)

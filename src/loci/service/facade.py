@@ -114,8 +114,9 @@ class Loci:
 
         # The embedder reads an answer's candidate units beside the question, in the languages
         # it reads: the ones search trusts its vectors for.
+        embedder = self._embedder  # not `self`: no service refers back to Loci
         reader = Reader(
-            lambda texts: self._embedder().embed(texts), self.settings.ranking.embedder_languages
+            lambda texts: embedder().embed(texts), self.settings.ranking.embedder_languages
         )
         return Answers(
             self.store, self.graph, self.searching.search, self._chat, self.curation, reader
