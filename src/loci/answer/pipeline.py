@@ -22,11 +22,9 @@ from loci.answer import prompts
 from loci.answer.citation_order import by_first_use
 from loci.answer.events import (
     AskEvent,
-    Checked,
     Done,
     Graded,
     Queries,
-    Revise,
     Rewritten,
     Routed,
     Sources,
@@ -47,7 +45,7 @@ from loci.answer.quoting import Quoted
 from loci.answer.quoting import grades as grades_of
 from loci.answer.retrieval import Retrieval
 from loci.answer.sources import Source, blocks, validate_citations
-from loci.answer.support import Claim, check, unsupported
+from loci.answer.support import Claim, held_to_citations
 from loci.errors import LLMError
 from loci.llm.client import Chat, Message, parse_json_object
 from loci.models import Document, Hit
@@ -356,51 +354,17 @@ class Asker:
             yield Token(line)
         return written + extract
 
-    def _stream(self, messages: list[Message]) -> Generator[AskEvent, None, str]:
-        assert self.chat is not None
-        written = ""
-        for piece in self.chat.stream(messages):
-            written += piece
-            yield Token(piece)
-        return written
-
     def _checked(
         self, run: _Run, messages: list[Message], written: str, sources: list[Source]
     ) -> Generator[AskEvent, None, str]:
-        """The model's answer held against its citations; answered once more, naming the claims
-        its passages do not support; what still is not supported is marked so."""
-        yield Status("Checking the answer against the passages it cites…")
-        claims = check(written, sources, self.retrieval.reader)
-        failing = unsupported(claims)
-        if failing:
-            named = "\n".join(f"- {c.text} ({c.reason})" for c in failing)
-            yield Status(f"{_sentences(len(failing))} not supported by its sources; asking again…")
-            again: list[Message] = [
-                *messages,
-                {"role": "assistant", "content": written},
-                {"role": "user", "content": prompts.REVISE.format(claims=named)},
-            ]
-            yield Revise(f"{_sentences(len(failing))} not supported by its sources")
-            try:
-                revised = yield from self._stream(again)
-            except LLMError as error:  # the first answer stands, its claims marked
-                log.info("the second answer failed: %s", error)
-                run.fallbacks.append("revise")
-                yield Revise("the second answer failed; the first one stands")
-                yield Token(written)
-            else:
-                written = revised
-                claims = check(written, sources, self.retrieval.reader)
-                failing = unsupported(claims)
-        run.claims = tuple(claims)
-        yield Checked(tuple(claims))
-        if failing:
-            marked = "\n\nNot supported by the passages it cites:\n" + "\n".join(
-                f"- “{c.text}” ({c.reason})" for c in failing
-            )
-            yield Token(marked)
-            written += marked
-        return written
+        assert self.chat is not None
+        held = yield from held_to_citations(
+            self.chat, messages, written, sources, self.retrieval.reader
+        )
+        if held.revision_failed:
+            run.fallbacks.append("revise")
+        run.claims = held.claims
+        return held.text
 
     def _greet(self, run: _Run) -> Generator[AskEvent, None, str]:
         text = GREETING
@@ -534,10 +498,6 @@ class Asker:
             scope=self.retrieval.scope,
             claims=run.claims,
         )
-
-
-def _sentences(n: int) -> str:
-    return "1 sentence is" if n == 1 else f"{n} sentences are"
 
 
 def _sources(sources: list[Source]) -> Sources:

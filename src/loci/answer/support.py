@@ -1,5 +1,5 @@
 """A model's answer checked against its citations, sentence by sentence (the seed's
-"self-reflective answer grading").
+"self-reflective answer grading"), and answered once more when a sentence fails.
 
 Each sentence of the answer that states something is held against the passages it cites (all the
 answer's sources when it cites none). It is supported when everything specific in it — a number,
@@ -15,18 +15,25 @@ The thresholds were set, not fitted: no model answers here to fit them on (bench
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from loci.answer import prompts
+from loci.answer.events import AskEvent, Checked, Revise, Status, Token
 from loci.answer.grading import question_words, text_keys
 from loci.answer.quoting import Reader
 from loci.answer.sources import CITATION, Source
 from loci.answer.units import Unit, units, words
+from loci.errors import LLMError
 from loci.language import language_of
+from loci.llm.client import Chat, Message
 from loci.sentences import split_sentences
+
+log = logging.getLogger(__name__)
 
 MIN_WORDS = 4  # shorter: a heading, "In short:", not a claim
 WORDS_SUPPORT = 0.6  # share of a claim's content words its passages must hold …
@@ -139,3 +146,58 @@ def _said(thing: str, passages: Sequence[Source], held: set[str]) -> bool:
     if _NUMBER.fullmatch(thing):
         return False
     return bool(text_keys(thing) & held)
+
+
+@dataclass(frozen=True)
+class Held:
+    """A model's answer after it was held to its citations."""
+
+    text: str  # the answer as it stands, any claim still unsupported marked under it
+    claims: tuple[Claim, ...]
+    revision_failed: bool  # the second answer broke off: the first one stands
+
+
+def held_to_citations(
+    chat: Chat, messages: Sequence[Message], written: str, sources: Sequence[Source], reader: Reader
+) -> Generator[AskEvent, None, Held]:
+    """Check the answer `written` to `messages`; if a claim fails, withdraw it (`Revise`) and
+    ask once more, naming what failed; mark what still fails. Yields what a reader sees."""
+    yield Status("Checking the answer against the passages it cites…")
+    claims = check(written, sources, reader)
+    failing = unsupported(claims)
+    failed = False
+    if failing:
+        named = "\n".join(f"- {c.text} ({c.reason})" for c in failing)
+        yield Status(f"{_sentences(len(failing))} not supported by its sources; asking again…")
+        again: list[Message] = [
+            *messages,
+            {"role": "assistant", "content": written},
+            {"role": "user", "content": prompts.REVISE.format(claims=named)},
+        ]
+        yield Revise(f"{_sentences(len(failing))} not supported by its sources")
+        try:
+            revised = ""
+            for piece in chat.stream(again):
+                revised += piece
+                yield Token(piece)
+        except LLMError as error:  # the first answer stands, its claims marked
+            log.info("the second answer failed: %s", error)
+            failed = True
+            yield Revise("the second answer failed; the first one stands")
+            yield Token(written)
+        else:
+            written = revised
+            claims = check(written, sources, reader)
+            failing = unsupported(claims)
+    yield Checked(tuple(claims))
+    if failing:
+        marked = "\n\nNot supported by the passages it cites:\n" + "\n".join(
+            f"- “{c.text}” ({c.reason})" for c in failing
+        )
+        yield Token(marked)
+        written += marked
+    return Held(written, tuple(claims), failed)
+
+
+def _sentences(n: int) -> str:
+    return "1 sentence is" if n == 1 else f"{n} sentences are"
