@@ -331,8 +331,10 @@ def test_code_files_keep_lines_and_note_their_language() -> None:
         ("build.sh", "shell"),
     ]:
         assert parse(b"x = 1\n", name, BUDGETS).metadata["language"] == language, name
+    # an unknown suffix does not decide: its text is read as text, with no language
+    assert "language" not in parse(b"x = 1\n", "mystery.xyz", BUDGETS).metadata
     with pytest.raises(NoParser):
-        parse(b"x = 1\n", "mystery.xyz", BUDGETS)
+        parse(b"x = 1\n\x00\x01", "mystery.xyz", BUDGETS)
     with pytest.raises(ParseError, match="binary"):
         parse(fixtures.binary_junk(), "blob.js", BUDGETS)
 

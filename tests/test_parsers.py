@@ -38,6 +38,20 @@ def test_unknown_type_has_no_parser() -> None:
         parse(b"8BPS\x00\x01 a Photoshop file", "drawing.psd", BUDGETS)
 
 
+@pytest.mark.parametrize("name", ["Apache-2.0", "MPL-2.0", "CC0-1.0", "minutes 3.4", "plan-2.0"])
+def test_a_name_ending_in_a_dot_and_digits_is_read_by_its_content(name: str) -> None:
+    text = "Licensed under the Apache License, Version 2.0 — see § 4 “Redistribution”.\n"
+    parsed = parse(text.encode(), name, BUDGETS)
+    assert "Redistribution" in "\n".join(b.text for b in parsed.blocks)
+
+
+def test_bytes_that_are_not_utf8_text_under_an_unknown_suffix_have_no_parser() -> None:
+    with pytest.raises(NoParser, match="no parser for this type"):
+        parse(b"\x89PNG not really an image", "picture.xyz", BUDGETS)
+    with pytest.raises(NoParser, match="no parser for this type"):
+        parse(b"plain words, then \x1b[31m a terminal's colours", "log.0", BUDGETS)
+
+
 def test_empty_file_is_refused() -> None:
     with pytest.raises(ParseError, match="empty"):
         parse(b"", "empty.txt", BUDGETS)

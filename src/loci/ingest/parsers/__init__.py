@@ -293,9 +293,27 @@ def choose_parser(data: bytes, name: str) -> str:
         return "mbox"
     if language_of(filename) is not None:
         return "code"
-    if extension in _TEXT or not extension:
+    if extension in _TEXT or not extension or _utf8_text(data):
         return "text"
     raise NoParser("no parser for this type")
+
+
+def _utf8_text(data: bytes) -> bool:
+    """Whether bytes under a suffix no parser claims are plain text all the same: a name that
+    ends in a dot and digits ("Apache-2.0", "minutes 3.4") says nothing of its content. Only
+    UTF-8 without control characters counts: a legacy code page decodes any bytes, so guessing
+    one here would read every unknown binary file as text."""
+    sample = data[:_TEXT_SAMPLE]
+    try:
+        text = sample.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(sample) - 3:  # not just a character cut by the sample's end
+            return False
+        text = sample[: error.start].decode("utf-8")
+    return bool(text.strip()) and not any(c < " " and c not in "\t\n\r\f" for c in text)
+
+
+_TEXT_SAMPLE = 8192
 
 
 def _sniff(data: bytes) -> str | None:
