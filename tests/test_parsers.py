@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
+from loci.app import Loci
 from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.ingest.parsers.html import parse_html
-from loci.models import Block, ParsedDocument
+from loci.models import Block, Brain, ParsedDocument
 from tests import fixtures
 
 BUDGETS = ParseBudgets()
@@ -183,6 +185,22 @@ def test_markdown_title_falls_back_to_first_h1() -> None:
     doc = parse(b"Intro line.\n\n# The Real Title\n\nBody.\n", "n.md", BUDGETS)
     assert doc.title == "The Real Title"
     assert doc.metadata == {}
+
+
+def test_a_title_is_what_a_reader_sees_of_its_heading(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    logo = tmp_path / "README.md"
+    logo.write_text("# ![libsodium](https://example.org/logo.png)\n\nA crypto library.\n")
+    bare = tmp_path / "badge.md"
+    bare.write_text("# ![](https://example.org/logo.png)\n\nA note under a bare logo.\n")
+    marked = tmp_path / "guide.md"
+    marked.write_text("# The **quick** [start](https://example.org) for `loci`\n\nSteps.\n")
+    ids = [loci.library.add_file(brain, path).document.id for path in (logo, bare, marked)]
+    loci.library.wait_for(brain, ids)
+    titles = [loci.store.get_document(brain.id, i).title for i in ids]
+    # no title at all under a bare logo: the Files list and `loci show` print the file name
+    assert titles == ["libsodium", None, "The quick start for loci"]
 
 
 def test_bad_frontmatter_is_a_warning_not_a_failure() -> None:

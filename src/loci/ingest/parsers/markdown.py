@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 import threading
 from typing import Any
 
@@ -68,12 +69,32 @@ def parse_markdown_text(text: str) -> ParsedDocument:
     )
     title = metadata.get("title") if isinstance(metadata.get("title"), str) else None
     if not title:
-        title = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
+        heading = next((b.text for b in blocks if b.kind == "heading" and b.level == 1), None)
+        title = _readable(heading) if heading else None
     if not blocks:
         warnings.append("no text found")
     return ParsedDocument(
         title=title, blocks=tuple(blocks), metadata=metadata, warnings=tuple(warnings)
     )
+
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_HTML_IMAGE = re.compile(r"<img\b[^>]*?\balt\s*=\s*[\"']([^\"']*)[\"'][^>]*>", re.IGNORECASE)
+_TAG = re.compile(r"<[^>]+>")
+_EMPHASIS = re.compile(r"\*\*|__|(?<!\w)[*_`]|[*_`](?!\w)")
+
+
+def _readable(heading: str) -> str | None:
+    """A heading as a reader sees it, for a title: an image by its alt text, a link by its
+    words, without emphasis or tags ("# ![libsodium](…/logo.png)" is titled "libsodium").
+    None when nothing readable is left (a logo without alt text): the file name serves."""
+    text = _IMAGE.sub(r"\1", heading)
+    text = _HTML_IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _TAG.sub("", text)
+    text = " ".join(_EMPHASIS.sub("", text).split())
+    return text or None
 
 
 # Frontmatter keys whose value says what the note is about, in a sentence or two (Obsidian
