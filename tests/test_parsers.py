@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from loci.app import Loci
 from loci.errors import BudgetExceeded, EncryptedDocument, NoParser, ParseError
 from loci.ingest.encoding import decode_text
 from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.ingest.parsers.html import parse_html
 from loci.models import Block, Brain, ParsedDocument
+from loci.service import Loci
 from tests import fixtures
 
 BUDGETS = ParseBudgets()
