@@ -152,6 +152,23 @@ def test_dry_run_of_a_folder_matches_the_add_and_writes_nothing(tmp_path: Path) 
     )
 
 
+def test_a_dry_run_of_a_file_that_failed_says_so_and_how_to_retry(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    drawing = tmp_path / "drawing.xyz"
+    drawing.write_bytes(b"\x00\x01 not a format Loci reads \x02")
+    first = run_cli("add", str(drawing), "--json", home=home)
+    failed = json.loads(first.stdout)[0]["document"]
+    assert failed["status"] == "failed"
+
+    human = run_cli("add", "--dry-run", str(drawing), home=home)
+    line = f"already in this brain as #{failed['id']} drawing.xyz; that copy failed: "
+    assert line + "no parser for this type" in " ".join(human.stdout.split())
+    assert f"`loci reprocess {failed['id']}` tries it again" in human.stdout
+    assert "1 already there (1 of them failed)" in human.stdout
+    flight = json.loads(run_cli("add", "--dry-run", str(drawing), "--json", home=home).stdout)
+    assert any(f"loci reprocess {failed['id']}" in w for w in flight["warnings"])
+
+
 def test_the_api_preflight_returns_the_same_object(tmp_path: Path, embedder: Embedder) -> None:
     loci = make_service(tmp_path / "home", embedder, job_retry_base_s=0.01)
     folder = _folder(tmp_path)

@@ -137,6 +137,7 @@ def _item_line(item: PreflightItem) -> str:
         ref = item.duplicate_of
         detail = (
             f"already in this brain as #{ref.id} {ref.name}"
+            + (ref.retry_hint() if ref.status == "failed" else "")
             if ref.id is not None
             else f"same as {ref.name} above"
         )
@@ -157,8 +158,14 @@ def _report_preflight(flight: Preflight, as_json: bool) -> None:
         for item in flight.items:
             out.print(_item_line(item))
         t = flight.totals
+        failed_there = sum(
+            i.duplicate_of is not None and i.duplicate_of.status == "failed" for i in flight.items
+        )
+        there = f"{t.duplicate} already there" + (
+            f" ({failed_there} of them failed)" if failed_there else ""
+        )
         out.print(
-            f"{t.items} items: {t.add} to add, {t.duplicate} already there, {t.fail} will fail, "
+            f"{t.items} items: {t.add} to add, {there}, {t.fail} will fail, "
             f"{t.refuse} refused — {human_size(t.new_bytes)} new, {t.chunks} chunks, "
             f"about {t.seconds:g} s to index" + (f", {t.ocr} with OCR" if t.ocr else "")
         )

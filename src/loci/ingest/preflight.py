@@ -114,6 +114,13 @@ class ExistingRef:
     id: int | None  # None: an earlier item of this same batch, not yet stored
     name: str
     status: str | None = None  # the existing document's: "failed" means add reports a failure
+    reason: str | None = None  # … and why it failed
+
+    def retry_hint(self) -> str:
+        """For a copy that failed: why, and the command that tries it again (adding the same
+        bytes does not: they are already there)."""
+        why = f": {self.reason}" if self.reason else ""
+        return f"; that copy failed{why} — `loci reprocess {self.id}` tries it again"
 
 
 @dataclass(frozen=True)
@@ -295,7 +302,7 @@ class Preflighter:
         digest = sha256_hex(data)
         existing = self._find_by_hash(digest)
         if existing is not None:
-            ref = ExistingRef(existing.id, existing.name, existing.status)
+            ref = ExistingRef(existing.id, existing.name, existing.status, existing.status_reason)
         elif digest in self._seen:
             ref = ExistingRef(None, self._seen[digest])
         else:
@@ -452,7 +459,10 @@ def summarize(items: Sequence[PreflightItem]) -> Preflight:
         if ref is not None:
             if ref.id is not None:
                 existing.add(ref.id)
-                state = f" ({ref.status})" if ref.status not in (None, "ready") else ""
+                if ref.status == "failed":
+                    state = ref.retry_hint()
+                else:
+                    state = f" ({ref.status})" if ref.status not in (None, "ready") else ""
                 warnings.append(
                     f"{item.source}: already in this brain as #{ref.id} {ref.name}{state}"
                 )
