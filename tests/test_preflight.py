@@ -91,6 +91,7 @@ def test_dry_run_of_a_folder_matches_the_add_and_writes_nothing(tmp_path: Path) 
         "id": existing_id,
         "name": "boiler.md",
         "status": "ready",
+        "reason": None,
     }
     assert items["sub/boiler-again.md"]["duplicate_of"]["id"] == existing_id
     assert items["boiler.md"]["parser"] == "markdown"
@@ -99,6 +100,7 @@ def test_dry_run_of_a_folder_matches_the_add_and_writes_nothing(tmp_path: Path) 
         "id": None,
         "name": "notes.txt",
         "status": None,
+        "reason": None,
     }
     assert (
         items["huge.txt"]["outcome"] == "refuse"

@@ -14,6 +14,11 @@ class ExistingRefOut(Mirror):
     id: int | None = Field(description="null: an earlier item of the same request")
     name: str
     status: str | None = None
+    reason: str | None = Field(
+        default=None,
+        description="why it failed, when its status is failed: `loci reprocess` "
+        "(POST …/files/{id}/reprocess) tries it again; adding the same bytes does not",
+    )
 
 
 class PreflightItemOut(Mirror):
