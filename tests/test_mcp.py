@@ -389,7 +389,12 @@ def test_a_dry_run_names_the_document_it_duplicates(server: MCPServer, loci: Loc
     flight = dry["preflight"]
     assert flight["status"] == "warning" and flight["existing_rows"] == 1
     assert flight["item"]["outcome"] == "duplicate" and flight["item"]["chunks"] == 0
-    assert flight["item"]["duplicate_of"] == {"id": doc_id, "name": "zebra.md", "status": "ready"}
+    assert flight["item"]["duplicate_of"] == {
+        "id": doc_id,
+        "name": "zebra.md",
+        "status": "ready",
+        "reason": None,
+    }
     assert f"#{doc_id} zebra.md" in flight["warnings"][0]
     assert dry["deduped"] is True and dry["document"] is None
     assert [d.id for d in loci.library.documents(loci.brain())] == [doc_id]
