@@ -15,6 +15,8 @@ tests/test_docs.py runs the check, so `make test` fails while a generated file i
 from __future__ import annotations
 
 import argparse
+import enum
+import inspect
 import re
 import sys
 import tomllib
@@ -66,19 +68,36 @@ def help_text(command: Any) -> str:
     return "\n".join(line for line in text.strip().splitlines() if line.strip() != "\b").strip()
 
 
-def value_kind(param: Any, ctx: Any) -> str:
+def parameter_types(command: Any) -> dict[str, Any]:
+    """The command function's parameter annotations, by name (Typer names each argument and
+    option after its parameter). Read from the function rather than from Typer's objects, whose
+    way of describing a type changes between Typer versions."""
+    if command.callback is None:  # a group without options of its own
+        return {}
+    function = inspect.unwrap(command.callback)
+    signature = inspect.signature(function, eval_str=True)
+    return {name: p.annotation for name, p in signature.parameters.items()}
+
+
+def value_kind(annotation: Any) -> str:
     """What a parameter takes, in words: `TEXT`, `INTEGER 1–30`, `hybrid|text|vector`."""
-    shown = str(param.display_type(ctx)).strip("<>")
-    repeat = re.fullmatch(r"list\[(.*)\]", shown)
-    if repeat:
-        shown = repeat.group(1)
-    names = {"str": "TEXT", "int": "INTEGER", "float": "NUMBER", "path": "PATH"}
-    ranged = re.fullmatch(r"(int|float) range", shown)
-    if ranged:
-        low, high = getattr(param, "min", None), getattr(param, "max", None)
-        bounds = f"{'' if low is None else low}–{'' if high is None else high}"
-        shown = f"{names[ranged.group(1)]} {bounds}"
-    return names.get(shown, shown)
+    bounds = ""
+    if typing.get_origin(annotation) is typing.Annotated:
+        annotation, *extras = typing.get_args(annotation)
+        for info in extras:
+            low, high = getattr(info, "min", None), getattr(info, "max", None)
+            if low is not None or high is not None:
+                bounds = f" {'' if low is None else low}–{'' if high is None else high}"
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        [annotation] = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is list:
+        [annotation] = typing.get_args(annotation)
+    if typing.get_origin(annotation) is typing.Literal:
+        return "|".join(str(a) for a in typing.get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return "|".join(str(member.value) for member in annotation)
+    names = {str: "TEXT", int: "INTEGER", float: "NUMBER", Path: "PATH"}
+    return names.get(annotation, getattr(annotation, "__name__", "VALUE").upper()) + bounds
 
 
 def usage(name: str, command: Any) -> str:
@@ -96,7 +115,7 @@ def usage(name: str, command: Any) -> str:
     return " ".join(words)
 
 
-def parameter_row(param: Any, ctx: Any) -> tuple[str, str]:
+def parameter_row(param: Any, annotation: Any) -> tuple[str, str]:
     """(what to type, what it does) for one argument or option."""
     notes: list[str] = []
     if param.param_type_name == "argument":
@@ -106,7 +125,7 @@ def parameter_row(param: Any, ctx: Any) -> tuple[str, str]:
         notes.append("required" if param.required else "optional")
     else:
         names = sorted(param.opts, key=len)
-        typed = "" if param.is_flag else f" {value_kind(param, ctx)}"
+        typed = "" if param.is_flag else f" {value_kind(annotation)}"
         name = f"`{', '.join(names)}{typed}`"
         if param.secondary_opts:
             name += " / " + ", ".join(f"`{o}`" for o in param.secondary_opts)
@@ -157,7 +176,7 @@ def cli_reference() -> str:
         depth = name.count(" ") - 1
         out.append(f"{'  ' * depth}- [`{name}`](#{slug(name)}) — {cell(first)}")
     for name, command in shown[1:]:
-        ctx = typer.Context(command, info_name=name)
+        types_of = parameter_types(command)
         out += ["", f"## {name}", "", help_text(command), ""]
         out += ["```", usage(name, command), "```"]
         if name in aliases:
@@ -168,7 +187,7 @@ def cli_reference() -> str:
         params = [p for p in command.params if not getattr(p, "hidden", False) and p.name != "help"]
         if params:
             out += ["", "| argument or option | what it does |", "| --- | --- |"]
-            out += ["| {} | {} |".format(*parameter_row(p, ctx)) for p in params]
+            out += ["| {} | {} |".format(*parameter_row(p, types_of[p.name])) for p in params]
     return "\n".join(out) + "\n"
 
 
