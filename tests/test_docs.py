@@ -16,7 +16,7 @@ from scripts import gen_docs
 from loci.cli.main import app
 from loci.config import ENVIRONMENT_ONLY, OidcProviderSettings, Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
 DOCS = ROOT / "docs"
 README = ROOT / "README.md"
 # Hand-written docs: the generated ones are checked against their sources instead.
@@ -80,7 +80,7 @@ def test_every_setting_says_what_it_does() -> None:
 
 def test_the_docs_name_only_settings_that_exist() -> None:
     real = {f"LOCI_{name.upper()}" for name in Settings.model_fields} | set(ENVIRONMENT_ONLY)
-    tests = "".join(p.read_text() for p in (ROOT / "tests").glob("*.py"))
+    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py"))
     for doc in WRITTEN:
         if doc.name == "benchmarks-journal.md":  # dated notes, kept as they were written
             continue
@@ -89,7 +89,8 @@ def test_the_docs_name_only_settings_that_exist() -> None:
                 assert any(r.startswith(name) for r in real), f"{doc.name}: {name}*"
             elif name not in real:
                 # A variable of the test suite's own (`LOCI_FUZZ_EXAMPLES`) is real too.
-                assert f'"{name}"' in tests, f"{doc.name} names {name}, which is no setting"
+                used_by_tests = f'"{name}"' in tests
+                assert used_by_tests, f"{doc.name} names {name}, which is no setting"
 
 
 def anchors(path: Path) -> set[str]:
