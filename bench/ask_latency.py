@@ -9,7 +9,7 @@ random unit vectors), then:
 2. times each step against a scripted OpenAI-compatible server on 127.0.0.1 that answers every
    call at once, so what a step costs is the pipeline's own overhead (HTTP round trip, JSON,
    prompt building, parsing) — target ≤ 50 ms per step beyond the model's time.
-Prints figures only; docs/benchmarks.md records them.
+Prints figures only; docs/benchmarks-journal.md records them.
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ as a user would, `--runs` times, and prints the median user + sys CPU seconds of
 (from `os.wait4`, so time spent waiting on a busy machine is not counted) and its median wall
 time. With `--compare`, another `loci` executable (an older checkout) runs the same commands on
 its own copy of the brain, alternating with this one, so both see the same machine load and the
-ratio is fair. Targets (docs/benchmarks.md): `loci --version` ≤ 0.3 s, `loci list` ≤ 0.8 s and
-`loci search QUERY` ≤ 2.0 s, which includes loading the embedding model for the query.
+ratio is fair. Targets (docs/benchmarks-journal.md): `loci --version` ≤ 0.3 s, `loci list`
+≤ 0.8 s and `loci search QUERY` ≤ 2.0 s, which includes loading the embedding model for the
+query.
 
 Also prints what `import loci.cli.main` loads, and, for `loci ask --json` with no model, the
 answer's own time (its `timings.total`) beside the process's wall time: the difference is

@@ -5,7 +5,7 @@
 Builds (or reuses) search_latency.py's synthetic brain, loads its in-memory BM25 index, and times
 `LexicalIndex.search` (the text leg, top 100) and `LexicalIndex.ceiling` for the same natural-
 language questions, interleaved so both see the same machine load. Prints medians and p95 in
-milliseconds and the ceiling's cost as a share of the leg. Figures go to docs/benchmarks.md.
+milliseconds and the ceiling's cost as a share of the leg. Figures go to docs/benchmarks-journal.md.
 """
 
 from __future__ import annotations

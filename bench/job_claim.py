@@ -1,5 +1,5 @@
 """What a worker pays to claim its next batch while a large folder's first sync has queued
-every file (docs/benchmarks.md, "Claiming a batch from a long queue").
+every file (docs/benchmarks-journal.md, "Claiming a batch from a long queue").
 
     python bench/job_claim.py [--queued 2000,100000] [--rounds 30] [--database-url URL]
 

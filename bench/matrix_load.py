@@ -12,7 +12,7 @@ opens the store and runs one vector search, timed from opening the store to the 
 
 Both include building the int8 copy (from 50,000 vectors). Rounds alternate, so both see the
 same machine load; the files are in the page cache for both (warm). Prints the median per mode.
-Figures go to docs/benchmarks.md.
+Figures go to docs/benchmarks-journal.md.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Builds a brain of `--notes` short notes plus examples/, then times `--calls` hyb
 official client in process; over stdio to a `loci mcp` subprocess; over streamable HTTP at /mcp on
 a real server (uvicorn on 127.0.0.1, bearer token). Then, over stdio and HTTP, the time from calling
 `create_file` to its reply (the file is indexed by then). Prints figures only;
-docs/benchmarks.md records them.
+docs/benchmarks-journal.md records them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Ingest throughput on PostgreSQL with 1 and 2 `loci worker` processes (docs/benchmarks.md).
+"""Ingest throughput on PostgreSQL with 1 and 2 `loci worker`s (docs/benchmarks-journal.md).
 
     python bench/pg_ingest.py --admin-url postgresql://postgres@/postgres?host=… \
         --corpus ../shared/datasets/scifact/corpus.jsonl --docs 600

@@ -1,5 +1,5 @@
 """PostgreSQL at a million chunks: hybrid query latency, HNSW recall against exact search, index
-build time and database size (issue 7's scale benchmark; figures in docs/benchmarks.md).
+build time and database size (issue 7's scale benchmark; figures in docs/benchmarks-journal.md).
 
     python bench/pg_scale.py --url postgresql://postgres@/bench?host=… --chunks 1000000
 

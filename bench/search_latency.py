@@ -15,7 +15,7 @@ path, and how far the fast legs agree with the plain ones (top-100 overlap). `--
 adds a third path, "passages": the fast store with the text leg reading passages alone (no
 whole-document BM25, `loci.search.document_words`), and prints the BM25 file's size and what
 its document-level index takes of it.
-Figures go to docs/benchmarks.md.
+Figures go to docs/benchmarks-journal.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Following a folder at scale: first sync, indexing, a rescan with nothing changed, and 100 files
-edited at once while a watcher and a worker run (docs/benchmarks.md, "Watched folders").
+edited at once while a watcher and a worker run (docs/benchmarks-journal.md, "Watched folders").
 
     python bench/sync.py [--files 10000] [--index-docs 1000] [--edits 100] [--checkout 1000]
                          [--database-url URL] [--steps sync,index,rescan,edit,checkout]

@@ -13,7 +13,7 @@ is left to index) and opens the app in a fresh browser context per run, signed i
 - graph: from clicking "Graph" to the P pages drawn, then to the layout settled, and the
   longest main-thread task meanwhile (what the page feels like while it settles).
 Also the list's API call on its own (GET …/files, 50 rows, newest first) as the server sees it.
-Prints medians of the runs; docs/benchmarks.md records them.
+Prints medians of the runs; docs/benchmarks-journal.md records them.
 """
 
 from __future__ import annotations

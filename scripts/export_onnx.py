@@ -72,7 +72,7 @@ quantization as the previous one; its 12 SkipLayerNormalization nodes are writte
 Add + LayerNormalization (ONNX Runtime's CPU kernel for the fused op is several times slower).
 Dense nDCG@10 with bench/embed_quality.py; "cos" over SciFact's 5,183 passages to PyTorch fp32;
 speed in Loci's own chunks per CPU-second (bench/embed_throughput.py --threads 1 --ceiling,
-interleaved; the ceiling is the model's int8 matrix products alone, see docs/benchmarks.md).
+interleaved; the ceiling is the model's int8 matrix products alone, see docs/benchmarks-journal.md).
 
 | variant | SciFact | DBPedia | MS MARCO | cos mean / min | chunks/CPU-s |
 |---|---|---|---|---|---|
@@ -115,7 +115,7 @@ interleaved on the same 2 cores (absolute numbers on these shared cores swing by
 
 bench/embed_throughput.py on the shipped file (512 chunks of 200 words, 254 tokens after
 truncation, 2 threads): 40.6 chunks/s wall, median of 5 rounds (39.0 to 43.3), on a quiet machine
-when the file was made. Wall rates depend on the CPU and its neighbours: docs/benchmarks.md
+when the file was made. Wall rates depend on the CPU and its neighbours: docs/benchmarks-journal.md
 ("Embedding") has chunks per CPU-second with the CPU model and load (`--words 200`: 36.1 per
 CPU-s on an AVX-512 Xeon; 21.5 chunks/s wall on an AMD Zen 3 without AVX-512).
 

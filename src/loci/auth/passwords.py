@@ -35,7 +35,7 @@ class ScryptParams:
         return f"ln={self.log2_n},r={self.r},p={self.p}"
 
 
-# 32 MiB and about 0.13 s per hash on a busy 2-core VM (docs/benchmarks.md).
+# 32 MiB and about 0.13 s per hash on a busy 2-core VM (docs/benchmarks-journal.md).
 CURRENT = ScryptParams(log2_n=15, r=8, p=1)
 _SALT_BYTES = 16
 _KEY_BYTES = 32

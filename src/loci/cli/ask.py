@@ -248,6 +248,7 @@ def register(app: typer.Typer) -> None:
         title: Annotated[str, typer.Argument(help="The new title.")],
         brain: BrainOption = None,
     ) -> None:
+        """Give a conversation a new title."""
         loci = service()
         loci.answers.rename_conversation(existing_brain(brain), conversation_id, title)
 

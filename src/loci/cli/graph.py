@@ -141,7 +141,9 @@ def _register_reads(app: typer.Typer) -> None:
     @exits_cleanly
     def query(
         text: Annotated[str, typer.Argument(help="What you are looking for.")],
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=30)] = 10,
+        limit: Annotated[
+            int, typer.Option("--limit", "-n", min=1, max=30, help="At most this many hits.")
+        ] = 10,
         include_merged: IncludeMerged = False,
         include_archived: IncludeArchived = False,
         brain: BrainOption = None,
@@ -180,7 +182,9 @@ def _register_reads(app: typer.Typer) -> None:
             str | None, typer.Option("--since", help="On or after (ISO date).")
         ] = None,
         until: Annotated[str | None, typer.Option("--until", help="Before (ISO date).")] = None,
-        limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 100,
+        limit: Annotated[
+            int, typer.Option("--limit", "-n", min=1, max=1000, help="At most this many entries.")
+        ] = 100,
         brain: BrainOption = None,
         json_: JsonOption = False,
     ) -> None:
@@ -235,7 +239,7 @@ def _register_writes(app: typer.Typer) -> None:
     @exits_cleanly
     def create(
         doc_type: Annotated[str | None, typer.Option("--type", help="person, company, …")] = None,
-        title: Annotated[str | None, typer.Option("--title")] = None,
+        title: Annotated[str | None, typer.Option("--title", help="The page's title.")] = None,
         folder: Annotated[str | None, typer.Option("--folder", help="Default: per type.")] = None,
         doc_id: Annotated[
             str | None, typer.Option("--id", help="Default: the title's slug.")

@@ -21,7 +21,7 @@ from rich.text import Text
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-# Exit codes, documented in the README.
+# Exit codes, documented in docs/usage.md.
 OK, FAILED, USAGE, NOT_FOUND, PARTIAL = 0, 1, 2, 3, 4
 
 

@@ -10,7 +10,7 @@ first passage and the hop path. Page scores are then blended with the page's rec
 Only pages are blended: a page's `updated` says when someone last vouched for what it says,
 while a file's upload date says nothing about how old its content is. A brain without graph
 pages among its hits (SciFact, a folder of PDFs) is ranked exactly as before, which is what
-`loci eval` measures (docs/benchmarks.md).
+`loci eval` measures (docs/benchmarks-journal.md).
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 A file's bytes are untrusted, and what a parser allocates for them is not proportional to their
 size: a 330 KB Word file of one-letter paragraphs, under every budget, grew the process parsing
-it by 394 MB, mostly in lxml's C code where no Python limit reaches (docs/benchmarks.md, "Parse
-memory"). The budgets on sizes and element counts catch the known shapes; this bounds the rest.
+it by 394 MB, mostly in lxml's C code where no Python limit reaches
+(docs/benchmarks-journal.md, "Parse memory"). The budgets on sizes and element counts catch the
+known shapes; this bounds the rest.
 Every parse of an untrusted file (`parse_file`, and the dry run's looks inside a PDF,
 `ocr_pages` and `pdf_pages`) runs in a parse process (`loci.ingest.parse_child`) whose memory is
 capped at `ParseBudgets.max_memory_mb` (`LOCI_PARSE_MEMORY_MB`). A file that needs more fails

@@ -72,7 +72,7 @@ Outcome = Literal["add", "duplicate", "fail", "refuse"]
 # Chunks a second assumed when the embedder cannot say how fast it is (a remote embedder before
 # its first request) or its calibration fails. The local model measures itself on the machine it
 # runs on (`loci.embed.calibration`); this is its rate on the 2-core machine of
-# docs/benchmarks.md ("Embedding"), ~190-token SciFact chunks at a load of about 2.
+# docs/benchmarks-journal.md ("Embedding"), ~190-token SciFact chunks at a load of about 2.
 LOCAL_EMBED_CHUNKS_PER_S = 40.0
 
 # What `PreflightSettings.chunks_per_s` takes: a rate, or a way to get one (asked once, on the
@@ -80,7 +80,8 @@ LOCAL_EMBED_CHUNKS_PER_S = 40.0
 ChunkRate = float | Callable[[], float]
 
 # OCR time a page: 1.58 CPU-s measured per scanned page with Tesseract, two OCR processes on two
-# cores → ~1.2 pages/s (docs/benchmarks.md, "Scanned vs text PDF"; an estimate from CPU time).
+# cores → ~1.2 pages/s (docs/benchmarks-journal.md, "Scanned vs text PDF"; an estimate from CPU
+# time).
 OCR_SECONDS_PER_PAGE = 0.8
 # Text on a scanned page, for the chunk estimate: a letter page of ~400 words, as in that bench.
 OCR_CHARS_PER_PAGE = 2400

@@ -8,7 +8,7 @@ different documents (`loci.store.vector_background`). A passage's **closeness** 
 cosine to the question is reached by only one such pair in 10^k: 1 is "as close as the closest
 tenth of unrelated pairs", 2 "the closest hundredth". The scale is the brain's, so the same
 closeness means the same rarity under any embedder and in any script — measured in
-docs/benchmarks.md: nonsense questions stay under 1.6 on English, letter-substituted and
+docs/benchmarks-journal.md: nonsense questions stay under 1.6 on English, letter-substituted and
 compressed-cosine brains alike, while real questions' best passages sit at 2.3–3.8 (median)
 wherever the model reads the text.
 

@@ -8,10 +8,10 @@ would, under a normal model, stay below the best passage found with probability 
 how many spreads the best passage stands above the mean. That probability is the trust. An
 English model reading English stands its best passage well clear (SciFact: 5.3 spreads, trust
 ≈ 1); the same model reading a script it cannot read (Arabic; a letter-substituted SciFact in
-docs/benchmarks.md) scores every passage alike, its best only 2.7 spreads up, where thousands of
-unrelated passages would reach — trust ≈ 0, and fusion follows the words alone. D counts
-documents, not passages: a document's passages share its title line and topic, so they are not
-independent draws.
+docs/benchmarks-journal.md) scores every passage alike, its best only 2.7 spreads up, where
+thousands of unrelated passages would reach — trust ≈ 0, and fusion follows the words alone. D
+counts documents, not passages: a document's passages share its title line and topic, so they
+are not independent draws.
 
 The text leg is trusted as far as the question's most specific word is specific in this
 brain: BM25 finds a passage through its rare words, and a question whose every word is common
@@ -31,8 +31,8 @@ word is one token of the embedder's vocabulary, and whose rarest word is common 
 abstracts), is one the embedder reads as written, where BM25 adds the passages that share its
 common words: lists of monarchs, the House of Hanover. The words keep 0.4 of their share for
 that question: 0.2 of the fusion instead of 0.5 (`text_share`). Both limits were chosen over
-three BEIR sets and two vaults (docs/benchmarks.md, "A question with nothing specific in it");
-the signals are the embedder's own vocabulary and the brain's own counts.
+three BEIR sets and two vaults (docs/benchmarks-journal.md, "A question with nothing specific
+in it"); the signals are the embedder's own vocabulary and the brain's own counts.
 
 Nothing in the trusts is fitted to a data set: the mean and spread come from the brain, the
 rest from the normal model; the idfs from the brain's own counts. Other signals — whether the

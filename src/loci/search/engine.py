@@ -36,7 +36,7 @@ GROUPED_DEPTH = 6  # candidate passages per hit asked for, when hits are documen
 
 @dataclass(frozen=True)
 class RankingParams:
-    """How the legs are combined; tuned on the SciFact dev split (docs/benchmarks.md)."""
+    """How the legs are combined; tuned on the SciFact dev split (docs/benchmarks-journal.md)."""
 
     fusion: FusionMethod = "convex"
     normalisation: Normalisation = "ceiling"

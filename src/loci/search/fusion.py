@@ -1,6 +1,6 @@
 """Fusing the ranked lists of the search legs into one.
 
-Two methods, measured on SciFact (docs/benchmarks.md):
+Two methods, measured on SciFact (docs/benchmarks-journal.md):
 - weighted reciprocal rank fusion: score = sum of weight / (k + rank); ignores score scales.
 - convex combination: each leg's scores normalised, then weighted and summed. `max`
   normalisation divides by the leg's best score; `minmax` maps the leg's candidates onto [0, 1];

@@ -20,7 +20,7 @@ It counts as far as the vector leg is trusted for the question (`loci.search.con
 where the embedder cannot read the brain, a passage's cosine to its own opening says nothing
 either, and the cosines stand as they are.
 
-Measured in docs/benchmarks.md: MRR@10 on the Foam vault 0.820 → 0.885 and on the held-out
+Measured in docs/benchmarks-journal.md: MRR@10 on the Foam vault 0.820 → 0.885 and on the held-out
 SilverBullet vault 0.749 → 0.810; SciFact dev within noise (0.7510 → 0.7502); DBPedia and
 MS MARCO have one passage per document and do not move.
 """

@@ -11,7 +11,7 @@ weights, the same idf with its floor of 1e-6; at FTS5's k1 = 1.2, b = 0.75 the s
 length, document frequencies) are the brain's own, where FTS5's are those of the whole table, so
 a brain's ranking does not depend on what other brains hold. And k1 and b, which FTS5 fixes, are
 0.9 and 0.4 (Anserini's defaults across BEIR): passages are already cut to similar lengths, and
-less length normalisation ranks better (docs/benchmarks.md, SciFact hybrid 0.7404 → 0.7459).
+less length normalisation ranks better (docs/benchmarks-journal.md, SciFact hybrid 0.7404 → 0.7459).
 
 The index is a list of segments. A segment is immutable except for its `live` mask: chunks that
 change are marked dead where they were and indexed again in a new segment (the store tells the

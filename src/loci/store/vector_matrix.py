@@ -10,7 +10,7 @@ A large matrix (from `int8_min_rows` vectors) also keeps an int8 copy, packed by
 SIMD integer dot products: a scan of a quarter of the bytes picks the best `RESCORE` candidates,
 and those are scored again exactly in float32. It is not an approximate graph index: the only
 error is int8 rounding, small next to the gap between the 100th and the 1000th best vector, so
-the results are those of the exact scan (recall@100 1.0 measured, docs/benchmarks.md).
+the results are those of the exact scan (recall@100 1.0 measured, docs/benchmarks-journal.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The OCR engine: Tesseract, run as a subprocess, read back as words with boxes and confidences.
 
 Tesseract (Debian's `tesseract-ocr`, `make ocr`) was chosen over RapidOCR's PP-OCR models by
-measurement (bench/ocr_accuracy.py, docs/benchmarks.md): the same accuracy on clean, rotated and
-low-contrast text at a tenth of the CPU time per image, and ~24 MB installed instead of ~200 MB
-of OpenCV and models. RapidOCR does read a noisy, blurred phone snap that Tesseract does not:
-it is the optional second engine for those (rapid.py, choice.py).
+measurement (bench/ocr_accuracy.py, docs/benchmarks-journal.md): the same accuracy on clean,
+rotated and low-contrast text at a tenth of the CPU time per image, and ~24 MB installed instead
+of ~200 MB of OpenCV and models. RapidOCR does read a noisy, blurred phone snap that Tesseract
+does not: it is the optional second engine for those (rapid.py, choice.py).
 
 Running it as a process (not a binding) keeps a crash or a runaway page out of the worker, and
 the time limit is a plain `timeout`.

@@ -2,7 +2,7 @@
 
 Tesseract reads nothing of a noisy, blurred, low-contrast phone snap, where RapidOCR's neural
 detector and recogniser read nearly all of it, at about ten times Tesseract's CPU per image and
-~200 MB of OpenCV and models (bench/ocr_accuracy.py, docs/benchmarks.md). So it is an extra,
+~200 MB of OpenCV and models (bench/ocr_accuracy.py, docs/benchmarks-journal.md). So it is an extra,
 `loci[ocr-photos]`, and only runs where Tesseract fails (see `choice.py`).
 
 The `rapidocr` 3.x wheel carries its models inside the package (`rapidocr/models`) and loads them
@@ -78,7 +78,7 @@ def _get_engine() -> Any:
         # down (its reading to nonsense) and lost another, where without it all were read.
         # The detector reads the image at most _DETECT_SIDE on its longer side (RapidOCR's default
         # scales the *shorter* side up to 736): on the bench's photos the same accuracy at half
-        # the CPU, and a bounded peak however large the photo (docs/benchmarks.md).
+        # the CPU, and a bounded peak however large the photo (docs/benchmarks-journal.md).
         params = {"Global.log_level": "error", "Global.max_side_len": _MAX_SIDE}
         detect = {"Det.limit_type": "max", "Det.limit_side_len": _DETECT_SIDE}
         _engine = RapidOCR(params={**params, **detect, "Global.use_cls": False})
