@@ -19,10 +19,12 @@ $(VENV)/.dev: $(BIN)/loci
 
 install-dev: $(VENV)/.dev
 
-# Add the example folder to the default brain and ask it something.
+# Add the example folder to a brain of its own, `demo` (never your default brain, so its lease
+# and boiler manual stay out of your own answers), and ask it something.
 demo: install
-	$(BIN)/loci add examples/
-	$(BIN)/loci search "how do I bring the boiler pressure back up"
+	$(BIN)/loci add --brain demo examples/
+	$(BIN)/loci search --brain demo "how do I bring the boiler pressure back up"
+	@echo "The examples are in the brain 'demo'. Remove them with: loci brains rm demo --yes"
 
 lint: install-dev
 	$(BIN)/ruff check src tests bench scripts
