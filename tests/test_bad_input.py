@@ -89,6 +89,19 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
     assert store.pending_jobs() == 0
 
 
+def test_a_password_protected_pdf_gets_the_same_advice_on_every_surface(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    locked = tmp_path / "locked.pdf"
+    locked.write_bytes(fixtures.encrypted_pdf())
+    advice = "Save a copy without the password and add that."
+    added = run_cli("add", str(locked), home=home)
+    assert "password" in added.stdout and advice in " ".join(added.stdout.split())
+    (document,) = json.loads(run_cli("list", "--json", home=home).stdout)
+    assert document["failure"]["what_to_do"].endswith(advice)  # what the web app shows
+    shown = run_cli("show", str(document["id"]), home=home)
+    assert advice in " ".join(shown.stdout.split())
+
+
 def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
     from tests.conftest import make_service
 

@@ -54,3 +54,12 @@ def advice_for(code: str | None) -> Advice:
     if code is not None and code in _PERMANENT:
         return Advice(False, _PERMANENT[code])
     return _TRANSIENT
+
+
+def what_to_do(code: str | None, document_id: int) -> str:
+    """The advice as a command line gives it: the web app's words, and where trying again is
+    what helps, the command that does it."""
+    advice = advice_for(code)
+    if advice.retry_helps:
+        return f"{advice.what_to_do} `loci reprocess {document_id}` tries it again."
+    return advice.what_to_do

@@ -14,6 +14,7 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import FAILED, PARTIAL, emit_json, err, human_size, out
 from loci.cli.waiting import PENDING_NOTE, WaitOption, wait_until
 from loci.errors import LociError
+from loci.failure_advice import what_to_do
 from loci.ingest.sources import expand_paths, is_url
 from loci.models import Document, is_searchable, is_settled
 from loci.nul import refuse_nul
@@ -71,7 +72,8 @@ def _report(outcomes: list[Outcome], brain: Brain, as_json: bool) -> None:
             elif d is not None and d.status == "failed":
                 out.print(
                     f"[red]✗[/red] {escape(d.name)} (#{d.id}) — "
-                    f"{escape(d.status_reason or 'failed')}"
+                    f"{escape(d.status_reason or 'failed')}\n"
+                    f"    {escape(what_to_do(d.failure_code, d.id))}"
                 )
             elif d is not None:
                 note = " (already in this brain)" if o.deduped else ""

@@ -13,6 +13,7 @@ from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, gone_mark, human_size, out
 from loci.cli.waiting import WaitOption, index_now
 from loci.errors import InvalidInput
+from loci.failure_advice import what_to_do
 from loci.ingest.formats import FORMAT_LABELS, FORMATS, document_format
 from loci.models import Document, DocumentKind
 
@@ -203,6 +204,7 @@ def register(app: typer.Typer) -> None:
             ("kind", doc.kind),
             ("status", doc.status),
             ("reason", doc.status_reason),
+            ("to do", what_to_do(doc.failure_code, doc.id) if doc.status == "failed" else None),
             ("chunks", doc.chunk_count),
             ("language", doc.language),
             ("size", human_size(doc.size_bytes)),
