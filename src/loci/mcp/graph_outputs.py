@@ -9,8 +9,8 @@ from pydantic import BaseModel, Field
 
 from loci.curate.pipeline import Captured
 from loci.graph.results import Page, QueryHit, Summary, Written
-from loci.mirror import Mirror
 from loci.models import Brain, Document
+from loci.wire.mirror import Mirror
 
 
 class GraphSummary(Mirror):

@@ -11,11 +11,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.ask import ClaimOut
 from loci.ingest.preflight import Preflight
 from loci.mcp.preflight_outputs import DryRun
 from loci.models import Brain, Document, Hit
 from loci.search.related import Related
+from loci.wire.answer import ClaimOut
 
 
 def doc_uri(brain: str, document_id: int) -> str:

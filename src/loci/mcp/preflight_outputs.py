@@ -1,6 +1,6 @@
 """What `add_url` and `create_file` return in a dry run: the preflight object (status,
 estimates, warnings) for the one item the call names. The item is the HTTP API's
-`PreflightItemOut`, declared once in `loci.api.schemas.preflight` (its preflight routes show
+`PreflightItemOut`, declared once in `loci.wire.preflight` (its preflight routes show
 the same object for a batch, and `loci add --dry-run --json` prints it too)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.preflight import PreflightItemOut
 from loci.ingest.preflight import Preflight
+from loci.wire.preflight import PreflightItemOut
 
 
 class DryRun(BaseModel):

@@ -12,7 +12,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from loci.answer.events import final_answer
-from loci.api.schemas.ask import ClaimOut
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
     AnswerResult,
@@ -25,6 +24,7 @@ from loci.mcp.outputs import (
 from loci.models import SearchFilters
 from loci.names import NAME_SCHEMA_PATTERN
 from loci.review.view import DigestOut
+from loci.wire.answer import ClaimOut
 
 BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]

@@ -6,9 +6,10 @@ from fastapi import APIRouter
 
 from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
 from loci.api.schemas.common import errors
-from loci.api.schemas.search import HitOut, SearchIn, SearchOut
+from loci.api.schemas.search import SearchIn
 from loci.search.engine import SearchRequest
 from loci.search.weak import weak
+from loci.wire.hit import HitOut, SearchOut
 
 router = APIRouter(tags=["search"])
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.documents import DocumentOut
-from loci.mirror import Mirror
 from loci.models import Brain
 from loci.service.versions import Restored, VersionDiff, VersionList
+from loci.wire.documents import DocumentOut
+from loci.wire.mirror import Mirror
 
 
 class VersionOut(Mirror):
