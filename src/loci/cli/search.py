@@ -97,7 +97,7 @@ def register(app: typer.Typer) -> None:
         if json_:
             from loci.wire.hit import HitOut
 
-            hits_out = [HitOut.of(h, target) for h in hits]
+            hits_out = [HitOut.found(h, target) for h in hits]
             emit_json(
                 {
                     "query": query, "mode": mode, "brain": target.name, "hits": hits_out,

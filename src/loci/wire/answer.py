@@ -7,13 +7,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from loci.answer.events import Done
-from loci.answer.support import Claim
 from loci.models import Conversation
+from loci.wire.citation import Citation
 from loci.wire.graph import GraphSummaryOut
-from loci.wire.mirror import Mirror
+from loci.wire.mirror import Mirror, shown
 
 
-class ClaimOut(BaseModel):
+class ClaimOut(Mirror):
     """A sentence of a model's answer, held against the passages it cites."""
 
     text: str
@@ -21,19 +21,10 @@ class ClaimOut(BaseModel):
     supported: bool = Field(description="false: its passages do not say it")
     reason: str = Field(description='why not ("“240” is not in [1]"); empty when supported')
 
-    @classmethod
-    def of(cls, claim: Claim) -> ClaimOut:
-        return cls(
-            text=claim.text,
-            sources=list(claim.sources),
-            supported=claim.supported,
-            reason=claim.reason,
-        )
-
 
 class AnswerOut(BaseModel):
     answer: str = Field(description="the answer, citing sources as [1], [2], …")
-    citations: list[dict[str, Any]] = Field(
+    citations: list[Citation] = Field(
         description="what each number cites: name, page, lines, section (`where`), snippet"
     )
     intent: str
@@ -87,14 +78,7 @@ class ConversationOut(BaseModel):
 
     @classmethod
     def of(cls, conversation: Conversation) -> ConversationOut:
-        return cls(
-            id=conversation.id,
-            title=conversation.title,
-            created_at=conversation.created_at,
-            updated_at=conversation.updated_at,
-            origin=conversation.origin,
-            local=conversation.user_id is None,
-        )
+        return shown(cls, conversation, local=conversation.user_id is None)
 
 
 class FeedbackOut(Mirror):
@@ -108,6 +92,8 @@ class MessageOut(Mirror):
     conversation_id: int
     role: Literal["user", "assistant"]
     content: str
+    # As kept when the answer was given: an older answer's citations may lack fields added since,
+    # so they are shown as stored rather than read as today's `Citation`.
     citations: list[dict[str, Any]]
     intent: str | None
     created_at: str
@@ -126,10 +112,10 @@ class QuizQuestionOut(BaseModel):
     choices: list[str]
     answer: int = Field(description="index of the correct choice")
     explanation: str
-    source: dict[str, Any] = Field(description="the passage the question comes from")
+    source: Citation = Field(description="the passage the question comes from")
 
 
 class FlashcardOut(BaseModel):
     front: str
     back: str
-    source: dict[str, Any]
+    source: Citation

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.wire.mirror import Mirror
-
 REGION_HELP = (
     "for text read by OCR: where it sits on the page or image, as left,top,right,bottom"
     " fractions of its width and height (origin top left)"
@@ -26,24 +24,7 @@ class ErrorOut(BaseModel):
     message: str = Field(description="one line a person can read")
 
 
-class CitationFields(BaseModel):
-    """Where a passage is: the fields of `loci.models.Citation`, which a search hit also
-    carries at its top level."""
-
-    document_id: int
-    name: str
-    title: str | None
-    chunk_index: int
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    source_url: str | None
-    region: str | None = Field(default=None, description=REGION_HELP)
-    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
-    time_start: float | None = Field(default=None, description=TIME_START_HELP)
-    time_end: float | None = Field(default=None, description=TIME_END_HELP)
-
-
-class CitationOut(CitationFields, Mirror):
-    """A citation on its own (a graph hit's)."""
+HIGHLIGHTS_HELP = (
+    "where the query's terms are in the snippet: [start, end] offsets in characters (Unicode "
+    "code points), end exclusive, in order"
+)

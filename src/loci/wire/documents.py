@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
-
 from pydantic import BaseModel, Field
 
 from loci.failure_advice import advice_for
 from loci.ingest.formats import Format, document_format
 from loci.models import (
     Brain,
-    Chunk,
     Document,
     DocumentKind,
     DocumentStatus,
-    Progress,
     ProgressStage,
 )
 from loci.search.related import Related
 from loci.service.reading import Passage
 from loci.wire.common import CONFIDENCE_HELP, REGION_HELP, TIME_END_HELP, TIME_START_HELP, ErrorOut
-from loci.wire.mirror import Mirror
+from loci.wire.mirror import Mirror, shown
 
 
 class FailureOut(BaseModel):
@@ -45,7 +41,7 @@ class FailureOut(BaseModel):
         )
 
 
-class ProgressOut(BaseModel):
+class ProgressOut(Mirror):
     """What indexing a document is doing now."""
 
     stage: ProgressStage = Field(
@@ -57,10 +53,6 @@ class ProgressOut(BaseModel):
         description="units in all: the file's pages; for embed, the chunks that had no vector "
         "when embedding began"
     )
-
-    @classmethod
-    def of(cls, progress: Progress) -> ProgressOut:
-        return cls(stage=progress.stage, done=progress.done, total=progress.total)
 
 
 class DocumentOut(BaseModel):
@@ -113,30 +105,13 @@ class DocumentOut(BaseModel):
     @classmethod
     def of(cls, document: Document, brain: Brain) -> DocumentOut:
         color = document.metadata.get("color")
-        return cls(
-            id=document.id,
+        return shown(
+            cls,
+            document,
             brain=brain.name,
-            kind=document.kind,
             format=document_format(document),
-            name=document.name,
-            title=document.title,
-            source_url=document.source_url,
-            source_path=document.source_path,
-            mime_type=document.mime_type,
-            size_bytes=document.size_bytes,
-            content_hash=document.content_hash,
-            status=document.status,
-            status_reason=document.status_reason,
             failure=FailureOut.of(document),
-            chunk_count=document.chunk_count,
-            tags=list(document.tags),
             color=color if isinstance(color, str) else None,
-            created_at=document.created_at,
-            updated_at=document.updated_at,
-            vectors_pending=document.vectors_pending,
-            progress=ProgressOut.of(document.progress) if document.progress else None,
-            language=document.language,
-            gone_at=document.gone_at,
         )
 
 
@@ -188,14 +163,6 @@ class ChunkOut(Mirror):
         default=None,
         description="the passage's language (ISO 639-1), its document's unless it differs",
     )
-
-    @classmethod
-    def of(cls, value: Any) -> Self:
-        shown = super().of(value)
-        if isinstance(value, Chunk):
-            shown.char_start = value.location.char_start
-            shown.char_end = value.location.char_end
-        return shown
 
 
 class PassageMarksOut(BaseModel):

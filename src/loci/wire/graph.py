@@ -6,12 +6,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from loci.curate.pipeline import Captured, Ingested
-from loci.graph.results import DeletePlan, Page, QueryHit, Written
+from loci.graph.results import Page, QueryHit
 from loci.models import Brain
 from loci.render import graph_markdown_to_safe_html
-from loci.wire.common import CitationOut
+from loci.wire.citation import CitationOut
 from loci.wire.documents import DocumentOut
-from loci.wire.mirror import Mirror
+from loci.wire.mirror import Mirror, shown
 
 
 class GraphSummaryOut(Mirror):
@@ -81,13 +81,9 @@ class GraphPageOut(BaseModel):
         )
 
 
-class GraphWrittenOut(BaseModel):
+class GraphWrittenOut(Mirror):
     document: GraphSummaryOut
     changed: bool = Field(description="false: the document already had that")
-
-    @classmethod
-    def of(cls, written: Written) -> GraphWrittenOut:
-        return cls(document=GraphSummaryOut.of(written.document), changed=written.changed)
 
 
 class GraphEvidenceOut(BaseModel):
@@ -95,18 +91,10 @@ class GraphEvidenceOut(BaseModel):
     document: GraphSummaryOut = Field(description="the page that now cites it")
 
 
-class GraphDeleteOut(BaseModel):
+class GraphDeleteOut(Mirror):
     document: GraphSummaryOut
     backlinks: list[GraphEdgeOut] = Field(description="links other documents are left with")
     deleted: bool = Field(description="false: a dry run, nothing changed")
-
-    @classmethod
-    def of(cls, plan: DeletePlan) -> GraphDeleteOut:
-        return cls(
-            document=GraphSummaryOut.of(plan.document),
-            backlinks=[GraphEdgeOut.of(e) for e in plan.backlinks],
-            deleted=plan.deleted,
-        )
 
 
 class GraphVersionOut(Mirror):
@@ -141,17 +129,7 @@ class GraphHitOut(BaseModel):
 
     @classmethod
     def of(cls, hit: QueryHit) -> GraphHitOut:
-        return cls(
-            document=GraphSummaryOut.of(hit.document),
-            score=hit.score,
-            matched_by=hit.matched_by,
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
-            citation=CitationOut.of(hit.citation),
-            links=[GraphEdgeOut.of(e) for e in hit.links],
-            backlinks=[GraphEdgeOut.of(e) for e in hit.backlinks],
-            path=list(hit.path),
-        )
+        return shown(cls, hit, citation=CitationOut.of(hit.citation))
 
 
 class GraphQueryOut(BaseModel):

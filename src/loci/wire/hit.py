@@ -1,51 +1,42 @@
-"""Search: the query, its filters and the hits with their citations."""
+"""A search hit: the one shape of a passage search found, on every surface (MCP's is a subset).
+
+`PassageOut` is a passage with its citation fields; `HitOut` is a document search found, as its
+best passage with how it was found and its document's other passages."""
 
 from __future__ import annotations
+
+from typing import Self
 
 from pydantic import BaseModel, Field
 
 from loci.models import Brain, Hit, SearchMode
 from loci.search.weak import WEAK_CLOSENESS
-from loci.wire.common import CitationFields
+from loci.wire.citation import CitationFields
+from loci.wire.common import HIGHLIGHTS_HELP
+from loci.wire.mirror import shown
 
 
 class PassageOut(CitationFields):
-    """Another passage of a hit's document that search ranked: where it is, what it says."""
+    """A passage search ranked: where it is (its citation fields), what it says, its score."""
 
     chunk_id: int
     snippet: str = Field(description="an excerpt of the passage, as plain text")
-    highlights: list[tuple[int, int]] = Field(
-        description="where the query's terms are in the snippet: [start, end] offsets in "
-        "characters (Unicode code points), end exclusive, in order"
-    )
+    highlights: list[tuple[int, int]] = Field(description=HIGHLIGHTS_HELP)
     text: str
     score: float
 
     @classmethod
-    def of(cls, hit: Hit) -> PassageOut:
-        return cls(
-            chunk_id=hit.chunk_id,
-            **hit.citation.flat(),
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
-            text=hit.text,
-            score=hit.score,
-        )
+    def of(cls, hit: Hit) -> Self:
+        """A hit under another (`HitOut.passages`): nothing but the passage."""
+        return shown(cls, hit)
 
 
-class HitOut(CitationFields):
-    """A document search found, as its best passage: the passage's citation fields, then how it
-    was found, then the document's other passages that ranked (`passages`)."""
+class HitOut(PassageOut):
+    """A document search found, as its best passage: the passage (its citation fields, its text
+    and score), then how it was found, then the document's other passages that ranked
+    (`passages`)."""
 
     brain: str
-    chunk_id: int
-    snippet: str = Field(description="an excerpt of the passage, as plain text")
-    highlights: list[tuple[int, int]] = Field(
-        description="where the query's terms are in the snippet: [start, end] offsets in "
-        "characters (Unicode code points), end exclusive, in order"
-    )
-    text: str
-    score: float
     text_rank: int | None
     vector_rank: int | None
     matched_by: str = Field(
@@ -84,25 +75,9 @@ class HitOut(CitationFields):
     )
 
     @classmethod
-    def of(cls, hit: Hit, brain: Brain) -> HitOut:
-        return cls(
-            brain=brain.name,
-            chunk_id=hit.chunk_id,
-            **hit.citation.flat(),
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
-            text=hit.text,
-            score=hit.score,
-            text_rank=hit.text_rank,
-            vector_rank=hit.vector_rank,
-            matched_by=hit.matched_by,
-            graph_path=list(hit.graph_path),
-            reranked=hit.reranked,
-            closeness=hit.closeness,
-            passages=[PassageOut.of(p) for p in hit.more],
-            vectors_pending=hit.vectors_pending,
-            gone_at=hit.gone_at,
-        )
+    def found(cls, hit: Hit, brain: Brain) -> HitOut:
+        """The hit as search found it in `brain`, with its document's other passages."""
+        return shown(cls, hit, brain=brain.name, passages=[PassageOut.of(p) for p in hit.more])
 
 
 class SearchOut(BaseModel):

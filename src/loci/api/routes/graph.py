@@ -44,7 +44,6 @@ from loci.api.schemas.graph import (
     GraphType,
 )
 from loci.graph.doctor import health
-from loci.graph.health_view import GraphDoctorOut
 from loci.integrations.webhooks import SIGNATURE_HEADER
 from loci.models import Brain
 from loci.wire.graph import (
@@ -61,6 +60,7 @@ from loci.wire.graph import (
     GraphVersionOut,
     GraphWrittenOut,
 )
+from loci.wire.graph_health import GraphDoctorOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["graph"])
 
