@@ -6,7 +6,7 @@ from pydantic import BaseModel, Field
 
 from loci.models import Brain, Member, Role, Visibility
 from loci.service import Status
-from loci.wire.mirror import Mirror
+from loci.wire.mirror import Mirror, shown
 
 
 class BrainOut(BaseModel):
@@ -20,15 +20,7 @@ class BrainOut(BaseModel):
 
     @classmethod
     def of(cls, brain: Brain, role: Role) -> BrainOut:
-        return cls(
-            id=brain.id,
-            name=brain.name,
-            visibility=brain.visibility,
-            role=role,
-            embedder_model=brain.embedder_model,
-            embedder_dims=brain.embedder_dims,
-            created_at=brain.created_at,
-        )
+        return shown(cls, brain, role=role)
 
 
 class MemberOut(BaseModel):
