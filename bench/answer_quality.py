@@ -172,7 +172,7 @@ def ask(loci: Loci, brain_name: str, path_of: dict[int, str], question: Question
     started = time.perf_counter()
     done = final_answer(loci.answers.ask(brain, question.text))
     ms = (time.perf_counter() - started) * 1000
-    cited = tuple(dict.fromkeys(path_of.get(c["document_id"], "?") for c in done.citations))
+    cited = tuple(dict.fromkeys(path_of.get(c.document_id, "?") for c in done.citations))
     refused = done.decision == "no_relevant_sources"
     outcome, why = outcome_of(question, refused, done.answer, set(cited))
     return Graded(question, outcome, why, done.answer, cited, ms)

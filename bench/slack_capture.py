@@ -37,7 +37,6 @@ sys.path.insert(0, str(ROOT))
 from tests.fake_slack import FakeSlack  # noqa: E402
 from tests.live_server import free_port  # noqa: E402
 
-from loci.api import create_app  # noqa: E402
 from loci.app import build_service, secret_box  # noqa: E402
 from loci.auth.accounts import Accounts  # noqa: E402
 from loci.auth.user_models import UserModels  # noqa: E402
@@ -48,6 +47,7 @@ from loci.integrations.slack_api import SlackWebApi  # noqa: E402
 from loci.integrations.slack_capture import SlackCapture  # noqa: E402
 from loci.integrations.slack_links import SlackLinks  # noqa: E402
 from loci.integrations.webhooks import Webhooks  # noqa: E402
+from loci.server import create_server  # noqa: E402
 
 SECRET = "bench-signing-secret"
 TOKEN = "xoxb-bench"
@@ -87,7 +87,7 @@ def main() -> None:
     fake = FakeSlack(TOKEN).start()
     capture = SlackCapture(loci, accounts, SECRET, SlackWebApi(TOKEN, fake.api_base))
     box = secret_box(settings)
-    app = create_app(
+    app = create_server(
         loci,
         accounts,
         UserModels(loci.store.accounts, box, loci.settings.fetch, 5.0),

@@ -17,12 +17,12 @@ from typing import Any
 import httpx
 import uvicorn
 
-from loci.api import create_app
 from loci.auth.accounts import Accounts
 from loci.auth.secret_box import SecretBox
 from loci.auth.sso.provider import SsoProvider
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
+from loci.server import create_server
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
 
@@ -71,7 +71,7 @@ class LiveServer:
         self.user_models = UserModels(
             self.loci.store.accounts, box, self.loci.settings.fetch, timeout_s=5.0
         )
-        app = create_app(
+        app = create_server(
             self.loci,
             self.accounts,
             self.user_models,

@@ -48,8 +48,8 @@ def test_the_answer_is_found_a_passage_away_in_a_short_document(loci: Loci, brai
     first = next(line for line in done.answer.splitlines() if line.startswith("- "))
     assert "A note can hold up to 500 block anchors" in first, done.answer
     # cited like any other passage: the one under "Limits"
-    cited = {c["number"]: c for c in done.citations}
-    assert "Limits" in cited[int(first.rsplit("[", 1)[1].rstrip("]"))]["heading_path"]
+    cited = {c.number: c for c in done.citations}
+    assert "Limits" in cited[int(first.rsplit("[", 1)[1].rstrip("]"))].heading_path
 
 
 def test_a_long_document_is_not_read_whole(loci: Loci, brain: Brain) -> None:

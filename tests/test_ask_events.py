@@ -50,7 +50,7 @@ def test_final_answer_is_the_done_of_a_real_ask(loci: Loci) -> None:
     events = list(loci.answers.ask(brain, QUESTION))
     done = final_answer(events)
     assert done is events[-1] and "4471" in done.answer and "[1]" in done.answer
-    assert done.citations[0]["number"] == 1 and done.model is None
+    assert done.citations[0].number == 1 and done.model is None
     assert set(done.to_json()) == WIRE  # `ask` alone names no conversation
 
     kept = final_answer(loci.answers.converse(brain, QUESTION))

@@ -60,4 +60,4 @@ def test_an_answer_without_a_model_cites_in_reading_order(loci: Loci, brain: Bra
         order = _first_uses(done.answer)
         assert order, done.answer
         assert order == list(range(1, len(order) + 1)), done.answer
-        assert [c["number"] for c in done.citations] == order  # every listed source is cited
+        assert [c.number for c in done.citations] == order  # every listed source is cited

@@ -65,7 +65,7 @@ def test_a_brain_with_nothing_on_the_question_refuses_and_names_the_nearest(
 def test_how_much_is_answered_by_the_amount(loci: Loci, household: Brain) -> None:
     done, _ = _ask(loci, household, "How much did the car service cost?")
     assert "Total 310.50 GBP" in done.answer
-    assert [c["name"] for c in done.citations] == ["car-invoice.txt"]
+    assert [c.name for c in done.citations] == ["car-invoice.txt"]
 
 
 def test_settings_are_never_quoted(loci: Loci, household: Brain) -> None:
@@ -227,7 +227,7 @@ def test_a_refusal_names_what_the_brain_never_mentions(loci: Loci, brain: Brain)
     # A question the notes answer is answered from the note on syncing.
     done, _ = _ask(loci, brain, "How often does the extension sync my notes?")
     assert done.decision == "sufficient"
-    assert [c["name"] for c in done.citations][0] == "sync.md"
+    assert [c.name for c in done.citations][0] == "sync.md"
     assert "every ten minutes" in done.answer
 
 

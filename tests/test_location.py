@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loci.api.schemas.documents import ChunkOut
 from loci.ingest.chunking import chunk_document
 from loci.models import Block, ChunkDraft, IndexedChunk, Location, NewDocument, ParsedDocument
 from loci.store.base import Store
+from loci.wire.documents import ChunkOut
 
 
 def words(text: str) -> int:

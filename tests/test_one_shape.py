@@ -1,6 +1,8 @@
 """One shape per thing: a document, a search hit, a preflight item and a graph page are the same
 JSON — the same field names, and the same values — from `loci … --json` and the HTTP API, and
-an MCP dry run's item has the API's fields too. Nothing internal (a brain's row id) leaks."""
+an MCP dry run's item has the API's fields too. MCP's search hits, files and graph pages and
+hits say less, but what they say is the API's: each field they share with the API's object has
+the API's value (scores to four places). Nothing internal (a brain's row id) leaks."""
 
 from __future__ import annotations
 
@@ -86,3 +88,43 @@ def test_the_cli_json_and_the_api_give_the_same_shapes(
     mcp_item = over_http(server, server.owner_token, dry_run)["preflight"]["item"]
     assert mcp_item.keys() == api_item.keys()
     assert mcp_item["outcome"] == "duplicate" and mcp_item["duplicate_of"]["id"] == doc_id
+
+    async def reads(c: Client) -> dict[str, Any]:
+        return {
+            "search": ok(await c.call_tool("search", {"query": QUESTION, "limit": 10})),
+            "files": ok(await c.call_tool("list_files", {})),
+            "query": ok(await c.call_tool("brain_query", {"query": "when is the boiler serviced"})),
+            "page": ok(await c.call_tool("brain_get", {"page": "boiler-service"})),
+        }
+
+    mcp = over_http(server, server.owner_token, reads)
+    assert mcp["search"]["hits"] and len(mcp["search"]["hits"]) == len(api_found["hits"])
+    for hit, api_hit in zip(mcp["search"]["hits"], api_found["hits"], strict=True):
+        uri = f"loci://default/docs/{api_hit['document_id']}"
+        _same_as_the_api(hit, api_hit, passage=api_hit["chunk_index"], uri=uri)
+        for more, api_more in zip(hit["passages"], api_hit["passages"], strict=True):
+            _same_as_the_api(more, api_more, passage=api_more["chunk_index"])
+    api_by_id = {d["id"]: d for d in api_list}
+    assert {f["id"] for f in mcp["files"]["files"]} == set(api_by_id)
+    for info in mcp["files"]["files"]:
+        _same_as_the_api(info, api_by_id[info["id"]], uri=f"loci://default/docs/{info['id']}")
+    [graph_hit] = [h for h in mcp["query"]["hits"] if h["page"]["id"] == "boiler-service"]
+    [api_graph_hit] = [
+        h for h in api_pages.json()["hits"] if h["document"]["id"] == "boiler-service"
+    ]
+    _same_as_the_api(graph_hit["page"], api_graph_hit["document"])
+    _same_as_the_api(graph_hit, api_graph_hit, page=graph_hit["page"], linked=graph_hit["linked"])
+    mcp_page = mcp["page"]
+    _same_as_the_api(mcp_page["page"], api_page["document"])
+    assert mcp_page["links"] == api_page["links"] and mcp_page["truth"] == api_page["truth"]
+    for entry, api_entry in zip(mcp_page["timeline"], api_page["timeline"], strict=True):
+        _same_as_the_api(entry, api_entry)
+
+
+def _same_as_the_api(shown: dict[str, Any], api: dict[str, Any], **own: Any) -> None:
+    """Every field of an MCP object is the API's, of the same name, with the same value — but
+    those MCP alone has (`own`) and the score, which MCP rounds to four places."""
+    expected = {k: own[k] if k in own else api[k] for k in shown if k != "passages"}
+    if "score" in expected:
+        expected["score"] = round(api["score"], 4)
+    assert {k: v for k, v in shown.items() if k != "passages"} == expected

@@ -15,7 +15,6 @@ import anyio
 import pytest
 from mcp import Client
 
-from loci.api.schemas.documents import DocumentOut
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.mcp.stdio import local_server
@@ -23,6 +22,7 @@ from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.sources import SourceSync
+from loci.wire.documents import DocumentOut
 from tests.conftest import make_service, run_cli
 from tests.mcp_results import ok
 

@@ -286,11 +286,11 @@ def build_watcher(settings: Settings, loci: Loci) -> FolderWatcher | None:
 
 
 def build_api(settings: Settings, loci: Loci, *, run_worker: bool = True) -> FastAPI:
-    from loci.api import create_app
+    from loci.server import create_server
 
     accounts = Accounts(loci.store)
     models = build_user_models(settings, loci)
-    return create_app(
+    return create_server(
         loci,
         accounts,
         models,

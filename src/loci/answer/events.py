@@ -30,6 +30,7 @@ from loci.models import SearchFilters
 if TYPE_CHECKING:  # `loci ask` imports this module at start-up; grading brings an HTTP client
     from loci.answer.grading import Decision
     from loci.answer.support import Claim
+    from loci.wire.citation import Citation  # a numbered source (`Source.citation()`)
 
 EventType = Literal[
     "status",
@@ -45,9 +46,6 @@ EventType = Literal[
     "done",
     "error",
 ]
-
-# A numbered source as the wire and the conversation store carry it (`Source.citation()`).
-Citation = dict[str, Any]
 
 
 class AskEvent:
@@ -162,7 +160,7 @@ class Sources(AskEvent):
     type: ClassVar[EventType] = "sources"
 
     def to_json(self) -> dict[str, Any]:
-        return {"sources": list(self.sources)}
+        return {"sources": [s.model_dump(mode="json") for s in self.sources]}
 
 
 @dataclass(frozen=True)
@@ -231,7 +229,7 @@ class Done(AskEvent):
     def to_json(self) -> dict[str, Any]:
         wire: dict[str, Any] = {
             "answer": self.answer,
-            "citations": list(self.citations),
+            "citations": [c.model_dump(mode="json") for c in self.citations],
             "intent": self.intent,
             "decision": self.decision,
             "model": self.model,

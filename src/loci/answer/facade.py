@@ -253,8 +253,9 @@ class Answers:
         conversations.add_message(conversation.id, "user", question)
         for event in events:
             if isinstance(event, Done):
+                cited = [c.model_dump(mode="json") for c in event.citations]
                 message = conversations.add_message(
-                    conversation.id, "assistant", event.answer, event.citations, event.intent
+                    conversation.id, "assistant", event.answer, cited, event.intent
                 )
                 event = replace(event, conversation_id=conversation.id, message_id=message.id)
             yield event

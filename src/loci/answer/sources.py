@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from loci.models import Hit, time_span_text
+from loci.wire.citation import Citation
 
 SOURCE_CLOSE = re.compile(r"</\s*source\s*>", re.IGNORECASE)
 
@@ -45,31 +45,17 @@ class Source:
         body = SOURCE_CLOSE.sub("</ source>", self.hit.text)
         return f"<source {attributes}>\n{body}\n</source>"
 
-    def citation(self) -> dict[str, Any]:
-        c = self.hit.citation
-        at = c.location
-        return {
-            "number": self.number,
-            "label": f"Source {self.number}",
-            "brain": self.brain,
-            "document_id": c.document_id,
-            "name": c.name,
-            "title": c.title,
-            "chunk_id": self.hit.chunk_id,
-            "chunk_index": c.chunk_index,
-            "page": at.page,
-            "line_start": at.line_start,
-            "line_end": at.line_end,
-            "heading_path": list(c.heading_path),
-            "source_url": c.source_url,
-            "region": at.region_text,
-            "ocr_confidence": at.ocr_confidence,
-            "time_start": at.time_start,
-            "time_end": at.time_end,
-            "snippet": self.hit.snippet,
-            "highlights": [list(span) for span in self.hit.highlights],
-            "where": self.label(),
-        }
+    def citation(self) -> Citation:
+        return Citation(
+            number=self.number,
+            label=f"Source {self.number}",
+            brain=self.brain,
+            chunk_id=self.hit.chunk_id,
+            **self.hit.citation.flat(),
+            snippet=self.hit.snippet,
+            highlights=list(self.hit.highlights),
+            where=self.label(),
+        )
 
 
 def _attr(value: str) -> str:

@@ -1,7 +1,8 @@
 """The HTTP API (`/api/v1`) and the web app, served by one FastAPI application.
 
-`create_app` is imported on first use: the CLI renders its `--json` with the response models of
-`loci.api.schemas`, and importing them must not pay for FastAPI (`loci serve` alone needs it).
+`create_app` is imported on first use: importing a request schema or `loci.api.gpt_action` must
+not pay for FastAPI (`loci serve` alone needs it). The server `loci serve` runs, the API with
+MCP beside it, is assembled above both in `loci.server`.
 """
 
 from __future__ import annotations

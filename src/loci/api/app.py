@@ -1,4 +1,5 @@
-"""`create_app()`: the API under /api/v1, the web app at /, MCP at /mcp, and the in-process worker.
+"""`create_app()`: the API under /api/v1, the web app at /, and the in-process worker, with any
+endpoint served beside them (`loci.server` mounts MCP at /mcp: the API does not know MCP).
 
 The application receives the service objects already assembled (`loci.app.build_api` reads the
 settings); nothing here opens a database or reads the environment.
@@ -8,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -21,6 +22,7 @@ from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from loci.api import errors as error_handlers
@@ -57,7 +59,6 @@ from loci.auth.sso.provider import ProviderDirectory, SsoProvider
 from loci.auth.user_models import UserModels
 from loci.integrations import Integrations
 from loci.integrations.webhooks import Webhooks
-from loci.mcp.http import McpEndpoint
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
 from loci.web.worker import service_worker
@@ -67,6 +68,15 @@ API_PREFIX = "/api/v1"
 MULTIPART_ALLOWANCE = 1024 * 1024  # form boundaries and headers around an upload at the cap
 JSON = "application/json"
 WEB_ROOT = files("loci") / "web" / "static"
+
+
+class Endpoint(Protocol):
+    """An ASGI endpoint served beside the API (the MCP server, which `loci.server` mounts),
+    and what it keeps running while the app runs."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None: ...
+
+    def running(self) -> AbstractAsyncContextManager[None]: ...
 
 
 def _operation_id(route: APIRoute) -> str:
@@ -86,6 +96,7 @@ def create_app(
     sso_providers: Sequence[SsoProvider] = (),
     password_sign_in: bool = True,
     watcher: FolderWatcher | None = None,
+    endpoints: Mapping[str, Endpoint] | None = None,
 ) -> FastAPI:
     """`integrations` None: signed webhooks with the user models' key, Slack capture off.
     `trusted_proxies`: addresses and networks whose X-Forwarded-Proto/-For are believed.
@@ -94,9 +105,9 @@ def create_app(
     resource (None: the address each request arrived at).
     `sso_providers`: OpenID Connect providers people may sign in with; `password_sign_in`
     False: only those (and API tokens).
-    `watcher`: keeps the registered folders in step while the app runs (None: it does not)."""
-    # MCP for agents, with the API's tokens (and the ones OAuth issues)
-    mcp = McpEndpoint(loci, accounts, user_models, public_url)
+    `watcher`: keeps the registered folders in step while the app runs (None: it does not).
+    `endpoints`: served at the root by path, beside the API (`/mcp`: see `loci.server`)."""
+    endpoints = dict(endpoints or {})
     oauth_server = OAuthServer(loci.store.oauth, loci.store.accounts, accounts.clock)
 
     @asynccontextmanager
@@ -112,7 +123,9 @@ def create_app(
             log.info("ingestion worker %s started", worker.name)
         if watcher is not None:
             watcher.start()
-        async with mcp.running():
+        async with AsyncExitStack() as running:
+            for endpoint in endpoints.values():
+                await running.enter_async_context(endpoint.running())
             yield
         stop.set()
         if watcher is not None:
@@ -160,7 +173,8 @@ def create_app(
     _document_errors_as_json(app)
     app.include_router(oauth.router)  # OAuth's own wire format, at the root beside /mcp
     app.include_router(sso.router)  # the browser's round trip through an identity provider
-    app.router.routes.append(Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]))
+    for path, endpoint in endpoints.items():
+        app.router.routes.append(Route(path, endpoint, methods=["GET", "POST", "DELETE"]))
     _mount_web(app)
     app.add_middleware(BodyLimit, max_bytes=loci.settings.max_file_bytes + MULTIPART_ALLOWANCE)
     app.add_middleware(OpenCors)

@@ -37,7 +37,7 @@ class Outcome:
         return self.error is None and (self.document is None or self.document.status != "failed")
 
     def as_json(self, brain: Brain) -> dict[str, object]:
-        from loci.api.schemas.documents import DocumentOut
+        from loci.wire.documents import DocumentOut
 
         doc = self.document
         return {
@@ -153,7 +153,7 @@ def _item_line(item: PreflightItem) -> str:
 
 def _report_preflight(flight: Preflight, as_json: bool) -> None:
     if as_json:
-        from loci.api.schemas.preflight import PreflightOut
+        from loci.wire.preflight import PreflightOut
 
         emit_json(PreflightOut.of(flight))
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -30,16 +30,15 @@ from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
 from loci.models import Feedback, Location, SearchFilters
 
+if TYPE_CHECKING:
+    from loci.wire.citation import Citation
 
-def _where(citation: dict[str, Any]) -> str:
-    at = Location(
-        page=citation.get("page"),
-        line_start=citation.get("line_start"),
-        line_end=citation.get("line_end"),
-    )
-    parts = [citation["name"], *at.where("p.", lines=True)]
-    if citation.get("heading_path"):
-        parts.append(" › ".join(citation["heading_path"]))
+
+def _where(citation: Citation) -> str:
+    at = Location(page=citation.page, line_start=citation.line_start, line_end=citation.line_end)
+    parts = [citation.name, *at.where("p.", lines=True)]
+    if citation.heading_path:
+        parts.append(" › ".join(citation.heading_path))
     return " · ".join(parts)
 
 
@@ -167,7 +166,7 @@ def register(app: typer.Typer) -> None:
                 if done.citations:
                     out.print("\n[bold]Sources[/bold]")
                     for c in done.citations:
-                        out.print(f"  [{c['number']}] {escape(_where(c))}")
+                        out.print(f"  [{c.number}] {escape(_where(c))}")
                 if done.saved is not None:
                     out.print(f"\nsaved as {escape(done.saved)}")
                 if not quiet:

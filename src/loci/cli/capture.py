@@ -63,8 +63,8 @@ def _captured_json(
     deduped: bool,
 ) -> dict[str, object]:
     """The API's capture body (`CapturedOut`), with how curation went."""
-    from loci.api.schemas.documents import DocumentOut
-    from loci.api.schemas.graph import CapturedOut, GraphSummaryOut
+    from loci.wire.documents import DocumentOut
+    from loci.wire.graph import CapturedOut, GraphSummaryOut
 
     shown = CapturedOut(
         item=DocumentOut.of(item, target),

@@ -148,7 +148,7 @@ def register(app: typer.Typer) -> None:
         )
         docs = loci.library.find(target, query).documents
         if json_:
-            from loci.api.schemas.documents import DocumentOut
+            from loci.wire.documents import DocumentOut
 
             emit_json([DocumentOut.of(d, target) for d in docs])
         elif not docs and query.narrowed:
@@ -193,7 +193,7 @@ def register(app: typer.Typer) -> None:
         body = loci.library.document_text(target, document_id) if text else None
         parts = loci.library.chunks(target, document_id) if chunks else None
         if json_:
-            from loci.api.schemas.documents import ChunkOut, DocumentOut
+            from loci.wire.documents import ChunkOut, DocumentOut
 
             chunks_out = None if parts is None else [ChunkOut.of(c) for c in parts]
             emit_json({"document": DocumentOut.of(doc, target), "text": body, "chunks": chunks_out})
@@ -268,7 +268,7 @@ def register(app: typer.Typer) -> None:
         docs = [loci.library.reprocess(target, i) for i in document_ids]
         docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
-            from loci.api.schemas.documents import DocumentOut
+            from loci.wire.documents import DocumentOut
 
             emit_json([DocumentOut.of(d, target) for d in docs])
         else:
@@ -309,7 +309,7 @@ def register(app: typer.Typer) -> None:
         docs = loci.library.reindex(target, embeddings=embeddings)
         docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
-            from loci.api.schemas.documents import DocumentOut
+            from loci.wire.documents import DocumentOut
 
             emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
         else:

@@ -44,7 +44,7 @@ def _text(value: str | None) -> str:
 
 def _written(verb: str, document: Summary, json_: bool, changed: bool = True) -> None:
     if json_:
-        from loci.api.schemas.graph import GraphWrittenOut
+        from loci.wire.graph import GraphWrittenOut
 
         emit_json(GraphWrittenOut.of(Written(document, changed)))
         return
@@ -101,7 +101,7 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         page = graph.get(target, doc_id)
         if json_:
-            from loci.api.schemas.graph import GraphPageOut
+            from loci.wire.graph import GraphPageOut
 
             emit_json(GraphPageOut.of(page))
             return
@@ -129,7 +129,7 @@ def _register_reads(app: typer.Typer) -> None:
             include_merged=include_merged, include_archived=include_archived,
         )  # fmt: skip
         if json_:
-            from loci.api.schemas.graph import GraphSummaryOut
+            from loci.wire.graph import GraphSummaryOut
 
             emit_json([GraphSummaryOut.of(s) for s in found])
         elif not found:
@@ -156,7 +156,7 @@ def _register_reads(app: typer.Typer) -> None:
             include_archived=include_archived,
         )  # fmt: skip
         if json_:
-            from loci.api.schemas.graph import GraphHitOut
+            from loci.wire.graph import GraphHitOut
 
             hits_out = [GraphHitOut.of(h) for h in hits]
             emit_json({"query": text, "brain": target.name, "hits": hits_out})
@@ -192,7 +192,7 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         entries = graph.timeline(target, doc_id, since=since, until=until, limit=limit)
         if json_:
-            from loci.api.schemas.graph import GraphTimelineEntryOut
+            from loci.wire.graph import GraphTimelineEntryOut
 
             emit_json([GraphTimelineEntryOut.of(e) for e in entries])
             return
@@ -207,7 +207,7 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         folders = graph.folders(target)
         if json_:
-            from loci.api.schemas.graph import GraphFolderOut
+            from loci.wire.graph import GraphFolderOut
 
             emit_json([GraphFolderOut.of(f) for f in folders])
             return
@@ -223,7 +223,7 @@ def _register_reads(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         versions = graph.history(target, doc_id)
         if json_:
-            from loci.api.schemas.graph import GraphVersionOut
+            from loci.wire.graph import GraphVersionOut
 
             emit_json([GraphVersionOut.of(v) for v in versions])
             return
@@ -337,7 +337,7 @@ def _register_writes(app: typer.Typer) -> None:
         )
         settle(target, wait)
         if json_:
-            from loci.api.schemas.graph import GraphEvidenceOut, GraphSummaryOut
+            from loci.wire.graph import GraphEvidenceOut, GraphSummaryOut
 
             emit_json(
                 GraphEvidenceOut(
@@ -427,7 +427,7 @@ def _register_writes(app: typer.Typer) -> None:
         graph, target = open_graph(brain)
         plan = graph.delete(target, doc_id, actor=ACTOR, confirm=yes)
         if json_:
-            from loci.api.schemas.graph import GraphDeleteOut
+            from loci.wire.graph import GraphDeleteOut
 
             emit_json(GraphDeleteOut.of(plan))
             return

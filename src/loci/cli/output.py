@@ -2,7 +2,7 @@
 
 With `--json`, stdout carries exactly one JSON document and nothing else, so scripts can pipe it.
 Where the HTTP API shows the same thing (a document, a search hit, a preflight item, a graph page),
-the command passes the API's response model (`loci.api.schemas`), so both give the same fields
+the command passes the API's response model (`loci.wire`), so both give the same fields
 under the same names; the models are imported inside the commands, where they are used.
 """
 
@@ -26,7 +26,7 @@ OK, FAILED, USAGE, NOT_FOUND, PARTIAL = 0, 1, 2, 3, 4
 
 
 def to_jsonable(value: Any) -> Any:
-    # A response model of `loci.api.schemas` (tested by its method: importing pydantic here
+    # A response model of `loci.wire` (tested by its method: importing pydantic here
     # would cost every command its start-up time, and few print JSON).
     if hasattr(value, "model_dump") and not isinstance(value, type):
         return value.model_dump(mode="json")

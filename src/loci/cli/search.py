@@ -95,9 +95,9 @@ def register(app: typer.Typer) -> None:
         )
         hits = loci.searching.search(target, request)
         if json_:
-            from loci.api.schemas.search import HitOut
+            from loci.wire.hit import HitOut
 
-            hits_out = [HitOut.of(h, target) for h in hits]
+            hits_out = [HitOut.found(h, target) for h in hits]
             emit_json(
                 {
                     "query": query, "mode": mode, "brain": target.name, "hits": hits_out,
@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
         target = existing_brain(brain)
         found = loci.searching.related(target, document_id, limit)
         if json_:
-            from loci.api.schemas.documents import RelatedOut
+            from loci.wire.documents import RelatedOut
 
             related_out = [RelatedOut.of(r, target) for r in found]
             emit_json({"document_id": document_id, "brain": target.name, "related": related_out})

@@ -48,13 +48,13 @@ def _brain_names() -> dict[int, str]:
 def _source_row(
     source: Source, brain_name: str, watching: Mapping[int, WatchMode] | None = None
 ) -> dict[str, Any]:
-    from loci.api.schemas.sources import SourceOut  # the API's shape, field for field
+    from loci.wire.sources import SourceOut
 
     return SourceOut.of(source, brain_name, watching or {}).model_dump(mode="json")
 
 
 def _sync_row(result: SourceSync, brain_name: str) -> dict[str, Any]:
-    from loci.api.schemas.sources import SourceSyncOut
+    from loci.wire.sources import SourceSyncOut
 
     return SourceSyncOut.of(result, brain_name).model_dump(mode="json")
 

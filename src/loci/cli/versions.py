@@ -35,7 +35,7 @@ def print_versions(target: Brain, document_id: int, json_: bool) -> None:
     """The document's contents, current first (`loci show ID --versions`, `versions list`)."""
     listed = service().versions.list(target, document_id)
     if json_:
-        from loci.api.schemas.versions import VersionListOut
+        from loci.wire.versions import VersionListOut
 
         emit_json(VersionListOut.of(listed, target))
         return
@@ -94,7 +94,7 @@ def register(app: typer.Typer) -> None:
         target = existing_brain(brain)
         result = service().versions.diff(target, document_id, old, new)
         if json_:
-            from loci.api.schemas.versions import VersionDiffOut
+            from loci.wire.versions import VersionDiffOut
 
             emit_json(VersionDiffOut.of(result))
         elif result.diff is None:
@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
         if waited:
             restored = replace(restored, document=waited[0])
         if json_:
-            from loci.api.schemas.versions import RestoredOut
+            from loci.wire.versions import RestoredOut
 
             emit_json(RestoredOut.of(restored, target))
         elif not restored.changed:

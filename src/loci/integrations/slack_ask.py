@@ -88,4 +88,5 @@ class SlackAnswers:
             "slack: answered %s/%s in %s (conversation %s, %d sources)",
             message.team_id, message.user_id, brain.name, conversation_id, len(done.citations),
         )  # fmt: skip
-        return answer_message(done.answer, done.citations, self.public_url)
+        cited = [c.model_dump() for c in done.citations]
+        return answer_message(done.answer, cited, self.public_url)

@@ -1,30 +1,45 @@
 """What the graph tools and `save` return: pages, links, timeline entries and captures.
 
-As in `loci.mcp.outputs`, each model is built by its `of` and carries only what the brain holds.
+As in `loci.mcp.outputs`, a page, a link, a timeline entry and a graph hit are subsets derived
+from the HTTP API's models (`loci.wire.graph`), built from their values; each carries only what
+the brain holds.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from loci.curate.pipeline import Captured
 from loci.graph.results import Page, QueryHit, Summary, Written
-from loci.mirror import Mirror
 from loci.models import Brain, Document
+from loci.wire.graph import (
+    GraphHitOut,
+    GraphPageOut,
+    GraphSummaryOut,
+    GraphTimelineEntryOut,
+    GraphWrittenOut,
+)
+from loci.wire.subset import derived, subset
+
+_GraphSummaryFields = subset(
+    GraphSummaryOut,
+    *("id", "title", "type", "kind", "path", "status", "aliases", "merged_into", "updated"),
+    *("content_hash", "document_id"),
+    describe={
+        "id": "the page's id; brain_get takes it",
+        "content_hash": "pass back as expected_hash to edit this version",
+    },
+)
 
 
-class GraphSummary(Mirror):
-    id: str = Field(description="the page's id; brain_get takes it")
-    title: str
-    type: str
-    kind: str = Field(description="page or evidence")
-    path: str
-    status: str
-    aliases: list[str]
-    merged_into: str | None
-    updated: str
-    content_hash: str = Field(description="pass back as expected_hash to edit this version")
-    document_id: int | None = Field(description="the indexed document search cites")
+class GraphSummary(_GraphSummaryFields):  # type: ignore[misc,valid-type]
+    """A page as the HTTP API shows it (`GraphSummaryOut`), less its folder (`path` has it)."""
+
+    @classmethod
+    def of(cls, summary: Summary) -> GraphSummary:
+        return derived(cls, GraphSummaryOut.of(summary))
 
 
 class Saved(BaseModel):
@@ -51,43 +66,46 @@ class Saved(BaseModel):
         )
 
 
-class Edge(BaseModel):
-    source: str
-    target: str
-    type: str = Field(description="a relation type, wiki_link or cites")
+_TimelineEntryFields = subset(GraphTimelineEntryOut, "doc_id", "at", "text", "source")
 
 
-class TimelineEntry(Mirror):
-    doc_id: str
-    at: str
-    text: str
-    source: str | None
+class TimelineEntry(_TimelineEntryFields):  # type: ignore[misc,valid-type]
+    """A dated line of a page's timeline, less its entry id."""
+
+    @classmethod
+    def of(cls, entry: Any) -> TimelineEntry:
+        return derived(cls, GraphTimelineEntryOut.of(entry))
 
 
-class GraphHit(BaseModel):
+_GraphHitFields = subset(
+    GraphHitOut,
+    "score",
+    "matched_by",
+    "snippet",
+    "highlights",
+    "path",
+    describe={"path": "for a graph hit: the ids from a search hit to it"},
+)
+
+
+class GraphHit(_GraphHitFields):  # type: ignore[misc,valid-type]
+    """A page graph search found (`GraphHitOut`), with the pages it is linked with by id
+    rather than its links in full."""
+
     page: GraphSummary
-    score: float
-    matched_by: str = Field(description="text, vector, both, or graph (reached through links)")
-    snippet: str
-    highlights: list[tuple[int, int]] = Field(
-        description="where the query's terms are in the snippet: [start, end] offsets in "
-        "characters (Unicode code points), end exclusive, in order"
-    )
     linked: list[str] = Field(description="ids of pages it links to or is linked from")
-    path: list[str] = Field(description="for a graph hit: the ids from a search hit to it")
 
     @classmethod
     def of(cls, hit: QueryHit) -> GraphHit:
-        here = hit.document.id
-        linked = [e.target for e in hit.links] + [e.source for e in hit.backlinks]
-        return cls(
-            page=GraphSummary.of(hit.document),
-            score=round(hit.score, 4),
-            matched_by=hit.matched_by,
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
+        full = GraphHitOut.of(hit)
+        here = full.document.id
+        linked = [e.target for e in full.links] + [e.source for e in full.backlinks]
+        return derived(
+            cls,
+            full,
+            page=derived(GraphSummary, full.document),
+            score=round(full.score, 4),
             linked=[i for i in dict.fromkeys(linked) if i != here],
-            path=list(hit.path),
         )
 
 
@@ -97,31 +115,32 @@ class GraphQueryResult(BaseModel):
     hits: list[GraphHit]
 
 
-class GraphPage(BaseModel):
+_GraphPageFields = subset(
+    GraphPageOut,
+    *("truth", "sources", "timeline", "links", "backlinks"),
+    describe={"truth": "the compiled truth (Markdown)"},
+)
+
+
+class GraphPage(_GraphPageFields):  # type: ignore[misc,valid-type]
+    """A page as the HTTP API shows it (`GraphPageOut`), its truth cut at `max_chars`, less its
+    Markdown source, its HTML and its typed relations (`links` holds them)."""
+
     brain: str
     page: GraphSummary
-    truth: str = Field(description="the compiled truth (Markdown)")
     truncated: bool = Field(description="true: the truth was cut at max_chars")
-    sources: list[str]
     timeline: list[TimelineEntry]
-    links: list[Edge]
-    backlinks: list[Edge]
 
     @classmethod
     def of(cls, page: Page, brain: Brain, max_chars: int) -> GraphPage:
-        doc = page.doc
-        return cls(
+        full = GraphPageOut.of(page)
+        return derived(
+            cls,
+            full,
             brain=brain.name,
-            page=GraphSummary.of(page.summary),
-            truth=doc.truth[:max_chars],
-            truncated=len(doc.truth) > max_chars,
-            sources=list(doc.sources),
-            timeline=[
-                TimelineEntry(doc_id=doc.id, at=e.at, text=e.text, source=e.source)
-                for e in doc.timeline
-            ],
-            links=[Edge(source=e.source, target=e.target, type=e.type) for e in page.links],
-            backlinks=[Edge(source=e.source, target=e.target, type=e.type) for e in page.backlinks],
+            page=derived(GraphSummary, full.document),
+            truth=full.truth[:max_chars],
+            truncated=len(full.truth) > max_chars,
         )
 
 
@@ -130,13 +149,16 @@ class Timeline(BaseModel):
     entries: list[TimelineEntry]
 
 
-class GraphWritten(BaseModel):
+_GraphWrittenFields = subset(
+    GraphWrittenOut, "changed", describe={"changed": "false: the page already had that"}
+)
+
+
+class GraphWritten(_GraphWrittenFields):  # type: ignore[misc,valid-type]
     brain: str
     page: GraphSummary
-    changed: bool = Field(description="false: the page already had that")
 
     @classmethod
     def of(cls, written: Written, brain: Brain) -> GraphWritten:
-        return cls(
-            brain=brain.name, page=GraphSummary.of(written.document), changed=written.changed
-        )
+        full = GraphWrittenOut.of(written)
+        return derived(cls, full, brain=brain.name, page=derived(GraphSummary, full.document))

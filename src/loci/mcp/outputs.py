@@ -1,118 +1,91 @@
 """What the document and answer tools return: structured results, chosen field by field for a
 model to read (the graph tools' are in `loci.mcp.graph_outputs`).
 
-Each model is built from a domain object by its `of`; nothing here carries a token, a hash of
-one, a user's model key or a server setting — only what the brain holds and where it came from.
+Where the HTTP API shows the same thing (a search hit, a document, a citation), the model here is
+a subset derived from the API's (`loci.wire.subset`): the same fields, with the same types, fewer
+of them, built from the full model's values. Nothing here carries a token, a hash of one, a
+user's model key or a server setting — only what the brain holds and where it came from.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.ask import ClaimOut
 from loci.ingest.preflight import Preflight
 from loci.mcp.preflight_outputs import DryRun
 from loci.models import Brain, Document, Hit
 from loci.search.related import Related
+from loci.wire.answer import ClaimOut
+from loci.wire.citation import Citation as FullCitation
+from loci.wire.documents import DocumentOut
+from loci.wire.hit import HitOut, PassageOut
+from loci.wire.subset import derived, subset
 
 
 def doc_uri(brain: str, document_id: int) -> str:
     return f"loci://{brain}/docs/{document_id}"
 
 
-class MorePassage(BaseModel):
+_MorePassageFields = subset(
+    PassageOut,
+    *("page", "line_start", "line_end", "heading_path", "snippet", "highlights", "text"),
+    "score",
+)
+
+
+class MorePassage(_MorePassageFields):  # type: ignore[misc,valid-type]
     """Another passage of the same document that search ranked."""
 
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    snippet: str
-    highlights: list[tuple[int, int]] = Field(
-        description="where the query's terms are in the snippet: [start, end] offsets in "
-        "characters (Unicode code points), end exclusive, in order"
-    )
-    text: str
-    score: float
-
-    @classmethod
-    def of(cls, hit: Hit) -> MorePassage:
-        at = hit.citation.location
-        return cls(
-            passage=hit.citation.chunk_index,
-            page=at.page,
-            line_start=at.line_start,
-            line_end=at.line_end,
-            heading_path=list(hit.citation.heading_path),
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
-            text=hit.text,
-            score=round(hit.score, 4),
-        )
 
 
-class Passage(BaseModel):
-    """A passage with its citation: which file, page, lines and section it comes from."""
+_PASSAGE_WORDS = {
+    "name": "file name (or a page's or note's name)",
+    "region": "for text read by OCR: where on the page, as left,top,right,bottom fractions",
+    "ocr_confidence": "for text read by OCR: 0–1; below 0.6 unsure",
+    "time_start": "for a transcribed recording: seconds from its start to the passage",
+    "time_end": "for a transcribed recording: where it ends (s)",
+    "passages": "a search hit is a document: its other passages that ranked, best first",
+    "vectors_pending": "true: found by its words alone; its document was just added and its "
+    "meaning is not indexed yet",
+    "gone_at": "set: the passage's file was deleted from its folder on that date (the document "
+    "is kept as a record); say so when citing it",
+}
 
-    document_id: int
-    name: str = Field(description="file name (or a page's or note's name)")
-    title: str | None
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    source_url: str | None
-    region: str | None = Field(
-        description="for text read by OCR: where on the page, as left,top,right,bottom fractions"
-    )
-    ocr_confidence: float | None = Field(description="for text read by OCR: 0–1; below 0.6 unsure")
-    time_start: float | None = Field(
-        description="for a transcribed recording: seconds from its start to the passage"
-    )
-    time_end: float | None = Field(description="for a transcribed recording: where it ends (s)")
+
+_PassageFields = subset(
+    HitOut,
+    *("document_id", "name", "title", "page", "line_start", "line_end", "heading_path"),
+    *("source_url", "region", "ocr_confidence", "time_start", "time_end"),
+    *("snippet", "highlights", "text", "score", "passages", "vectors_pending", "gone_at"),
+    describe=_PASSAGE_WORDS,
+)
+
+
+class Passage(_PassageFields):  # type: ignore[misc,valid-type]
+    """A passage with its citation: which file, page, lines and section it comes from. The
+    HTTP API's search hit (`HitOut`), less how it was ranked, with the passage's index under
+    the name `read` takes and the document as an MCP resource."""
+
+    passages: list[MorePassage]
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
-    snippet: str = Field(description="an excerpt of the passage, as plain text")
-    highlights: list[tuple[int, int]] = Field(
-        description="where the query's terms are in the snippet: [start, end] offsets in "
-        "characters (Unicode code points), end exclusive, in order"
-    )
-    text: str
-    score: float
     uri: str = Field(description="the document as an MCP resource")
-    passages: list[MorePassage] = Field(
-        default_factory=list,
-        description="a search hit is a document: its other passages that ranked, best first",
-    )
-    vectors_pending: bool = Field(
-        default=False,
-        description="true: found by its words alone; its document was just added and its "
-        "meaning is not indexed yet",
-    )
-    gone_at: str | None = Field(
-        default=None,
-        description="set: the passage's file was deleted from its folder on that date (the "
-        "document is kept as a record); say so when citing it",
-    )
 
     @classmethod
     def of(cls, hit: Hit, brain: Brain) -> Passage:
-        citation = hit.citation.flat()
-        passage = citation.pop("chunk_index")
-        return cls(
-            **citation,
-            passage=passage,
-            snippet=hit.snippet,
-            highlights=list(hit.highlights),
-            text=hit.text,
-            score=round(hit.score, 4),
-            uri=doc_uri(brain.name, hit.citation.document_id),
-            passages=[MorePassage.of(p) for p in hit.more],
-            vectors_pending=hit.vectors_pending,
-            gone_at=hit.gone_at,
+        full = HitOut.found(hit, brain)
+        return derived(
+            cls,
+            full,
+            passage=full.chunk_index,
+            score=round(full.score, 4),
+            uri=doc_uri(brain.name, full.document_id),
+            passages=[_more(p) for p in full.passages],
         )
+
+
+def _more(full: PassageOut) -> MorePassage:
+    return derived(MorePassage, full, passage=full.chunk_index, score=round(full.score, 4))
 
 
 class SearchResult(BaseModel):
@@ -127,32 +100,15 @@ class SearchResult(BaseModel):
     )
 
 
-class Citation(BaseModel):
-    number: int = Field(description="the [n] the answer cites")
-    brain: str | None = Field(default=None, description="the brain the passage is in")
-    document_id: int
-    name: str
-    where: str = Field(description="file, page and section, as a person reads it")
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    source_url: str | None
-    snippet: str
+_CitationFields = subset(
+    FullCitation,
+    *("number", "brain", "document_id", "name", "where", "page", "line_start", "line_end"),
+    *("source_url", "snippet"),
+)
 
-    @classmethod
-    def of(cls, citation: dict[str, Any]) -> Citation:
-        return cls(
-            number=citation["number"],
-            brain=citation.get("brain"),
-            document_id=citation["document_id"],
-            name=citation["name"],
-            where=citation["where"],
-            page=citation["page"],
-            line_start=citation["line_start"],
-            line_end=citation["line_end"],
-            source_url=citation["source_url"],
-            snippet=citation["snippet"],
-        )
+
+class Citation(_CitationFields):  # type: ignore[misc,valid-type]
+    """What an answer's [n] cites, as an agent needs it to quote and point at the passage."""
 
 
 class AnswerResult(BaseModel):
@@ -171,47 +127,31 @@ class AnswerResult(BaseModel):
     )
 
 
-class FileInfo(BaseModel):
-    id: int
-    name: str
-    title: str | None
-    kind: str = Field(description="file, web, note, page, evidence or item")
-    status: str = Field(
-        description="processing (not searchable yet, or, with vectors_pending, searchable by "
-        "its words only), ready or failed"
-    )
-    vectors_pending: bool = Field(
-        default=False, description="its text is indexed, its meaning (vectors) not yet"
-    )
-    gone_at: str | None = Field(
-        default=None,
-        description="set: its file was deleted from the folder it was synced from on that "
+_FileInfoFields = subset(
+    DocumentOut,
+    *("id", "name", "title", "kind", "status", "vectors_pending", "gone_at", "status_reason"),
+    *("size_bytes", "tags", "source_url", "created_at"),
+    describe={
+        "kind": "file, web, note, page, evidence or item",
+        "status": "processing (not searchable yet, or, with vectors_pending, searchable by "
+        "its words only), ready or failed",
+        "vectors_pending": "its text is indexed, its meaning (vectors) not yet",
+        "gone_at": "set: its file was deleted from the folder it was synced from on that "
         "date; the document is kept (the folder keeps deleted files' documents)",
-    )
-    status_reason: str | None
-    size_bytes: int
-    tags: list[str]
-    source_url: str | None
-    created_at: str
+    },
+)
+
+
+class FileInfo(_FileInfoFields):  # type: ignore[misc,valid-type]
+    """A document as the HTTP API shows it (`DocumentOut`), less how it is stored and indexed,
+    with the document as an MCP resource."""
+
     uri: str
 
     @classmethod
     def of(cls, document: Document, brain: Brain) -> FileInfo:
-        return cls(
-            id=document.id,
-            name=document.name,
-            title=document.title,
-            kind=document.kind,
-            status=document.status,
-            vectors_pending=document.vectors_pending,
-            gone_at=document.gone_at,
-            status_reason=document.status_reason,
-            size_bytes=document.size_bytes,
-            tags=list(document.tags),
-            source_url=document.source_url,
-            created_at=document.created_at,
-            uri=doc_uri(brain.name, document.id),
-        )
+        full = DocumentOut.of(document, brain)
+        return derived(cls, full, uri=doc_uri(brain.name, document.id))
 
 
 class RelatedFile(BaseModel):

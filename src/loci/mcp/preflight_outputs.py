@@ -1,35 +1,32 @@
 """What `add_url` and `create_file` return in a dry run: the preflight object (status,
-estimates, warnings) for the one item the call names. The item is the HTTP API's
-`PreflightItemOut`, declared once in `loci.api.schemas.preflight` (its preflight routes show
-the same object for a batch, and `loci add --dry-run --json` prints it too)."""
+estimates, warnings) for the one item the call names. It is the HTTP API's `PreflightOut`
+(`loci.wire.preflight`, which `loci add --dry-run --json` prints too) for a batch of one: its
+`items` become the one `item`, and its totals are left out."""
 
 from __future__ import annotations
 
-from typing import Literal
+from pydantic import Field
 
-from pydantic import BaseModel, Field
-
-from loci.api.schemas.preflight import PreflightItemOut
 from loci.ingest.preflight import Preflight
+from loci.wire.preflight import PreflightItemOut, PreflightOut
+from loci.wire.subset import derived, subset
+
+_DryRunFields = subset(
+    PreflightOut,
+    *("status", "warnings", "errors", "existing_rows"),
+    describe={
+        "status": "ok: it would be added cleanly; warning: see warnings (e.g. a duplicate); "
+        "error: it would be refused or fail, see errors",
+        "existing_rows": "documents already in the brain that it duplicates",
+    },
+)
 
 
-class DryRun(BaseModel):
-    status: Literal["ok", "warning", "error"] = Field(
-        description="ok: it would be added cleanly; warning: see warnings (e.g. a duplicate); "
-        "error: it would be refused or fail, see errors"
-    )
-    warnings: list[str]
-    errors: list[str]
-    existing_rows: int = Field(description="documents already in the brain that it duplicates")
-    item: PreflightItemOut
+class DryRun(_DryRunFields):  # type: ignore[misc,valid-type]
+    item: PreflightItemOut = Field(description="the one item the call names")
 
     @classmethod
     def of(cls, flight: Preflight) -> DryRun:
-        (item,) = flight.items  # a tool's dry run names exactly one item
-        return cls(
-            status=flight.status,
-            warnings=flight.warnings,
-            errors=flight.errors,
-            existing_rows=flight.existing_rows,
-            item=PreflightItemOut.of(item),
-        )
+        full = PreflightOut.of(flight)
+        (item,) = full.items  # a tool's dry run names exactly one item
+        return derived(cls, full, item=item)

@@ -12,7 +12,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from loci.answer.events import final_answer
-from loci.api.schemas.ask import ClaimOut
 from loci.mcp.common import NOT_BLANK, BrainArg, Toolkit, chat_for, reading, tool_errors
 from loci.mcp.outputs import (
     AnswerResult,
@@ -24,7 +23,9 @@ from loci.mcp.outputs import (
 )
 from loci.models import SearchFilters
 from loci.names import NAME_SCHEMA_PATTERN
-from loci.review.view import DigestOut
+from loci.wire.answer import ClaimOut
+from loci.wire.digest import DigestOut
+from loci.wire.subset import derived
 
 BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
@@ -112,7 +113,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         return AnswerResult(
             brain=target.name,
             answer=done.answer,
-            citations=[Citation.of(c) for c in done.citations],
+            citations=[derived(Citation, c) for c in done.citations],
             intent=done.intent,
             from_model=done.model is not None,
             conversation_id=done.conversation_id,
@@ -141,7 +142,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
                     choices=list(q.choices),
                     answer=q.answer,
                     explanation=q.explanation,
-                    source=Citation.of(q.source.citation()),
+                    source=derived(Citation, q.source.citation()),
                 )  # fmt: skip
                 for q in questions
             ],
@@ -163,7 +164,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         return Flashcards(
             brain=target.name,
             cards=[
-                Flashcard(front=c.front, back=c.back, source=Citation.of(c.source.citation()))
+                Flashcard(front=c.front, back=c.back, source=derived(Citation, c.source.citation()))
                 for c in cards
             ],
         )

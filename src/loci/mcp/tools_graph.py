@@ -13,7 +13,6 @@ from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
 from loci.graph.doctor import health
-from loci.graph.health_view import GraphDoctorOut
 from loci.mcp.common import (
     NOT_BLANK,
     BrainArg,
@@ -34,6 +33,7 @@ from loci.mcp.graph_outputs import (
     Timeline,
     TimelineEntry,
 )
+from loci.wire.graph_health import GraphDoctorOut
 
 Day = Annotated[
     dt.date | None, Field(description="A date, YYYY-MM-DD.", json_schema_extra={"format": "date"})

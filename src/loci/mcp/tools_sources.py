@@ -8,8 +8,8 @@ from __future__ import annotations
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import BaseModel
 
-from loci.api.schemas.sources import SourceOut
 from loci.mcp.common import BrainArg, Toolkit, reading, tool_errors
+from loci.wire.sources import SourceOut
 
 
 class SourceList(BaseModel):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from loci.api.schemas.versions import VersionListOut
 from loci.mcp.common import BrainArg, DocumentId, Toolkit, reading, tool_errors
+from loci.wire.versions import VersionListOut
 
 
 def register(server: MCPServer, kit: Toolkit) -> None:

@@ -57,7 +57,7 @@ class Digest:
                 "by": self.recap.by,
                 "model": self.recap.model,
                 "fallback": self.recap.fallback,
-                "sources": [s.citation() for s in self.recap.sources],
+                "sources": [s.citation().model_dump(mode="json") for s in self.recap.sources],
             },
         }
 

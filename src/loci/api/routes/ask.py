@@ -20,21 +20,8 @@ from loci.api.deps import (
     UserModelsDep,
     WritableBrain,
 )
-from loci.api.schemas.ask import (
-    AnswerOut,
-    AskIn,
-    ConversationDetailOut,
-    ConversationIn,
-    ConversationOut,
-    FeedbackIn,
-    FlashcardOut,
-    MessageOut,
-    QuizQuestionOut,
-    SavedAnswerOut,
-    StudyIn,
-)
+from loci.api.schemas.ask import AskIn, ConversationIn, FeedbackIn, StudyIn
 from loci.api.schemas.common import errors
-from loci.api.schemas.graph import GraphSummaryOut
 from loci.api.user_chat import own_model
 from loci.auth.access import Principal
 from loci.errors import Forbidden, LociError, NotFound
@@ -42,6 +29,16 @@ from loci.llm.client import Chat
 from loci.models import Brain, SearchFilters
 from loci.search.filters import check_filters
 from loci.service import Loci
+from loci.wire.answer import (
+    AnswerOut,
+    ConversationDetailOut,
+    ConversationOut,
+    FlashcardOut,
+    MessageOut,
+    QuizQuestionOut,
+    SavedAnswerOut,
+)
+from loci.wire.graph import GraphSummaryOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["ask"])
 

@@ -12,18 +12,11 @@ from loci.api.deps import (
     ReadableBrain,
     UserModelsDep,
 )
-from loci.api.schemas.brains import (
-    BrainIn,
-    BrainOut,
-    BrainPatch,
-    JobOut,
-    MemberIn,
-    MemberOut,
-    StatusOut,
-)
+from loci.api.schemas.brains import BrainIn, BrainPatch, MemberIn
 from loci.api.schemas.common import errors
 from loci.api.user_chat import own_model
-from loci.review.view import DigestOut
+from loci.wire.brains import BrainOut, JobOut, MemberOut, StatusOut
+from loci.wire.digest import DigestOut
 
 router = APIRouter(tags=["brains"])
 

@@ -14,17 +14,12 @@ from fastapi import APIRouter, Query, Request
 
 from loci.api.deps import AccountsDep, ConsentDep, PrincipalDep, ResourcesDep
 from loci.api.schemas.common import errors
-from loci.api.schemas.oauth import (
-    AuthorizationIn,
-    BrainChoiceOut,
-    ConsentIn,
-    ConsentOut,
-    RedirectOut,
-)
+from loci.api.schemas.oauth import AuthorizationIn, ConsentIn
 from loci.auth.access import require_session
 from loci.auth.oauth.consent import Redirect
 from loci.auth.oauth.resources import AUTHORIZE_PATH, Resources
 from loci.auth.oauth.server import HttpCall
+from loci.wire.oauth import BrainChoiceOut, ConsentOut, RedirectOut
 
 router = APIRouter(tags=["oauth"])
 

@@ -16,19 +16,9 @@ from fastapi.responses import JSONResponse
 from loci.api.byte_ranges import byte_slice
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.errors import error_response, status_of
-from loci.api.schemas.common import MAX_ID, ErrorOut, NoNul, errors
-from loci.api.schemas.documents import (
-    AddedOut,
-    ChunkOut,
-    DocumentOut,
-    PassageOut,
-    RelatedOut,
-    TextOut,
-    UploadOut,
-    UploadResultOut,
-    UrlIn,
-)
-from loci.api.schemas.preflight import PreflightOut, UrlsPreflightIn
+from loci.api.schemas.common import MAX_ID, NoNul, errors
+from loci.api.schemas.documents import UrlIn
+from loci.api.schemas.preflight import UrlsPreflightIn
 from loci.errors import LociError
 from loci.ingest.formats import FORMATS
 from loci.ingest.pdf_view import MAX_WIDTH, MIN_WIDTH
@@ -36,6 +26,18 @@ from loci.models import DocumentKind, DocumentStatus
 from loci.search.related import MAX_RELATED
 from loci.service import Upload
 from loci.service.document_query import DocumentQuery, Sort
+from loci.wire.common import ErrorOut
+from loci.wire.documents import (
+    AddedOut,
+    ChunkOut,
+    DocumentOut,
+    PassageMarksOut,
+    RelatedOut,
+    TextOut,
+    UploadOut,
+    UploadResultOut,
+)
+from loci.wire.preflight import PreflightOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
 READ_CHUNK = 1024 * 1024
@@ -317,7 +319,7 @@ def file_page(
     return Response(png, media_type="image/png", headers={"Cache-Control": "private, max-age=300"})
 
 
-@router.get("/files/{document_id}/passage", response_model=PassageOut, responses=errors(404))
+@router.get("/files/{document_id}/passage", response_model=PassageMarksOut, responses=errors(404))
 def file_passage(
     document_id: RowId,
     brain: ReadableBrain,
@@ -325,11 +327,11 @@ def file_passage(
     chunk_id: Annotated[
         int | None, Query(ge=1, le=MAX_ID, description="the passage (a chunk id); none: the start")
     ] = None,
-) -> PassageOut:
+) -> PassageMarksOut:
     """A passage of the document and where to mark it in the source: its boxes on the PDF
     page (found in the page's text layer, or the region OCR read) or the image; and a PDF's
     page count, to turn its pages."""
-    return PassageOut.of(loci.reading.passage(brain, document_id, chunk_id))
+    return PassageMarksOut.of(loci.reading.passage(brain, document_id, chunk_id))
 
 
 @router.get("/files/{document_id}/related", response_model=list[RelatedOut], responses=errors(404))

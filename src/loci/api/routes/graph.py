@@ -29,36 +29,38 @@ from loci.api.deps import (
 from loci.api.schemas.common import NOT_BLANK, NoNul, errors
 from loci.api.schemas.graph import (
     ISO_DAY,
-    CapturedOut,
     CaptureIn,
     GraphAliasIn,
     GraphCreateIn,
-    GraphDeleteOut,
-    GraphEdgeOut,
     GraphEvidenceIn,
-    GraphEvidenceOut,
     GraphFieldsIn,
-    GraphFolderOut,
-    GraphHitOut,
     GraphLinkIn,
     GraphMergeIn,
     GraphMoveIn,
-    GraphPageOut,
     GraphQueryIn,
-    GraphQueryOut,
     GraphStatus,
-    GraphSummaryOut,
-    GraphTimelineEntryOut,
     GraphTimelineIn,
     GraphTruthIn,
     GraphType,
+)
+from loci.graph.doctor import health
+from loci.integrations.webhooks import SIGNATURE_HEADER
+from loci.models import Brain
+from loci.wire.graph import (
+    CapturedOut,
+    GraphDeleteOut,
+    GraphEdgeOut,
+    GraphEvidenceOut,
+    GraphFolderOut,
+    GraphHitOut,
+    GraphPageOut,
+    GraphQueryOut,
+    GraphSummaryOut,
+    GraphTimelineEntryOut,
     GraphVersionOut,
     GraphWrittenOut,
 )
-from loci.graph.doctor import health
-from loci.graph.health_view import GraphDoctorOut
-from loci.integrations.webhooks import SIGNATURE_HEADER
-from loci.models import Brain
+from loci.wire.graph_health import GraphDoctorOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["graph"])
 

@@ -4,7 +4,7 @@ from importlib.metadata import version
 
 from fastapi import APIRouter
 
-from loci.api.schemas.health import HealthOut
+from loci.wire.health import HealthOut
 
 router = APIRouter(tags=["health"])
 

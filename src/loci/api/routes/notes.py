@@ -6,9 +6,10 @@ from fastapi import APIRouter, Query, Response
 
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.schemas.common import errors
-from loci.api.schemas.documents import AddedOut, DocumentOut
-from loci.api.schemas.notes import NoteIn, NoteListedOut, NoteOut, NoteUpdate
+from loci.api.schemas.notes import NoteIn, NoteUpdate
 from loci.render import markdown_to_safe_html
+from loci.wire.documents import AddedOut, DocumentOut
+from loci.wire.notes import NoteListedOut, NoteOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["notes"])
 

@@ -7,18 +7,11 @@ from fastapi import APIRouter, Request, Response
 
 from loci.api.deps import AccountsDep, PeopleDep, PrincipalDep
 from loci.api.routes.session import start_session
-from loci.api.schemas.accounts import MeOut, timestamp
 from loci.api.schemas.common import errors
-from loci.api.schemas.people import (
-    InviteAcceptIn,
-    InviteCheckIn,
-    InvitedOut,
-    InviteIn,
-    IssuedInviteOut,
-    PersonOut,
-    PersonPatch,
-)
+from loci.api.schemas.people import InviteAcceptIn, InviteCheckIn, InviteIn, PersonPatch
 from loci.auth.access import require_admin
+from loci.wire.accounts import MeOut, timestamp
+from loci.wire.people import InvitedOut, IssuedInviteOut, PersonOut
 
 router = APIRouter(tags=["people"])  # needs a sign-in
 invite_links = APIRouter(tags=["people"])  # the link's secret is the credential

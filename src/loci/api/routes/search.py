@@ -6,9 +6,10 @@ from fastapi import APIRouter
 
 from loci.api.deps import AccountsDep, LociDep, PrincipalDep, ReadableBrain
 from loci.api.schemas.common import errors
-from loci.api.schemas.search import HitOut, SearchIn, SearchOut
+from loci.api.schemas.search import SearchIn
 from loci.search.engine import SearchRequest
 from loci.search.weak import weak
+from loci.wire.hit import HitOut, SearchOut
 
 router = APIRouter(tags=["search"])
 
@@ -30,7 +31,10 @@ def search_brain(body: SearchIn, brain: ReadableBrain, loci: LociDep) -> SearchO
     heading path, and a snippet with where the matched terms are in it (`highlights`)."""
     hits = loci.searching.search(brain, _request(body))
     return SearchOut(
-        query=body.query, mode=body.mode, hits=[HitOut.of(h, brain) for h in hits], weak=weak(hits)
+        query=body.query,
+        mode=body.mode,
+        hits=[HitOut.found(h, brain) for h in hits],
+        weak=weak(hits),
     )
 
 
@@ -50,6 +54,6 @@ def search_all(
     return SearchOut(
         query=body.query,
         mode=body.mode,
-        hits=[HitOut.of(hit, brain) for hit, brain in best],
+        hits=[HitOut.found(hit, brain) for hit, brain in best],
         weak=weak(hit for hit, _ in best),
     )

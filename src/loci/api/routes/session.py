@@ -13,12 +13,13 @@ from loci.api.deps import (
     UserModelsDep,
     resources_of,
 )
-from loci.api.schemas.accounts import MeOut, ModelIn, ModelOut, TokenOut, UserOut
+from loci.api.schemas.accounts import ModelIn
 from loci.api.schemas.common import errors
 from loci.api.schemas.people import PasswordIn, PasswordSessionIn, TokenSessionIn
 from loci.auth.access import require_account
 from loci.auth.accounts import Accounts, OpenedSession
 from loci.errors import NotFound
+from loci.wire.accounts import MeOut, ModelOut, TokenOut, UserOut
 
 router = APIRouter(tags=["session"])
 

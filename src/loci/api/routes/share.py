@@ -12,8 +12,9 @@ from fastapi import APIRouter
 
 from loci.api.deps import LociDep, PrincipalDep, WritableBrain
 from loci.api.schemas.common import errors
-from loci.api.schemas.share import SharedOut, ShareIn
+from loci.api.schemas.share import ShareIn
 from loci.service.sharing import share
+from loci.wire.share import SharedOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["files"])
 

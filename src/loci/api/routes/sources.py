@@ -20,16 +20,10 @@ from loci.api.deps import (
     WritableBrain,
 )
 from loci.api.schemas.common import errors
-from loci.api.schemas.sources import (
-    ResolveIn,
-    SourceIn,
-    SourceOut,
-    SourceRemovedOut,
-    SourceSyncOut,
-    SyncOut,
-)
+from loci.api.schemas.sources import ResolveIn, SourceIn
 from loci.auth.access import require_admin
 from loci.service.source_roots import confine
+from loci.wire.sources import SourceOut, SourceRemovedOut, SourceSyncOut, SyncOut
 
 router = APIRouter(prefix="/brains/{brain}", tags=["folders"])
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 
 from loci.api.deps import AccountsDep, PrincipalDep, RowId
-from loci.api.schemas.accounts import IssuedTokenOut, TokenIn, TokenOut
+from loci.api.schemas.accounts import TokenIn
 from loci.api.schemas.common import errors
+from loci.wire.accounts import IssuedTokenOut, TokenOut
 
 router = APIRouter(tags=["tokens"])
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from loci.api.deps import AccountsDep, PrincipalDep
-from loci.api.schemas.accounts import IssuedTokenOut, NewUserOut, UserIn, UserOut
+from loci.api.schemas.accounts import UserIn
 from loci.api.schemas.common import errors
 from loci.auth.access import require_admin
+from loci.wire.accounts import IssuedTokenOut, NewUserOut, UserOut
 
 router = APIRouter(tags=["users"])
 

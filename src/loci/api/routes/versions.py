@@ -15,7 +15,7 @@ from fastapi import APIRouter, Path, Query, Response
 from loci.api.deps import LociDep, ReadableBrain, RowId, WritableBrain
 from loci.api.routes.files import attachment
 from loci.api.schemas.common import errors
-from loci.api.schemas.versions import RestoredOut, VersionDiffOut, VersionListOut
+from loci.wire.versions import RestoredOut, VersionDiffOut, VersionListOut
 
 router = APIRouter(prefix="/brains/{brain}/files/{document_id}/versions", tags=["files"])
 MAX_VERSION = 2**31 - 1

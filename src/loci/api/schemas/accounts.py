@@ -2,77 +2,10 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
-from loci.auth.accounts import IssuedToken
-from loci.mirror import Mirror
-from loci.models import ApiToken, TokenScope
-
-
-def timestamp(value: float | None) -> str | None:
-    if value is None:
-        return None
-    return dt.datetime.fromtimestamp(value, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-class UserOut(Mirror):
-    id: int
-    name: str
-    is_admin: bool
-    created_at: str
-
-
-class TokenOut(BaseModel):
-    id: int
-    name: str
-    prefix: str = Field(description="the first characters of the secret, to tell tokens apart")
-    scope: TokenScope
-    brain_ids: list[int] | None = Field(description="null: every brain the user can reach")
-    expires_at: str | None
-    created_at: str
-    last_used_at: str | None
-    revoked: bool
-    oauth_client_id: str | None = Field(
-        default=None, description="set on a token an application holds through OAuth"
-    )
-    resource: str | None = Field(
-        default=None, description="an OAuth token works only at this URL and under it"
-    )
-
-    @classmethod
-    def of(cls, token: ApiToken) -> TokenOut:
-        return cls(
-            id=token.id,
-            name=token.name,
-            prefix=token.prefix,
-            scope=token.scope,
-            brain_ids=list(token.brain_ids) if token.brain_ids is not None else None,
-            expires_at=timestamp(token.expires_at),
-            created_at=token.created_at,
-            last_used_at=timestamp(token.last_used_at),
-            revoked=token.revoked_at is not None,
-            oauth_client_id=token.client_id,
-            resource=token.resource,
-        )
-
-
-class IssuedTokenOut(TokenOut):
-    secret: str = Field(description="shown once; store it now — only its hash is kept")
-
-    @classmethod
-    def issued(cls, issued: IssuedToken) -> IssuedTokenOut:
-        return cls(**TokenOut.of(issued.token).model_dump(), secret=issued.secret)
-
-
-class MeOut(BaseModel):
-    user: UserOut
-    token: TokenOut
-    csrf_token: str | None = Field(
-        default=None, description="send as X-CSRF-Token on writes made with the session cookie"
-    )
+from loci.models import TokenScope
 
 
 class TokenIn(RequestIn):
@@ -87,11 +20,6 @@ class TokenIn(RequestIn):
 class UserIn(RequestIn):
     name: str = Field(min_length=1, max_length=64, pattern=BRAIN_NAME)
     is_admin: bool = Field(default=False, strict=True)  # 0, "yes" and "on" are not booleans
-
-
-class NewUserOut(BaseModel):
-    user: UserOut
-    token: IssuedTokenOut
 
 
 class ModelIn(RequestIn):
@@ -111,10 +39,3 @@ class ModelIn(RequestIn):
         description="with no api_key: keep the stored one (false: remove it)",
     )
     fallback_models: list[str] = Field(default_factory=list, max_length=5)
-
-
-class ModelOut(Mirror):
-    base_url: str
-    model: str
-    fallback_models: list[str]
-    has_api_key: bool

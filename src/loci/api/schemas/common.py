@@ -1,23 +1,27 @@
 """What the schema modules share: the error body, and the patterns and bounds several
-resources' fields use. (Mirrored responses derive from `loci.mirror.Mirror`.)"""
+resources' fields use, and the base every request body derives from."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from loci.mirror import Mirror
 from loci.names import NAME_SCHEMA_PATTERN
 from loci.nul import PROBLEM, nul_at
+from loci.wire.common import ErrorOut
 
 # Brain and user names: letters of any script, digits, '.', '_', '-' (`loci.names.check_name`,
 # which also refuses a name mixing Latin with Cyrillic or Greek).
 BRAIN_NAME = NAME_SCHEMA_PATTERN
+
+
 # Text the service refuses as empty (Python's `str.strip` also strips \x1c-\x1f, which a regex
 # `\s` does not match) is refused by the schema already.
 NOT_BLANK = r"[^\s\x1c-\x1f]"
+
+
 # The largest id the API takes: ids are sequential, and above 2**53 a JSON number loses digits
 # in many clients (and FastAPI writes the schema's bounds as floats).
 MAX_ID = 2**53 - 1
@@ -60,43 +64,6 @@ class RequestIn(BaseModel):
         return _no_nul(value)
 
 
-REGION_HELP = (
-    "for text read by OCR: where it sits on the page or image, as left,top,right,bottom"
-    " fractions of its width and height (origin top left)"
-)
-CONFIDENCE_HELP = "for text read by OCR: the engine's lowest confidence in it, 0-1"
-TIME_START_HELP = "for a transcribed recording: seconds from its start to where the passage begins"
-TIME_END_HELP = "for a transcribed recording: seconds from its start to where the passage ends"
-
-
-class ErrorOut(BaseModel):
-    error: str = Field(description="stable machine-readable code, e.g. not_found")
-    message: str = Field(description="one line a person can read")
-
-
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for the error statuses a route can answer with."""
     return {status: {"model": ErrorOut} for status in statuses}
-
-
-class CitationFields(BaseModel):
-    """Where a passage is: the fields of `loci.models.Citation`, which a search hit also
-    carries at its top level."""
-
-    document_id: int
-    name: str
-    title: str | None
-    chunk_index: int
-    page: int | None
-    line_start: int | None
-    line_end: int | None
-    heading_path: list[str]
-    source_url: str | None
-    region: str | None = Field(default=None, description=REGION_HELP)
-    ocr_confidence: float | None = Field(default=None, description=CONFIDENCE_HELP)
-    time_start: float | None = Field(default=None, description=TIME_START_HELP)
-    time_end: float | None = Field(default=None, description=TIME_END_HELP)
-
-
-class CitationOut(CitationFields, Mirror):
-    """A citation on its own (a graph hit's)."""

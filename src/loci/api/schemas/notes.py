@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from loci.api.schemas.common import NOT_BLANK, RequestIn
-from loci.api.schemas.documents import DocumentOut
 
 
 class NoteIn(RequestIn):
@@ -21,15 +20,3 @@ class NoteUpdate(NoteIn):
         max_length=64,
         description="the content_hash you read; a note changed since is a 409, not overwritten",
     )
-
-
-class NoteListedOut(DocumentOut):
-    excerpt: str = Field(
-        description="the note's first lines, plain text (its title's line left out)"
-    )
-
-
-class NoteOut(BaseModel):
-    document: DocumentOut
-    text: str
-    html: str = Field(description="the note rendered from Markdown and sanitized")

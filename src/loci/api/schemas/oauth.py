@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from loci.api.schemas.common import RequestIn
-from loci.models import Role
 
 SHORT = 2000  # a URL, a PKCE challenge, a state: nothing here is longer
 
@@ -38,27 +37,3 @@ class ConsentIn(AuthorizationIn):
     brains: list[str] | None = Field(
         default=None, max_length=1000, description="null: every brain you can reach"
     )
-
-
-class BrainChoiceOut(BaseModel):
-    name: str
-    role: Role
-
-
-class ConsentOut(BaseModel):
-    """What the application asks, to show the person — or, when the request must go back to
-    the application with an error, only `redirect`."""
-
-    redirect: str | None = Field(default=None, description="go here at once: an error")
-    client_id: str | None = None
-    client_name: str | None = None
-    redirect_host: str | None = Field(default=None, description="where the answer is sent")
-    redirect_uri: str | None = None
-    scopes: list[str] = Field(default_factory=list, description="what it asked: read, write")
-    resource: str | None = Field(default=None, description="where the token will work")
-    user: str | None = None
-    brains: list[BrainChoiceOut] = Field(default_factory=list)
-
-
-class RedirectOut(BaseModel):
-    redirect: str = Field(description="the application's redirect URI with a code or an error")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from loci.api.schemas.accounts import UserOut, timestamp
 from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
 from loci.auth.passwords import MAX_LENGTH, MIN_LENGTH
-from loci.auth.people import INVITE_DAYS, MAX_INVITE_DAYS, IssuedInvite, Person
+from loci.auth.people import INVITE_DAYS, MAX_INVITE_DAYS
 
 EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
@@ -53,52 +52,6 @@ class InviteAcceptIn(RequestIn):
         pattern=NOT_BLANK,
         description="the password to sign in with from now on",
     )
-
-
-class InvitedOut(BaseModel):
-    name: str
-    expires_at: str
-
-
-class PersonOut(BaseModel):
-    id: int
-    name: str
-    email: str | None
-    is_admin: bool
-    created_at: str
-    disabled: bool
-    has_password: bool
-    invite_expires_at: str | None = Field(description="an open invite's expiry, if one is open")
-
-    @classmethod
-    def of(cls, person: Person) -> PersonOut:
-        user = person.user
-        return cls(
-            id=user.id,
-            name=user.name,
-            email=user.email,
-            is_admin=user.is_admin,
-            created_at=user.created_at,
-            disabled=user.disabled,
-            has_password=user.has_password,
-            invite_expires_at=timestamp(person.invite.expires_at) if person.invite else None,
-        )
-
-
-class IssuedInviteOut(BaseModel):
-    user: UserOut
-    secret: str = Field(description="shown once; only its hash is kept")
-    path: str = Field(description="the sign-up link on this server: /#invite/<secret>")
-    expires_at: str
-
-    @classmethod
-    def issued(cls, issued: IssuedInvite) -> IssuedInviteOut:
-        return cls(
-            user=UserOut.of(issued.user),
-            secret=issued.secret,
-            path=issued.path,
-            expires_at=timestamp(issued.invite.expires_at) or "",
-        )
 
 
 class PersonPatch(RequestIn):

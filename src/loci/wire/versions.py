@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.api.schemas.documents import DocumentOut
-from loci.mirror import Mirror
 from loci.models import Brain
 from loci.service.versions import Restored, VersionDiff, VersionList
+from loci.wire.documents import DocumentOut
+from loci.wire.mirror import Mirror, shown
 
 
 class VersionOut(Mirror):
@@ -60,13 +60,7 @@ class VersionDiffOut(BaseModel):
 
     @classmethod
     def of(cls, diff: VersionDiff) -> VersionDiffOut:
-        return cls(
-            document_id=diff.document.id,
-            old=diff.old,
-            new=diff.new,
-            diff=diff.diff,
-            reason=diff.reason,
-        )
+        return shown(cls, diff, document_id=diff.document.id)
 
 
 class RestoredOut(BaseModel):

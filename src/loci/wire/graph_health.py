@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from loci.mirror import Mirror
+from loci.wire.mirror import Mirror
 
 
 class GraphFindingOut(Mirror):

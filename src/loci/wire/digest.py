@@ -3,9 +3,11 @@ structure `loci.review.facade.Digest.as_dict` gives, declared once for the two s
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
+
+from loci.wire.citation import Citation
 
 
 class DigestCounts(BaseModel):
@@ -68,7 +70,7 @@ class DigestSummaryOut(BaseModel):
     by: Literal["model", "extract"]
     model: str | None
     fallback: str | None = Field(description="why a configured model's recap is missing")
-    sources: list[dict[str, Any]] = Field(description="numbered citations, as answers carry")
+    sources: list[Citation] = Field(description="numbered citations, as answers carry")
 
 
 class DigestOut(BaseModel):
