@@ -23,7 +23,7 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.sources import SourceSync
 from loci.wire.documents import DocumentOut
-from tests.conftest import make_service, run_cli
+from tests.conftest import make_service, run_cli, run_cli_process
 from tests.mcp_results import ok
 
 pytestmark = pytest.mark.both_backends
@@ -281,6 +281,36 @@ def test_the_commands_register_sync_list_and_stop_following_folders(
     assert isinstance(documents, list)
     assert [d["name"] for d in documents] == ["thesis.md", "viva.md"]
     assert cli("sources", "list", "--json") == []
+
+
+def test_a_file_that_fails_to_index_is_a_sync_failure_until_fixed(tmp_path: Path) -> None:
+    home = tmp_path / "cli"
+    folder = tmp_path / "a folder whose name is long enough to be cut at eighty columns"
+    folder.mkdir()
+    (folder / "plan.md").write_text("Paint the shed in May.\n")
+    (folder / "drawing.xyz").write_bytes(b"\x00\x01 not a format Loci reads \x02")
+    assert run_cli("sources", "add", str(folder), home=home).returncode == 0
+
+    first = run_cli("sync", home=home)
+    assert first.returncode == 4, first.stdout  # partly done: a file needs the person
+    said = " ".join(first.stdout.split())
+    # both files were taken (stored); one could not be read
+    assert "2 added, 1 failed" in said and "drawing.xyz — no parser for this type" in said
+    again = run_cli("sync", home=home)  # nothing changed: the file still fails
+    assert "1 unchanged, 1 failed" in " ".join(again.stdout.split())
+    assert "`loci reprocess" in again.stdout and again.returncode == 4
+
+    (listed,) = json.loads(run_cli("sources", "list", "--json", home=home).stdout)
+    assert [Path(e["path"]).name for e in listed["errors"]] == ["drawing.xyz"]
+    # as a terminal 80 columns wide shows it (a process of its own reads its width)
+    table = run_cli_process("sources", "list", home=home, env={"COLUMNS": "80"}).stdout
+    assert all(len(line) <= 80 for line in table.splitlines() if "✗" not in line)
+    assert "eighty" in table.replace("\n", " ") and "…" not in table  # the path wraps, whole
+    assert "drawing.xyz — no parser for this type" in " ".join(table.split())
+
+    (folder / "drawing.xyz").write_text("Now it is plain text about the shed.\n")
+    fixed = run_cli("sync", home=home)
+    assert fixed.returncode == 0 and "1 updated" in fixed.stdout
 
 
 def test_on_postgresql_a_brains_sources_follow_its_row_policy(

@@ -161,20 +161,37 @@ def register(app: typer.Typer) -> None:
         if not rows:
             err.print("no folders followed: `loci sources add PATH` registers one")
             return
-        table = Table(
-            "id", "brain", "path", "as", "files", "last sync", "errors", "conflicts", "watching",
-            box=None,
-        )  # fmt: skip
+        # At 80 columns the path is what tells two folders apart: it wraps, whole; the short
+        # columns never do, and those that would say nothing (no folder kept as pages, no
+        # conflict anywhere) are left out.
+        pages = any(r["mode"] != "files" for r in rows)
+        conflicts = any(r["conflicts"] for r in rows)
+        table = Table(box=None, pad_edge=False)
+        for header in ("id", "brain"):
+            table.add_column(header, no_wrap=True)
+        table.add_column("path", overflow="fold", min_width=16, ratio=1)
+        shown = ["as"] * pages + ["files", "last sync", "errors"] + ["conflicts"] * conflicts
+        for header in (*shown, "watching"):
+            table.add_column(header, no_wrap=True)
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
             files = "-" if r["files"] is None else str(r["files"])
             path = escape(r["path"])
+            cells = {
+                "as": r["mode"], "files": files, "last sync": synced, "errors": errors,
+                "conflicts": str(len(r["conflicts"])),
+            }  # fmt: skip
             table.add_row(
-                str(r["id"]), escape(r["brain"]), path, r["mode"], files, synced, errors,
-                str(len(r["conflicts"])), r["watching"],
-            )  # fmt: skip
+                str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), r["watching"]
+            )
         out.print(table)
+        for r in rows:  # what needs the person's attention, file by file
+            for failure in r["errors"]:
+                out.print(
+                    f"[red]✗[/red] #{r['id']} {escape(failure['path'])} — "
+                    f"{escape(failure['reason'])}"
+                )
 
     @sources.command("rm")
     @exits_cleanly
@@ -245,7 +262,8 @@ def register(app: typer.Typer) -> None:
         chosen = existing_brain(brain) if brain is not None else None
         report = loci.sources.sync(chosen)
         for result in report.sources:
-            index_now(loci.sources.brain_of(result), result.queued, wait)
+            if index_now(loci.sources.brain_of(result), result.queued, wait) is not None:
+                loci.sources.note_index_failures(result)
         names = _brain_names()
         rows = [_sync_row(r, names.get(r.brain_id, "?")) for r in report.sources]
         if json_:

@@ -215,7 +215,11 @@ class FileReconcile:
         if _unchanged_by_stamp(stamp, file) and not replaced:
             if recorded is None:  # kept before identities were: note it (no read)
                 self._note_identity(document, file)
-            out.unchanged += 1
+            if document.status == "failed":  # unchanged, and still unread: a failure to fix
+                reason = document.status_reason
+                out.failed.append(FileFailure.of_document(str(file.path), document.id, reason))
+            else:
+                out.unchanged += 1
             return
         if file.size == document.size_bytes:
             read = self._read(file)

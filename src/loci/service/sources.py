@@ -159,6 +159,20 @@ class Sources:
             results.append(result)
         return SyncReport(results)
 
+    def note_index_failures(self, result: SourceSync) -> None:
+        """After the documents a sync queued were indexed: those that failed count among the
+        sync's failures (a file Loci took but could not read is the person's to fix, as much
+        as one it could not take), and the source's last report says so."""
+        if not result.queued:
+            return
+        documents = self.store.get_documents(result.brain_id, result.queued)
+        failed = [d for d in documents if d.status == "failed"]
+        for document in failed:
+            path = document.source_path or document.name
+            result.failed.append(FileFailure.of_document(path, document.id, document.status_reason))
+        if failed:
+            self.store.record_sync(result.brain_id, result.source_id, result.as_report())
+
     def resolve(self, brain: Brain, source_id: int, path: str, keep: Keep) -> SourceSync:
         """Settle a conflict of a folder of pages by keeping the file's side or Loci's, then
         sync the folder so the other side follows."""

@@ -12,6 +12,13 @@ class FileFailure:
     path: str
     reason: str
 
+    @classmethod
+    def of_document(cls, path: str, document_id: int, reason: str | None) -> FileFailure:
+        """A file taken whose document failed to index: its reason, and how to try again once
+        the file is fixed (or the engine it lacked is installed)."""
+        why = reason or "failed to index"
+        return cls(path, f"{why} — `loci reprocess {document_id}` tries it again")
+
 
 @dataclass
 class SourceSync:
