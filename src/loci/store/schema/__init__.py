@@ -71,6 +71,7 @@ from loci.store.schema.spec import (
 )
 from loci.store.schema.sql import (
     add_column_sql,
+    array_types,
     column_list,
     column_names,
     columns_of_kind,
@@ -88,7 +89,7 @@ __all__ = [
     "BASELINE", "BIGINT", "BOOL", "BY_NAME", "BYTES", "DIALECTS", "FLOAT4", "INT", "JSON",
     "JSON_ORDERED", "KEY", "NOW", "POSTGRES", "POSTGRES_FUNCTIONS", "REAL", "SQLITE",
     "SQLITE_OBJECTS", "STEPS", "TABLES", "TEXT", "VECTOR", "Column", "Dialect", "ForeignKey",
-    "Index", "Kind", "Step", "Table", "add_column_sql", "column_list", "column_names",
-    "columns_of_kind", "create_all", "create_table_sql", "index_sql", "pick", "policy_sql",
-    "tables_on",
+    "Index", "Kind", "Step", "Table", "add_column_sql", "array_types", "column_list",
+    "column_names", "columns_of_kind", "create_all", "create_table_sql", "index_sql", "pick",
+    "policy_sql", "tables_on",
 ]  # fmt: skip

@@ -66,6 +66,12 @@ def pick(table: str, *names: str) -> str:
     return ", ".join(names)
 
 
+def array_types(table: str, *names: str) -> tuple[tuple[str, str], ...]:
+    """These columns of a table, each with the type of a PostgreSQL array of it."""
+    spec = BY_NAME[table]
+    return tuple((name, spec.column(name).kind.postgres_array) for name in names)
+
+
 def columns_of_kind(kind: Kind, tables: Iterable[str]) -> frozenset[str]:
     """The names of the columns of this kind in these tables (on either backend)."""
     return frozenset(c.name for t in tables for c in BY_NAME[t].columns if c.kind is kind)
