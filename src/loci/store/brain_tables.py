@@ -28,21 +28,19 @@ from loci.models import (
     Visibility,
 )
 from loci.store.portable import Row
+from loci.store.schema import column_list, pick
 from loci.store.version_tables import VersionTables
 
-BRAIN_COLUMNS = "id, name, embedder_model, embedder_dims, created_at, visibility"
-DOCUMENT_COLUMNS = (
-    "id, brain_id, kind, name, title, source_url, mime_type, size_bytes, content_hash, status,"
-    " status_reason, chunk_count, tags, metadata, created_at, updated_at, source_path,"
-    " vectors_pending, progress, failure_code, language, gone_at"
-)
+# What a model is read from: every column both backends have (`loci.store.schema`), matched to
+# the model's fields by name (`loci.store.model_rows`), less those no model of it holds.
+BRAIN_COLUMNS = column_list("brains", without=("generation", "text_language"))
+DOCUMENT_COLUMNS = column_list("documents")
 # A document as a list filters and sorts it: no JSON column to decode (`DocumentListing`).
-LISTING_COLUMNS = "id, kind, name, title, mime_type, size_bytes, status, source_url, source_path"
-CHUNK_COLUMNS = (
-    "id, document_id, idx, text, heading_path, page, line_start, line_end, char_start,"
-    " char_end, token_count, content_hash, region, ocr_confidence, time_start, time_end,"
-    " embed_hash, language"
-)
+LISTING_COLUMNS = pick(
+    "documents", "id", "kind", "name", "title", "mime_type", "size_bytes", "status",
+    "source_url", "source_path",
+)  # fmt: skip
+CHUNK_COLUMNS = column_list("chunks", without=("brain_id",))
 
 
 T = TypeVar("T")

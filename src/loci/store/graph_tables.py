@@ -32,14 +32,12 @@ from loci.models import (
 )
 from loci.store.job_order import INDEX_JOB
 from loci.store.portable import PortableDatabase, Row
+from loci.store.schema import column_list
 
 DeleteRows = Callable[[Any, int, int], None]  # (conn, brain_id, document_id)
 QueueJob = Callable[[Any, int, int, str], None]  # (conn, brain_id, document_id, job kind)
 
-_COLUMNS = (
-    "brain_id, id, kind, type, folder, status, title, aliases, merged_into, created, updated,"
-    " content, content_hash, document_id"
-)
+_COLUMNS = column_list("graph_documents")  # read by name (`graph_document`)
 
 
 def graph_document(row: Mapping[str, Any], aliases: Iterable[str]) -> GraphDocument:

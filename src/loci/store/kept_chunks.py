@@ -16,14 +16,13 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from loci.models import IndexedChunk, IndexWrite
+from loci.store.schema import array_types
 
-# The columns of a chunk's place in its document, with their PostgreSQL types: what a kept
-# chunk may need written again (in `place`'s order).
-PLACE = (
-    ("idx", "int"), ("page", "int"), ("line_start", "int"), ("line_end", "int"),
-    ("char_start", "int"), ("char_end", "int"), ("token_count", "int"), ("content_hash", "text"),
-    ("region", "text"), ("ocr_confidence", "float8"), ("time_start", "float8"),
-    ("time_end", "float8"),
+# The columns of a chunk's place in its document, with their PostgreSQL array types: what a
+# kept chunk may need written again (in `place`'s order).
+PLACE = array_types(
+    "chunks", "idx", "page", "line_start", "line_end", "char_start", "char_end", "token_count",
+    "content_hash", "region", "ocr_confidence", "time_start", "time_end",
 )  # fmt: skip
 PLACE_COLUMNS = ", ".join(name for name, _ in PLACE)
 

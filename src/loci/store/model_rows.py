@@ -16,11 +16,17 @@ from dataclasses import fields
 from typing import Any, TypeVar
 
 from loci.models import Brain, Chunk, Document, Job, Location, Progress, region_of
+from loci.store.schema import BOOL, JSON, JSON_ORDERED, columns_of_kind
 
 T = TypeVar("T")
-JSON_COLUMNS = frozenset({"tags", "metadata", "heading_path"})
+# The columns of the tables read into these models, by their kind in `loci.store.schema`; a
+# document's progress is JSON too, made a `Progress` below.
+MODEL_TABLES = ("brains", "documents", "chunks", "jobs", "document_versions")
+JSON_COLUMNS = (
+    columns_of_kind(JSON, MODEL_TABLES) | columns_of_kind(JSON_ORDERED, MODEL_TABLES)
+) - {"progress"}
 TUPLE_COLUMNS = frozenset({"tags", "heading_path"})
-BOOL_COLUMNS = frozenset({"vectors_pending"})  # 0/1 in SQLite
+BOOL_COLUMNS = columns_of_kind(BOOL, MODEL_TABLES)  # 0/1 in SQLite
 RENAMED = {"idx": "index"}
 
 

@@ -17,12 +17,10 @@ from loci.models import Document, OnDelete, Source, SourceMode
 from loci.store.brain_tables import DOCUMENT_COLUMNS
 from loci.store.model_rows import ModelRows
 from loci.store.portable import PortableDatabase
+from loci.store.schema import column_list
 
 Entry = dict[str, str]  # a page of a folder followed as pages: path, page and file hashes
-SOURCE_COLUMNS = (
-    "id, brain_id, path, include_globs, exclude_globs, on_delete, created_at, last_sync_at,"
-    " last_report, mode"
-)
+SOURCE_COLUMNS = column_list("sources")  # read by name (`_source`)
 
 
 class SourceTables(ABC):

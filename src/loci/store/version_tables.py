@@ -15,10 +15,10 @@ from loci.errors import Conflict
 from loci.models import Document, DocumentVersion, NewDocument
 from loci.store.model_rows import ModelRows
 from loci.store.portable import PortableDatabase
+from loci.store.schema import column_list
 
-VERSION_COLUMNS = (
-    "document_id, number, name, mime_type, size_bytes, content_hash, saved_at, replaced_at"
-)
+# A `DocumentVersion`, matched to its fields by name.
+VERSION_COLUMNS = column_list("document_versions", without=("id", "brain_id"))
 
 
 class VersionTables(ABC):

@@ -8,8 +8,9 @@ in place of FTS5. SQLite's `chunk_log` has no counterpart: it feeds in-process i
 the database is the index.
 
 Times are ISO-8601 text in UTC, as on SQLite, so both backends compare and return them alike.
-Append new steps; never edit one that has shipped. Several processes may start at once: an
-advisory lock makes one of them migrate while the others wait.
+These 33 steps are the frozen baseline: never edit one that has shipped. A new step is written
+once for both backends in `loci.store.schema` (`STEPS`), which is appended here. Several
+processes may start at once: an advisory lock makes one of them migrate while the others wait.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from loci.errors import StoreError
 from loci.store.postgres.connection import Row
 from loci.store.postgres.document_terms_migration import add_document_terms
 from loci.store.postgres.stemmed_terms import add_languages
+from loci.store.schema import POSTGRES, STEPS, Step
 
 MIGRATION_LOCK = 7_300_001  # pg_advisory_lock key: "Loci schema"
 
@@ -667,6 +669,23 @@ MIGRATIONS: list[Migration] = [
         WHERE registered_from IS NOT NULL;
     """,
 ]
+
+
+def _written_once(step: Step) -> Migration:
+    """A step of `loci.store.schema.STEPS` as this backend runs it."""
+    sql, data = step.sql(POSTGRES), step.data(POSTGRES)
+    if data is None:
+        return sql
+
+    def run(conn: psycopg.Connection[Row]) -> None:
+        if sql:
+            conn.execute(sql)
+        data(conn)
+
+    return run
+
+
+MIGRATIONS += [_written_once(step) for step in STEPS]
 
 
 def pending(conn: psycopg.Connection[Row]) -> list[int]:

@@ -6,10 +6,11 @@ texts and earlier versions, the folders brains follow, chunks with their stored 
 only), OAuth clients, codes and refresh tokens (hashes only), single sign-on identities,
 sessions, conversations, Slack identities and the threads they ask in, webhook secrets (still
 sealed with the server's key) and handled deliveries — so links, tokens and ids in scripts keep
-working. The term statistics of the BM25 leg are computed on the way in. The copy is one
-transaction: it lands whole or not at all. Then every table's rows are counted on both sides.
-The target must be empty; blobs stay where they are (a shared volume), or go into the database
-with `blobs_in_database`.
+working. What is copied is read from `loci.store.schema`: every column of every table both
+backends have, but the running processes' leases (`NOT_COPIED`). The term statistics of the
+BM25 leg are computed on the way in. The copy is one transaction: it lands whole or not at all.
+Then every table's rows are counted on both sides. The target must be empty; blobs stay where
+they are (a shared volume), or go into the database with `blobs_in_database`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import psycopg
 from loci.context_line import index_title
 from loci.errors import Conflict, StoreError
 from loci.nul import NUL
+from loci.store import schema
 from loci.store.blobs import sha256_hex
 from loci.store.postgres import document_lexical, lexical
 from loci.store.postgres.blobs import PostgresBlobStore
@@ -41,283 +43,67 @@ BATCH = 2000
 Progress = Callable[[str, int], None]  # (table, rows copied so far)
 
 
+# Tables both backends have that are not copied: what running processes hold for the moment,
+# which they make again on the new database.
+NOT_COPIED = {
+    "workers": "the running workers' heartbeats",
+    "source_watches": "which process watches which folder: leases of running processes",
+}
+# Columns only PostgreSQL has, and where the copy takes them from: a row's brain, from the row
+# it belongs to (row-level security checks it on every row) ...
+BRAIN_OF = {
+    "document_texts": ("documents", "document_id"),
+    "messages": ("conversations", "conversation_id"),
+}
+# ... or what the copy computes: a chunk's vector (from SQLite's `vectors`) and the BM25
+# lengths, counted on the way in (`_insert_chunk_batch`, `_index_documents`).
+COMPUTED = {
+    ("chunks", "embed_model"), ("chunks", "embed_dims"), ("chunks", "embedding"),
+    ("chunks", "lex_length"), ("documents", "lex_length"),
+}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Table:
     name: str
-    columns: tuple[str, ...]
+    columns: tuple[str, ...]  # as inserted into PostgreSQL, in this order
+    select: str  # the SQLite query that reads them, in the same order
     bool_columns: tuple[str, ...] = ()
-    order: str = "rowid"
 
 
-# In dependency order. `chunks` is special (vectors and postings), see _copy_chunks.
-TABLES: tuple[Table, ...] = (
-    Table(
-        "users",
-        (
-            "id",
-            "name",
-            "name_key",
-            "is_admin",
-            "created_at",
-            "email",
-            "password_hash",
-            "disabled_at",
-        ),
-        bool_columns=("is_admin",),
-    ),
-    Table(
-        "brains",
-        (
-            "id",
-            "name",
-            "embedder_model",
-            "embedder_dims",
-            "generation",
-            "created_at",
-            "visibility",
-            "text_language",
-        ),
-    ),
-    Table("brain_members", ("brain_id", "user_id", "role", "created_at")),
-    Table(
-        "oauth_clients",
-        (
-            "client_id",
-            "name",
-            "redirect_uris",
-            "grant_types",
-            "auth_method",
-            "secret_hash",
-            "created_at",
-            "registered_from",
-        ),
-        order="client_id",
-    ),  # fmt: skip
-    Table(
-        "api_tokens",
-        (
-            "id",
-            "user_id",
-            "name",
-            "prefix",
-            "secret_hash",
-            "scope",
-            "brain_ids",
-            "expires_at",
-            "last_used_at",
-            "revoked_at",
-            "created_at",
-            "kind",
-            "client_id",
-            "resource",
-        ),
-    ),  # fmt: skip
-    Table(
-        "oauth_codes",
-        (
-            "code_hash",
-            "client_id",
-            "user_id",
-            "redirect_uri",
-            "scope",
-            "brain_ids",
-            "resource",
-            "code_challenge",
-            "expires_at",
-            "used_at",
-            "token_id",
-            "created_at",
-        ),
-        order="code_hash",
-    ),  # fmt: skip
-    Table(
-        "user_identities",
-        ("provider", "subject", "user_id", "email", "last_sign_in_at", "created_at"),
-        order="provider, subject",
-    ),
-    Table(
-        "oauth_refresh_tokens",
-        ("secret_hash", "token_id", "expires_at", "used_at", "created_at"),
-        order="secret_hash",
-    ),
-    Table("invites", ("id", "user_id", "secret_hash", "expires_at", "used_at", "created_at")),
-    Table(
-        "web_sessions",
-        ("secret_hash", "user_id", "token_id", "csrf", "expires_at"),
-        order="secret_hash",
-    ),
-    Table(
-        "user_llm",
-        ("user_id", "base_url", "model", "fallback_models", "sealed_api_key", "updated_at"),
-        order="user_id",
-    ),
-    Table(
-        "documents",
-        (
-            "id",
-            "brain_id",
-            "kind",
-            "name",
-            "title",
-            "source_url",
-            "mime_type",
-            "size_bytes",
-            "content_hash",
-            "status",
-            "status_reason",
-            "chunk_count",
-            "tags",
-            "metadata",
-            "created_at",
-            "updated_at",
-            "source_path",
-            "vectors_pending",
-            "progress",
-            "failure_code",
-            "language",
-            "gone_at",
-        ),
-        bool_columns=("vectors_pending",),
-    ),  # fmt: skip
-    Table("document_texts", ("document_id", "brain_id", "text"), order="document_id"),
-    Table(
-        "document_versions",
-        (
-            "id",
-            "brain_id",
-            "document_id",
-            "number",
-            "name",
-            "mime_type",
-            "size_bytes",
-            "content_hash",
-            "saved_at",
-            "replaced_at",
-        ),
-    ),  # fmt: skip
-    Table(
-        "sources",
-        (
-            "id",
-            "brain_id",
-            "path",
-            "include_globs",
-            "exclude_globs",
-            "on_delete",
-            "created_at",
-            "last_sync_at",
-            "last_report",
-            "mode",
-        ),
-    ),  # fmt: skip
-    Table(
-        "source_pages",
-        ("source_id", "brain_id", "doc_id", "path", "page_hash", "file_hash"),
-        order="source_id, doc_id",
-    ),
-    Table(
-        "jobs",
-        (
-            "id",
-            "brain_id",
-            "document_id",
-            "kind",
-            "status",
-            "attempts",
-            "last_error",
-            "run_after",
-            "lease_owner",
-            "lease_expires",
-            "created_at",
-            "updated_at",
-            "stage",
-            "priority",
-        ),
-    ),  # fmt: skip
-    Table(
-        "conversations",
-        ("id", "brain_id", "user_id", "title", "created_at", "updated_at", "origin"),
-    ),
-    Table(
-        "messages",
-        (
-            "id",
-            "conversation_id",
-            "brain_id",
-            "role",
-            "content",
-            "citations",
-            "intent",
-            "created_at",
-            "rating",
-            "rating_reason",
-            "rated_at",
-        ),
-    ),  # fmt: skip
-    Table(
-        "graph_documents",
-        (
-            "brain_id",
-            "id",
-            "kind",
-            "type",
-            "folder",
-            "status",
-            "title",
-            "aliases",
-            "merged_into",
-            "created",
-            "updated",
-            "content",
-            "content_hash",
-            "document_id",
-        ),
-        order="brain_id, id",
-    ),  # fmt: skip
-    Table("graph_edges", ("brain_id", "source", "target", "type"), order="brain_id, source, type"),
-    Table(
-        "graph_timeline",
-        ("brain_id", "doc_id", "entry_id", "at", "text", "source"),
-        order="brain_id, doc_id, entry_id",
-    ),
-    Table(
-        "graph_versions",
-        ("id", "brain_id", "doc_id", "action", "actor", "content", "content_hash", "created_at"),
-    ),
-    Table(
-        "slack_identities",
-        ("team_id", "slack_user_id", "user_id", "brain_id", "created_at"),
-        order="team_id, slack_user_id",
-    ),
-    Table(
-        "webhook_secrets",
-        ("id", "brain_id", "provider", "prefix", "sealed_secret", "revoked_at", "created_at"),
-        order="id",
-    ),
-    Table(
-        "deliveries",
-        ("source", "delivery_id", "claimed_at", "done_at"),
-        order="source, delivery_id",
-    ),
-    Table(
-        "slack_threads",
-        ("team_id", "channel", "thread_ts", "user_id", "brain_id", "conversation_id"),
-        order="team_id, channel, thread_ts, user_id",
-    ),
+def _copied(spec: schema.Table) -> Table:
+    """How one table is copied: every column of the spec, read from SQLite by name."""
+    computed = {c for t, c in COMPUTED if t == spec.name}
+    columns = tuple(
+        c for c in schema.column_names(spec.name, dialect=schema.POSTGRES) if c not in computed
+    )
+    shared = set(schema.column_names(spec.name))
+    parent, link = BRAIN_OF.get(spec.name, ("", ""))
+    unknown = {c for c in columns if c not in shared and not (parent and c == "brain_id")}
+    if unknown:  # a column only PostgreSQL has must say where its values come from
+        raise StoreError(f"loci migrate cannot fill {spec.name}.{', '.join(sorted(unknown))}")
+    read = [f"t.{c}" if c in shared else "p.brain_id" for c in columns]
+    join = f" JOIN {parent} p ON p.id = t.{link}" if parent else ""
+    order = ", ".join(f"t.{c}" for c in spec.key())
+    return Table(
+        spec.name,
+        columns,
+        f"SELECT {', '.join(read)} FROM {spec.name} t{join} ORDER BY {order}",
+        tuple(c.name for c in spec.columns if c.kind is schema.BOOL),
+    )
+
+
+# In the spec's order, which puts every table after those it points at. `chunks` is special
+# (vectors and postings, see _copy_chunks).
+TABLES: tuple[Table, ...] = tuple(
+    _copied(t) for t in schema.tables_on() if t.name not in NOT_COPIED
 )
-# Columns the SQLite side computes rather than stores.
-SOURCE_SQL = {
-    "document_texts": "SELECT t.document_id, d.brain_id, t.text FROM document_texts t"
-    " JOIN documents d ON d.id = t.document_id ORDER BY t.document_id",
-    "messages": "SELECT m.id, m.conversation_id, c.brain_id, m.role, m.content, m.citations,"
-    " m.intent, m.created_at, m.rating, m.rating_reason, m.rated_at"
-    " FROM messages m JOIN conversations c ON c.id = m.conversation_id"
-    " ORDER BY m.id",
-}
-IDENTITY_TABLES = (
-    "users", "brains", "api_tokens", "invites", "documents", "chunks", "jobs", "conversations",
-    "messages", "graph_versions", "webhook_secrets", "document_versions", "sources",
-)  # fmt: skip
+# Tables whose ids PostgreSQL hands out (identity columns): new rows continue after the copy's.
+IDENTITY_TABLES = tuple(
+    t.name
+    for t in schema.tables_on()
+    if t.name not in NOT_COPIED and any(c.kind is schema.KEY for c in t.columns)
+)
 
 
 def _handed_out(source: SqliteStore) -> dict[str, int]:
@@ -328,10 +114,7 @@ def _handed_out(source: SqliteStore) -> dict[str, int]:
 
 
 def _source_rows(source: SqliteStore, table: Table) -> Iterator[tuple[Any, ...]]:
-    sql = SOURCE_SQL.get(table.name) or (
-        f"SELECT {', '.join(table.columns)} FROM {table.name} ORDER BY {table.order}"
-    )
-    for row in source.db.conn.execute(sql):
+    for row in source.db.conn.execute(table.select):
         values = list(row)
         _refuse_nul(table.name, table.columns, values)
         for i, column in enumerate(table.columns):
@@ -398,10 +181,11 @@ def copy_sqlite_to_postgres(
                 "the target database already holds brains or users; migrate into an empty one"
             )
         for table in TABLES:
-            counts[table.name] = _copy_table(cur, source, table, report)
-            if table.name == "document_texts":  # chunks need documents and come before jobs
+            if table.name == "chunks":  # after documents, before jobs
                 counts["chunks"] = _copy_chunks(cur, source, report)
                 _index_documents(cur)
+            else:
+                counts[table.name] = _copy_table(cur, source, table, report)
         handed_out = _handed_out(source)
         for name in IDENTITY_TABLES:  # new rows continue after every id ever handed out
             cur.execute(
@@ -442,12 +226,18 @@ def _copy_table(cur: Cursor, source: SqliteStore, table: Table, report: Progress
     return total
 
 
+# A chunk as SQLite keeps it, with its brain's embedder and stemming language and the stored
+# vector of its embedding input: every chunk column of the spec, then what the copy needs.
 CHUNK_COLUMNS = (
-    "c.id", "c.brain_id", "c.document_id", "c.idx", "c.text", "c.heading_path", "c.page",
-    "c.line_start", "c.line_end", "c.char_start", "c.char_end", "c.token_count",
-    "c.content_hash", "c.embed_hash", "b.embedder_model", "v.vector", "c.region",
-    "c.ocr_confidence", "c.time_start", "c.time_end", "b.text_language", "c.language",
+    *(f"c.{name}" for name in schema.column_names("chunks")),
+    "b.embedder_model", "v.vector", "b.text_language",
 )  # fmt: skip
+_CHUNK_NAMES = tuple(c.rsplit(".", 1)[-1] for c in CHUNK_COLUMNS)
+CHUNK_TABLE = next(t for t in TABLES if t.name == "chunks")  # PostgreSQL's columns, in order
+_CHUNK_MARKS = ", ".join(
+    "%s::jsonb" if schema.BY_NAME["chunks"].column(c).kind is schema.JSON else "%s"
+    for c in CHUNK_TABLE.columns + ("embed_model", "embed_dims", "embedding", "lex_length")
+)
 
 
 def _copy_chunks(cur: Cursor, source: SqliteStore, report: Progress) -> int:
@@ -484,46 +274,39 @@ def _index_documents(cur: Cursor) -> None:
 def _insert_chunk_batch(
     cur: Cursor, batch: Sequence[tuple[Any, ...]], titles: dict[int, tuple[int, str]]
 ) -> None:
-    by_document: dict[int, list[tuple[Any, ...]]] = {}
+    by_document: dict[int, list[dict[str, Any]]] = {}
     for row in batch:
-        by_document.setdefault(int(row[2]), []).append(row)
+        chunk = dict(zip(_CHUNK_NAMES, row, strict=True))
+        by_document.setdefault(int(chunk["document_id"]), []).append(chunk)
     values: list[tuple[Any, ...]] = []
     postings: dict[int, tuple[list[int], list[tuple[Any, int]]]] = {}
     for document_id, chunks in by_document.items():
         brain_id, title = titles[document_id]
-        headings = [" / ".join(json.loads(c[5])) for c in chunks]
+        headings = [" / ".join(json.loads(c["heading_path"])) for c in chunks]
         terms = lexical.chunk_terms(
             title,
             [
-                (heading, str(c[4]), stemmer_for(str(c[20]), c[21]))
+                (heading, str(c["text"]), stemmer_for(str(c["text_language"]), c["language"]))
                 for heading, c in zip(headings, chunks, strict=True)
             ],
         )
         ids, pairs = postings.setdefault(brain_id, ([], []))
         for chunk, term in zip(chunks, terms, strict=True):
-            blob = chunk[15]
+            blob = chunk["vector"]
             vector = np.frombuffer(blob, dtype=np.float32) if blob is not None else None
             values.append(
                 (
-                    *chunk[:14],
-                    chunk[14] if vector is not None else None,
+                    *(chunk[c] for c in CHUNK_TABLE.columns),
+                    chunk["embedder_model"] if vector is not None else None,
                     len(vector) if vector is not None else None,
                     vector,
                     term[1],
-                    *chunk[16:20],
-                    chunk[21],
                 )
             )
-            ids.append(int(chunk[0]))
+            ids.append(int(chunk["id"]))
             pairs.append(term)
-    cur.executemany(
-        "INSERT INTO chunks(id, brain_id, document_id, idx, text, heading_path, page,"
-        " line_start, line_end, char_start, char_end, token_count, content_hash, embed_hash,"
-        " embed_model, embed_dims, embedding, lex_length, region, ocr_confidence, time_start,"
-        " time_end, language)"
-        " VALUES (%s,%s,%s,%s,%s,%s::jsonb,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-        values,
-    )
+    columns = ", ".join((*CHUNK_TABLE.columns, "embed_model", "embed_dims", "embedding"))
+    cur.executemany(f"INSERT INTO chunks({columns}, lex_length) VALUES ({_CHUNK_MARKS})", values)
     for brain_id, (ids, pairs) in postings.items():
         lexical.lock_stats(cur, brain_id)
         lexical.add_postings(cur, brain_id, ids, pairs)

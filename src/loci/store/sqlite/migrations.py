@@ -1,8 +1,10 @@
 """Numbered schema migrations for the SQLite store, each applied in its own transaction.
 
-Append new steps; never edit one that has shipped. The FTS table is contentless (the chunk text
-lives once, in `chunks`) with `contentless_delete` so a document's rows can be removed by rowid.
-Its `brain` column carries a per-brain token so the MATCH itself is scoped to one brain.
+These 33 steps are the frozen baseline: never edit one that has shipped. A new step is written
+once for both backends in `loci.store.schema` (`STEPS`), which is appended here. The FTS table
+is contentless (the chunk text lives once, in `chunks`) with `contentless_delete` so a
+document's rows can be removed by rowid. Its `brain` column carries a per-brain token so the
+MATCH itself is scoped to one brain.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 
 import apsw
 
+from loci.store.schema import SQLITE, STEPS, Step
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.identities import never_reuse_ids
 from loci.store.sqlite.stemmed_fts import add_languages
@@ -581,6 +584,23 @@ MIGRATIONS: list[Migration] = [
         WHERE registered_from IS NOT NULL;
     """,
 ]
+
+
+def _written_once(step: Step) -> Migration:
+    """A step of `loci.store.schema.STEPS` as this backend runs it."""
+    sql, data = step.sql(SQLITE), step.data(SQLITE)
+    if data is None:
+        return sql
+
+    def run(conn: apsw.Connection) -> None:
+        if sql:
+            conn.execute(sql)
+        data(conn)
+
+    return run
+
+
+MIGRATIONS += [_written_once(step) for step in STEPS]
 
 
 def migrate(db: Database, version: int | None = None) -> int:
