@@ -70,6 +70,14 @@ def ocr_available() -> bool:
     return tesseract_path() is not None
 
 
+# What a file read without OCR says to do: its text is there to read once an engine is, and
+# nothing reads it again by itself.
+NO_ENGINE = (
+    "no OCR engine is installed — install Tesseract (`make ocr`, or Debian's tesseract-ocr), then "
+    "`loci reprocess` the file to read it"
+)
+
+
 def recognize(image: Image.Image, *, timeout_s: float = 60.0, language: str = "eng") -> Recognized:
     """Words Tesseract reads in the image, in its reading order."""
     binary = tesseract_path()

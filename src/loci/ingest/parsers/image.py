@@ -12,6 +12,7 @@ import logging
 
 from loci.ingest.ocr import ocr_available, ocr_blocks, open_image, sniff_image
 from loci.ingest.ocr.choice import fallback_note, read_image
+from loci.ingest.ocr.engine import NO_ENGINE
 from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 from loci.ingest.parsers import Deadline, ParseBudgets
 from loci.ingest.progress import report
@@ -31,7 +32,7 @@ def parse_image(data: bytes, budgets: ParseBudgets) -> ParsedDocument:
             title=None,
             blocks=(),
             metadata=metadata,
-            warnings=("no OCR engine is installed, so the text in this image was not read",),
+            warnings=(f"the text in this image was not read: {NO_ENGINE}",),
         )
     fallback = budgets.ocr_fallback
     report("ocr", 0, 1)

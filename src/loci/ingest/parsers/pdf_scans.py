@@ -157,13 +157,13 @@ class ScannedPages:
 
     def warnings(self) -> list[str]:
         from loci.ingest.ocr.choice import fallback_note
+        from loci.ingest.ocr.engine import NO_ENGINE
         from loci.ingest.ocr.layout import LOW_CONFIDENCE, low_confidence
 
         found = list(self._failed)
         if self.skipped and not self.available:
             found.append(
-                f"{len(self.skipped)} scanned page(s) without text were not read: no OCR engine"
-                " is installed"
+                f"{len(self.skipped)} scanned page(s) without text were not read: {NO_ENGINE}"
             )
         elif self.skipped:
             found.append(
