@@ -53,12 +53,13 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
         stderr=subprocess.DEVNULL,
     )
     store = open_store(home, database_url)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        if scalar(store, "SELECT count(*) FROM jobs WHERE status = 'running'"):
-            break
+    # Killed inside its embedding: the text stage done, the vectors' stage running. Waited for
+    # as a state, not a time: under load the text stage alone may take seconds.
+    deadline = time.time() + 120
+    embedding = "SELECT count(*) FROM jobs WHERE status = 'running' AND stage = 'vectors'"
+    while time.time() < deadline and not scalar(store, embedding):
         time.sleep(0.05)
-    time.sleep(1.0)  # well inside the job: the model is loaded and embedding has started
+    assert scalar(store, embedding), "the worker never started embedding"
     worker.send_signal(signal.SIGKILL)
     worker.wait(10)
 
@@ -66,7 +67,10 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
     assert store.get_document(brain.id, doc_id).status == "processing"
     assert scalar(store, "SELECT status FROM jobs WHERE document_id = ?", doc_id) == "running"
 
-    time.sleep(2.2)  # let the dead worker's lease expire
+    # The dead worker's lease runs out (LOCI_JOB_LEASE_S): only then may another take the job.
+    expires = scalar(store, "SELECT lease_expires FROM jobs WHERE document_id = ?", doc_id)
+    while time.time() <= expires:
+        time.sleep(0.05)
     again = run_cli("worker", "--once", home=home, env=env)
     assert again.returncode == 0, again.stderr
 
