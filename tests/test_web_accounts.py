@@ -15,6 +15,40 @@ __all__ = ["browser"]  # the module's Chromium, shared by this file's test
 PASSWORD = "a walk along the river"
 
 
+def test_the_first_sign_in_leads_with_the_token_the_first_start_printed(
+    browser: Browser, server: LiveServer
+) -> None:
+    session = open_session(browser, server, "first-start", viewport={"width": 1280, "height": 860})
+    page = session.page
+    try:
+        page.goto(server.url)
+        first = page.locator("#signin-first")
+        expect(first).to_be_visible()
+        expect(page.locator("#signin-owner")).to_have_text("owner")
+        expect(first).to_contain_text("the token loci serve printed when it first started")
+        expect(first).to_contain_text("owner-token")
+        # the token's field comes first, and has the focus; the password form follows
+        token_box = page.locator("#signin-token").bounding_box()
+        name_box = page.locator("#signin-name").bounding_box()
+        assert token_box is not None and name_box is not None
+        assert token_box["y"] < name_box["y"]
+        expect(page.locator("#signin-token")).to_be_focused()
+        session.shot("01-first-start")
+        sign_in(page, server.owner_token)
+
+        page.click("#signout-button")  # the owner has signed in: the page says no more
+        expect(page.locator("#signin")).to_be_visible()
+        expect(page.locator("#signin-name")).to_be_visible()
+        expect(first).to_be_hidden()
+        with httpx.Client() as anonymous:
+            options = anonymous.get(server.url + "/api/v1/sign-in/options").json()
+        assert options.get("first_start") is None and options["password"] is True
+        session.shot("02-after-first-start")
+        assert not session.watch.errors, session.watch.errors
+    finally:
+        page.context.close()
+
+
 def test_invite_password_tokens_and_disabling(browser: Browser, server: LiveServer) -> None:
     admin = open_session(browser, server, "accounts-admin", viewport={"width": 1280, "height": 860})
     sam = open_session(browser, server, "accounts-sam", viewport={"width": 1280, "height": 860})

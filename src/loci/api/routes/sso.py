@@ -12,12 +12,12 @@ import html
 import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from loci.api.deps import AccountsDep, ResourcesDep
 from loci.api.errors import status_of
 from loci.api.routes.session import start_session
-from loci.auth.accounts import OpenedSession
+from loci.auth.accounts import Accounts, OpenedSession
 from loci.auth.sso.flow import OidcFlow, Pending
 from loci.auth.sso.people import SingleSignOn
 from loci.auth.sso.provider import SsoProvider
@@ -37,19 +37,38 @@ class ProviderOut(BaseModel):
 class SignInOptionsOut(BaseModel):
     password: bool
     providers: list[ProviderOut]
+    first_start: str | None = Field(
+        default=None,
+        description="until the owner first signs in (no password set, the token `loci serve` "
+        "printed never used): the owner's name, so the page can lead with that token",
+    )
 
 
 @options.get("/sign-in/options", response_model=SignInOptionsOut)
-def sign_in_options(request: Request) -> SignInOptionsOut:
+def sign_in_options(request: Request, accounts: AccountsDep) -> SignInOptionsOut:
     """How people sign in here: with a password (unless the administrator turned it off), and
-    with each configured identity provider (`GET /sso/{name}/start` begins it)."""
+    with each configured identity provider (`GET /sso/{name}/start` begins it); on a server
+    nobody has signed in to yet, whose owner holds only the token its first start printed."""
     flow: OidcFlow = request.app.state.sso_flow
     return SignInOptionsOut(
         password=request.app.state.people.password_sign_in,
         providers=[
             ProviderOut(name=p.name, label=p.label) for p in flow.directory.providers.values()
         ],
+        first_start=_first_start(accounts),
     )
+
+
+def _first_start(accounts: Accounts) -> str | None:
+    """The owner's name while the server is as its first start left it: one account, with no
+    password, whose tokens were never used. Once anyone signs in, nothing more is said."""
+    users = accounts.users()
+    if len(users) != 1 or users[0].has_password or not users[0].is_admin:
+        return None
+    owner = users[0]
+    if any(t.last_used_at is not None for t in accounts.tokens(owner)):
+        return None
+    return owner.name
 
 
 def _provider(request: Request, name: str) -> SsoProvider:

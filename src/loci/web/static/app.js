@@ -85,7 +85,16 @@ function showSignIn(error = null, message = null) {
   $("#signin-name").focus();
 }
 
+// Someone is in: the first start's hint (signin-sso.js) has said what it had to.
+function firstStartOver() {
+  if ($("#signin-first").hidden) return;
+  $("#signin-first").hidden = true;
+  $("#signin-or").hidden = false;
+  $("#signin-or").after($("#signin-form"));  // back below the password form
+}
+
 async function enter(me) {
+  firstStartOver();
   state.user = me.user;
   setCsrfToken(me.csrf_token);
   $("#user-name").textContent = me.user.name;
