@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.oauth_flow import App, Browser
+from tests.support.oauth_flow import App, Browser
 from tests.test_api_isolation import ATTEMPTS, ROOT
 from tests.test_read_only_token import NO_ID_REQUESTS, Home, _snapshot, home
 

@@ -20,9 +20,9 @@ from loci.embed.base import Embedder
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain, Citation, Hit, Location
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 from tests.test_ask import step_of
 from tests.test_ask_api import events
 

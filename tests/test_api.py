@@ -11,7 +11,7 @@ import pytest
 from loci.app import build_api
 from loci.config import Settings
 from loci.service import Loci
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
 

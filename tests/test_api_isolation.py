@@ -24,9 +24,9 @@ import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, served_world
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import App, Browser
+from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 

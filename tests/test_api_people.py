@@ -18,7 +18,7 @@ import pytest
 from loci.auth.accounts import Accounts
 from loci.auth.people import People
 from loci.auth.secrets import hash_secret
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 pytestmark = pytest.mark.both_backends
 

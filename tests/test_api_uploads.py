@@ -19,8 +19,8 @@ import pytest
 from loci.embed.base import Embedder
 from loci.service import Loci
 from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
+from tests.support.services import make_service
 
 FILE_CAP = int(0.01 * 1024 * 1024)
 BODY_CAP = FILE_CAP + 1024 * 1024

@@ -17,7 +17,7 @@ from loci.config import load_settings
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.scripted_llm import Reply, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 NONCE = "QX-7731-VELVET"

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 NONCE = "ZEPHYR-5519-ORCHID"
 PLANTED = f"# Trip notes\n\nThe locker combination at the ferry terminal is {NONCE}.\n"

@@ -2,7 +2,7 @@
 service, and found by what was said, cited by when it was said ("1:05–1:32").
 
 The recordings are real WAV files the test writes with the stdlib `wave` module; the service is
-tests/scripted_stt.py, a loopback server speaking OpenAI's `/audio/transcriptions` protocol
+tests/support/scripted_stt.py, a loopback server speaking OpenAI's `/audio/transcriptions` protocol
 (multipart form in, verbose_json out) whose "speech" is the test's script. Everything else is
 the real service: add → worker → transcribe → chunk → embed → search, on SQLite and (where it
 touches the chunk columns) PostgreSQL.
@@ -26,8 +26,9 @@ from loci.ingest.parsers.audio import mp3_frame, sniff_audio
 from loci.models import Hit, time_span_text
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service, run_cli
-from tests.scripted_stt import Failure, ScriptedSTT
+from tests.support.cli import run_cli
+from tests.support.scripted_stt import Failure, ScriptedSTT
+from tests.support.services import make_service
 
 SECONDS = 120
 TOPICS = [
@@ -362,8 +363,8 @@ def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
     Stop, and the memo is uploaded as a WebM/Ogg file that the server transcribes."""
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.browser import CHROMIUM_ARGS, require_chromium
-    from tests.live_server import LiveServer
+    from tests.support.browser import CHROMIUM_ARGS, require_chromium
+    from tests.support.live_server import LiveServer
 
     stt.lines = [(0.0, 1.5, "Remember to call the plumber about the boiler.")]
     loci = service_with(tmp_path, embedder, stt)

@@ -15,7 +15,7 @@ from loci.ingest.parsers import ParseBudgets, parse
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.store import ensure_consistent
 from tests import fixtures
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -90,7 +90,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
 
 
 def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    from tests.conftest import make_service
+    from tests.support.services import make_service
 
     loci = make_service(tmp_path / "home", embedder)
     brain = loci.brain()

@@ -13,8 +13,8 @@ import regex
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from loci.search.snippets import make_snippet
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_web_app import open_session, sign_in
 
 ARABIC = (

@@ -15,7 +15,7 @@ from loci.ingest.chunking import ChunkingResult, chunk_document
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.models import Block, Location, ParsedDocument
 from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 if TYPE_CHECKING:
     from loci.embed.local import LocalEmbedder

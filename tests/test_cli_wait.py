@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests import fixtures
-from tests.conftest import open_store, run_cli
+from tests.support.cli import run_cli
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 

@@ -26,7 +26,7 @@ from loci.search.engine import SearchRequest
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
-from tests.conftest import make_service
+from tests.support.services import make_service
 from tests.test_fusion_trust import _paragraphs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

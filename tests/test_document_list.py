@@ -16,8 +16,8 @@ import pytest
 
 from loci.service import Loci
 from tests import fixtures
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 BRAIN = "shelf"
 

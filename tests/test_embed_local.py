@@ -14,7 +14,7 @@ from tokenizers import Tokenizer
 
 from loci.embed import Embedder, LocalEmbedder
 from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 MODEL_FILE_PATH = Path(__file__).resolve().parents[1] / "src/loci/embed/model/model.onnx"
 

@@ -21,8 +21,8 @@ from loci.app import build_embedder
 from loci.config import load_settings
 from loci.embed import OpenAICompatibleEmbedder
 from loci.errors import EmbedderMismatch, EmbeddingError
-from tests.conftest import run_cli
-from tests.loopback import Loopback, QuietHandler
+from tests.support.cli import run_cli
+from tests.support.loopback import Loopback, QuietHandler
 
 DIMS = 8
 

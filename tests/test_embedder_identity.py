@@ -15,7 +15,7 @@ import pytest
 from loci.embed.base import Embedder
 from loci.errors import EmbedderMismatch
 from loci.search.engine import SearchRequest
-from tests.conftest import make_service
+from tests.support.services import make_service
 from tests.test_embed_openai import FakeEmbeddingsServer, make_embedder
 
 

@@ -22,9 +22,9 @@ from loci.ingest.preflight import PreflightItem
 from loci.models import Document
 from loci.service import AddResult, Loci
 from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.loopback import Loopback
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.both_backends
 

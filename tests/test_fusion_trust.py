@@ -24,7 +24,7 @@ from loci.search.fusion import fuse
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
-from tests.conftest import make_service
+from tests.support.services import make_service
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

@@ -19,9 +19,9 @@ from loci.graph.transfer import GraphTransfer
 from loci.mcp.stdio import local_server
 from loci.models import Brain, OnDelete
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok
 from tests.test_graph_transfer import ACME, ANA, KICKOFF
 
 ERRORS = {

@@ -16,7 +16,7 @@ from loci.graph.sync_manifest import MANIFEST
 from loci.graph.transfer import GraphTransfer
 from loci.graph.transfer_results import TransferReport
 from loci.models import Brain
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 ANA = """---
 id: ana-lopez

@@ -156,7 +156,7 @@ def test_reprocess_and_reindex_rebuild_from_the_blob(loci: Loci) -> None:
 
 
 def test_size_cap_and_empty_input_are_refused_up_front(loci: Loci, tmp_path: Path) -> None:
-    from tests.conftest import make_service
+    from tests.support.services import make_service
 
     small = make_service(tmp_path / "small", loci.embedder, max_file_mb=0.001)
     with pytest.raises(FileTooLarge, match="limit is"):

@@ -26,10 +26,10 @@ from loci.mcp.server import build_server
 from loci.mcp.stdio import local_server
 from loci.service import Loci
 from tests import fixtures
-from tests.conftest import make_service
-from tests.loopback import Loopback
-from tests.mcp_results import ok, text_of
-from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.loopback import Loopback
+from tests.support.mcp_results import ok, text_of
+from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.services import make_service
 
 T = TypeVar("T")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -21,11 +21,11 @@ from mcp.client.streamable_http import streamable_http_client
 from loci.auth.secrets import hash_secret
 from loci.embed.base import Embedder
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.mcp_results import ok, text_of
-from tests.oauth_flow import App, Browser
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok, text_of
+from tests.support.oauth_flow import App, Browser
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 
 T = TypeVar("T")
 

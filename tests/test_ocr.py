@@ -33,9 +33,9 @@ from loci.service import Loci
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (make ocr)"

@@ -33,8 +33,8 @@ from loci.ingest.parse_process import ParseProcesses, _Answers, parse_file
 from loci.ingest.parsers import ParseBudgets, trimmed
 from loci.ingest.plan import FilePlan, plan_file
 from loci.models import Block, ParsedDocument
-from tests.conftest import run_cli
-from tests.live_server import free_port
+from tests.support.cli import run_cli
+from tests.support.live_server import free_port
 from tests.test_server_cli import _wait_up
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md

@@ -17,9 +17,9 @@ import pytest
 from loci.embed.base import Embedder
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.connection import connect
-from tests.conftest import make_service
-from tests.live_server import free_port
-from tests.pg import EmbeddedPostgres
+from tests.support.live_server import free_port
+from tests.support.pg import EmbeddedPostgres
+from tests.support.services import make_service
 from tests.test_server_cli import _wait_up
 
 JOBS = 300

@@ -18,9 +18,10 @@ from loci.embed.base import Embedder
 from loci.ingest.preflight import OcrPlan, ocr_needed
 from loci.service import Loci
 from tests import fixtures
-from tests.conftest import make_service, run_cli
-from tests.live_server import LiveServer
-from tests.loopback import Loopback
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback
+from tests.support.services import make_service
 
 KELP = """# Kelp forests
 

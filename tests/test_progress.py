@@ -16,7 +16,7 @@ from loci.ingest.progress import Throttled, report, reporting
 from loci.models import Brain, Document, Progress
 from loci.service import Loci
 from tests import fixtures
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 
 class Clock:

@@ -16,7 +16,7 @@ from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import TEXT_BYTES_PER_S
 from tests import fixtures
-from tests.conftest import make_service
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.both_backends
 

@@ -16,9 +16,9 @@ import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import App, Browser
+from tests.support.services import make_service
 from tests.test_api_isolation import ATTEMPTS, ROOT, _ask
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md

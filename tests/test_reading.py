@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests import fixtures
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 from tests.test_ocr import scanned_pdf, text_image
 
 BRAIN = "reader"

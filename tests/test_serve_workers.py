@@ -15,8 +15,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import run_cli
-from tests.live_server import free_port
+from tests.support.cli import run_cli
+from tests.support.live_server import free_port
 from tests.test_server_cli import _wait_up
 
 # A document indexed by either process is found by every search, on either, this soon after it

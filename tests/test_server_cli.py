@@ -21,8 +21,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from loci.embed.base import Embedder
-from tests.conftest import make_service, run_cli
-from tests.live_server import LiveServer, free_port
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer, free_port
+from tests.support.services import make_service
 from tests.test_web_add import site  # noqa: F401  (fixture)
 
 

@@ -27,9 +27,10 @@ from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.slack_links import SlackLinks
 from loci.integrations.webhooks import Webhooks
 from loci.service import Loci
-from tests.conftest import make_service, open_store, run_cli
-from tests.fake_slack import FakeSlack
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.fake_slack import FakeSlack
+from tests.support.live_server import LiveServer
+from tests.support.services import make_service, open_store
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 BOT_TOKEN = "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy"

@@ -23,8 +23,9 @@ from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.sources import SourceSync
-from tests.conftest import make_service, run_cli
-from tests.mcp_results import ok
+from tests.support.cli import run_cli
+from tests.support.mcp_results import ok
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.both_backends
 

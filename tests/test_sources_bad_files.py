@@ -28,7 +28,8 @@ from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
 from tests import test_sources
-from tests.conftest import open_store, run_cli
+from tests.support.cli import run_cli
+from tests.support.services import open_store
 from tests.test_watching import FAST, by_path, documents_when, eventually
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24

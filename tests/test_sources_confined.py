@@ -28,8 +28,8 @@ from loci.errors import LociError
 from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 from tests.test_sources import _sync, _texts
 from tests.test_versions import FIRST, SECOND
 from tests.test_watching import by_path, eventually, report_of, watcher  # noqa: F401

@@ -19,8 +19,9 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.brain_tables import BrainTables
 from tests import fixtures
-from tests.conftest import open_store, run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 

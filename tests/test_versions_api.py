@@ -11,8 +11,8 @@ from typing import Any
 from mcp import Client
 
 from loci.service import Loci
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok
 from tests.test_mcp_http import over_http
 
 FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\n"

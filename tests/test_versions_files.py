@@ -14,7 +14,7 @@ import pytest
 from loci.errors import Conflict
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 from tests.test_sources import _sync
 from tests.test_versions import FIRST, SECOND, THIRD, _found
 

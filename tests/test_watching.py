@@ -32,7 +32,7 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.watching import FolderWatcher, WatchSettings
 from loci.store.base import Store
-from tests.conftest import make_service, reopen
+from tests.support.services import make_service, reopen
 
 pytestmark = pytest.mark.both_backends
 

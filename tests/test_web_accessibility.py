@@ -17,9 +17,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests import fixtures
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_web_app import Session, open_session, sign_in
 
 BRAIN = "home"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.loopback import Loopback, QuietHandler
+from tests.support.cli import run_cli
+from tests.support.loopback import Loopback, QuietHandler
 
 ARTICLE = """<!doctype html><html><head><title>How kelp forests grow</title></head><body>
 <nav>Home | Science | Subscribe</nav>

@@ -36,10 +36,10 @@ from playwright.sync_api import (
 
 from loci.embed.base import Embedder
 from tests import fixtures
-from tests.browser import ARTIFACTS, chromium
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.browser import ARTIFACTS, chromium
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.services import make_service
 
 INDEXING_TIMEOUT_MS = 120_000
 # Chromium logs every 4xx/5xx answer as a console error; those are checked as responses instead.

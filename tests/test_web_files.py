@@ -18,8 +18,8 @@ from playwright.sync_api import Browser, FilePayload, Locator, Page, Route, expe
 
 from loci.service import Loci
 from tests import fixtures
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_document_list import a_zip
 from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 

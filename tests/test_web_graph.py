@@ -20,8 +20,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Request, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_web_app import HORIZONTAL_OVERFLOW, open_session, sign_in
 
 BRAIN = "orchard"

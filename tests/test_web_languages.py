@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_web_app import file_row, open_session, sign_in
 
 GERMAN = (

@@ -21,10 +21,10 @@ from playwright.sync_api import expect
 
 from loci.embed.base import Embedder
 from tests import fixtures
-from tests.browser import ARTIFACTS, chromium
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.loopback import Loopback, QuietHandler
+from tests.support.browser import ARTIFACTS, chromium
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback, QuietHandler
+from tests.support.services import make_service
 
 
 class Site(QuietHandler):

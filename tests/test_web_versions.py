@@ -18,9 +18,9 @@ from playwright.sync_api import Browser, expect
 
 from loci.service import Loci
 from tests import fixtures
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
 from tests.test_web_app import INDEXING_TIMEOUT_MS, file_row, open_session, sign_in
 
 FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\nBring the green book.\n"

@@ -10,7 +10,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 from loci.embed import word_counts
 from loci.embed.word_counts import WordTokenCounter
 from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 
 def test_every_character_python_splits_at_is_probed() -> None:

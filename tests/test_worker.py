@@ -19,7 +19,8 @@ from loci.models import Brain
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
 from tests import fixtures
-from tests.conftest import open_store, run_cli
+from tests.support.cli import run_cli
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 

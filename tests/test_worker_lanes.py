@@ -2,7 +2,7 @@
 files that never ends still leaves the embedding its turns.
 
 The long text stage is a real one: a recording of five minutes transcribed by the speech-to-text
-service (tests/scripted_stt.py, a loopback server speaking OpenAI's protocol) that holds its
+service (tests/support/scripted_stt.py, a loopback server speaking OpenAI's protocol) that holds its
 answer until the test lets it go, as a real service does for the minutes a long meeting takes.
 """
 
@@ -22,8 +22,8 @@ from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import QUICK_TEXT_BYTES
 from tests import fixtures
-from tests.conftest import make_service
-from tests.scripted_stt import ScriptedSTT
+from tests.support.scripted_stt import ScriptedSTT
+from tests.support.services import make_service
 from tests.test_audio import script, wav
 from tests.test_queue_order import file_row
 

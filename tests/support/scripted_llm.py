@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import ApiHandler, Loopback
+from tests.support.loopback import ApiHandler, Loopback
 
 
 @dataclass
