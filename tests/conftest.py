@@ -23,7 +23,7 @@ from loci.graph.service import BrainGraph
 from loci.models import Brain
 from loci.service import Loci
 from loci.store.base import Store
-from tests import fixtures
+from tests.support import text_files
 from tests.support.live_server import LiveServer
 from tests.support.loopback import Loopback, QuietHandler
 from tests.support.pg import EmbeddedPostgres
@@ -95,12 +95,12 @@ def graph(loci: Loci) -> BrainGraph:
 
 class _Article(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
-        self.send(200, fixtures.html_page())
+        self.send(200, text_files.html_page())
 
 
 @pytest.fixture
 def page_server() -> Iterator[Loopback]:
-    """A web page (tests/fixtures.py's article, at any path) on 127.0.0.1 that counts who
+    """A web page (tests/support/text_files.py's article, at any path) on 127.0.0.1 that counts who
     connects to it: `page_server.url("/article")`, `page_server.connections`."""
     with Loopback(_Article) as web:
         yield web

@@ -212,9 +212,9 @@ def test_note_html_is_sanitized(server: LiveServer) -> None:
 
 
 def test_files_preview_chunks_download_reprocess_and_delete(server: LiveServer) -> None:
-    from tests import fixtures
+    from tests.support import pdf_files
 
-    pdf = fixtures.two_page_pdf()
+    pdf = pdf_files.two_page_pdf()
     with server.client() as api:
         api.post("/brains", json={"name": "docs"})
         result = api.post(

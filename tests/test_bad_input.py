@@ -14,7 +14,7 @@ from loci.errors import ParseError
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.store import ensure_consistent
-from tests import fixtures
+from tests.support import office_files, pdf_files, text_files
 from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
@@ -27,12 +27,12 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
         "good.md": b"# Good\n\nThe lighthouse keeper logs the weather every morning.\n",
         "too-big.txt": b"words " * 4_000_000,  # 22.9 MB, over the 21 MB cap set below
         "empty.txt": b"",
-        "truncated.pdf": fixtures.truncated_pdf(),
-        "locked.pdf": fixtures.encrypted_pdf(),
-        "bomb.docx": fixtures.zip_bomb_docx(),
-        "junk.txt": fixtures.binary_junk(),
-        "windows-1252.txt": fixtures.cp1252_text(),
-        "one-line.txt": fixtures.big_single_line(),
+        "truncated.pdf": pdf_files.truncated_pdf(),
+        "locked.pdf": pdf_files.encrypted_pdf(),
+        "bomb.docx": office_files.zip_bomb_docx(),
+        "junk.txt": text_files.binary_junk(),
+        "windows-1252.txt": text_files.cp1252_text(),
+        "one-line.txt": text_files.big_single_line(),
         "picture.xyz": b"\x89PNG not really an image",
         "résumé ✓.md": "# Résumé\n\nSpeaks Portuguese and Icelandic.\n".encode(),
     }

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from loci.service import Loci
-from tests import fixtures
+from tests.support import office_files, pdf_files
 from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
 
@@ -31,8 +31,8 @@ def a_zip() -> bytes:
 
 
 FILES = [
-    ("report.pdf", fixtures.two_page_pdf(), "application/pdf"),
-    ("plan.docx", fixtures.docx_with_structure(), None),
+    ("report.pdf", pdf_files.two_page_pdf(), "application/pdf"),
+    ("plan.docx", office_files.docx_with_structure(), None),
     ("boiler.md", b"# Boiler\n\nThe pressure should read 1.5 bar when cold.\n", "text/markdown"),
     ("holiday.zip", a_zip(), "application/zip"),
 ]
@@ -127,7 +127,7 @@ def test_loci_list_by_format_says_when_a_filter_empties_it(tmp_path: Path) -> No
     assert "no documents yet" in run_cli("list", home=home).stdout
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / "report.pdf").write_bytes(fixtures.two_page_pdf())
+    (folder / "report.pdf").write_bytes(pdf_files.two_page_pdf())
     (folder / "boiler.md").write_text("# Boiler\n\nOne and a half bar when cold.\n")
     assert run_cli("add", str(folder), home=home).returncode == 0
 

@@ -20,8 +20,8 @@ from loci.graph.folder_import import FolderImport
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.fixtures import PdfText, make_pdf
 from tests.support.cli import run_cli
+from tests.support.pdf_files import PdfText, make_pdf
 from tests.support.services import make_service
 
 pytestmark = pytest.mark.both_backends

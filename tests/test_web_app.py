@@ -35,7 +35,7 @@ from playwright.sync_api import (
 )
 
 from loci.embed.base import Embedder
-from tests import fixtures
+from tests.support import pdf_files
 from tests.support.browser import ARTIFACTS, chromium
 from tests.support.live_server import LiveServer
 from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
@@ -196,7 +196,7 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
         # A PDF dropped on the page uploads with a progress bar and turns ready in the list.
         page.evaluate(
             DROP_FILE,
-            ["#drop-zone", "fruit-report.pdf", "application/pdf", b64(fixtures.two_page_pdf())],
+            ["#drop-zone", "fruit-report.pdf", "application/pdf", b64(pdf_files.two_page_pdf())],
         )
         upload = page.locator(".upload", has_text="fruit-report.pdf")
         expect(upload).to_have_attribute("data-state", "ready", timeout=INDEXING_TIMEOUT_MS)
@@ -213,7 +213,7 @@ def test_a_person_adds_searches_cites_notes_shares_and_deletes(
             [
                 FilePayload(name="empty.txt", mimeType="text/plain", buffer=b""),
                 FilePayload(
-                    name="broken.pdf", mimeType="application/pdf", buffer=fixtures.truncated_pdf()
+                    name="broken.pdf", mimeType="application/pdf", buffer=pdf_files.truncated_pdf()
                 ),
                 FilePayload(
                     name="orchard.txt",

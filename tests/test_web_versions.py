@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from loci.service import Loci
-from tests import fixtures
+from tests.support import pdf_files
 from tests.support.accessibility import violations
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
@@ -41,11 +41,11 @@ def test_versions_are_compared_downloaded_and_restored_from_the_files_list(
     brain = loci.brain()
     lesson, scan = tmp_path / "lesson.md", tmp_path / "scan.pdf"
     lesson.write_text(FIRST)
-    scan.write_bytes(fixtures.make_pdf([fixtures.text_lines(["The boiler was serviced."])]))
+    scan.write_bytes(pdf_files.make_pdf([pdf_files.text_lines(["The boiler was serviced."])]))
     for path in (lesson, scan):
         loci.library.add_file(brain, path)
     lesson.write_text(SECOND)
-    scan.write_bytes(fixtures.make_pdf([fixtures.text_lines(["The boiler needs a new valve."])]))
+    scan.write_bytes(pdf_files.make_pdf([pdf_files.text_lines(["The boiler needs a new valve."])]))
     for path in (lesson, scan):
         loci.library.wait_for(brain, [loci.library.add_file(brain, path).document.id])
 

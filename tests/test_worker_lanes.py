@@ -21,7 +21,7 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import QUICK_TEXT_BYTES
-from tests import fixtures
+from tests.support import pdf_files, text_files
 from tests.support.scripted_stt import ScriptedSTT
 from tests.support.services import make_service
 from tests.test_audio import script, wav
@@ -100,7 +100,7 @@ def test_a_stream_of_new_files_still_leaves_the_embedding_its_turns(
     )
     brain = loci.brain()
     try:
-        report = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(5)).document
+        report = loci.library.add_bytes(brain, "report.pdf", pdf_files.text_pdf(5)).document
         [report] = loci.library.wait_for(brain, [report.id], until="searchable")
         assert report.vectors_pending and report.chunk_count > 8  # more than one slice
 
@@ -111,7 +111,7 @@ def test_a_stream_of_new_files_still_leaves_the_embedding_its_turns(
             assert time.monotonic() < deadline, f"no embedding after {len(notes)} new notes"
             # A new file before every turn: there is always text to read first.
             time.sleep(0.01)
-            text = f"Note {len(notes)}: {fixtures.prose(30, seed=len(notes))}"
+            text = f"Note {len(notes)}: {text_files.prose(30, seed=len(notes))}"
             notes.append(loci.library.add_note(brain, text).document.id)
             assert worker.step() >= 1
         unread = [i for i in notes if not is_searchable(loci.library.document(brain, i))]

@@ -16,9 +16,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
-from tests.support.live_server import LiveServer
 
 from loci.auth.people import People
+from tests.support.live_server import LiveServer
 
 PASSWORD = "correct horse battery staple"
 REDIRECT = "http://127.0.0.1:8976/callback"

@@ -23,9 +23,9 @@ from authlib.oauth2.rfc6750 import BearerTokenGenerator
 from authlib.oauth2.rfc7636 import CodeChallenge
 from authlib.oidc.core import OpenIDCode, UserInfo
 from joserfc.jwk import KeySet, RSAKey
-from tests.support.loopback import Loopback, QuietHandler
 
 from loci.auth.oauth.server import CallRequest, HttpCall, Reply
+from tests.support.loopback import Loopback, QuietHandler
 
 CLIENT_ID = "loci-test"
 CLIENT_SECRET = "s3cret-of-the-test-client"

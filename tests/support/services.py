@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.live_server import LiveServer
-from tests.support.pg import EmbeddedPostgres
 
 from loci.app import build_reranker, build_transcriber, service_settings
 from loci.config import Settings
@@ -19,6 +17,8 @@ from loci.service import Loci
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
+from tests.support.live_server import LiveServer
+from tests.support.pg import EmbeddedPostgres
 
 BACKENDS = ("sqlite", "postgres")
 
