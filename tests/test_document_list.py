@@ -5,9 +5,7 @@ emptied it."""
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +16,9 @@ from loci.service import Loci
 from tests.support import office_files, pdf_files
 from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
+from tests.support.office_files import a_zip
 
 BRAIN = "shelf"
-
-
-def a_zip() -> bytes:
-    """A zip archive that is no Office file: stored, and failed by the indexer (no parser)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("photos/readme.txt", "holiday photos")
-    return buffer.getvalue()
 
 
 FILES = [

@@ -20,9 +20,9 @@ from loci.mcp.stdio import local_server
 from loci.models import Brain, OnDelete
 from loci.service import Loci
 from tests.support.cli import run_cli
+from tests.support.graph_pages import ACME, ANA, KICKOFF
 from tests.support.live_server import LiveServer
 from tests.support.mcp_results import ok
-from tests.test_graph_transfer import ACME, ANA, KICKOFF
 
 ERRORS = {
     "broken-relation", "broken-link", "broken-citation", "alias-collision", "invalid", "index",

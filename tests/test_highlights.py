@@ -15,8 +15,8 @@ from loci.models import Brain
 from loci.service import Loci
 from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
+from tests.support.mcp_http import over_http
 from tests.support.mcp_results import ok
-from tests.test_mcp_http import over_http
 
 TIMELINE = (
     "# Health\n\n"

@@ -30,7 +30,7 @@ from loci.store.sqlite import SqliteStore
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
 from tests.support.pg import EmbeddedPostgres
-from tests.test_web_app import open_session, sign_in
+from tests.support.web_app import open_session, sign_in
 
 pytestmark = pytest.mark.both_backends
 Opener = Callable[[], Store]

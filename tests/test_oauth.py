@@ -17,9 +17,9 @@ from loci.auth.oauth.registration_limits import RegistrationLimits
 from loci.embed.base import Embedder
 from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
+from tests.support.mcp_http import ACCEPT, INITIALIZE
 from tests.support.oauth_flow import App, Browser, query_of
 from tests.support.services import BACKENDS, served_world
-from tests.test_mcp_http import ACCEPT, INITIALIZE
 
 pytestmark = pytest.mark.attack
 

@@ -17,8 +17,8 @@ import httpx
 import pytest
 
 from tests.support.live_server import LiveServer
+from tests.support.mcp_http import ACCEPT, INITIALIZE
 from tests.support.oauth_flow import REDIRECT, App, Browser
-from tests.test_mcp_http import ACCEPT, INITIALIZE
 
 pytestmark = [pytest.mark.attack, pytest.mark.both_backends]
 

@@ -33,6 +33,7 @@ from loci.service import Loci
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
 from tests.support import pdf_files
+from tests.support.image_files import scanned_pdf, text_image
 from tests.support.live_server import LiveServer
 from tests.support.scripted_llm import Reply, ScriptedLLM
 from tests.support.services import make_service
@@ -44,25 +45,9 @@ pytestmark = pytest.mark.skipif(
 BUDGETS = ParseBudgets()
 
 
-def text_image(
-    lines: list[str], *, size: tuple[int, int] = (900, 260), top: int = 30
-) -> Image.Image:
-    image = Image.new("RGB", size, "white")
-    font = ImageFont.load_default(size=28)
-    ImageDraw.Draw(image).multiline_text((30, top), "\n".join(lines), fill="black", font=font)
-    return image
-
-
 def encoded(image: Image.Image, fmt: str) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format=fmt)
-    return buffer.getvalue()
-
-
-def scanned_pdf(pages: list[Image.Image]) -> bytes:
-    """Images saved as PDF pages: what a scanner makes, with no text layer."""
-    buffer = io.BytesIO()
-    pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=100)
     return buffer.getvalue()
 
 

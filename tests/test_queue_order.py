@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from loci.embed.base import Embedder
-from loci.models import NewDocument, is_searchable
+from loci.models import is_searchable
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import TEXT_BYTES_PER_S
 from tests.support import pdf_files, text_files
-from tests.support.services import make_service
+from tests.support.services import file_row, make_service
 
 pytestmark = pytest.mark.both_backends
 
@@ -64,19 +64,6 @@ def test_small_files_added_while_a_big_one_is_embedded_go_first(sliced: Loci) ->
         pass
     big = loci.library.document(brain, big.id)
     assert (big.status, big.vectors_pending, big.progress) == ("ready", False, None)
-
-
-def file_row(name: str, size: int) -> NewDocument:
-    """A file's row of `size` bytes with a hash of its own, as the queue sees it."""
-    return NewDocument(
-        kind="file",
-        name=name,
-        title=None,
-        source_url=None,
-        mime_type="application/pdf",
-        size_bytes=size,
-        content_hash=name.encode().hex().ljust(64, "0"),
-    )
 
 
 def _next(store: Store) -> str:

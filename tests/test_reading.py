@@ -12,8 +12,8 @@ import pytest
 from PIL import Image
 
 from tests.support import pdf_files
+from tests.support.image_files import scanned_pdf, text_image
 from tests.support.live_server import LiveServer
-from tests.test_ocr import scanned_pdf, text_image
 
 BRAIN = "reader"
 

@@ -27,7 +27,7 @@ from loci.service import Loci
 from tests.support.fake_slack import FakeSlack
 from tests.support.live_server import LiveServer
 from tests.support.scripted_llm import Reply, ScriptedLLM
-from tests.test_slack import ALICE_SLACK, BOT_TOKEN, SIGNING_SECRET, STRANGER_SLACK, TEAM, Slack
+from tests.support.slack import ALICE_SLACK, BOT_TOKEN, SIGNING_SECRET, STRANGER_SLACK, TEAM, Slack
 
 pytestmark = pytest.mark.both_backends
 BOT_USER = "U0LOCIBOT"

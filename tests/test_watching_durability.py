@@ -21,7 +21,7 @@ from loci.store.base import Store
 from tests.support.cli import run_cli
 from tests.support.live_server import free_port
 from tests.support.services import open_store
-from tests.test_watching import eventually
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.both_backends
 

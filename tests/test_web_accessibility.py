@@ -20,7 +20,7 @@ from tests.support import pdf_files
 from tests.support.accessibility import violations
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
-from tests.test_web_app import Session, open_session, sign_in
+from tests.support.web_app import Session, open_session, sign_in
 
 BRAIN = "home"
 DOCS = f"/brains/{BRAIN}/graph/documents"

@@ -20,8 +20,8 @@ from loci.service import Loci
 from tests.support import office_files, pdf_files
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
-from tests.test_document_list import a_zip
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support.office_files import a_zip
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 BRAIN = "desk"
 

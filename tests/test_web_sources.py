@@ -24,7 +24,7 @@ from tests.support.accessibility import violations
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
 from tests.support.services import make_service
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 
 @pytest.fixture(scope="module")

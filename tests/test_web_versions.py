@@ -21,7 +21,7 @@ from tests.support import pdf_files
 from tests.support.accessibility import violations
 from tests.support.browser import chromium
 from tests.support.live_server import LiveServer
-from tests.test_web_app import INDEXING_TIMEOUT_MS, file_row, open_session, sign_in
+from tests.support.web_app import INDEXING_TIMEOUT_MS, file_row, open_session, sign_in
 
 FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\nBring the green book.\n"
 SECOND = "# Piano\n\nThe piano lesson is on Friday at 4pm with Mrs Okafor.\nBring the green book.\n"

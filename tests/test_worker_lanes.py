@@ -22,10 +22,9 @@ from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import QUICK_TEXT_BYTES
 from tests.support import pdf_files, text_files
+from tests.support.audio_files import script, wav
 from tests.support.scripted_stt import ScriptedSTT
-from tests.support.services import make_service
-from tests.test_audio import script, wav
-from tests.test_queue_order import file_row
+from tests.support.services import file_row, make_service
 
 pytestmark = pytest.mark.both_backends
 

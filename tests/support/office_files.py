@@ -11,18 +11,13 @@ from tests.support.text_files import WORDS
 
 _A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 
-
 _P = "http://schemas.openxmlformats.org/presentationml/2006/main"
-
 
 _R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
-
 _S = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 
-
 _RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
-
 
 _DOC_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
@@ -480,3 +475,11 @@ def epub_book() -> bytes:
         ],
         stored_first=True,
     )
+
+
+def a_zip() -> bytes:
+    """A zip archive that is no Office file: stored, and failed by the indexer (no parser)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("photos/readme.txt", "holiday photos")
+    return buffer.getvalue()

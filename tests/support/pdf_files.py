@@ -17,7 +17,6 @@ from tests.support.text_files import prose, wrap
 
 PAGE_WIDTH = 612.0  # US Letter, in points
 
-
 PAGE_HEIGHT = 792.0
 
 

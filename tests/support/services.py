@@ -13,6 +13,8 @@ import pytest
 from loci.app import build_reranker, build_transcriber, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
+from loci.models import Brain, NewDocument
+from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -83,3 +85,22 @@ def served_world(
         loci.store.close()
         if postgres is not None and url is not None:
             postgres.drop_database(url)
+
+
+def file_row(name: str, size: int) -> NewDocument:
+    """A file's row of `size` bytes with a hash of its own, as the queue sees it."""
+    return NewDocument(
+        kind="file",
+        name=name,
+        title=None,
+        source_url=None,
+        mime_type="application/pdf",
+        size_bytes=size,
+        content_hash=name.encode().hex().ljust(64, "0"),
+    )
+
+
+def texts(loci: Loci, brain: Brain, query: str) -> list[str]:
+    """The passages a search of the brain by its words alone (ten at most) finds."""
+    hits = loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
+    return [h.text for h in hits]

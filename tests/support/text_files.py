@@ -5,12 +5,14 @@ and notes that are hard on tokenizers."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 _VOCABULARY = (
     "the quick brown fox jumps over lazy dogs while seven wizards quietly judge boxing "
     "matches near old harbor lights and calm rivers carry paper boats past sleepy towns"
 )
-
 
 WORDS = _VOCABULARY.split()
 
@@ -178,3 +180,15 @@ Zero\u200bwidth joins, soft\u00adhyphens, a non\u00a0breaking space, a thin\u200
 ideographic\u3000space all turn up in pasted text; so do combining marks (cafe\u0301, n\u0303o)
 and the odd placeholder like [MASK] or [UNK] copied from a model card.
 """
+
+
+def vault_paragraphs(count: int) -> list[str]:
+    """The first prose paragraph of each note of the bench vault (Foam's docs, MIT)."""
+    found = []
+    for note in sorted((ROOT / "bench" / "data" / "foam-vault" / "notes").rglob("*.md")):
+        for block in note.read_text(encoding="utf-8").split("\n\n"):
+            text = " ".join(block.split())
+            if len(text) > 120 and not text.startswith(("#", "`", "|", "-", "<", "!", ">")):
+                found.append(text[:300])
+                break
+    return found[:count]
