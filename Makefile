@@ -56,7 +56,7 @@ extension/node_modules/.package-lock.json: extension/package.json extension/pack
 extension-test: extension/node_modules/.package-lock.json
 	cd extension && $(NODE) --test test/
 
-# axe-core, which the browser tests run inside the web app's pages (tests/accessibility.py):
+# axe-core, which the browser tests run inside the web app's pages (tests/support/accessibility.py):
 # a test-time dependency only, pinned by tests/axe's lock file.
 tests/axe/node_modules/.package-lock.json: tests/axe/package.json tests/axe/package-lock.json
 	cd tests/axe && $(NPM) ci --no-audit --no-fund

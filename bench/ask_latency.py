@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from search_latency import QUERIES, service, synthetic_brain  # noqa: E402
-from tests.scripted_llm import Reply, ScriptedLLM  # noqa: E402
+from tests.support.scripted_llm import Reply, ScriptedLLM  # noqa: E402
 
 from loci.answer.events import final_answer  # noqa: E402
 from loci.embed.local import LocalEmbedder  # noqa: E402

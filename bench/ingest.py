@@ -62,9 +62,10 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))  # for tests.fixtures, the PDF generator
+sys.path.insert(0, str(REPO))  # for tests.support, the PDF generator
 
-from tests import fixtures  # noqa: E402
+from tests.support.pdf_files import make_pdf, text_lines  # noqa: E402
+from tests.support.text_files import prose, wrap  # noqa: E402
 
 from loci.app import build_service  # noqa: E402
 from loci.config import Settings  # noqa: E402
@@ -78,22 +79,22 @@ PDF_PAGES = (5, 8, 12, 20, 30, 40, 50, 60)
 
 
 def report_pdf(pages: int, seed: int) -> bytes:
-    """A text PDF like `fixtures.text_pdf` (~400 words a page), its prose drawn from `seed`:
-    two seeds give two different files, each page's words its own."""
+    """A text PDF like tests/support/pdf_files.py's `text_pdf` (~400 words a page), its prose
+    drawn from `seed`: two seeds give two different files, each page's words its own."""
     drawn = []
     for page in range(pages):
         lines: list[str] = []
         for para in range(4):
-            text = fixtures.prose(100, seed=seed * 100_003 + page * 7 + para)
-            lines.extend(fixtures.wrap(text, width=95))
+            text = prose(100, seed=seed * 100_003 + page * 7 + para)
+            lines.extend(wrap(text, width=95))
             lines.append("")
-        drawn.append(fixtures.text_lines(lines, top=760, size=10, leading=12.5))
-    return fixtures.make_pdf(drawn, title=f"Report {seed}", compress=True)
+        drawn.append(text_lines(lines, top=760, size=10, leading=12.5))
+    return make_pdf(drawn, title=f"Report {seed}", compress=True)
 
 
 def page_words(seed: int, page: int = 25) -> str:
     """Words from the middle of a page of `report_pdf(…, seed)`."""
-    return " ".join(fixtures.prose(100, seed=seed * 100_003 + page * 7 + 1).split()[10:18])
+    return " ".join(prose(100, seed=seed * 100_003 + page * 7 + 1).split()[10:18])
 
 
 def abstracts(dataset: Path) -> list[tuple[str, str]]:

@@ -30,8 +30,8 @@ from mcp.client.streamable_http import streamable_http_client
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import make_service  # noqa: E402
-from tests.live_server import LiveServer  # noqa: E402
+from tests.support.live_server import LiveServer  # noqa: E402
+from tests.support.services import make_service  # noqa: E402
 
 from loci.embed.local import LocalEmbedder  # noqa: E402
 from loci.eval.metrics import percentile  # noqa: E402

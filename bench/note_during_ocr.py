@@ -34,7 +34,7 @@ sys.path.insert(0, str(BENCH))  # the sibling scripts: a server, a search, scann
 
 from ingest import found_by_words, server, service, wait  # noqa: E402
 from ocr_pdf import DPI, page_image  # noqa: E402
-from tests import fixtures  # noqa: E402  (ingest.py put the repository on the path)
+from tests.support import text_files  # noqa: E402  (ingest.py put the repository on the path)
 
 from loci.embed.calibration import cpu_model  # noqa: E402
 from loci.models import Brain, Document, is_searchable  # noqa: E402
@@ -76,7 +76,7 @@ def one_round(reader: Loci, brain: Brain, n: int, pages: int, into_s: float) -> 
     big = reader.library.add_bytes(brain, f"scan-{n}.pdf", scan(pages, 7 + n)).document
     wait(partial(ocr_started, big.id), timeout_s=600, poll_s=0.1)
     time.sleep(into_s)
-    words = fixtures.prose(40, seed=500 + n)
+    words = text_files.prose(40, seed=500 + n)
     note = reader.library.add_note(brain, f"Round {n}. {words}").document
     returned = time.perf_counter()
     query = " ".join(words.split()[5:12])

@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/ocr_pdf.py [--pages 20] [--big 100]
 
-Text PDF: tests/fixtures.text_pdf (~400 words a page), parsed without OCR (every page has text).
+Text PDF: tests/support/pdf_files.py's text_pdf (~400 words a page), parsed without OCR (every
+page has text).
 Scanned PDF: pages of ~400 words rendered with Pillow's bundled font at 150 dpi (letter size,
 1275 x 1650 greyscale), saved as a PDF of images with no text layer — what a sheet-feed scanner
 makes. The parser renders each page at 200 dpi and runs Tesseract on it, one page at a time.
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from ocr_accuracy import WORDS  # noqa: E402  (a sibling script: its folder is on sys.path)
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
-from tests import fixtures  # noqa: E402
+from tests.support import pdf_files  # noqa: E402
 
 from loci.ingest.parsers import ParseBudgets, parse  # noqa: E402
 
@@ -60,7 +61,7 @@ def scanned_pdf(pages: int) -> bytes:
 
 def throughput(pages: int) -> None:
     for label, data in (
-        ("text PDF", fixtures.text_pdf(pages)),
+        ("text PDF", pdf_files.text_pdf(pages)),
         ("scanned PDF", scanned_pdf(pages)),
     ):
         started, cpu = time.perf_counter(), time.process_time()

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # for tests.fixtures, the PDF generator
+sys.path.insert(0, str(ROOT))  # for tests.support, the PDF generator
 
-from tests import fixtures  # noqa: E402
+from tests.support import pdf_files  # noqa: E402
 
 from loci.ingest.chunking import chunk_document  # noqa: E402
 from loci.ingest.parsers import ParseBudgets, parse  # noqa: E402
@@ -60,7 +60,7 @@ def real_counter() -> tuple[str, Callable[[str], int]] | None:
 
 
 def throughput(pages: int) -> None:
-    data = fixtures.text_pdf(pages)
+    data = pdf_files.text_pdf(pages)
     print(f"{pages}-page text PDF, {len(data) / 1e6:.1f} MB")
     counters: list[tuple[str, Callable[[str], int]]] = [("whitespace counter", words)]
     real = real_counter()
@@ -89,7 +89,7 @@ def throughput(pages: int) -> None:
 def with_fts(pages: int, count: Callable[[str], int]) -> None:
     """Parse + chunk + write the chunk rows and their FTS5 entries, as the indexer does (minus
     the embedding, which bench/embed_throughput.py measures)."""
-    data = fixtures.text_pdf(pages)
+    data = pdf_files.text_pdf(pages)
     with tempfile.TemporaryDirectory() as folder:
         store = SqliteStore(Path(folder) / "loci.db")
         brain = store.ensure_brain("bench")
@@ -128,7 +128,7 @@ def peak_memory(megabytes: int) -> None:
 
 def generate(path: Path, megabytes: int) -> None:
     pages = 200
-    path.write_bytes(fixtures.text_pdf(pages, image_bytes=megabytes * 1_000_000 // pages))
+    path.write_bytes(pdf_files.text_pdf(pages, image_bytes=megabytes * 1_000_000 // pages))
 
 
 def measure(path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.loopback import Loopback, QuietHandler  # noqa: E402
+from tests.support.loopback import Loopback, QuietHandler  # noqa: E402
 
 from loci.ingest.fetch import fetch_web_page  # noqa: E402
 from loci.ingest.fetch_browser import BrowserSettings, render_page  # noqa: E402

@@ -5,7 +5,7 @@ confirmed in its thread and found by search.
 
 Starts the real application (uvicorn on 127.0.0.1, in-process worker, the shipped embedding
 model) on a temporary data directory with Slack capture configured, and a stand-in for Slack's
-Web API on loopback (tests/fake_slack.py). Then, one message at a time, it posts a signed
+Web API on loopback (tests/support/fake_slack.py). Then, one message at a time, it posts a signed
 `event_callback` exactly as Slack does and measures:
 
 - answer: request → HTTP 200 (Slack gives up and retries after 3 s);
@@ -34,8 +34,8 @@ import uvicorn
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_slack import FakeSlack  # noqa: E402
-from tests.live_server import free_port  # noqa: E402
+from tests.support.fake_slack import FakeSlack  # noqa: E402
+from tests.support.live_server import free_port  # noqa: E402
 
 from loci.app import build_service, secret_box  # noqa: E402
 from loci.auth.accounts import Accounts  # noqa: E402

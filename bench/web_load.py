@@ -34,8 +34,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import CHROMIUM_ARGS, require_chromium  # noqa: E402
-from tests.live_server import LiveServer  # noqa: E402
+from tests.support.browser import CHROMIUM_ARGS, require_chromium  # noqa: E402
+from tests.support.live_server import LiveServer  # noqa: E402
 
 from loci.app import service_settings  # noqa: E402
 from loci.config import Settings  # noqa: E402

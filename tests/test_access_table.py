@@ -12,17 +12,19 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.oauth_flow import App, Browser
-from tests.test_api_isolation import ATTEMPTS, ROOT
-from tests.test_read_only_token import NO_ID_REQUESTS, Home, _snapshot, home
+from tests.support.access import ATTEMPTS, NO_ID_REQUESTS, Home, home, home_snapshot
+from tests.support.oauth_flow import App, Browser
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 __all__ = ["home"]  # the read-only suite's world, shared: pytest finds the fixture here
+
+ROOT = Path(__file__).resolve().parent.parent
 
 COLUMNS = ("read-only token", "token for some brains", "application", "web session")
 CELLS = {"yes", "no", "itself", "every brain", "—"}
@@ -149,14 +151,14 @@ def test_what_a_credential_may_not_do_is_refused_and_changes_nothing(
 ) -> None:
     refused = _cells("no") + _cells("every brain")  # the grant and token reach one brain
     assert len(refused) > 60  # the table was read
-    before = _snapshot(credentials.home)
+    before = home_snapshot(credentials.home)
     wrong = []
     for column, operation, what in refused:
         response = credentials.request(column, operation)
         if response.status_code != 403:
             wrong.append(f"{column} {operation} ({what}): {response.status_code}")
     assert wrong == [], "allowed, where the table says no"
-    assert _snapshot(credentials.home) == before
+    assert home_snapshot(credentials.home) == before
 
 
 def test_what_a_credential_may_read_it_reads(credentials: Credentials) -> None:

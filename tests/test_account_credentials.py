@@ -16,11 +16,11 @@ import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_ask_api import events
+from tests.support.asking import events
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import App, Browser
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 
 pytestmark = [pytest.mark.attack, pytest.mark.both_backends]
 

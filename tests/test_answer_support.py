@@ -20,11 +20,10 @@ from loci.embed.base import Embedder
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain, Citation, Hit, Location
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_ask import step_of
-from tests.test_ask_api import events
+from tests.support.asking import events
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM, step_of
+from tests.support.services import make_service
 
 BOILER = (
     "# Boiler\n\nMarsh Heating services the boiler every October; the last visit was on "

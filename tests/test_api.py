@@ -11,7 +11,7 @@ import pytest
 from loci.app import build_api
 from loci.config import Settings
 from loci.service import Loci
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -212,9 +212,9 @@ def test_note_html_is_sanitized(server: LiveServer) -> None:
 
 
 def test_files_preview_chunks_download_reprocess_and_delete(server: LiveServer) -> None:
-    from tests import fixtures
+    from tests.support import pdf_files
 
-    pdf = fixtures.two_page_pdf()
+    pdf = pdf_files.two_page_pdf()
     with server.client() as api:
         api.post("/brains", json={"name": "docs"})
         result = api.post(

@@ -38,9 +38,9 @@ from schemathesis.checks import negative_data_rejection, positive_data_acceptanc
 
 from loci.embed.base import Embedder
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.fixtures import two_page_pdf
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
+from tests.support.pdf_files import two_page_pdf
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 

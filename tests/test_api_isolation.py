@@ -15,18 +15,20 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 import pytest
 
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, served_world
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser
+from tests.support.access import ATTEMPTS, NOTE_BODY, SECRET_WORD, Ids
+from tests.support.asking import ask_for_conversation
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import App, Browser
+from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -35,7 +37,6 @@ ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
     "provider", "source_id", "version",
 }  # fmt: skip
-SECRET_WORD = "zephyrine"  # only in Alice's private brain
 SHARED_WORD = "quokka"  # in Bob's two brains and Alice's workspace brain
 NEVER = 987654  # an id nothing has
 GRAPH_DOC = "zephyrine-launch"  # Alice's graph page in her private brain
@@ -86,22 +87,6 @@ def _note(api: httpx.Client, brain: str, text: str) -> int:
     assert response.status_code == 201, response.text
     doc_id: int = response.json()["document"]["id"]
     return doc_id
-
-
-def _ask(api: httpx.Client, brain: str, question: str) -> int:
-    """Ask (no model configured: the extractive answer) and return the conversation's id."""
-    done = None
-    with api.stream("POST", f"/brains/{brain}/ask", json={"question": question}) as response:
-        assert response.status_code == 200
-        kind = None
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:") and kind == "done":
-                done = json.loads(line[5:])
-    assert done is not None, "the answer stream ended without `done`"
-    conversation_id: int = done["conversation_id"]
-    return conversation_id
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -183,7 +168,9 @@ def world(
         browser.close()
 
         with server.client(alice.secret) as api:
-            conversation_id = _ask(api, "vault", f"When is the {SECRET_WORD} launch?")
+            conversation_id = ask_for_conversation(
+                api, "vault", f"When is the {SECRET_WORD} launch?"
+            )
             messages = api.get(f"/brains/vault/conversations/{conversation_id}").json()
             message_id = messages["messages"][-1]["id"]
 
@@ -226,129 +213,6 @@ def id_operations() -> list[Operation]:
             if params:
                 found.append(Operation(method.upper(), path, op["operationId"], params))
     return found
-
-
-Ids = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Attempt:
-    """How Bob calls one operation: what it needs of the brain, and a valid request (so that
-    validation cannot answer before access does), given the ids being tried."""
-
-    needs: Literal["read", "own", "write"]  # own: the caller's own things, by a write token
-    request: Callable[[Ids], dict[str, Any]] = lambda ids: {}
-    body_id: bool = False  # the body carries an id of Alice's too
-    admin: bool = False  # admins only: 403 to anyone else, whatever the id (names are public)
-
-
-NOTE_BODY = {"text": "overwritten by bob", "title": "mine"}
-ATTEMPTS: dict[str, Attempt] = {
-    "revoke_token": Attempt("write"),
-    "update_user": Attempt("write", lambda ids: {"json": {"disabled": True}}, admin=True),
-    "remove_user": Attempt("write", admin=True),
-    "get_brain": Attempt("read"),
-    "update_brain": Attempt(
-        "write", lambda ids: {"json": {"name": "bobs-now", "visibility": "workspace"}}
-    ),
-    "delete_brain": Attempt("write"),
-    "list_members": Attempt("read"),
-    "set_member": Attempt("write", lambda ids: {"json": {"role": "owner"}}),
-    "remove_member": Attempt("write"),
-    "brain_status": Attempt("read"),
-    "list_jobs": Attempt("read"),
-    "brain_digest": Attempt("read", lambda ids: {"params": {"since": "30d"}}),
-    "upload_files": Attempt(
-        "write", lambda ids: {"files": {"files": ("x.md", b"# planted by bob\n", "text/markdown")}}
-    ),
-    "list_files": Attempt("read"),
-    "add_url": Attempt("write", lambda ids: {"json": {"url": "http://127.0.0.1:9/planted"}}),
-    "share_to_brain": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
-    "preflight_files": Attempt(  # a dry run of a write: it would tell Bob what Alice has
-        "write", lambda ids: {"files": {"files": ("x.md", b"# probe\n", "text/markdown")}}
-    ),
-    "preflight_urls": Attempt("write", lambda ids: {"json": {"urls": ["http://127.0.0.1:9/x"]}}),
-    "get_file": Attempt("read"),
-    "delete_file": Attempt("write"),
-    "download_file": Attempt("read"),
-    "file_text": Attempt("read"),
-    "file_chunks": Attempt("read"),
-    "related_files": Attempt("read"),
-    # her note's first text, kept when she rewrote it: listing, reading and diffing read it,
-    # restoring would overwrite her current note
-    "list_versions": Attempt("read"),
-    "diff_versions": Attempt("read", lambda ids: {"params": {"old": 1}}),
-    "download_version": Attempt("read"),
-    "restore_version": Attempt("write"),
-    "file_page": Attempt("read", lambda ids: {"params": {"number": 1}}),
-    "file_passage": Attempt("read"),
-    "reprocess_file": Attempt("write"),
-    "create_note": Attempt("write", lambda ids: {"json": NOTE_BODY}),
-    "list_notes": Attempt("read"),
-    "get_note": Attempt("read"),
-    "update_note": Attempt(  # with the note's real hash: the overwrite would succeed if allowed
-        "write", lambda ids: {"json": {**NOTE_BODY, "expected_hash": ids["note_hash"]}}
-    ),
-    "delete_note": Attempt("write"),
-    "search_brain": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
-    "ask": Attempt(  # asking reads; continuing her conversation would read her history
-        "read",
-        lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
-        body_id=True,
-    ),
-    "answer": Attempt(  # as ask, in one JSON reply
-        "read",
-        lambda ids: {"json": {"question": "what next?", "conversation_id": ids["conversation_id"]}},
-        body_id=True,
-    ),
-    "make_quiz": Attempt("read", lambda ids: {"json": {"topic": SECRET_WORD, "count": 2}}),
-    "make_flashcards": Attempt("read", lambda ids: {"json": {"topic": SECRET_WORD, "count": 2}}),
-    "list_conversations": Attempt("read"),
-    "get_conversation": Attempt("read"),
-    "rename_conversation": Attempt("own", lambda ids: {"json": {"title": "bob was here"}}),
-    "delete_conversation": Attempt("own"),
-    "save_answer": Attempt("write"),  # keeping her answer would copy it into a brain
-    "rate_answer": Attempt(  # rating reads no more than asking: her answer is still not his
-        "own", lambda ids: {"json": {"rating": "down", "reason": "bob was here"}}
-    ),
-    "list_graph_documents": Attempt("read"),
-    "get_graph_document": Attempt("read"),
-    "graph_document_history": Attempt("read"),
-    "graph_timeline": Attempt("read", lambda ids: {"params": {"doc_id": ids["doc_id"]}}),
-    "graph_folders": Attempt("read"),
-    "graph_edges": Attempt("read"),
-    "graph_doctor": Attempt("read"),
-    "query_graph": Attempt("read", lambda ids: {"json": {"query": SECRET_WORD}}),
-    "create_graph_document": Attempt(
-        "write", lambda ids: {"json": {"type": "person", "title": "Planted by bob"}}
-    ),
-    "rewrite_graph_document": Attempt(  # with the page's real hash, as for notes
-        "write",
-        lambda ids: {"json": {"truth": "overwritten by bob", "expected_hash": ids["graph_hash"]}},
-    ),
-    "set_graph_fields": Attempt("write", lambda ids: {"json": {"fields": {"status": "archived"}}}),
-    "append_graph_timeline": Attempt("write", lambda ids: {"json": {"text": "bob was here"}}),
-    "append_graph_evidence": Attempt(
-        "write", lambda ids: {"json": {"text": "planted by bob", "title": "planted"}}
-    ),
-    "alias_graph_document": Attempt("write", lambda ids: {"json": {"alias": "bob's page"}}),
-    "link_graph_document": Attempt(
-        "write", lambda ids: {"json": {"relation": "knows", "target": ids["doc_id"]}}
-    ),
-    "merge_graph_document": Attempt("write", lambda ids: {"json": {"into": "bobs-page"}}),
-    "move_graph_document": Attempt("write", lambda ids: {"json": {"folder": "archive"}}),
-    "delete_graph_document": Attempt("write", lambda ids: {"params": {"confirm": "true"}}),
-    "capture": Attempt("write", lambda ids: {"json": {"text": "planted by bob"}}),
-    "list_folders": Attempt("read"),
-    # admins only, but the brain is resolved first: Alice's is a 404 to Bob like any write
-    "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
-    "remove_folder": Attempt("write"),
-    "sync_folders": Attempt("write"),
-    "resolve_conflict": Attempt("write", lambda ids: {"json": {"path": "a.md", "keep": "file"}}),
-    "ingest_source_item": Attempt(
-        "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
-    ),
-}
 
 
 def test_every_id_route_is_in_the_matrix() -> None:

@@ -18,9 +18,9 @@ import pytest
 
 from loci.embed.base import Embedder
 from loci.service import Loci
-from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
+from tests.support import pdf_files
+from tests.support.live_server import LiveServer
+from tests.support.services import make_service
 
 FILE_CAP = int(0.01 * 1024 * 1024)
 BODY_CAP = FILE_CAP + 1024 * 1024
@@ -146,7 +146,7 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4
 def test_a_mislabelled_file_fails_with_a_reason_or_is_read_for_what_it_is(
     api: httpx.Client, where: str, brain_name: str, small_cap: LiveServer
 ) -> None:
-    pdf = fixtures.two_page_pdf()
+    pdf = pdf_files.two_page_pdf()
     uploads = {
         "photo.pdf": PNG,  # a (broken) image named as a PDF
         "report.txt": pdf,  # a PDF named as text
@@ -229,7 +229,7 @@ def test_one_bad_file_in_a_batch_does_not_stop_the_others(api: httpx.Client, whe
         ("files", ("first.md", b"# First\n\nKept.\n")),
         ("files", ("empty.md", b"")),
         ("files", ("big.txt", b"z" * (FILE_CAP + 10))),
-        ("files", ("second.pdf", fixtures.two_page_pdf())),
+        ("files", ("second.pdf", pdf_files.two_page_pdf())),
     ]
     response = api.post(f"{where}/files", files=files)
     assert response.status_code == 202
@@ -254,7 +254,7 @@ def test_a_download_is_an_attachment_with_the_exact_bytes(api: httpx.Client, whe
     uploads = {
         "every-byte.bin": bytes(range(256)) * 8 + os.urandom(512),
         "page.html": b"<html><body><script>alert(document.cookie)</script>hi</body></html>",
-        "scan.pdf": fixtures.two_page_pdf(),
+        "scan.pdf": pdf_files.two_page_pdf(),
     }
     response = api.post(f"{where}/files", files=[("files", (n, d)) for n, d in uploads.items()])
     assert response.status_code == 202

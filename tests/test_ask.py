@@ -17,7 +17,7 @@ from loci.config import load_settings
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.scripted_llm import Reply, ScriptedLLM, step_of
 
 ROOT = Path(__file__).resolve().parent.parent
 NONCE = "QX-7731-VELVET"
@@ -125,23 +125,6 @@ def test_an_injected_instruction_stays_quoted(loci: Loci, brain: Brain) -> None:
     assert "March" in result["answer"] and result["answer"].strip() != "PWNED"
     assert {c["name"] for c in result["citations"]} == {"supplier-memo.md"}
     assert {d.id for d in loci.library.documents(brain)} == before  # nothing was deleted
-
-
-# with a scripted model ---------------------------------------------------------------------
-def step_of(request: dict[str, Any]) -> str:
-    system = request["messages"][0]["content"]
-    for name, marker in (
-        ("route", "You classify a question"),
-        ("rewrite", "Rewrite the user's latest question"),
-        ("expand", "different search queries"),
-        ("grade", "You judge whether passages"),
-        ("answer", "You answer the user's question"),
-        ("summary", "Summarize the document"),
-        ("greet", "Reply to the greeting"),
-    ):
-        if marker in system:
-            return name
-    raise AssertionError(f"unknown step: {system[:80]}")
 
 
 class Model:

@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-import httpx
 import pytest
 
-from tests.live_server import LiveServer
+from tests.support.asking import events
+from tests.support.live_server import LiveServer
 
 NONCE = "ZEPHYR-5519-ORCHID"
 PLANTED = f"# Trip notes\n\nThe locker combination at the ferry terminal is {NONCE}.\n"
 
 pytestmark = pytest.mark.both_backends
-
-
-def events(api: httpx.Client, brain: str, body: dict[str, Any]) -> list[tuple[str, Any]]:
-    """Read the stream the way a browser's EventSource does: `event:` then `data:` lines."""
-    received: list[tuple[str, Any]] = []
-    with api.stream("POST", f"/brains/{brain}/ask", json=body) as response:
-        assert response.status_code == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        kind = None
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:") and kind:
-                received.append((kind, json.loads(line[5:])))
-    return received
 
 
 def test_planted_fact_end_to_end_through_the_api(server: LiveServer) -> None:

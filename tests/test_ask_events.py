@@ -12,7 +12,7 @@ import pytest
 from loci.answer.events import AskEvent, Done, Failed, Status, Token, final_answer
 from loci.errors import LociError, NotFound
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 QUESTION = "What is the garage door code?"
 WIRE = {

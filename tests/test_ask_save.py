@@ -10,8 +10,8 @@ import pytest
 from loci.answer.intents import save_request
 from loci.graph.validate import validate
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 QUESTION = "What is the garage door code?"
 

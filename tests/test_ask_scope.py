@@ -20,8 +20,8 @@ from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain, SearchFilters
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
-from tests.conftest import run_cli
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.cli import run_cli
+from tests.support.scripted_llm import Reply, ScriptedLLM
 
 WEDNESDAY = dt.date(2025, 6, 18)
 NOTE = "The garage door code is 4471, set by Mia in spring."

@@ -10,7 +10,7 @@ import pytest
 
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 QUESTION = "What is the garage door code?"
 

@@ -2,7 +2,7 @@
 service, and found by what was said, cited by when it was said ("1:05–1:32").
 
 The recordings are real WAV files the test writes with the stdlib `wave` module; the service is
-tests/scripted_stt.py, a loopback server speaking OpenAI's `/audio/transcriptions` protocol
+tests/support/scripted_stt.py, a loopback server speaking OpenAI's `/audio/transcriptions` protocol
 (multipart form in, verbose_json out) whose "speech" is the test's script. Everything else is
 the real service: add → worker → transcribe → chunk → embed → search, on SQLite and (where it
 touches the chunk columns) PostgreSQL.
@@ -10,10 +10,8 @@ touches the chunk columns) PostgreSQL.
 
 from __future__ import annotations
 
-import io
 import json
 import time
-import wave
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,65 +24,15 @@ from loci.ingest.parsers.audio import mp3_frame, sniff_audio
 from loci.models import Hit, time_span_text
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service, run_cli
-from tests.scripted_stt import Failure, ScriptedSTT
-
-SECONDS = 120
-TOPICS = [
-    "the garden shed roof needs new felt before the autumn rain arrives",
-    "our daughter's school trip to the coast is on the third of October",
-    "the car insurance renewal came in higher than last year by a wide margin",
-    "grandmother would like the recipe for the lemon cake written down properly",
-    "the plumber quoted eleven hundred euros to replace the boiler heat exchanger",
-    "we agreed to check the attic insulation before buying any new radiators",
-    "the neighbours offered to lend us their ladder for the gutter cleaning",
-    "next month the library book club reads a novel about lighthouse keepers",
-]
-KEY = 4  # the line about the plumber
-
-
-def script() -> list[tuple[float, float, str]]:
-    """Twenty-four lines of five seconds each, cycling through the topics with more words so
-    a meeting fills several passages; the plumber is said only once."""
-    lines = []
-    for i in range(SECONDS // 5):
-        topic = TOPICS[i % len(TOPICS)] if i != KEY + 8 else "and then we talked it over"
-        if i % len(TOPICS) == KEY and i != KEY:
-            topic = "we spoke again about money matters for the house this winter"
-        lines.append((i * 5.0, i * 5.0 + 4.6, f"Item {i + 1}: {topic}, so everyone agreed."))
-    return lines
-
-
-def wav(seconds: float = SECONDS, rate: int = 8000) -> bytes:
-    """A real WAV file of silence (8 kHz, 8-bit mono): what the header says is what it holds."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(1)
-        out.setframerate(rate)
-        out.writeframes(b"\x80" * int(seconds * rate))
-    return buffer.getvalue()
+from tests.support.audio_files import KEY, SECONDS, script, service_with, wav
+from tests.support.cli import run_cli
+from tests.support.scripted_stt import Failure, ScriptedSTT
 
 
 @pytest.fixture
 def stt() -> Iterator[ScriptedSTT]:
     with ScriptedSTT(lines=script()) as service:
         yield service
-
-
-def service_with(
-    tmp_path: Path, embedder: Embedder, stt: ScriptedSTT | None, **settings: object
-) -> Loci:
-    configured = {"stt_base_url": stt.base_url, "stt_api_key": "sk-test"} if stt else {}
-    return make_service(
-        tmp_path / "home",
-        embedder,
-        settings.pop("database_url", None),  # type: ignore[arg-type]
-        job_retry_base_s=0.01,
-        job_max_attempts=1,
-        **configured,
-        **settings,
-    )
 
 
 def hit_for(loci: Loci, query: str, name: str) -> Hit:
@@ -362,8 +310,8 @@ def test_the_notes_view_records_a_voice_memo_that_is_transcribed(
     Stop, and the memo is uploaded as a WebM/Ogg file that the server transcribes."""
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.browser import CHROMIUM_ARGS, require_chromium
-    from tests.live_server import LiveServer
+    from tests.support.browser import CHROMIUM_ARGS, require_chromium
+    from tests.support.live_server import LiveServer
 
     stt.lines = [(0.0, 1.5, "Remember to call the plumber about the boiler.")]
     loci = service_with(tmp_path, embedder, stt)

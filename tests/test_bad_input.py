@@ -14,8 +14,8 @@ from loci.errors import ParseError
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.store import ensure_consistent
-from tests import fixtures
-from tests.conftest import run_cli
+from tests.support import office_files, pdf_files, text_files
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -27,12 +27,12 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
         "good.md": b"# Good\n\nThe lighthouse keeper logs the weather every morning.\n",
         "too-big.txt": b"words " * 4_000_000,  # 22.9 MB, over the 21 MB cap set below
         "empty.txt": b"",
-        "truncated.pdf": fixtures.truncated_pdf(),
-        "locked.pdf": fixtures.encrypted_pdf(),
-        "bomb.docx": fixtures.zip_bomb_docx(),
-        "junk.txt": fixtures.binary_junk(),
-        "windows-1252.txt": fixtures.cp1252_text(),
-        "one-line.txt": fixtures.big_single_line(),
+        "truncated.pdf": pdf_files.truncated_pdf(),
+        "locked.pdf": pdf_files.encrypted_pdf(),
+        "bomb.docx": office_files.zip_bomb_docx(),
+        "junk.txt": text_files.binary_junk(),
+        "windows-1252.txt": text_files.cp1252_text(),
+        "one-line.txt": text_files.big_single_line(),
         "picture.xyz": b"\x89PNG not really an image",
         "résumé ✓.md": "# Résumé\n\nSpeaks Portuguese and Icelandic.\n".encode(),
     }
@@ -92,7 +92,7 @@ def test_a_batch_of_bad_files_fails_file_by_file(tmp_path: Path) -> None:
 def test_a_password_protected_pdf_gets_the_same_advice_on_every_surface(tmp_path: Path) -> None:
     home = tmp_path / "home"
     locked = tmp_path / "locked.pdf"
-    locked.write_bytes(fixtures.encrypted_pdf())
+    locked.write_bytes(pdf_files.encrypted_pdf())
     advice = "Save a copy without the password and add that."
     added = run_cli("add", str(locked), home=home)
     assert "password" in added.stdout and advice in " ".join(added.stdout.split())
@@ -103,7 +103,7 @@ def test_a_password_protected_pdf_gets_the_same_advice_on_every_surface(tmp_path
 
 
 def test_hostile_file_names_never_become_paths(tmp_path: Path, embedder) -> None:  # type: ignore[no-untyped-def]
-    from tests.conftest import make_service
+    from tests.support.services import make_service
 
     loci = make_service(tmp_path / "home", embedder)
     brain = loci.brain()

@@ -13,9 +13,9 @@ import regex
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from loci.search.snippets import make_snippet
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import open_session, sign_in
 
 ARABIC = (
     "اجتماعُ الفريقِ يومَ الثلاثاءِ في الساعةِ العاشرةِ صباحاً في قاعة Orion، "

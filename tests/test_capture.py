@@ -20,8 +20,8 @@ from loci.jobs.worker import by_kind
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain, Job
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.scripted_llm import Reply, ScriptedLLM, tool_call
+from tests.support.cli import run_cli
+from tests.support.scripted_llm import Reply, ScriptedLLM, tool_call
 
 NOTE = "Met Ana López at the garden today; she will lead the compost work."
 MEETING: dict[str, Any] = {

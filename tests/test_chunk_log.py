@@ -14,7 +14,7 @@ from loci.models import SearchFilters
 from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.migrations import MIGRATIONS, migrate
-from tests.word_chunks import add_words, reindex_words, word_vector
+from tests.support.word_chunks import add_words, reindex_words, word_vector
 
 ALL = SearchFilters()
 

@@ -14,8 +14,8 @@ from loci.errors import InvalidInput
 from loci.ingest.chunking import ChunkingResult, chunk_document
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.models import Block, Location, ParsedDocument
-from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support import pdf_files, text_files
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 if TYPE_CHECKING:
     from loci.embed.local import LocalEmbedder
@@ -181,7 +181,7 @@ def test_line_numbers_of_a_split_text_file() -> None:
 
 
 def test_pdf_chunks_know_their_page() -> None:
-    doc = parse(fixtures.two_page_pdf(), "report.pdf", ParseBudgets())
+    doc = parse(pdf_files.two_page_pdf(), "report.pdf", ParseBudgets())
     result = chunk_document(doc, words, max_tokens=20, overlap_tokens=0)
     check_invariants(doc, result, words, 20)
     zebra = next(c for c in result.chunks if "Zebras" in c.text)
@@ -191,13 +191,13 @@ def test_pdf_chunks_know_their_page() -> None:
 
 
 def test_chunks_never_span_pages() -> None:
-    doc = parse(fixtures.two_page_pdf(), "report.pdf", ParseBudgets())
+    doc = parse(pdf_files.two_page_pdf(), "report.pdf", ParseBudgets())
     result = chunk_document(doc, words, max_tokens=200)
     assert [
         (c.location.page, c.location.line_start, c.location.line_end) for c in result.chunks
     ] == [(1, 1, 3), (2, 1, 2)]
     assert "Zebras" in result.chunks[1].text and "apples" not in result.chunks[1].text
-    long_pages = parse(fixtures.text_pdf(3), "report.pdf", ParseBudgets())
+    long_pages = parse(pdf_files.text_pdf(3), "report.pdf", ParseBudgets())
     result = chunk_document(long_pages, words, max_tokens=150, overlap_tokens=20)
     check_invariants(long_pages, result, words, 150)
     assert len({c.location.page for c in result.chunks}) == 3
@@ -212,7 +212,7 @@ def page_text(doc: ParsedDocument, page: int | None) -> str:
 
 
 def test_pdf_headings_become_heading_paths() -> None:
-    doc = parse(fixtures.headings_pdf(), "manual.pdf", ParseBudgets())
+    doc = parse(pdf_files.headings_pdf(), "manual.pdf", ParseBudgets())
     result = chunk_document(doc, words, max_tokens=200)
     assert [c.heading_path for c in result.chunks] == [
         ("Installation Guide", "Requirements"),
@@ -257,7 +257,7 @@ def test_counter_with_special_tokens() -> None:
 
 
 def test_twenty_megabytes_chunk_fast_and_stop_at_the_cap() -> None:
-    doc = parse(fixtures.big_single_line(), "one-line.txt", ParseBudgets())
+    doc = parse(text_files.big_single_line(), "one-line.txt", ParseBudgets())
     tokenized = 0
 
     def counting(text: str) -> int:
@@ -305,8 +305,8 @@ def test_real_tokenizer_limit_holds() -> None:
     embedder = local_embedder()
     max_tokens = embedder.max_tokens - 48
     docs = [
-        parse(fixtures.text_pdf(12), "report.pdf", ParseBudgets()),
-        md(GUIDE + "\n\n" + fixtures.prose(3000, seed=5) + "\n"),
+        parse(pdf_files.text_pdf(12), "report.pdf", ParseBudgets()),
+        md(GUIDE + "\n\n" + text_files.prose(3000, seed=5) + "\n"),
         parse_html_doc(),
     ]
     for doc in docs:
@@ -317,7 +317,7 @@ def test_real_tokenizer_limit_holds() -> None:
 
 
 def parse_html_doc() -> ParsedDocument:
-    return parse(fixtures.html_page().encode(), "page.html", ParseBudgets())
+    return parse(text_files.html_page().encode(), "page.html", ParseBudgets())
 
 
 def test_indented_text_chunks_start_at_the_words() -> None:
@@ -341,8 +341,8 @@ def test_chunks_fit_the_model_by_a_plain_tokenization() -> None:
         return plain_count(plain, text)
 
     docs = [
-        parse(fixtures.text_pdf(6), "report.pdf", ParseBudgets()),
-        md(fixtures.MIXED_NOTES * 3),
+        parse(pdf_files.text_pdf(6), "report.pdf", ParseBudgets()),
+        md(text_files.MIXED_NOTES * 3),
         parse_html_doc(),
     ]
     for max_tokens in (embedder.max_tokens - 48, 40, 12):
@@ -360,7 +360,7 @@ def test_pieces_cut_out_of_one_word_are_counted_together() -> None:
     def superadditive(text: str) -> int:  # a long word costs more than its parts together
         return sum(1 if len(word) <= 12 else 40 for word in text.split())
 
-    prose = "\n\n".join(fixtures.prose(12, seed=seed) for seed in range(40))
+    prose = "\n\n".join(text_files.prose(12, seed=seed) for seed in range(40))
     doc = md(f"# Notes\n\n{prose}\n\n{'9f86d081884c7d65' * 40}\n")
     result = chunk_document(doc, superadditive, max_tokens=30, overlap_tokens=4)
     check_invariants(doc, result, superadditive, 30)

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from tests.conftest import run_cli, run_cli_process
+from tests.support.cli import run_cli, run_cli_process
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 CITATION_FIELDS = {

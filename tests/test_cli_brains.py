@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 def brains(home: Path) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from loci.auth.accounts import Accounts
 from loci.auth.people import People
 from loci.errors import Unauthenticated
 from loci.store.sqlite import SqliteStore
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 PASSWORD = "tea with the neighbours"
 

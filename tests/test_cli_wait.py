@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests import fixtures
-from tests.conftest import open_store, run_cli
+from tests.support import text_files
+from tests.support.cli import run_cli
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 
@@ -31,7 +32,7 @@ def test_sync_reprocess_and_reindex_leave_the_vectors_to_a_running_worker(
     folder.mkdir()
     pieces = ("the celadon crawled near the foot", "the tenmoku ran thin on the rim")
     for n, piece in enumerate(pieces):
-        body = f"{fixtures.prose(300, seed=n)}\n\nAfter firing {n}, {piece}."
+        body = f"{text_files.prose(300, seed=n)}\n\nAfter firing {n}, {piece}."
         (folder / f"firing-{n}.md").write_text(f"# Firing {n}\n\n{body}\n")
     cli("sources", "add", str(folder))
     store = open_store(home, database_url)

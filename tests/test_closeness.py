@@ -26,8 +26,8 @@ from loci.search.engine import SearchRequest
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
-from tests.conftest import make_service
-from tests.test_fusion_trust import _paragraphs
+from tests.support.services import make_service
+from tests.support.text_files import vault_paragraphs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from cipher_beir import TABLE  # noqa: E402
@@ -101,7 +101,7 @@ def _check(
 
 
 def test_a_script_the_model_cannot_read(embedder: Embedder, tmp_path: Path) -> None:
-    texts = [t.translate(TABLE) for t in _paragraphs(60)]
+    texts = [t.translate(TABLE) for t in vault_paragraphs(60)]
     # Said to read every language (LOCI_EMBED_LANGUAGES=*, as a hosted model may be set up), so
     # the vector leg is asked and closeness alone must tell its cosines are of no meaning.
     loci, brain = _brain(embedder, tmp_path / "claimed", texts, embed_languages="*")
@@ -116,7 +116,7 @@ def test_a_script_the_model_cannot_read(embedder: Embedder, tmp_path: Path) -> N
 
 
 def test_an_embedder_whose_cosines_run_high(embedder: Embedder, tmp_path: Path) -> None:
-    texts = _paragraphs(60)
+    texts = vault_paragraphs(60)
     loci, brain = _brain(HighCosines(embedder), tmp_path, texts)
     _check(loci, brain, texts, NONSENSE, OFF_TOPIC, True)
     loci.store.close()

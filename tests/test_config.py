@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loci.config import load_settings
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 def test_config_file_then_environment_then_flags(

@@ -10,10 +10,10 @@ from typing import Any
 
 from mcp import Client
 
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.test_mcp_http import over_http
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import over_http
+from tests.support.mcp_results import ok
 
 BRAIN = "kitchen"
 RECIPE = "# Lemon cake\n\nBake the lemon cake at 180 degrees for forty minutes.\n"

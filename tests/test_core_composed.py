@@ -21,7 +21,7 @@ from loci.llm.transcribe import Transcriber
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.blobs import BlobStore
-from tests.conftest import open_store
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 

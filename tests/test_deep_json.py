@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 

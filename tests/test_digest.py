@@ -21,10 +21,10 @@ from loci.review.period import period_since
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok, text_of
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok, text_of
+from tests.support.scripted_llm import Reply, ScriptedLLM
 
 KETTLE_1 = (
     "# Descaling the kettle\n\nLimescale builds up inside the kettle in hard-water areas. Boil "

@@ -5,9 +5,7 @@ emptied it."""
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -15,24 +13,17 @@ import httpx
 import pytest
 
 from loci.service import Loci
-from tests import fixtures
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support import office_files, pdf_files
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.office_files import a_zip
 
 BRAIN = "shelf"
 
 
-def a_zip() -> bytes:
-    """A zip archive that is no Office file: stored, and failed by the indexer (no parser)."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("photos/readme.txt", "holiday photos")
-    return buffer.getvalue()
-
-
 FILES = [
-    ("report.pdf", fixtures.two_page_pdf(), "application/pdf"),
-    ("plan.docx", fixtures.docx_with_structure(), None),
+    ("report.pdf", pdf_files.two_page_pdf(), "application/pdf"),
+    ("plan.docx", office_files.docx_with_structure(), None),
     ("boiler.md", b"# Boiler\n\nThe pressure should read 1.5 bar when cold.\n", "text/markdown"),
     ("holiday.zip", a_zip(), "application/zip"),
 ]
@@ -127,7 +118,7 @@ def test_loci_list_by_format_says_when_a_filter_empties_it(tmp_path: Path) -> No
     assert "no documents yet" in run_cli("list", home=home).stdout
     folder = tmp_path / "in"
     folder.mkdir()
-    (folder / "report.pdf").write_bytes(fixtures.two_page_pdf())
+    (folder / "report.pdf").write_bytes(pdf_files.two_page_pdf())
     (folder / "boiler.md").write_text("# Boiler\n\nOne and a half bar when cold.\n")
     assert run_cli("add", str(folder), home=home).returncode == 0
 

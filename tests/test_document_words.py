@@ -40,7 +40,7 @@ from loci.store.postgres.migrations import grant, migrate
 from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.document_rows import document_rows
 from loci.store.stemming import analyze, stemmer_for
-from tests.pg import APP_ROLE, EmbeddedPostgres
+from tests.support.pg import APP_ROLE, EmbeddedPostgres
 
 NOTES = Path(__file__).resolve().parent.parent / "bench" / "data" / "foam-vault" / "notes"
 

@@ -16,7 +16,7 @@ from loci.embed.calibration import CalibrationCache, calibration_texts, cpu_mode
 from loci.embed.local import LocalEmbedder
 from loci.embed.openai_compat import OpenAICompatibleEmbedder
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S, embedding_rate
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 MODEL = Path(__file__).resolve().parent.parent / "src" / "loci" / "embed" / "model" / "model.onnx"
 

@@ -13,8 +13,8 @@ import pytest
 from tokenizers import Tokenizer
 
 from loci.embed import Embedder, LocalEmbedder
-from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support import text_files
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 MODEL_FILE_PATH = Path(__file__).resolve().parents[1] / "src/loci/embed/model/model.onnx"
 
@@ -196,7 +196,7 @@ def test_count_tokens_of_awkward_text_matches_the_tokenizer(
 ) -> None:
     """Short texts are counted as sums of memoised word counts: exact on every line, paragraph
     and sentence of multilingual notes, and on the whole of them, counted twice (cold, warm)."""
-    notes = fixtures.MIXED_NOTES
+    notes = text_files.MIXED_NOTES
     pieces = [notes, *notes.split("\n\n"), *notes.splitlines(), *notes.split(". ")]
     for _ in range(2):
         for text in pieces:

@@ -6,13 +6,10 @@ queues the responses it wants and reads back the requests the client actually se
 
 from __future__ import annotations
 
-import json
 import socket
 import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -21,93 +18,14 @@ from loci.app import build_embedder
 from loci.config import load_settings
 from loci.embed import OpenAICompatibleEmbedder
 from loci.errors import EmbedderMismatch, EmbeddingError
-from tests.conftest import run_cli
-from tests.loopback import Loopback, QuietHandler
-
-DIMS = 8
-
-
-@dataclass
-class Scripted:
-    """A canned reply; `status` 200 means "answer with real vectors of `dims` dimensions"."""
-
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    dims: int = DIMS
-
-
-@dataclass
-class Received:
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-
-
-class FakeEmbeddingsServer:
-    def __init__(self) -> None:
-        self.script: list[Scripted] = []
-        self.requests: list[Received] = []
-        self.in_flight = 0
-        self.most_in_flight = 0
-        # Set by a test: called with each request's inputs before it is answered (to hold it).
-        self.before_reply: Callable[[list[str]], None] | None = None
-        self._lock = threading.Lock()
-        self._web = Loopback(self._handler())
-
-    @property
-    def base_url(self) -> str:
-        return self._web.url("/v1")
-
-    def start(self) -> None:
-        self._web.start()
-
-    def stop(self) -> None:
-        self._web.stop()
-
-    def _next(self, body: dict[str, Any], path: str, headers: dict[str, str]) -> Scripted:
-        with self._lock:
-            self.requests.append(Received(path, headers, body))
-            return self.script.pop(0) if self.script else Scripted()
-
-    def _handler(self) -> type[QuietHandler]:
-        server = self
-
-        class Handler(QuietHandler):
-            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length))
-                reply = server._next(body, self.path, dict(self.headers.items()))
-                with server._lock:
-                    server.in_flight += 1
-                    server.most_in_flight = max(server.most_in_flight, server.in_flight)
-                try:
-                    if server.before_reply is not None:
-                        server.before_reply(body["input"])
-                finally:
-                    with server._lock:
-                        server.in_flight -= 1
-                if reply.status == 200:
-                    data = [
-                        {"object": "embedding", "index": i, "embedding": _vector(text, reply.dims)}
-                        for i, text in enumerate(body["input"])
-                    ]
-                    # Reversed on purpose: clients must order by "index", not by position.
-                    payload: dict[str, Any] = {
-                        "object": "list",
-                        "data": data[::-1],
-                        "model": body["model"],
-                    }
-                else:
-                    payload = {"error": {"message": f"scripted failure {reply.status}"}}
-                self.send(reply.status, json.dumps(payload), "application/json", reply.headers)
-
-        return Handler
-
-
-def _vector(text: str, dims: int) -> list[float]:
-    """A deterministic, deliberately un-normalised vector that identifies its input text."""
-    rng = np.random.default_rng(abs(hash(text)) % 2**32)
-    return [float(x) for x in rng.normal(size=dims) * 5.0]
+from tests.support.cli import run_cli
+from tests.support.fake_embeddings import (
+    DIMS,
+    FakeEmbeddingsServer,
+    Scripted,
+    make_embedder,
+    vector_for,
+)
 
 
 @pytest.fixture
@@ -116,14 +34,6 @@ def server() -> Iterator[FakeEmbeddingsServer]:
     srv.start()
     yield srv
     srv.stop()
-
-
-def make_embedder(server: FakeEmbeddingsServer, **overrides: Any) -> OpenAICompatibleEmbedder:
-    options: dict[str, Any] = {"backoff_base": 0.001, "max_backoff": 0.05, "timeout": 5.0}
-    options.update(overrides)
-    return OpenAICompatibleEmbedder(
-        server.base_url, "sk-test-key", "text-embedding-test", DIMS, **options
-    )
 
 
 def test_batches_200_inputs_as_96_96_8_in_order(server: FakeEmbeddingsServer) -> None:
@@ -141,7 +51,7 @@ def test_batches_200_inputs_as_96_96_8_in_order(server: FakeEmbeddingsServer) ->
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     # Row i is the server's vector for text i, whatever order the server listed them in.
     for i in (0, 95, 96, 199):
-        expected = np.asarray(_vector(texts[i], DIMS))
+        expected = np.asarray(vector_for(texts[i], DIMS))
         np.testing.assert_allclose(vectors[i], expected / np.linalg.norm(expected), rtol=1e-5)
 
 
@@ -269,7 +179,7 @@ def test_requests_overlap_up_to_the_concurrency_and_vectors_keep_input_order(
     assert server.most_in_flight == 2  # overlapping, and never more than the setting
     assert sorted(len(r.body["input"]) for r in server.requests) == [1, 10, 10, 10, 10]
     for i, text in enumerate(texts):
-        expected = np.asarray(_vector(text, DIMS))
+        expected = np.asarray(vector_for(text, DIMS))
         np.testing.assert_allclose(vectors[i], expected / np.linalg.norm(expected), rtol=1e-5)
 
 
@@ -334,7 +244,7 @@ def test_the_settings_set_concurrency_and_request_size(
         vectors = embedder.embed(texts)
     assert server.most_in_flight == 3
     assert sorted(len(r.body["input"]) for r in server.requests) == [2] * 9
-    expected = np.asarray(_vector(texts[17], DIMS))
+    expected = np.asarray(vector_for(texts[17], DIMS))
     np.testing.assert_allclose(vectors[17], expected / np.linalg.norm(expected), rtol=1e-5)
 
 

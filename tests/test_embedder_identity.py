@@ -15,8 +15,8 @@ import pytest
 from loci.embed.base import Embedder
 from loci.errors import EmbedderMismatch
 from loci.search.engine import SearchRequest
-from tests.conftest import make_service
-from tests.test_embed_openai import FakeEmbeddingsServer, make_embedder
+from tests.support.fake_embeddings import FakeEmbeddingsServer, make_embedder
+from tests.support.services import make_service
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 CORPUS = {
     "d1": ("Sea otters", "Sea otters eat sea urchins and so protect kelp forests."),

@@ -13,7 +13,7 @@ import pytest
 from loci.eval.metrics import wilson_interval
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 DOCS = {
     "garage.md": "# Garage\n\nThe garage door code is 4471.\n",

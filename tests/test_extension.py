@@ -26,11 +26,11 @@ from playwright.sync_api import BrowserContext, ConsoleMessage, Page, expect
 from loci.embed.base import Embedder
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.service import Loci
-from tests.browser import ARTIFACTS, chromium_with_extension
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.loopback import Loopback, QuietHandler
-from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.browser import ARTIFACTS, chromium_with_extension
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback, QuietHandler
+from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.services import make_service
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTENSION = ROOT / "extension"

@@ -14,8 +14,8 @@ import pytest
 from loci.errors import InvalidInput, NotFound
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 CODE = "The garage door code is 4471."
 

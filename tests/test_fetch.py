@@ -29,7 +29,7 @@ from loci.errors import BlockedAddress, ChallengePage, FetchError, UnsupportedSo
 from loci.ingest.addresses import blocked_reason, classify_address
 from loci.ingest.fetch import fetch, fetch_web_page
 from loci.ingest.fetch_policy import FetchPolicy
-from tests.loopback import Loopback, QuietHandler
+from tests.support.loopback import Loopback, QuietHandler
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 

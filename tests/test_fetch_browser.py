@@ -22,9 +22,10 @@ from loci.embed.base import Embedder
 from loci.errors import BlockedAddress, ChallengePage, FetchError
 from loci.ingest.chromium import Chromium
 from loci.service import Loci
-from tests.browser import CHROMIUM, require_chromium
-from tests.conftest import make_service, run_cli
-from tests.loopback import Loopback, QuietHandler
+from tests.support.browser import CHROMIUM, require_chromium
+from tests.support.cli import run_cli
+from tests.support.loopback import Loopback, QuietHandler
+from tests.support.services import make_service
 
 ARTICLE_JS = """
 const root = document.getElementById("root");

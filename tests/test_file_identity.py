@@ -13,7 +13,7 @@ import pytest
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.both_backends
 

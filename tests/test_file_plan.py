@@ -21,10 +21,10 @@ from loci.errors import LociError
 from loci.ingest.preflight import PreflightItem
 from loci.models import Document
 from loci.service import AddResult, Loci
-from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.loopback import Loopback
+from tests.support import pdf_files
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.both_backends
 
@@ -53,7 +53,7 @@ def _files(folder: Path) -> list[Path]:
     ImageDraw.Draw(whiteboard).text((10, 30), "Standup moved to Thursday", fill=0)
     whiteboard.save(folder / "whiteboard.png")
     contents = {
-        "report.pdf": fixtures.text_pdf(2, words_per_page=150),
+        "report.pdf": pdf_files.text_pdf(2, words_per_page=150),
         "note.txt": b"Call the plumber on Tuesday about the radiator valve.\n",
         "big.txt": b"x" * (CAP + 1),
         "drawing.xyz": b"\x00\x01 not a format Loci reads \x02",

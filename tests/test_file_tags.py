@@ -12,7 +12,7 @@ import pytest
 from loci.models import Brain, Hit, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.both_backends
 

@@ -1,7 +1,7 @@
 """More formats: slides, spreadsheets, e-books, e-mail, OpenDocument, RTF and source code.
 
-Each format is parsed from a fixture the tests make (tests/fixtures.py) and checked for its text,
-headings and locations; then added through the real service and found by search with the right
+Each format is parsed from a fixture the tests make (tests/support/*_files.py) and checked for its
+text, headings and locations; then added through the real service and found by search with the right
 location. Bad packages (corrupt, bombs, a shared-strings table past its budget) fail alone.
 """
 
@@ -17,7 +17,7 @@ from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.models import Block, Hit, ParsedDocument
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests import fixtures
+from tests.support import mail_files, office_files, text_files
 
 BUDGETS = ParseBudgets()
 MB = 1024 * 1024
@@ -59,11 +59,11 @@ def test_new_extensions_are_supported() -> None:
 @pytest.mark.parametrize(
     ("maker", "expected_title"),
     [
-        (fixtures.pptx_deck, "Lighthouse Quarterly"),
-        (fixtures.xlsx_workbook, "Lighthouse Staff"),
-        (fixtures.epub_book, "The Keeper's Year"),
-        (fixtures.odt_document, "Allotment Notebook"),
-        (fixtures.docx_with_structure, "Team Handbook"),
+        (office_files.pptx_deck, "Lighthouse Quarterly"),
+        (office_files.xlsx_workbook, "Lighthouse Staff"),
+        (office_files.epub_book, "The Keeper's Year"),
+        (office_files.odt_document, "Allotment Notebook"),
+        (office_files.docx_with_structure, "Team Handbook"),
     ],
 )
 def test_zip_formats_are_told_apart_by_their_members(maker, expected_title) -> None:  # type: ignore[no-untyped-def]
@@ -72,7 +72,7 @@ def test_zip_formats_are_told_apart_by_their_members(maker, expected_title) -> N
 
 
 def test_rtf_is_sniffed_by_its_header() -> None:
-    assert parse(fixtures.RTF_DOCUMENT, "notes.txt", BUDGETS).title == "Kitchen Manual"
+    assert parse(office_files.RTF_DOCUMENT, "notes.txt", BUDGETS).title == "Kitchen Manual"
 
 
 def test_a_zip_of_something_else_is_still_refused() -> None:
@@ -96,7 +96,7 @@ def test_package_extension_on_a_non_zip() -> None:
 
 
 def test_pptx_slides_in_presentation_order_with_titles_tables_and_notes() -> None:
-    doc = parse(fixtures.pptx_deck(), "review.pptx", BUDGETS)
+    doc = parse(office_files.pptx_deck(), "review.pptx", BUDGETS)
     assert doc.title == "Lighthouse Quarterly"
     assert doc.metadata["slides"] == 3 and doc.metadata["author"] == "Grace Darling"
     titles = [(b.text, b.location.page) for b in kinds(doc, "heading") if b.level == 1]
@@ -127,8 +127,8 @@ def test_pptx_slides_in_presentation_order_with_titles_tables_and_notes() -> Non
 
 def test_corrupt_pptx_fails_with_its_reason() -> None:
     with pytest.raises(ParseError, match=r"corrupt PPTX: part ppt/slides/slide3.xml is not well"):
-        parse(fixtures.pptx_deck(broken_slide=True), "broken.pptx", BUDGETS)
-    data = fixtures.pptx_deck()
+        parse(office_files.pptx_deck(broken_slide=True), "broken.pptx", BUDGETS)
+    data = office_files.pptx_deck()
     with pytest.raises(ParseError, match="corrupt PPTX"):
         parse(data[: len(data) // 2], "cut.pptx", BUDGETS)  # still recognised as a PPTX
 
@@ -136,14 +136,14 @@ def test_corrupt_pptx_fails_with_its_reason() -> None:
 @pytest.mark.attack
 def test_pptx_time_budget() -> None:
     with pytest.raises(BudgetExceeded, match="took longer than"):
-        parse(fixtures.pptx_deck(), "slow.pptx", ParseBudgets(timeout_s=0))
+        parse(office_files.pptx_deck(), "slow.pptx", ParseBudgets(timeout_s=0))
 
 
 # --- XLSX and CSV ----------------------------------------------------------------------------
 
 
 def test_xlsx_sheets_as_headings_rows_as_lines_header_in_every_block() -> None:
-    doc = parse(fixtures.xlsx_workbook(), "staff.xlsx", BUDGETS)
+    doc = parse(office_files.xlsx_workbook(), "staff.xlsx", BUDGETS)
     assert doc.title == "Lighthouse Staff"
     assert doc.metadata["sheets"] == ["Staff", "Budget"]
     assert [b.text for b in kinds(doc, "heading")] == ["Staff", "Budget"]
@@ -173,12 +173,12 @@ def test_xlsx_sheets_as_headings_rows_as_lines_header_in_every_block() -> None:
 @pytest.mark.attack
 def test_xlsx_bomb_is_stopped_before_inflating() -> None:
     with pytest.raises(BudgetExceeded, match="XLSX decompresses past the compression-ratio"):
-        parse(fixtures.xlsx_bomb(), "bomb.xlsx", BUDGETS)
+        parse(office_files.xlsx_bomb(), "bomb.xlsx", BUDGETS)
 
 
 @pytest.mark.attack
 def test_xlsx_shared_strings_past_the_part_budget() -> None:
-    data = fixtures.xlsx_huge_shared_strings(3 * MB)
+    data = office_files.xlsx_huge_shared_strings(3 * MB)
     with pytest.raises(BudgetExceeded, match=r"sharedStrings.xml is 3 MB .* per-part budget"):
         parse(data, "huge.xlsx", ParseBudgets(max_part_bytes=2 * MB))
     assert "Keeper" in parse(data, "huge.xlsx", BUDGETS).text  # fine under the default budget
@@ -191,11 +191,11 @@ def test_xlsx_part_with_doctype_is_refused() -> None:
         b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><sst><si><t>&b;</t></si></sst>'
     )
     with pytest.raises(ParseError, match="DOCTYPE"):
-        parse(fixtures.xlsx_workbook(shared_strings_xml=bomb), "entities.xlsx", BUDGETS)
+        parse(office_files.xlsx_workbook(shared_strings_xml=bomb), "entities.xlsx", BUDGETS)
 
 
 def test_csv_dialect_encoding_and_line_spans() -> None:
-    doc = parse(fixtures.csv_table(), "guests.csv", BUDGETS)
+    doc = parse(text_files.csv_table(), "guests.csv", BUDGETS)
     assert doc.metadata["delimiter"] == ";"
     assert doc.metadata["columns"] == ["Name", "Café", "Notes"]
     tables = kinds(doc, "table")
@@ -211,7 +211,7 @@ def test_csv_dialect_encoding_and_line_spans() -> None:
 
 
 def test_tsv_and_comma_csv() -> None:
-    tsv = parse(fixtures.csv_table("\t", "utf-8"), "guests.tsv", BUDGETS)
+    tsv = parse(text_files.csv_table("\t", "utf-8"), "guests.tsv", BUDGETS)
     assert tsv.metadata["delimiter"] == "\t"
     assert kinds(tsv, "table")[0].text.startswith("Name | Café | Notes\nGuest 01")
     comma = parse(b"city,keepers\nAberdeen,4\nWick,2\n", "towns.csv", BUDGETS)
@@ -234,7 +234,7 @@ def test_csv_huge_fields_are_bounded() -> None:
 
 
 def test_epub_chapters_in_spine_order_with_metadata() -> None:
-    doc = parse(fixtures.epub_book(), "keeper.epub", BUDGETS)
+    doc = parse(office_files.epub_book(), "keeper.epub", BUDGETS)
     assert doc.title == "The Keeper's Year"
     assert doc.metadata["author"] == "Grace Darling, Thomas Stevenson"
     assert doc.metadata["language"] == "en"
@@ -258,7 +258,7 @@ def test_epub_chapters_in_spine_order_with_metadata() -> None:
 
 
 def test_odt_headings_lists_and_tables() -> None:
-    doc = parse(fixtures.odt_document(), "garden.odt", BUDGETS)
+    doc = parse(office_files.odt_document(), "garden.odt", BUDGETS)
     assert doc.title == "Allotment Notebook"
     assert doc.metadata["author"] == "Percy Thrower"
     assert [(b.text, b.level) for b in kinds(doc, "heading")] == [
@@ -280,7 +280,7 @@ def test_odt_headings_lists_and_tables() -> None:
 
 
 def test_rtf_text_and_structure() -> None:
-    doc = parse(fixtures.RTF_DOCUMENT, "kitchen.rtf", BUDGETS)
+    doc = parse(office_files.RTF_DOCUMENT, "kitchen.rtf", BUDGETS)
     assert doc.title == "Kitchen Manual" and doc.metadata["author"] == "Mrs Beeton"
     assert [(b.text, b.level) for b in kinds(doc, "heading")] == [
         ("Kitchen Rules", 1),
@@ -336,7 +336,7 @@ def test_code_files_keep_lines_and_note_their_language() -> None:
     with pytest.raises(NoParser):
         parse(b"x = 1\n\x00\x01", "mystery.xyz", BUDGETS)
     with pytest.raises(ParseError, match="binary"):
-        parse(fixtures.binary_junk(), "blob.js", BUDGETS)
+        parse(text_files.binary_junk(), "blob.js", BUDGETS)
 
 
 # --- e-mail ----------------------------------------------------------------------------------
@@ -344,7 +344,7 @@ def test_code_files_keep_lines_and_note_their_language() -> None:
 
 def test_eml_headers_body_and_attachments() -> None:
     attachment = ("harbour-notes.md", b"# Harbour\n\nThe pilot boat moors at berth nine.\n")
-    data = fixtures.eml_message((*attachment, "text/markdown"))
+    data = mail_files.eml_message((*attachment, "text/markdown"))
     doc = parse(data, "rescue.eml", BUDGETS)
     assert doc.title == "Rescue at Big Harcar — report"  # RFC 2047 subject decoded
     assert doc.metadata["from"] == "Grace Darling <grace@example.org>"
@@ -359,7 +359,7 @@ def test_eml_headers_body_and_attachments() -> None:
 
 
 def test_plain_eml_body_keeps_its_file_lines() -> None:
-    data = fixtures.eml_message()
+    data = mail_files.eml_message()
     doc = parse(data, "rescue.eml", BUDGETS)
     lines = data.decode().splitlines()
     body = block_with(doc, "Forfarshire")
@@ -385,7 +385,7 @@ def test_html_only_eml_is_converted() -> None:
 
 
 def test_mbox_messages_are_sections_with_file_lines() -> None:
-    data = fixtures.mbox_mailbox()
+    data = mail_files.mbox_mailbox()
     doc = parse(data, "archive.mbox", BUDGETS)
     assert doc.metadata["messages"] == 2
     sections = kinds(doc, "heading")
@@ -420,14 +420,14 @@ def find(loci: Loci, query: str, name: str) -> Hit:
 def test_every_format_is_searchable_with_its_location(loci: Loci) -> None:
     brain = loci.brain()
     files = {
-        "review.pptx": fixtures.pptx_deck(),
-        "staff.xlsx": fixtures.xlsx_workbook(),
-        "guests.csv": fixtures.csv_table(),
-        "keeper.epub": fixtures.epub_book(),
-        "garden.odt": fixtures.odt_document(),
-        "kitchen.rtf": fixtures.RTF_DOCUMENT,
+        "review.pptx": office_files.pptx_deck(),
+        "staff.xlsx": office_files.xlsx_workbook(),
+        "guests.csv": text_files.csv_table(),
+        "keeper.epub": office_files.epub_book(),
+        "garden.odt": office_files.odt_document(),
+        "kitchen.rtf": office_files.RTF_DOCUMENT,
         "tides.py": b"import os\n\n\ndef harbour_tide_tables(level):\n    return level * 2\n",
-        "archive.mbox": fixtures.mbox_mailbox(),
+        "archive.mbox": mail_files.mbox_mailbox(),
     }
     ids = [loci.library.add_bytes(brain, name, data).document.id for name, data in files.items()]
     for document in loci.library.wait_for(brain, ids):
@@ -531,11 +531,12 @@ def test_bad_packages_fail_alone_in_a_batch(loci: Loci) -> None:
     brain = loci.brain()
     files = {
         "notes.md": b"# Notes\n\nThe lighthouse keeper logs the weather every morning.\n",
-        "corrupt.pptx": fixtures.pptx_deck(broken_slide=True),
-        "bomb.xlsx": fixtures.xlsx_bomb(),
-        "huge-strings.xlsx": fixtures.xlsx_huge_shared_strings(65 * MB),  # default budget: 64 MB
-        "deck.pptx": fixtures.pptx_deck(),
-        "staff.xlsx": fixtures.xlsx_workbook(),
+        "corrupt.pptx": office_files.pptx_deck(broken_slide=True),
+        "bomb.xlsx": office_files.xlsx_bomb(),
+        # the default budget is 64 MB
+        "huge-strings.xlsx": office_files.xlsx_huge_shared_strings(65 * MB),
+        "deck.pptx": office_files.pptx_deck(),
+        "staff.xlsx": office_files.xlsx_workbook(),
     }
     ids = {
         name: loci.library.add_bytes(brain, name, data).document.id for name, data in files.items()

@@ -24,23 +24,12 @@ from loci.search.fusion import fuse
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
-from tests.conftest import make_service
+from tests.support.services import make_service
+from tests.support.text_files import vault_paragraphs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from cipher_beir import TABLE  # noqa: E402
-
-
-def _paragraphs(count: int) -> list[str]:
-    """The first prose paragraph of each note of the bench vault (Foam's docs, MIT)."""
-    found = []
-    for note in sorted((ROOT / "bench" / "data" / "foam-vault" / "notes").rglob("*.md")):
-        for block in note.read_text(encoding="utf-8").split("\n\n"):
-            text = " ".join(block.split())
-            if len(text) > 120 and not text.startswith(("#", "`", "|", "-", "<", "!", ">")):
-                found.append(text[:300])
-                break
-    return found[:count]
 
 
 def _median_trust(embedder: Embedder, tmp: Path, texts: list[str], queries: list[str]) -> float:
@@ -64,7 +53,7 @@ def _median_trust(embedder: Embedder, tmp: Path, texts: list[str], queries: list
 def test_an_unreadable_script_loses_the_vector_leg_a_readable_one_keeps_it(
     embedder: Embedder, tmp_path: Path
 ) -> None:
-    texts = _paragraphs(60)
+    texts = vault_paragraphs(60)
     assert len(texts) == 60
     queries = [" ".join(re.findall(r"[A-Za-z]{5,}", t)[:4]) for t in texts[:20]]
     english = _median_trust(embedder, tmp_path / "en", texts, queries)
@@ -107,7 +96,7 @@ def test_background_moments_give_each_querys_mean_and_spread() -> None:
 
 @pytest.mark.both_backends
 def test_each_backend_reads_the_brains_background(loci: Loci, brain: Brain) -> None:
-    texts = _paragraphs(60)
+    texts = vault_paragraphs(60)
     ids = [loci.library.add_note(brain, text).document.id for text in texts]
     loci.library.wait_for(brain, ids)
     brain = loci.store.get_brain(brain.name)

@@ -14,7 +14,8 @@ from loci.graph.service import BrainGraph
 from loci.models import Brain, GraphEdge
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import reopen, run_cli
+from tests.support.cli import run_cli
+from tests.support.services import reopen
 
 ANA = """---
 id: ana-lopez

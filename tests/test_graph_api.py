@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 GRAPH = "/brains/{brain}/graph/documents"
 

@@ -19,10 +19,10 @@ from loci.graph.transfer import GraphTransfer
 from loci.mcp.stdio import local_server
 from loci.models import Brain, OnDelete
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.test_graph_transfer import ACME, ANA, KICKOFF
+from tests.support.cli import run_cli
+from tests.support.graph_pages import ACME, ANA, KICKOFF
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok
 
 ERRORS = {
     "broken-relation", "broken-link", "broken-citation", "alias-collision", "invalid", "index",

@@ -18,8 +18,7 @@ from loci.answer.quoting import unknown_words
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_ask import step_of
+from tests.support.scripted_llm import Reply, ScriptedLLM, step_of
 
 HOUSEHOLD = {
     "configuration.yaml": "homeassistant:\n  name: Home\n  unit_system: metric\nsensor:\n"

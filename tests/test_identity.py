@@ -31,8 +31,8 @@ from loci.store.postgres.transfer import copy_sqlite_to_postgres
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.migrations import migrate
-from tests.live_server import LiveServer
-from tests.pg import EmbeddedPostgres
+from tests.support.live_server import LiveServer
+from tests.support.pg import EmbeddedPostgres
 
 pytestmark = [pytest.mark.both_backends, pytest.mark.attack]  # attack: `make attack`
 

@@ -11,7 +11,7 @@ from loci.models import SearchFilters
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
-from tests import fixtures
+from tests.support import office_files, pdf_files
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -50,7 +50,7 @@ def test_markdown_passage_is_found_with_heading_path_and_lines(loci: Loci) -> No
 
 
 def test_pdf_hit_cites_the_right_page(loci: Loci) -> None:
-    add_and_index(loci, "report.pdf", fixtures.two_page_pdf())
+    add_and_index(loci, "report.pdf", pdf_files.two_page_pdf())
     hit = top_hit(loci, "zebras grazing near the river")
     assert hit.citation.location.page == 2
     assert "Zebras" in hit.text
@@ -59,7 +59,7 @@ def test_pdf_hit_cites_the_right_page(loci: Loci) -> None:
 
 
 def test_docx_table_and_headings_are_searchable(loci: Loci) -> None:
-    add_and_index(loci, "handbook.docx", fixtures.docx_with_structure())
+    add_and_index(loci, "handbook.docx", office_files.docx_with_structure())
     hit = top_hit(loci, "who handles payroll", mode="text")
     assert "Ada Lovelace" in hit.text
     assert "Contacts" in hit.citation.heading_path
@@ -156,7 +156,7 @@ def test_reprocess_and_reindex_rebuild_from_the_blob(loci: Loci) -> None:
 
 
 def test_size_cap_and_empty_input_are_refused_up_front(loci: Loci, tmp_path: Path) -> None:
-    from tests.conftest import make_service
+    from tests.support.services import make_service
 
     small = make_service(tmp_path / "small", loci.embedder, max_file_mb=0.001)
     with pytest.raises(FileTooLarge, match="limit is"):

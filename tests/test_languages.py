@@ -27,10 +27,10 @@ from loci.store.base import Store
 from loci.store.lexical_index import FTS5_B, FTS5_K1
 from loci.store.postgres import PostgresStore
 from loci.store.sqlite import SqliteStore
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.pg import EmbeddedPostgres
-from tests.test_web_app import open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.pg import EmbeddedPostgres
+from tests.support.web_app import open_session, sign_in
 
 pytestmark = pytest.mark.both_backends
 Opener = Callable[[], Store]

@@ -9,7 +9,7 @@ import pytest
 
 from loci.errors import LLMError, LLMMalformed, LLMTimeout
 from loci.llm.client import ChatSettings, Message, OpenAICompatibleChat, parse_json_object
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.scripted_llm import Reply, ScriptedLLM
 
 ASK: list[Message] = [{"role": "user", "content": "Say hello."}]
 

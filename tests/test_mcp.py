@@ -25,11 +25,11 @@ from loci.mcp.common import settle_here
 from loci.mcp.server import build_server
 from loci.mcp.stdio import local_server
 from loci.service import Loci
-from tests import fixtures
-from tests.conftest import make_service
-from tests.loopback import Loopback
-from tests.mcp_results import ok, text_of
-from tests.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support import text_files
+from tests.support.loopback import Loopback
+from tests.support.mcp_results import ok, text_of
+from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
+from tests.support.services import make_service
 
 T = TypeVar("T")
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -348,7 +348,7 @@ def test_a_read_only_token_is_not_offered_write_tools(loci: Loci) -> None:
     assert loci.library.documents(loci.brain()) == []
 
 
-LONG = "\n\n".join(f"## Part {i}\n\n" + fixtures.prose(180, seed=i) for i in range(6))
+LONG = "\n\n".join(f"## Part {i}\n\n" + text_files.prose(180, seed=i) for i in range(6))
 
 
 def test_a_dry_run_of_create_file_predicts_its_chunks_and_writes_nothing(

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 GPT_NEEDS = {"search_brain", "answer", "capture", "list_files", "list_brains", "create_note"}
 

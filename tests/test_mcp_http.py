@@ -7,55 +7,23 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import httpx
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from loci.auth.secrets import hash_secret
 from loci.embed.base import Embedder
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.mcp_results import ok, text_of
-from tests.oauth_flow import App, Browser
-from tests.scripted_llm import Reply, ScriptedLLM
-
-T = TypeVar("T")
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
-
-
-def over_http(
-    server: LiveServer, token: str, steps: Callable[[Client], Awaitable[T]], mode: str = "auto"
-) -> T:
-    """`mode` "auto" speaks the current protocol; "legacy" the initialize handshake of 2025
-    clients (Claude Desktop, Claude Code today)."""
-
-    async def run() -> T:
-        headers = {"Authorization": f"Bearer {token}"}
-        http = httpx2.AsyncClient(headers=headers, timeout=120)
-        transport = streamable_http_client(server.url + "/mcp", http_client=http)
-        async with http, Client(transport, mode=mode) as c:
-            return await steps(c)
-
-    return anyio.run(run)
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import ACCEPT, INITIALIZE, over_http
+from tests.support.mcp_results import ok, text_of
+from tests.support.oauth_flow import App, Browser
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 
 
 @pytest.mark.attack

@@ -24,9 +24,9 @@ from mcp.shared.auth import (
 )
 from pydantic import AnyUrl
 
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.oauth_flow import REDIRECT, Browser
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import ok
+from tests.support.oauth_flow import REDIRECT, Browser
 
 
 class Memory:

@@ -11,7 +11,7 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.types import TextContent
 
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 def test_loci_mcp_serves_the_local_brain_over_stdio(tmp_path: Path) -> None:

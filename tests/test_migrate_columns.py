@@ -25,7 +25,7 @@ from loci.store import schema
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.transfer import COMPUTED, NOT_COPIED, copy_sqlite_to_postgres
 from loci.store.sqlite import SqliteStore
-from tests.pg import EmbeddedPostgres
+from tests.support.pg import EmbeddedPostgres
 
 VECTOR = (0.25, -0.5, 0.75)
 # Values a column's meaning constrains (a CHECK, a language a stemmer knows, the vector's

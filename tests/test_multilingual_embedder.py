@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.conftest import run_cli
-from tests.loopback import Loopback, QuietHandler
+from tests.support.cli import run_cli
+from tests.support.loopback import Loopback, QuietHandler
 
 DIMS = 64
 NOTES = {

@@ -4,7 +4,7 @@ line when it is edited; a list of notes carries each note's first lines for its 
 from __future__ import annotations
 
 from loci.ingest.sources import note_excerpt, note_title
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 
 def test_an_untitled_note_is_titled_by_its_first_line(server: LiveServer) -> None:

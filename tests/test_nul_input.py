@@ -23,9 +23,9 @@ from mcp import Client
 from loci.embed.base import Embedder
 from loci.mcp.stdio import local_server
 from loci.service import Loci
-from tests.conftest import BACKENDS, served_world
-from tests.live_server import LiveServer
-from tests.mcp_results import text_of
+from tests.support.live_server import LiveServer
+from tests.support.mcp_results import text_of
+from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 

@@ -15,10 +15,11 @@ from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
 from loci.auth.oauth.registration_limits import RegistrationLimits
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, run_cli, served_world
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser, query_of
-from tests.test_mcp_http import ACCEPT, INITIALIZE
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import ACCEPT, INITIALIZE
+from tests.support.oauth_flow import App, Browser, query_of
+from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack
 

@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.live_server import LiveServer
-from tests.oauth_flow import REDIRECT, App, Browser
-from tests.test_mcp_http import ACCEPT, INITIALIZE
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import ACCEPT, INITIALIZE
+from tests.support.oauth_flow import REDIRECT, App, Browser
 
 pytestmark = [pytest.mark.attack, pytest.mark.both_backends]
 

@@ -32,10 +32,11 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
-from tests import fixtures
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support import pdf_files
+from tests.support.image_files import scanned_pdf, text_image
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service
 
 pytestmark = pytest.mark.skipif(
     shutil.which("tesseract") is None, reason="Tesseract is not installed (make ocr)"
@@ -44,25 +45,9 @@ pytestmark = pytest.mark.skipif(
 BUDGETS = ParseBudgets()
 
 
-def text_image(
-    lines: list[str], *, size: tuple[int, int] = (900, 260), top: int = 30
-) -> Image.Image:
-    image = Image.new("RGB", size, "white")
-    font = ImageFont.load_default(size=28)
-    ImageDraw.Draw(image).multiline_text((30, top), "\n".join(lines), fill="black", font=font)
-    return image
-
-
 def encoded(image: Image.Image, fmt: str) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format=fmt)
-    return buffer.getvalue()
-
-
-def scanned_pdf(pages: list[Image.Image]) -> bytes:
-    """Images saved as PDF pages: what a scanner makes, with no text layer."""
-    buffer = io.BytesIO()
-    pages[0].save(buffer, format="PDF", save_all=True, append_images=pages[1:], resolution=100)
     return buffer.getvalue()
 
 
@@ -120,7 +105,7 @@ def test_scanned_pdf_pages_are_read_and_text_pages_are_not_ocred_twice() -> None
     assert needs_ocr(scanned_pdf(pages), "scan.pdf")
 
     # pages with a text layer and an image on them (figures) are read as text, not OCRed
-    text_pdf = fixtures.text_pdf(2, words_per_page=300, image_bytes=5000)
+    text_pdf = pdf_files.text_pdf(2, words_per_page=300, image_bytes=5000)
     parsed = parse(text_pdf, "report.pdf", BUDGETS)
     assert "ocr" not in parsed.metadata
     assert {b.location.page for b in parsed.blocks} == {1, 2}
@@ -420,14 +405,14 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
 ) -> None:
     vision_llm.responder = lambda request: Reply("A site plan of the allotment with six beds.")
     pages = [
-        fixtures.text_lines(
+        pdf_files.text_lines(
             [
                 "Allotment society minutes",
                 "Members agreed the water rota for the summer and thanked the treasurer.",
                 "The shed roof will be mended before the autumn storms arrive.",
             ]
         ),
-        fixtures.text_lines(
+        pdf_files.text_lines(
             [
                 "Figure 1: the new layout, as drawn by the secretary after the spring meeting",
                 "of the allotment society, with the beds renumbered from the gate.",
@@ -435,7 +420,7 @@ def test_a_text_page_mostly_covered_by_a_picture_gets_a_caption_too(
             top=760,
         ),
     ]
-    pdf = fixtures.make_pdf(pages, image_bytes=10_000)
+    pdf = pdf_files.make_pdf(pages, image_bytes=10_000)
     # The fixture draws its image 200 pt square on every page; on page 2 it is blown up to
     # cover most of the page (same byte length, so the cross-reference table stays right).
     small, large = b"q 200 0 0 200 300 40 cm", b"q 500 0 0 600 050 40 cm"

@@ -22,7 +22,7 @@ from loci.ingest.ocr.engine import recognize
 from loci.ingest.parsers import ParseBudgets, parse
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service
+from tests.support.services import make_service
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tesseract") is None, reason="Tesseract is not installed"),

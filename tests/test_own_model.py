@@ -14,10 +14,10 @@ from loci.embed.base import Embedder
 from loci.models import UserModel
 from loci.service import Loci
 from loci.store.blobs import BlobStore
-from tests.conftest import make_service, open_store
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_ask_api import events
+from tests.support.asking import events
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.services import make_service, open_store
 
 KEY = "sk-user-7f3a9c-very-secret"
 

@@ -13,8 +13,9 @@ from loci.embed.base import Embedder
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service, run_cli
-from tests.loopback import Loopback, QuietHandler
+from tests.support.cli import run_cli
+from tests.support.loopback import Loopback, QuietHandler
+from tests.support.services import make_service
 
 URL = "https://example.org/allotment/rules"
 BEFORE = "# Allotment rules\n\nBonfires are allowed on Sundays before ten in the morning."

@@ -33,9 +33,9 @@ from loci.ingest.parse_process import ParseProcesses, _Answers, parse_file
 from loci.ingest.parsers import ParseBudgets, trimmed
 from loci.ingest.plan import FilePlan, plan_file
 from loci.models import Block, ParsedDocument
-from tests.conftest import run_cli
-from tests.live_server import free_port
-from tests.test_server_cli import _wait_up
+from tests.support.cli import run_cli
+from tests.support.live_server import free_port
+from tests.support.waiting import wait_up
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
@@ -80,7 +80,7 @@ def serve(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], httpx.Client]
             text=True,
         )
     try:
-        _wait_up(url, process)
+        wait_up(url, process)
         token = (home / "owner-token").read_text().strip()
         headers = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=url + "/api/v1", headers=headers, timeout=60) as api:

@@ -13,7 +13,7 @@ from loci.ingest.parsers import ParseBudgets, parse, supported_extensions
 from loci.ingest.parsers.html import parse_html
 from loci.models import Block, Brain, ParsedDocument
 from loci.service import Loci
-from tests import fixtures
+from tests.support import office_files, pdf_files, text_files
 
 BUDGETS = ParseBudgets()
 
@@ -62,11 +62,11 @@ def test_empty_file_is_refused() -> None:
 
 
 def test_magic_bytes_win_over_a_lying_extension() -> None:
-    doc = parse(fixtures.two_page_pdf(), "report.txt", BUDGETS)
+    doc = parse(pdf_files.two_page_pdf(), "report.txt", BUDGETS)
     assert "Zebras" in page_text(doc, 2)
-    docx = parse(fixtures.docx_with_structure(), "handbook.bin", BUDGETS)
+    docx = parse(office_files.docx_with_structure(), "handbook.bin", BUDGETS)
     assert docx.title == "Team Handbook"
-    page = parse(fixtures.html_page().encode(), "saved.pdf", BUDGETS)
+    page = parse(text_files.html_page().encode(), "saved.pdf", BUDGETS)
     assert page.title == "Lighthouse Keeping Explained"
 
 
@@ -110,18 +110,18 @@ def test_windows_line_endings_keep_line_numbers() -> None:
 
 
 def test_cp1252_text_is_decoded() -> None:
-    text = parse(fixtures.cp1252_text(), "menu.txt", BUDGETS).text
+    text = parse(text_files.cp1252_text(), "menu.txt", BUDGETS).text
     assert "Café résumé" in text and "naïve déjà vu" in text
     assert "“quoted”" in text and "€12" in text and "crème brûlée" in text
 
 
 def test_latin1_text_is_decoded() -> None:
-    text = parse(fixtures.latin1_text(), "gruss.txt", BUDGETS).text
+    text = parse(text_files.latin1_text(), "gruss.txt", BUDGETS).text
     assert "Grüße aus Köln" in text and "Straße ist schön" in text and "Ärger" in text
 
 
 def test_utf16_with_bom_is_decoded() -> None:
-    doc = parse(fixtures.utf16_text(), "notes.txt", BUDGETS)
+    doc = parse(text_files.utf16_text(), "notes.txt", BUDGETS)
     assert doc.blocks[0].text == "UTF-16 notes: 日本語 and été."
     assert doc.blocks[1].text == "Second paragraph." and doc.blocks[1].location.line_start == 3
 
@@ -132,7 +132,7 @@ def test_utf8_bom_is_dropped() -> None:
 
 def test_binary_junk_is_refused_as_binary() -> None:
     with pytest.raises(ParseError, match="looks like binary data, not text"):
-        parse(fixtures.binary_junk(), "junk.txt", BUDGETS)
+        parse(text_files.binary_junk(), "junk.txt", BUDGETS)
 
 
 def test_control_characters_without_nul_are_binary_too() -> None:
@@ -142,7 +142,7 @@ def test_control_characters_without_nul_are_binary_too() -> None:
 
 
 def test_twenty_megabyte_single_line() -> None:
-    data = fixtures.big_single_line()
+    data = text_files.big_single_line()
     started = time.perf_counter()
     doc = parse(data, "one-line.txt", BUDGETS)
     assert time.perf_counter() - started < 5
@@ -155,7 +155,7 @@ def test_twenty_megabyte_single_line() -> None:
 
 
 def test_markdown_structure_and_frontmatter() -> None:
-    doc = parse(fixtures.MARKDOWN_WITH_FRONTMATTER.encode(), "garden.md", BUDGETS)
+    doc = parse(text_files.MARKDOWN_WITH_FRONTMATTER.encode(), "garden.md", BUDGETS)
     assert doc.title == "Garden Notes"  # frontmatter wins over the first H1
     assert doc.metadata["tags"] == ["plants", "soil"]
     assert doc.metadata["date"] == "2024-05-01"  # dates stored as ISO strings
@@ -233,7 +233,7 @@ def test_markdown_html_block_loses_its_markup() -> None:
 
 
 def test_html_main_content_without_boilerplate() -> None:
-    doc = parse_html(fixtures.html_page(), url="https://blog.example/lighthouse")
+    doc = parse_html(text_files.html_page(), url="https://blog.example/lighthouse")
     text = doc.text
     assert doc.title == "Lighthouse Keeping Explained"  # og:title
     assert "Lighthouse keepers log paragraph 0." in text
@@ -296,7 +296,7 @@ def test_html_file_with_declared_charset() -> None:
 
 
 def test_pdf_text_lands_on_its_page() -> None:
-    doc = parse(fixtures.two_page_pdf(), "report.pdf", BUDGETS)
+    doc = parse(pdf_files.two_page_pdf(), "report.pdf", BUDGETS)
     assert doc.title == "Quarterly Fruit Report"
     assert doc.metadata["pages"] == 2
     one, two = page_text(doc, 1), page_text(doc, 2)
@@ -315,7 +315,7 @@ def test_pdf_text_lands_on_its_page() -> None:
 
 
 def test_pdf_two_columns_read_left_then_right() -> None:
-    doc = parse(fixtures.two_column_pdf(), "study.pdf", BUDGETS)
+    doc = parse(pdf_files.two_column_pdf(), "study.pdf", BUDGETS)
     text = doc.text
     order = [text.index(f"Left column line {i:02d}") for i in range(1, 13)]
     order += [text.index(f"Right column line {i:02d}") for i in range(1, 13)]
@@ -327,7 +327,7 @@ def test_pdf_two_columns_read_left_then_right() -> None:
 
 
 def test_pdf_paper_layout_reads_abstract_then_each_column() -> None:
-    data, left, right = fixtures.two_column_paper_pdf()
+    data, left, right = pdf_files.two_column_paper_pdf()
     doc = parse(data, "paper.pdf", BUDGETS)
     assert doc.title == "A Study of Things"  # the big line on page one; no metadata title
     abstract = doc.blocks[1]
@@ -341,15 +341,15 @@ def test_pdf_table_of_short_cells_stays_row_by_row() -> None:
     items = []
     for i, (name, phone) in enumerate(rows):
         items += [
-            fixtures.PdfText(72, 700 - i * 14, name),
-            fixtures.PdfText(300, 700 - i * 14, phone),
+            pdf_files.PdfText(72, 700 - i * 14, name),
+            pdf_files.PdfText(300, 700 - i * 14, phone),
         ]
-    doc = parse(fixtures.make_pdf([items]), "phones.pdf", BUDGETS)
+    doc = parse(pdf_files.make_pdf([items]), "phones.pdf", BUDGETS)
     assert doc.blocks[0].text.splitlines() == [f"{a} {b}" for a, b in rows]
 
 
 def test_pdf_headings_from_font_size() -> None:
-    doc = parse(fixtures.headings_pdf(), "manual.pdf", BUDGETS)
+    doc = parse(pdf_files.headings_pdf(), "manual.pdf", BUDGETS)
     assert doc.title == "Install Manual"
     assert [(b.text, b.level) for b in kinds(doc, "heading")] == [
         ("Installation Guide", 1),
@@ -360,21 +360,21 @@ def test_pdf_headings_from_font_size() -> None:
 
 
 def test_pdf_running_headers_and_page_numbers_are_dropped() -> None:
-    doc = parse(fixtures.pdf_with_running_headers(), "memo.pdf", BUDGETS)
+    doc = parse(pdf_files.pdf_with_running_headers(), "memo.pdf", BUDGETS)
     assert "ACME Corp" not in doc.text and "Page 2 of 4" not in doc.text
     assert {b.location.page for b in doc.blocks} == {1, 2, 3, 4}
-    assert doc.blocks[0].text.startswith(fixtures.prose(80, seed=50)[:40])
+    assert doc.blocks[0].text.startswith(text_files.prose(80, seed=50)[:40])
     assert doc.blocks[0].location.line_start == 2  # the dropped header was still line 1 of the page
 
 
 def test_encrypted_pdf() -> None:
     with pytest.raises(EncryptedDocument, match="password-protected PDF"):
-        parse(fixtures.encrypted_pdf(), "locked.pdf", BUDGETS)
+        parse(pdf_files.encrypted_pdf(), "locked.pdf", BUDGETS)
 
 
 def test_truncated_pdf() -> None:
     with pytest.raises(ParseError, match="truncated PDF"):
-        parse(fixtures.truncated_pdf(), "cut.pdf", BUDGETS)
+        parse(pdf_files.truncated_pdf(), "cut.pdf", BUDGETS)
 
 
 def test_corrupt_pdf() -> None:
@@ -386,20 +386,20 @@ def test_corrupt_pdf() -> None:
 @pytest.mark.attack
 def test_pdf_page_budget() -> None:
     with pytest.raises(BudgetExceeded, match="3 pages, over the 2-page budget"):
-        parse(fixtures.text_pdf(3), "long.pdf", ParseBudgets(max_pdf_pages=2))
+        parse(pdf_files.text_pdf(3), "long.pdf", ParseBudgets(max_pdf_pages=2))
 
 
 @pytest.mark.attack
 def test_pdf_time_budget() -> None:
     with pytest.raises(BudgetExceeded, match="took longer than"):
-        parse(fixtures.text_pdf(3), "slow.pdf", ParseBudgets(timeout_s=0))
+        parse(pdf_files.text_pdf(3), "slow.pdf", ParseBudgets(timeout_s=0))
 
 
 # --- DOCX ------------------------------------------------------------------------------------
 
 
 def test_docx_headings_lists_and_tables() -> None:
-    doc = parse(fixtures.docx_with_structure(), "handbook.docx", BUDGETS)
+    doc = parse(office_files.docx_with_structure(), "handbook.docx", BUDGETS)
     assert doc.title == "Team Handbook"
     assert [(b.text, b.level) for b in kinds(doc, "heading")] == [
         ("Handbook", 1),
@@ -431,7 +431,7 @@ def test_docx_headings_lists_and_tables() -> None:
 
 @pytest.mark.attack
 def test_docx_zip_bomb_is_stopped_before_opening() -> None:
-    bomb = fixtures.zip_bomb_docx()
+    bomb = office_files.zip_bomb_docx()
     with pytest.raises(BudgetExceeded, match="decompresses past the compression-ratio budget"):
         parse(bomb, "bomb.docx", BUDGETS)
     with pytest.raises(BudgetExceeded, match="decompresses past the 10 MB budget"):
@@ -441,11 +441,11 @@ def test_docx_zip_bomb_is_stopped_before_opening() -> None:
 @pytest.mark.attack
 def test_docx_with_doctype_is_refused() -> None:
     with pytest.raises(ParseError, match="DOCTYPE"):
-        parse(fixtures.docx_with_doctype(), "entities.docx", BUDGETS)
+        parse(office_files.docx_with_doctype(), "entities.docx", BUDGETS)
 
 
 def test_truncated_docx() -> None:
-    data = fixtures.docx_with_structure()
+    data = office_files.docx_with_structure()
     with pytest.raises(ParseError, match="corrupt DOCX"):
         parse(data[: len(data) // 2], "cut.docx", BUDGETS)
 

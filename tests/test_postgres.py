@@ -18,7 +18,7 @@ from loci.store.postgres import PostgresStore
 from loci.store.postgres import vectors as vector_sql
 from loci.store.postgres.connection import connect
 from loci.store.sqlite import SqliteStore
-from tests.pg import EmbeddedPostgres
+from tests.support.pg import EmbeddedPostgres
 
 
 @pytest.fixture

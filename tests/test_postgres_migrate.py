@@ -19,8 +19,9 @@ from loci.store.blobs import sha256_hex
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.blobs import PostgresBlobStore
 from loci.store.sqlite import SqliteStore
-from tests.conftest import make_service, run_cli
-from tests.pg import EmbeddedPostgres
+from tests.support.cli import run_cli
+from tests.support.pg import EmbeddedPostgres
+from tests.support.services import make_service
 
 NOTES = {
     "kelp.txt": "Sea otters eat urchins, which protects kelp forests along the coast.",

@@ -17,10 +17,10 @@ import pytest
 from loci.embed.base import Embedder
 from loci.store.postgres import PostgresStore
 from loci.store.postgres.connection import connect
-from tests.conftest import make_service
-from tests.live_server import free_port
-from tests.pg import EmbeddedPostgres
-from tests.test_server_cli import _wait_up
+from tests.support.live_server import free_port
+from tests.support.pg import EmbeddedPostgres
+from tests.support.services import make_service
+from tests.support.waiting import wait_up
 
 JOBS = 300
 
@@ -133,12 +133,12 @@ def test_two_api_processes_on_one_database_serve_the_same_user(
     first = _serve(tmp_path / "one", ports[0], env)  # with a worker
     second = None
     try:
-        _wait_up(urls[0], first)
+        wait_up(urls[0], first)
         assert first.stdout is not None
         token = first.stdout.readline().strip()
         assert token.startswith("loci_")
         second = _serve(tmp_path / "two", ports[1], env, "--no-worker")
-        _wait_up(urls[1], second)
+        wait_up(urls[1], second)
         auth = {"Authorization": f"Bearer {token}"}
         one, two = (httpx.Client(base_url=u + "/api/v1", headers=auth, timeout=30) for u in urls)
         with one, two:

@@ -17,10 +17,11 @@ from PIL import Image, ImageDraw
 from loci.embed.base import Embedder
 from loci.ingest.preflight import OcrPlan, ocr_needed
 from loci.service import Loci
-from tests import fixtures
-from tests.conftest import make_service, run_cli
-from tests.live_server import LiveServer
-from tests.loopback import Loopback
+from tests.support import pdf_files, text_files
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback
+from tests.support.services import make_service
 
 KELP = """# Kelp forests
 
@@ -28,7 +29,7 @@ Giant kelp can grow up to sixty centimetres a day in cold, nutrient-rich water a
 coasts. Sea otters protect kelp forests by eating the urchins that would otherwise graze them.
 """
 BOILER = "# Boiler\n\nOpen the filling loop until the gauge reads 1.5 bar, then close it.\n"
-LONG = "\n\n".join(f"## Part {i}\n\n" + fixtures.prose(180, seed=i) for i in range(6))
+LONG = "\n\n".join(f"## Part {i}\n\n" + text_files.prose(180, seed=i) for i in range(6))
 
 
 def _folder(root: Path) -> Path:
@@ -38,7 +39,7 @@ def _folder(root: Path) -> Path:
     (folder / "sub").mkdir(parents=True)
     (folder / "kelp.md").write_text(KELP)
     (folder / "long.md").write_text(LONG)
-    (folder / "report.pdf").write_bytes(fixtures.text_pdf(2, words_per_page=200))
+    (folder / "report.pdf").write_bytes(pdf_files.text_pdf(2, words_per_page=200))
     (folder / "boiler.md").write_text(BOILER)  # added before the dry run
     (folder / "sub" / "boiler-again.md").write_text(BOILER)
     (folder / "notes.txt").write_text("Call the plumber on Tuesday about the radiator valve.\n")
@@ -48,7 +49,7 @@ def _folder(root: Path) -> Path:
     (folder / "drawing.xyz").write_bytes(b"\x00\x01 not a format Loci reads \x02")
     (folder / "huge.txt").write_text("x" * (1024 * 1024 + 10))
     (folder / "empty.md").write_bytes(b"")
-    (folder / "scan.pdf").write_bytes(fixtures.make_pdf([[], []], image_bytes=4000))
+    (folder / "scan.pdf").write_bytes(pdf_files.make_pdf([[], []], image_bytes=4000))
     whiteboard = Image.new("L", (420, 80), 255)
     ImageDraw.Draw(whiteboard).text((10, 30), "Standup moved to Thursday", fill=0)
     whiteboard.save(folder / "whiteboard.png")
@@ -248,8 +249,8 @@ def test_an_allowed_url_is_fetched_and_reported(page_server: Loopback, tmp_path:
 
 
 def test_ocr_is_predicted_as_the_parsers_decide() -> None:
-    assert ocr_needed(fixtures.text_pdf(1)) == OcrPlan(0, None)
-    scanned = ocr_needed(fixtures.make_pdf([[], [], []], image_bytes=2000))
+    assert ocr_needed(pdf_files.text_pdf(1)) == OcrPlan(0, None)
+    scanned = ocr_needed(pdf_files.make_pdf([[], [], []], image_bytes=2000))
     assert scanned == OcrPlan(3, "pages 1, 2, 3 without a text layer")
     png = io.BytesIO()
     Image.new("L", (40, 20), 255).save(png, format="PNG")

@@ -15,8 +15,8 @@ from loci.errors import NotFound
 from loci.ingest.progress import Throttled, report, reporting
 from loci.models import Brain, Document, Progress
 from loci.service import Loci
-from tests import fixtures
-from tests.live_server import LiveServer
+from tests.support import pdf_files
+from tests.support.live_server import LiveServer
 
 
 class Clock:
@@ -97,7 +97,7 @@ def test_the_api_shows_a_documents_progress_until_it_is_ready(loci: Loci, brain:
     server = LiveServer(loci, run_worker=False).start()
     try:
         with server.client() as http:
-            added = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(8))
+            added = loci.library.add_bytes(brain, "report.pdf", pdf_files.text_pdf(8))
             queued: dict[str, Any] = http.get(f"/brains/default/files/{added.document.id}").json()
             assert (queued["status"], queued["vectors_pending"], queued["progress"]) == (
                 "processing",

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from loci.embed.base import Embedder
-from loci.models import NewDocument, is_searchable
+from loci.models import is_searchable
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import TEXT_BYTES_PER_S
-from tests import fixtures
-from tests.conftest import make_service
+from tests.support import pdf_files, text_files
+from tests.support.services import file_row, make_service
 
 pytestmark = pytest.mark.both_backends
 
@@ -36,7 +36,7 @@ def sliced(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iter
 def test_small_files_added_while_a_big_one_is_embedded_go_first(sliced: Loci) -> None:
     loci, brain = sliced, sliced.brain()
     worker = loci.library.worker()
-    big = loci.library.add_bytes(brain, "annual-report.pdf", fixtures.text_pdf(30)).document
+    big = loci.library.add_bytes(brain, "annual-report.pdf", pdf_files.text_pdf(30)).document
     assert worker.run_batch() == 1  # its text: searchable by words
     assert worker.run_batch() == 1  # one slice of its embedding
     big = loci.library.document(brain, big.id)
@@ -45,7 +45,7 @@ def test_small_files_added_while_a_big_one_is_embedded_go_first(sliced: Loci) ->
     assert 0 < started < big.progress.total
 
     notes = [
-        loci.library.add_note(brain, f"Note {n}: {fixtures.prose(40, seed=n)}").document.id
+        loci.library.add_note(brain, f"Note {n}: {text_files.prose(40, seed=n)}").document.id
         for n in range(3)
     ]
     for _ in notes:  # the notes' text comes before the big file's next slice
@@ -64,19 +64,6 @@ def test_small_files_added_while_a_big_one_is_embedded_go_first(sliced: Loci) ->
         pass
     big = loci.library.document(brain, big.id)
     assert (big.status, big.vectors_pending, big.progress) == ("ready", False, None)
-
-
-def file_row(name: str, size: int) -> NewDocument:
-    """A file's row of `size` bytes with a hash of its own, as the queue sees it."""
-    return NewDocument(
-        kind="file",
-        name=name,
-        title=None,
-        source_url=None,
-        mime_type="application/pdf",
-        size_bytes=size,
-        content_hash=name.encode().hex().ljust(64, "0"),
-    )
 
 
 def _next(store: Store) -> str:

@@ -11,9 +11,9 @@ import shutil
 import pytest
 from PIL import Image
 
-from tests import fixtures
-from tests.live_server import LiveServer
-from tests.test_ocr import scanned_pdf, text_image
+from tests.support import pdf_files
+from tests.support.image_files import scanned_pdf, text_image
+from tests.support.live_server import LiveServer
 
 BRAIN = "reader"
 
@@ -25,7 +25,7 @@ def test_a_pdf_passage_is_marked_on_its_page_and_a_text_passage_by_its_character
         assert api.post("/brains", json={"name": BRAIN}).status_code == 201
         ids = {}
         for name, data in (
-            ("report.pdf", fixtures.two_page_pdf()),
+            ("report.pdf", pdf_files.two_page_pdf()),
             (
                 "boiler.md",
                 b"# Boiler\n\nBleed the radiators in autumn.\n\nThe gauge reads 1.5 bar.",

@@ -11,7 +11,7 @@ import pytest
 from loci.graph import writer
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 
 @pytest.mark.both_backends

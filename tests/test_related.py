@@ -10,8 +10,8 @@ import pytest
 from loci.errors import InvalidInput, NotFound
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 NOTES = {
     "Descaling the kettle": "Limescale builds up inside the kettle in hard-water areas; boil "

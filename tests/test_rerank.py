@@ -25,8 +25,8 @@ from loci.errors import InvalidInput
 from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service
-from tests.loopback import ApiHandler, Loopback
+from tests.support.loopback import ApiHandler, Loopback
+from tests.support.services import make_service
 
 NOTES = {
     "Descaling the kettle": "Fill the kettle with one part vinegar to two parts water, bring it "

@@ -16,7 +16,7 @@ import psycopg
 from loci.store.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
-from tests.pg import EmbeddedPostgres
+from tests.support.pg import EmbeddedPostgres
 
 SQLITE_ONLY_TABLES = {
     # The BM25 leg is FTS5 (its table and shadow tables); PostgreSQL keeps term statistics.

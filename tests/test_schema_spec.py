@@ -25,7 +25,7 @@ from loci.store import schema
 from loci.store.postgres.migrations import MIGRATIONS as POSTGRES_MIGRATIONS
 from loci.store.sqlite import SqliteStore
 from loci.store.sqlite.migrations import MIGRATIONS as SQLITE_MIGRATIONS
-from tests.pg import OWNER_ROLE, EmbeddedPostgres
+from tests.support.pg import OWNER_ROLE, EmbeddedPostgres
 
 BOOKKEEPING = {"schema_migrations"}  # the migrations' own record, not part of the schema
 # The tables that hold no brain's rows and are seen by every transaction: accounts and what

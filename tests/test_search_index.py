@@ -16,7 +16,7 @@ from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.connection import Database
 from loci.store.sqlite.search_index import SearchIndex
 from loci.store.vector_files import matrix_path
-from tests.word_chunks import add_words, word_vector
+from tests.support.word_chunks import add_words, word_vector
 
 ALL = SearchFilters()
 

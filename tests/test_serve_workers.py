@@ -15,9 +15,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import run_cli
-from tests.live_server import free_port
-from tests.test_server_cli import _wait_up
+from tests.support.cli import run_cli
+from tests.support.live_server import free_port
+from tests.support.waiting import wait_up
 
 # A document indexed by either process is found by every search, on either, this soon after it
 # is ready (catching up happens on the search itself; the margin is for a loaded machine).
@@ -70,7 +70,7 @@ def test_two_processes_find_what_the_other_wrote(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        _wait_up(url, process)
+        wait_up(url, process)
         token = (home / "owner-token").read_text().strip()
         with httpx.Client(
             base_url=url + "/api/v1", headers={"Authorization": f"Bearer {token}"}, timeout=30

@@ -10,7 +10,6 @@ import ssl
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -21,9 +20,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from loci.embed.base import Embedder
-from tests.conftest import make_service, run_cli
-from tests.live_server import LiveServer, free_port
-from tests.test_web_add import site  # noqa: F401  (fixture)
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer, free_port
+from tests.support.services import make_service
+from tests.support.waiting import wait_up
+from tests.support.web_pages import site  # noqa: F401  (fixture)
 
 
 def _serve(home: Path, port: int, *options: str) -> subprocess.Popen[str]:
@@ -36,30 +37,13 @@ def _serve(home: Path, port: int, *options: str) -> subprocess.Popen[str]:
     )
 
 
-def _wait_up(
-    url: str, process: subprocess.Popen[str], verify: ssl.SSLContext | bool = True
-) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(
-                f"loci serve exited: {process.stderr.read() if process.stderr else ''}"
-            )
-        try:
-            if httpx.get(url + "/api/v1/health", timeout=1, verify=verify).status_code == 200:
-                return
-        except httpx.TransportError:
-            time.sleep(0.2)
-    raise AssertionError("loci serve did not come up")
-
-
 def test_first_start_creates_the_owner_and_shows_the_token_once(tmp_path: Path) -> None:
     home = tmp_path / "home"
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     first = _serve(home, port)
     try:
-        _wait_up(url, first)
+        wait_up(url, first)
         assert first.stdout is not None
         token = first.stdout.readline().strip()
         assert token.startswith("loci_")
@@ -74,7 +58,7 @@ def test_first_start_creates_the_owner_and_shows_the_token_once(tmp_path: Path) 
 
     second = _serve(home, port)
     try:
-        _wait_up(url, second)
+        wait_up(url, second)
     finally:
         second.terminate()
         out, _ = second.communicate(timeout=30)
@@ -122,7 +106,7 @@ def test_serve_https_with_a_certificate_gives_a_secure_session_cookie(tmp_path: 
         tmp_path / "home", port, "--ssl-certfile", str(cert), "--ssl-keyfile", str(key)
     )
     try:
-        _wait_up(url, process, verify=trust)
+        wait_up(url, process, verify=trust)
         assert process.stdout is not None
         token = process.stdout.readline().strip()
         signed_in = httpx.post(url + "/api/v1/session", json={"token": token}, verify=trust)
@@ -232,7 +216,7 @@ def test_serve_with_several_processes(tmp_path: Path) -> None:
         text=True,
     )  # fmt: skip
     try:
-        _wait_up(url, process)
+        wait_up(url, process)
         assert process.stdout is not None
         token = process.stdout.readline().strip()
         headers = {"Authorization": f"Bearer {token}"}

@@ -10,11 +10,8 @@ import logging
 import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 
 from loci.auth.accounts import Accounts
@@ -27,91 +24,21 @@ from loci.integrations.slack_capture import SlackCapture
 from loci.integrations.slack_links import SlackLinks
 from loci.integrations.webhooks import Webhooks
 from loci.service import Loci
-from tests.conftest import make_service, open_store, run_cli
-from tests.fake_slack import FakeSlack
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.fake_slack import FakeSlack
+from tests.support.live_server import LiveServer
+from tests.support.services import make_service, open_store
+from tests.support.slack import (
+    ALICE_SLACK,
+    BOT_TOKEN,
+    EVENTS,
+    SIGNING_SECRET,
+    STRANGER_SLACK,
+    TEAM,
+    Slack,
+)
 
-SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
-BOT_TOKEN = "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy"
-TEAM, ALICE_SLACK, STRANGER_SLACK = "T0001", "U0ALICE", "U0NOBODY"
-EVENTS = "/integrations/slack/events"
 pytestmark = pytest.mark.both_backends
-
-
-@dataclass
-class Slack:
-    server: LiveServer
-    fake: FakeSlack
-    alice: str  # her Loci token
-    counter: int = 0
-
-    def api(self) -> httpx.Client:
-        """A client with no Loci token: Slack has none."""
-        return self.server.client("")
-
-    def deliver(
-        self,
-        payload: dict[str, Any] | bytes,
-        *,
-        secret: str = SIGNING_SECRET,
-        at: float | None = None,
-        tamper: bool = False,
-    ) -> httpx.Response:
-        """POST a delivery signed as Slack signs it (v0, HMAC-SHA256 of v0:timestamp:body);
-        bytes are sent as they are."""
-        body = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-        stamp = str(int(time.time() if at is None else at))
-        base = b"v0:" + stamp.encode() + b":" + body
-        signature = "v0=" + hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-        if tamper:
-            body = body.replace(b"Thursday", b"Saturday")
-        headers = {
-            "X-Slack-Request-Timestamp": stamp,
-            "X-Slack-Signature": signature,
-            "Content-Type": "application/json",
-        }
-        with self.api() as api:
-            return api.post(EVENTS, content=body, headers=headers)
-
-    def message(self, text: str, *, user: str = ALICE_SLACK, **event: Any) -> dict[str, Any]:
-        """An event_callback for a message, with a fresh event id and ts."""
-        self.counter += 1
-        ts = f"17123456{self.counter:02d}.000100"
-        return {
-            "token": "deprecated-verification-token",
-            "team_id": TEAM,
-            "api_app_id": "A0LOCI",
-            "type": "event_callback",
-            "event_id": f"Ev0{self.counter:04d}",
-            "event_time": int(time.time()),
-            "event": {
-                "type": "message",
-                "channel": "C0GARDEN",
-                "user": user,
-                "text": text,
-                "ts": ts,
-                "channel_type": "channel",
-                **event,
-            },
-        }
-
-    def items(self) -> list[dict[str, Any]]:
-        """The brain's kept items (what a capture writes first)."""
-        with self.server.client(self.alice) as api:
-            found: list[dict[str, Any]] = api.get("/brains/notes/files").json()
-        return [d for d in found if d["kind"] == "item"]
-
-    def search(self, query: str, timeout: float = 60) -> list[dict[str, Any]]:
-        """Search alice's brain until something matches (indexing takes a moment)."""
-        deadline = time.monotonic() + timeout
-        with self.server.client(self.alice) as api:
-            while True:
-                hits: list[dict[str, Any]] = api.post(
-                    "/brains/notes/search", json={"query": query, "mode": "text"}
-                ).json()["hits"]
-                if hits or time.monotonic() > deadline:
-                    return hits
-                time.sleep(0.1)
 
 
 @pytest.fixture

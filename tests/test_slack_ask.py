@@ -24,10 +24,10 @@ from loci.integrations.webhooks import Webhooks
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
 from loci.models import User
 from loci.service import Loci
-from tests.fake_slack import FakeSlack
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
-from tests.test_slack import ALICE_SLACK, BOT_TOKEN, SIGNING_SECRET, STRANGER_SLACK, TEAM, Slack
+from tests.support.fake_slack import FakeSlack
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
+from tests.support.slack import ALICE_SLACK, BOT_TOKEN, SIGNING_SECRET, STRANGER_SLACK, TEAM, Slack
 
 pytestmark = pytest.mark.both_backends
 BOT_USER = "U0LOCIBOT"

@@ -17,7 +17,7 @@ from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.sources import SourceSync
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.both_backends
 

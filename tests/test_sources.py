@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,41 +14,27 @@ import anyio
 import pytest
 from mcp import Client
 
-from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.mcp.stdio import local_server
 from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from loci.service.sources import SourceSync
 from loci.wire.documents import DocumentOut
-from tests.conftest import make_service, run_cli, run_cli_process
-from tests.mcp_results import ok
+from tests.support.cli import run_cli, run_cli_process
+from tests.support.folders import RECIPE, capped, sync_counts, sync_folders
+from tests.support.mcp_results import ok
+from tests.support.services import texts
+
+__all__ = ["capped"]  # a fixture (tests/support/folders.py): pytest finds it here
 
 pytestmark = pytest.mark.both_backends
 
 LESSON = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\n"
 BILL = "Water bill: 42.10 GBP, due on the third of March.\n"
-RECIPE = "# Soup\n\nLentil soup needs cumin, lemon and two onions.\n"
 
 
 def _hits(loci: Loci, brain: Brain, query: str) -> list[Hit]:
     return loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
-
-
-def _texts(loci: Loci, brain: Brain, query: str) -> list[str]:
-    return [h.text for h in _hits(loci, brain, query)]
-
-
-def _counts(result: SourceSync) -> dict[str, int]:
-    report = result.as_report()
-    return {k: report[k] for k in ("added", "updated", "renamed", "removed", "gone", "unchanged")}
-
-
-def _sync(loci: Loci, brain: Brain) -> SourceSync:
-    (result,) = loci.sources.sync(brain).sources
-    loci.library.wait_for(brain, result.queued)
-    return result
 
 
 @pytest.fixture
@@ -75,18 +60,18 @@ def test_a_sync_adds_updates_renames_and_removes_as_the_folder_changed(
     loci: Loci, brain: Brain, vault: Path
 ) -> None:
     loci.sources.add(brain, vault)
-    first = _sync(loci, brain)
-    assert _counts(first)["added"] == 3 and not first.failed
+    first = sync_folders(loci, brain)
+    assert sync_counts(first)["added"] == 3 and not first.failed
     names = {d.name: d.id for d in loci.library.documents(brain)}
     assert set(names) == {"lesson.md", "bill.txt", "soup.md"}  # no .obsidian, no links
-    assert first.files == 3 and not _texts(loci, brain, "safe code")
+    assert first.files == 3 and not texts(loci, brain, "safe code")
 
     (vault / "music" / "lesson.md").write_text(LESSON.replace("Tuesday at 5pm", "Friday at 4pm"))
     (vault / "garden.md").write_text("Plant the tulip bulbs before the first frost.\n")
     (vault / "bill.txt").rename(vault / "water-bill.txt")
     (vault / "soup.md").unlink()
-    second = _sync(loci, brain)
-    assert _counts(second) == {
+    second = sync_folders(loci, brain)
+    assert sync_counts(second) == {
         "added": 1, "updated": 1, "renamed": 1, "removed": 1, "gone": 0, "unchanged": 0
     }  # fmt: skip
     documents = {d.name: d for d in loci.library.documents(brain)}
@@ -96,22 +81,15 @@ def test_a_sync_adds_updates_renames_and_removes_as_the_folder_changed(
     assert documents["lesson.md"].id == names["lesson.md"]
     assert all(d.status == "ready" for d in documents.values())
 
-    assert any("Friday at 4pm" in t for t in _texts(loci, brain, "piano lesson Friday"))
-    assert not any("5pm" in t for t in _texts(loci, brain, "piano lesson 5pm"))
-    assert not _texts(loci, brain, "lentil soup cumin")
-    assert any("tulip" in t for t in _texts(loci, brain, "tulip bulbs"))
-    assert any("Water bill" in t for t in _texts(loci, brain, "water bill"))
+    assert any("Friday at 4pm" in t for t in texts(loci, brain, "piano lesson Friday"))
+    assert not any("5pm" in t for t in texts(loci, brain, "piano lesson 5pm"))
+    assert not texts(loci, brain, "lentil soup cumin")
+    assert any("tulip" in t for t in texts(loci, brain, "tulip bulbs"))
+    assert any("Water bill" in t for t in texts(loci, brain, "water bill"))
 
-    third = _sync(loci, brain)
-    assert _counts(third)["unchanged"] == 3 and sum(_counts(third).values()) == 3
+    third = sync_folders(loci, brain)
+    assert sync_counts(third)["unchanged"] == 3 and sum(sync_counts(third).values()) == 3
     assert loci.sources.list(brain)[0].last_report == third.as_report()
-
-
-@pytest.fixture
-def capped(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    service = make_service(tmp_path / "capped", embedder, database_url, max_file_mb=0.01)
-    yield service
-    service.store.close()
 
 
 def test_a_file_that_cannot_be_read_or_is_too_large_fails_alone_with_its_reason(
@@ -125,7 +103,7 @@ def test_a_file_that_cannot_be_read_or_is_too_large_fails_alone_with_its_reason(
     readable = os.access(locked, os.R_OK)  # root reads it anyway: then only the cap is tested
     try:
         capped.sources.add(brain, vault)
-        result = _sync(capped, brain)
+        result = sync_folders(capped, brain)
     finally:
         locked.chmod(0o644)
     reasons = {Path(f.path).name: f.reason for f in result.failed}
@@ -141,25 +119,25 @@ def test_a_folder_that_is_not_there_deletes_nothing(
     loci: Loci, brain: Brain, vault: Path, tmp_path: Path
 ) -> None:
     loci.sources.add(brain, vault)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     kept = [d.id for d in loci.library.documents(brain)]
 
     away = tmp_path / "elsewhere"
     vault.rename(away)  # the drive unplugged
-    gone = _sync(loci, brain)
+    gone = sync_folders(loci, brain)
     assert gone.unreachable and "not there" in gone.unreachable
     assert [d.id for d in loci.library.documents(brain)] == kept
     assert loci.sources.list(brain)[0].last_report["unreachable"] == gone.unreachable  # type: ignore[index]
 
     vault.mkdir()  # an empty mount point left behind
-    empty = _sync(loci, brain)
+    empty = sync_folders(loci, brain)
     assert empty.unreachable and "empty" in empty.unreachable
     assert [d.id for d in loci.library.documents(brain)] == kept
 
     vault.rmdir()
     away.rename(vault)  # plugged in again
-    back = _sync(loci, brain)
-    assert back.unreachable is None and _counts(back)["unchanged"] == 3
+    back = sync_folders(loci, brain)
+    assert back.unreachable is None and sync_counts(back)["unchanged"] == 3
 
 
 def _mcp_search(loci: Loci, query: str) -> list[dict[str, Any]]:
@@ -174,11 +152,11 @@ def test_with_keep_deleted_a_deleted_file_keeps_its_document_marked_gone(
     loci: Loci, brain: Brain, vault: Path
 ) -> None:
     loci.sources.add(brain, vault, on_delete="keep")
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     soup = next(d for d in loci.library.documents(brain) if d.name == "soup.md")
     assert soup.gone_at is None
     (vault / "soup.md").unlink()
-    result = _sync(loci, brain)
+    result = sync_folders(loci, brain)
     assert result.gone == 1 and result.removed == 0
     kept = loci.library.document(brain, soup.id)
     assert kept.gone_at is not None and kept.source_path == soup.source_path
@@ -192,21 +170,21 @@ def test_with_keep_deleted_a_deleted_file_keeps_its_document_marked_gone(
     others = [d for d in loci.library.documents(brain) if d.id != soup.id]
     assert others and all(d.gone_at is None for d in others)
 
-    again = _sync(loci, brain)  # marked once: a later sync counts and changes nothing
+    again = sync_folders(loci, brain)  # marked once: a later sync counts and changes nothing
     assert (again.gone, again.returned) == (0, 0)
     assert loci.library.document(brain, soup.id).gone_at == kept.gone_at
 
     (vault / "soup.md").write_text(RECIPE)  # the file is back: no longer gone
-    back = _sync(loci, brain)
+    back = sync_folders(loci, brain)
     assert (back.returned, back.unchanged, back.added) == (1, 3, 0)
     assert loci.library.document(brain, soup.id).gone_at is None
     assert [h.gone_at for h in _hits(loci, brain, "lentil soup cumin")] == [None]
 
     # Gone again, then back under another name: the same document, moved, not gone.
     (vault / "soup.md").unlink()
-    assert _sync(loci, brain).gone == 1
+    assert sync_folders(loci, brain).gone == 1
     (vault / "music" / "lentil-soup.md").write_text(RECIPE)
-    moved = _sync(loci, brain)
+    moved = sync_folders(loci, brain)
     assert moved.renamed == 1 and moved.added == 0
     now = loci.library.document(brain, soup.id)
     assert now.gone_at is None and now.name == "lentil-soup.md"
@@ -342,7 +320,7 @@ def test_a_file_added_by_hand_that_the_globs_leave_out_is_not_the_sources_to_rem
 ) -> None:
     by_hand = loci.library.add_file(brain, vault / "bill.txt").document
     loci.sources.add(brain, vault, exclude=["*.txt"])
-    result = _sync(loci, brain)
+    result = sync_folders(loci, brain)
     assert (result.added, result.removed) == (2, 0)
     _, removed = loci.sources.remove(brain, loci.sources.list(brain)[0].id, keep_documents=False)
     assert removed == 2

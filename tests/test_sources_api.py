@@ -17,11 +17,12 @@ from mcp import Client
 from loci.embed.base import Embedder
 from loci.service import Loci
 from loci.service.watching import FolderWatcher, WatchSettings
-from tests.conftest import make_service, run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.test_mcp_http import over_http
-from tests.test_watching import eventually
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import over_http
+from tests.support.mcp_results import ok
+from tests.support.services import make_service
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.both_backends
 

@@ -27,12 +27,13 @@ from loci.ingest.folder_walk import read_whole, walk_folder, walk_paths
 from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests import test_sources
-from tests.conftest import open_store, run_cli
-from tests.test_watching import FAST, by_path, documents_when, eventually
+from tests.support.cli import run_cli
+from tests.support.folders import FAST, by_path, capped, documents_when
+from tests.support.services import open_store
+from tests.support.waiting import eventually
 
 CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24
-capped = test_sources.capped  # the fixture: a service whose file cap is 10 KB
+__all__ = ["capped"]  # the fixture: a service whose file cap is 10 KB
 
 
 def _held_to_mode_bits() -> None:

@@ -28,11 +28,11 @@ from loci.errors import LociError
 from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.test_sources import _sync, _texts
-from tests.test_versions import FIRST, SECOND
-from tests.test_watching import by_path, eventually, report_of, watcher  # noqa: F401
+from tests.support.cli import run_cli
+from tests.support.folders import FIRST, SECOND, by_path, report_of, sync_folders, watcher  # noqa: F401
+from tests.support.live_server import LiveServer
+from tests.support.services import texts
+from tests.support.waiting import eventually  # noqa: F401
 
 pytestmark = [pytest.mark.both_backends, pytest.mark.attack]
 
@@ -134,7 +134,7 @@ def test_a_subfolder_swapped_for_a_link_during_a_sync_is_not_read(
     assert [f.path for f in result.failed] == [str(folder / "sub" / "b.md")]
     assert "symbolic link" in result.failed[0].reason
     loci.library.wait_for(brain, result.queued)
-    assert not _texts(loci, brain, "safe code")
+    assert not texts(loci, brain, "safe code")
     assert [d.name for d in loci.library.documents(brain)] == ["a.md"]
 
 
@@ -156,7 +156,7 @@ def test_a_watched_folder_swapped_for_a_link_is_refused_and_nothing_is_deleted(
     assert "symbolic link" in report["unreachable"]
     (outside / "more.md").write_text("# More\n\nThe alarm code is 9981.\n")  # an event there
     assert [d.id for d in by_path(loci, brain).values()] == kept
-    assert not _texts(loci, brain, "safe code") and not _texts(loci, brain, "alarm code")
+    assert not texts(loci, brain, "safe code") and not texts(loci, brain, "alarm code")
 
 
 @pytest.mark.parametrize("swapped", ["folder", "subfolder"])
@@ -168,9 +168,9 @@ def test_a_restore_does_not_write_through_a_folder_swapped_for_a_link(
     lesson = folder / "sub" / "lesson.md"
     lesson.write_text(FIRST)
     loci.sources.add(brain, folder)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     lesson.write_text(SECOND)
-    assert _sync(loci, brain).updated == 1
+    assert sync_folders(loci, brain).updated == 1
     document = loci.store.find_by_path(brain.id, str(lesson))
     assert document is not None
 
@@ -198,7 +198,7 @@ def test_a_vault_followed_as_pages_writes_nothing_through_a_folder_swapped_for_a
     ben = "---\nid: ben\nkind: page\ntype: person\ntitle: Ben\n---\n\nBen bakes sourdough.\n"
     (vault / "people" / "ben.md").write_text(ben)
     loci.sources.add(brain, vault, mode="pages")
-    assert _sync(loci, brain).added == 1
+    assert sync_folders(loci, brain).added == 1
     outside = (tmp_path / "victim").resolve()
     outside.mkdir()
     (outside / "ben.md").write_text(ben)  # the bytes Loci expects, so a write-back would go
@@ -207,12 +207,12 @@ def test_a_vault_followed_as_pages_writes_nothing_through_a_folder_swapped_for_a
     # An edit made in Loci is written back to its file at once — not through the link.
     loci.graph.append_timeline(brain, "ben", "Opened a bakery.", actor="agent", at="2026-05-01")
     assert (outside / "ben.md").read_text() == ben
-    synced = _sync(loci, brain)
+    synced = sync_folders(loci, brain)
     assert (outside / "ben.md").read_text() == ben
     assert synced.written == 0
 
     _swap_for_link(vault, outside)  # the vault itself
-    refused = _sync(loci, brain)
+    refused = sync_folders(loci, brain)
     assert refused.unreachable and "symbolic link" in refused.unreachable
     assert (outside / "ben.md").read_text() == ben
     assert "Opened a bakery." in loci.graph.get(brain, "ben").content  # nothing deleted
@@ -256,7 +256,7 @@ def test_a_data_directory_registered_before_the_rule_is_refused_at_every_sync(
     (home / "owner-token").write_text("loci_not-a-real-token\n")
     # As an older version let an admin register it (straight into the store, as it was).
     loci.store.create_source(brain.id, str(home), [], [], "remove", "files")
-    result = _sync(loci, brain)
+    result = sync_folders(loci, brain)
     assert result.unreachable and "Loci's own data" in result.unreachable
     assert loci.library.documents(brain) == []
 
@@ -295,7 +295,7 @@ def test_the_data_directory_mounted_inside_a_followed_folder_is_never_read(
         pytest.skip("this system lets no folder be bound here")
     try:
         assert (folder / "mirror" / "owner-token").is_file()
-        result = _sync(loci, brain)
+        result = sync_folders(loci, brain)
         assert result.unreachable is None and not result.failed
         assert [d.name for d in loci.library.documents(brain)] == ["note.md"]
     finally:

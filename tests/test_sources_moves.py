@@ -22,8 +22,17 @@ from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.test_sources import RECIPE, _counts, _sync, _texts
-from tests.test_watching import FAST, by_path, eventually, indexing, texts, watcher  # noqa: F401
+from tests.support.folders import (  # noqa: F401
+    FAST,
+    RECIPE,
+    by_path,
+    indexing,
+    sync_counts,
+    sync_folders,
+    watcher,
+)
+from tests.support.services import texts  # noqa: F401
+from tests.support.waiting import eventually  # noqa: F401
 
 pytestmark = pytest.mark.both_backends
 
@@ -49,7 +58,7 @@ def test_a_file_renamed_and_edited_between_two_syncs_keeps_its_document(
     loci: Loci, brain: Brain, folder: Path
 ) -> None:
     loci.sources.add(brain, folder)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     before = {d.name: d for d in loci.library.documents(brain)}
     stamp = before["boiler.md"].metadata["file"]
     assert recorded_identity(stamp) == read_whole(folder / "boiler.md")[1].identity
@@ -57,22 +66,22 @@ def test_a_file_renamed_and_edited_between_two_syncs_keeps_its_document(
     moved = folder / "house" / "boiler-service.md"
     (folder / "boiler.md").rename(moved)
     _append(moved, "\nNext visit: the third week of October; the engineer is Sam.\n")
-    result = _sync(loci, brain)
-    assert _counts(result) == {
+    result = sync_folders(loci, brain)
+    assert sync_counts(result) == {
         "added": 0, "updated": 1, "renamed": 1, "removed": 0, "gone": 0, "unchanged": 1
     }  # fmt: skip
     after = {d.name: d for d in loci.library.documents(brain)}
     assert set(after) == {"boiler-service.md", "soup.md"}
     document = after["boiler-service.md"]
     assert document.id == before["boiler.md"].id and document.source_path == str(moved)
-    assert any("engineer is Sam" in t for t in _texts(loci, brain, "engineer Sam"))
+    assert any("engineer is Sam" in t for t in texts(loci, brain, "engineer Sam"))
     assert [v.number for v in loci.versions.list(brain, document.id).versions] == [1]
-    assert _counts(_sync(loci, brain))["unchanged"] == 2  # and in step since
+    assert sync_counts(sync_folders(loci, brain))["unchanged"] == 2  # and in step since
 
     # A stamp kept before identities were recorded gets one at the next sync, without a read.
     old = {k: v for k, v in document.metadata["file"].items() if k in ("size", "mtime_ns")}
     loci.store.set_file_stamps(brain.id, {document.id: old})
-    assert _counts(_sync(loci, brain))["unchanged"] == 2
+    assert sync_counts(sync_folders(loci, brain))["unchanged"] == 2
     noted = loci.library.document(brain, document.id).metadata["file"]
     assert recorded_identity(noted) == read_whole(moved)[1].identity
 
@@ -81,7 +90,7 @@ def test_a_new_file_given_a_deleted_files_inode_number_is_a_new_document(
     loci: Loci, brain: Brain, folder: Path
 ) -> None:
     loci.sources.add(brain, folder)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     soup = next(d for d in loci.library.documents(brain) if d.name == "soup.md")
     inode = os.stat(folder / "soup.md").st_ino
     (folder / "soup.md").unlink()
@@ -89,7 +98,7 @@ def test_a_new_file_given_a_deleted_files_inode_number_is_a_new_document(
     written.write_text("# Gutters\n\nClear the gutters of leaves in November.\n")
     reused = os.stat(written).st_ino == inode  # ext4: yes, at once
 
-    result = _sync(loci, brain)
+    result = sync_folders(loci, brain)
     assert (result.added, result.removed, result.renamed) == (1, 1, 0), f"reused: {reused}"
     documents = {d.name: d for d in loci.library.documents(brain)}
     assert set(documents) == {"boiler.md", "gutters.md"}

@@ -1,8 +1,9 @@
-"""Single sign-on with an OpenID Connect provider: a real one on loopback (tests/oidc_provider.py,
-built with Authlib), over real HTTP on both backends — the first sign-in creating the user,
-linking by verified e-mail only when allowed, group claims to brains and admin rights, Loci's
-disabling winning over the provider, password sign-in turned off, consent after SSO — and every
-ID token a hostile or broken provider could send, each refused before anyone is signed in.
+"""Single sign-on with an OpenID Connect provider: a real one on loopback
+(tests/support/oidc_provider.py, built with Authlib), over real HTTP on both backends — the first
+sign-in creating the user, linking by verified e-mail only when allowed, group claims to brains
+and admin rights, Loci's disabling winning over the provider, password sign-in turned off, consent
+after SSO — and every ID token a hostile or broken provider could send, each refused before anyone
+is signed in.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from joserfc.jwk import RSAKey
 from loci.auth.people import People
 from loci.auth.sso.provider import ProviderDirectory, SsoProvider
 from loci.embed.base import Embedder
-from tests.conftest import BACKENDS, run_cli, served_world
-from tests.live_server import LiveServer
-from tests.oauth_flow import App, Browser
-from tests.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, Person, Provider
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import App, Browser
+from tests.support.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, Person, Provider
+from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack
 

@@ -25,8 +25,8 @@ from loci.store.base import Store
 from loci.store.postgres import PostgresStore
 from loci.store.sqlite import SqliteStore
 from loci.store.stemming import analyze, query_tokens
-from tests.conftest import run_cli
-from tests.pg import EmbeddedPostgres
+from tests.support.cli import run_cli
+from tests.support.pg import EmbeddedPostgres
 
 # (language, passages): inflected forms a question in the base form must find.
 PASSAGES = {

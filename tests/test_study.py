@@ -11,8 +11,8 @@ import pytest
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
-from tests.live_server import LiveServer
-from tests.scripted_llm import Reply, ScriptedLLM
+from tests.support.live_server import LiveServer
+from tests.support.scripted_llm import Reply, ScriptedLLM
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -18,9 +18,10 @@ from loci.models import Brain, Document, IndexWrite, Progress
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.brain_tables import BrainTables
-from tests import fixtures
-from tests.conftest import open_store, run_cli
-from tests.live_server import LiveServer
+from tests.support import pdf_files, text_files
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 
@@ -31,7 +32,7 @@ def search(loci: Loci, brain: Brain, query: str, mode: str = "hybrid") -> list: 
 
 
 def test_a_pdf_is_found_by_its_words_before_its_vectors(loci: Loci, brain: Brain) -> None:
-    added = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(12))
+    added = loci.library.add_bytes(brain, "report.pdf", pdf_files.text_pdf(12))
     [doc] = loci.library.wait_for(brain, [added.document.id], until="searchable")
     assert (doc.status, doc.vectors_pending) == ("processing", True)
     assert doc.chunk_count > 10
@@ -55,14 +56,14 @@ def test_unchanged_passages_keep_their_vectors_and_only_new_ones_wait(
     loci: Loci, brain: Brain, tmp_path: Path
 ) -> None:
     note = tmp_path / "garden.md"
-    sections = [f"## {name}\n\n{fixtures.prose(120, seed=n)}\n" for n, name in enumerate("ABC")]
+    sections = [f"## {name}\n\n{text_files.prose(120, seed=n)}\n" for n, name in enumerate("ABC")]
     note.write_text("# Garden\n\n" + "\n".join(sections))
     first = loci.library.add_file(brain, note).document
     [first] = loci.library.wait_for(brain, [first.id])
     before = {c.text: c.embed_hash for c in loci.library.chunks(brain, first.id)}
     assert first.status == "ready" and len(before) >= 3
 
-    note.write_text(note.read_text() + f"\n## D\n\n{fixtures.prose(60, seed=9)}\n")
+    note.write_text(note.read_text() + f"\n## D\n\n{text_files.prose(60, seed=9)}\n")
     edited = loci.library.add_file(brain, note)
     assert edited.refreshed and edited.document.id == first.id
     [doc] = loci.library.wait_for(brain, [first.id], until="searchable")
@@ -83,7 +84,7 @@ def test_an_add_leaves_the_vectors_to_a_running_worker(
     home = tmp_path / "home"
     env = {"LOCI_DATABASE_URL": database_url} if database_url else {}
     report = tmp_path / "kiln-report.pdf"
-    report.write_bytes(fixtures.text_pdf(6))
+    report.write_bytes(pdf_files.text_pdf(6))
     # Without a worker running, `loci add` indexes everything itself.
     alone = json.loads(run_cli("add", str(report), "--json", home=home, env=env).stdout)
     assert alone[0]["document"]["status"] == "ready"
@@ -92,7 +93,7 @@ def test_an_add_leaves_the_vectors_to_a_running_worker(
     try:
         store.beat_worker("serve@test", True)  # what a running `loci serve` says every 5 s
         other = tmp_path / "glaze-notes.pdf"
-        other.write_bytes(fixtures.text_pdf(7))
+        other.write_bytes(pdf_files.text_pdf(7))
         added = run_cli("add", str(other), "--json", home=home, env=env)
         assert added.returncode == 0, added.stderr
         [item] = json.loads(added.stdout)
@@ -162,7 +163,7 @@ def test_a_title_changed_between_the_stages_reads_the_text_again(loci: Loci, bra
 def test_the_brain_status_counts_documents_waiting_for_vectors_and_the_queue_by_stage(
     loci: Loci, brain: Brain
 ) -> None:
-    pdf = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(3)).document
+    pdf = loci.library.add_bytes(brain, "report.pdf", pdf_files.text_pdf(3)).document
     note = loci.library.add_note(brain, "Glaze test tiles go on the top shelf.").document
     queued = loci.library.add_note(brain, "Order more cone 6 witness cones.").document
     loci.library.wait_for(brain, [pdf.id, note.id], until="searchable")

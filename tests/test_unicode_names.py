@@ -12,8 +12,8 @@ import pytest
 
 from loci.errors import InvalidInput
 from loci.names import check_name, user_key
-from tests.live_server import LiveServer
-from tests.test_api_people import PASSWORD, browser, member, signed_in
+from tests.support.live_server import LiveServer
+from tests.support.people import PASSWORD, browser, member, signed_in
 
 pytestmark = pytest.mark.both_backends
 

@@ -18,21 +18,13 @@ from loci.embed.base import Embedder
 from loci.errors import InvalidInput, NotFound
 from loci.graph.folder_import import FolderImport
 from loci.models import Brain
-from loci.search.engine import SearchRequest
 from loci.service import Loci
-from tests.conftest import make_service, run_cli
-from tests.fixtures import PdfText, make_pdf
+from tests.support.cli import run_cli
+from tests.support.folders import FIRST, SECOND, THIRD
+from tests.support.pdf_files import PdfText, make_pdf
+from tests.support.services import make_service, texts
 
 pytestmark = pytest.mark.both_backends
-
-FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\n"
-SECOND = "# Piano\n\nThe piano lesson is on Friday at 4pm with Mrs Okafor.\n"
-THIRD = "# Piano\n\nThe piano lesson moved to Saturday at noon, same teacher.\n"
-
-
-def _found(loci: Loci, brain: Brain, query: str) -> list[str]:
-    hits = loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
-    return [h.text for h in hits]
 
 
 def _add(loci: Loci, brain: Brain, path: Path, text: str) -> int:
@@ -71,13 +63,13 @@ def test_an_edited_file_keeps_its_old_text_as_a_version_that_can_be_restored(
     assert listed.current_since == old.replaced_at
     assert _blob(loci, old.content_hash)  # the old bytes stay
     assert loci.versions.content(brain, doc_id, 1)[1] == FIRST.encode()
-    assert not _found(loci, brain, "Tuesday") and _found(loci, brain, "Friday")
+    assert not texts(loci, brain, "Tuesday") and texts(loci, brain, "Friday")
 
     restored = loci.versions.restore(brain, doc_id, 1)
     assert restored.changed and restored.document.id == doc_id
     loci.library.wait_for(brain, [doc_id])
     assert loci.library.document(brain, doc_id).content_hash == first.content_hash
-    assert _found(loci, brain, "Tuesday") and not _found(loci, brain, "Friday")
+    assert texts(loci, brain, "Tuesday") and not texts(loci, brain, "Friday")
     # Restoring lost nothing: what it replaced is the newest version now.
     again = loci.versions.list(brain, doc_id)
     assert again.current == 3 and [v.number for v in again.versions] == [2, 1]
@@ -249,5 +241,5 @@ def test_the_commands_list_diff_restore_and_save_versions(
     body = json.loads(cli("versions", "restore", str(doc.id), "1", "--json"))
     assert body["changed"] and body["document"]["status"] == "ready"
     assert body["document"]["id"] == doc.id
-    assert _found(loci, brain, "Tuesday") and not _found(loci, brain, "Friday")
+    assert texts(loci, brain, "Tuesday") and not texts(loci, brain, "Friday")
     assert "no version 9" in cli("versions", "restore", str(doc.id), "9", code=3)

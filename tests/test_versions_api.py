@@ -11,9 +11,9 @@ from typing import Any
 from mcp import Client
 
 from loci.service import Loci
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.test_mcp_http import over_http
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import over_http
+from tests.support.mcp_results import ok
 
 FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\n"
 SECOND = "# Piano\n\nThe piano lesson is on Friday at 4pm with Mrs Okafor.\n"

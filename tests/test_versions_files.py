@@ -14,9 +14,9 @@ import pytest
 from loci.errors import Conflict
 from loci.models import Brain
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.test_sources import _sync
-from tests.test_versions import FIRST, SECOND, THIRD, _found
+from tests.support.cli import run_cli
+from tests.support.folders import FIRST, SECOND, THIRD, sync_folders
+from tests.support.services import texts
 
 pytestmark = pytest.mark.both_backends
 
@@ -31,9 +31,9 @@ def lesson(loci: Loci, brain: Brain, tmp_path: Path) -> Path:
     path.chmod(0o640)
     (folder / "other.md").write_text("Another note.\n")
     loci.sources.add(brain, folder)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     path.write_text(SECOND)
-    assert _sync(loci, brain).updated == 1
+    assert sync_folders(loci, brain).updated == 1
     return path
 
 
@@ -48,15 +48,15 @@ def test_a_restored_version_is_written_to_its_file_and_the_folder_agrees(
     assert stat.S_IMODE(os.stat(lesson).st_mode) == 0o640  # and the file its permissions
     assert not [p for p in lesson.parent.iterdir() if p.name.startswith(".")]  # no leftovers
     loci.library.wait_for(brain, [document.id])
-    assert any("Tuesday" in t for t in _found(loci, brain, "piano Tuesday"))
+    assert any("Tuesday" in t for t in texts(loci, brain, "piano Tuesday"))
 
-    again = _sync(loci, brain)  # nothing to do: Loci and the folder agree
+    again = sync_folders(loci, brain)  # nothing to do: Loci and the folder agree
     assert (again.updated, again.unchanged) == (0, 2)
     listed = loci.versions.list(brain, document.id)
     assert listed.current == 3 and [v.number for v in listed.versions] == [2, 1]
 
     lesson.write_text(THIRD)  # the next edit builds on the restore: a version more, not a loss
-    assert _sync(loci, brain).updated == 1
+    assert sync_folders(loci, brain).updated == 1
     listed = loci.versions.list(brain, document.id)
     assert listed.current == 4
     assert loci.versions.content(brain, document.id, 3)[1] == FIRST.encode()
@@ -107,11 +107,11 @@ def test_a_kept_document_whose_file_was_deleted_is_restored_in_loci_only(
     path.write_text(FIRST)
     (folder / "other.md").write_text("Another note.\n")
     loci.sources.add(brain, folder, on_delete="keep")
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     path.write_text(SECOND)
-    _sync(loci, brain)
+    sync_folders(loci, brain)
     path.unlink()
-    assert _sync(loci, brain).gone == 1
+    assert sync_folders(loci, brain).gone == 1
     document = loci.store.find_by_path(brain.id, str(path))
     assert document is not None and document.gone_at is not None
     restored = loci.versions.restore(brain, document.id, 1)

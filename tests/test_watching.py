@@ -18,62 +18,28 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 
 from loci.embed.base import Embedder, Vectors
 from loci.ingest.file_systems import file_system_type, needs_polling
 from loci.models import Brain, Document
-from loci.search.engine import SearchRequest
 from loci.service import Loci
-from loci.service.watching import FolderWatcher, WatchSettings
-from loci.store.base import Store
-from tests.conftest import make_service, reopen
+from loci.service.watching import FolderWatcher
+from tests.support.folders import FAST, by_path, documents_when, indexing, report_of, watcher
+from tests.support.services import make_service, reopen, texts
+from tests.support.waiting import eventually
+
+__all__ = ["indexing", "watcher"]  # fixtures (tests/support/folders.py): pytest finds them here
 
 pytestmark = pytest.mark.both_backends
 
 T = TypeVar("T")
 
-FAST = WatchSettings(
-    mode="events",
-    debounce_ms=400,
-    step_ms=50,
-    poll_ms=150,
-    refresh_s=0.2,
-    lease_s=3.0,
-    settle_s=0.3,
-)
 LESSON = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\n"
-
-
-def eventually(check: Callable[[], T | None], timeout: float = 20.0) -> T:
-    """`check()` once it is truthy; fails with its last value after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not so within {timeout}s; last: {value!r}")
-        time.sleep(0.1)
-
-
-def by_path(loci: Loci, brain: Brain) -> dict[str, Document]:
-    """The brain's file documents by path; fails if a path has two."""
-    documents = [d for d in loci.library.documents(brain) if d.source_path]
-    paths = [str(d.source_path) for d in documents]
-    assert len(paths) == len(set(paths)), f"a path with two documents: {sorted(paths)}"
-    return {str(d.source_path): d for d in documents}
-
-
-def documents_when(loci: Loci, brain: Brain, count: int) -> dict[str, Document] | None:
-    """The documents by path once there are `count` of them."""
-    documents = by_path(loci, brain)
-    return documents if len(documents) == count else None
 
 
 def ready_documents(loci: Loci, brain: Brain, count: int) -> list[Document] | None:
@@ -93,49 +59,6 @@ def in_step(loci: Loci, brain: Brain, folder: Path) -> bool:
     }
     known = {p: d.content_hash for p, d in by_path(loci, brain).items()}
     return known == on_disk
-
-
-def report_of(
-    loci: Loci, brain: Brain, source_id: int, **unreachable: None
-) -> dict[str, Any] | None:
-    """The source's last report once it says it is unreachable (or, given `unreachable=None`,
-    once it says it is not)."""
-    report = loci.sources.get(brain, source_id).last_report or {}
-    if ("unreachable" in unreachable) == bool(report.get("unreachable")):
-        return None
-    return report or None
-
-
-def texts(loci: Loci, brain: Brain, query: str) -> list[str]:
-    hits = loci.searching.search(brain, SearchRequest(query, mode="text", limit=10))
-    return [h.text for h in hits]
-
-
-@pytest.fixture
-def watcher(loci: Loci) -> Iterator[Callable[..., FolderWatcher]]:
-    """Start a watcher over the test's service (FAST settings, changed by keywords)."""
-    started: list[FolderWatcher] = []
-
-    def start(store: Store | None = None, **changes: object) -> FolderWatcher:
-        settings = replace(FAST, **changes)  # type: ignore[arg-type]
-        watching = FolderWatcher(loci.sources, store or loci.store, settings).start()
-        started.append(watching)
-        return watching
-
-    yield start
-    for watching in started:
-        watching.stop()
-
-
-@pytest.fixture
-def indexing(loci: Loci) -> Iterator[None]:
-    """The ingestion worker, in a thread, as `loci serve` runs it."""
-    stop = threading.Event()
-    thread = threading.Thread(target=loci.library.worker().run_forever, args=(stop,))
-    thread.start()
-    yield
-    stop.set()
-    thread.join(30)
 
 
 @pytest.fixture

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 
 from loci.store.base import Store
-from tests.conftest import open_store, run_cli
-from tests.live_server import free_port
-from tests.test_watching import eventually
+from tests.support.cli import run_cli
+from tests.support.live_server import free_port
+from tests.support.services import open_store
+from tests.support.waiting import eventually
 
 pytestmark = pytest.mark.both_backends
 

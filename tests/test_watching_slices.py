@@ -14,7 +14,8 @@ import pytest
 from loci.models import Brain
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.test_watching import by_path, eventually, watcher  # noqa: F401
+from tests.support.folders import by_path, watcher  # noqa: F401
+from tests.support.waiting import eventually  # noqa: F401
 
 pytestmark = pytest.mark.both_backends
 

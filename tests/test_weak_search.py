@@ -14,10 +14,10 @@ from mcp import Client
 from loci.models import Brain
 from loci.search.weak import WEAK_CLOSENESS
 from loci.service import Loci
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.mcp_results import ok
-from tests.test_mcp_http import over_http
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.mcp_http import over_http
+from tests.support.mcp_results import ok
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NONSENSE = "xylophone quantum zebra"

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests import fixtures
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import Session, open_session, sign_in
+from tests.support import pdf_files
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import Session, open_session, sign_in
 
 BRAIN = "home"
 DOCS = f"/brains/{BRAIN}/graph/documents"
@@ -44,7 +44,7 @@ def fill_brain(server: LiveServer, tmp_path: Path) -> None:
     a link, a conversation, a followed folder."""
     with server.client() as api:
         assert api.post("/brains", json={"name": BRAIN}).status_code == 201
-        for name, data in (("report.pdf", fixtures.two_page_pdf()), ("photos.zip", a_zip())):
+        for name, data in (("report.pdf", pdf_files.two_page_pdf()), ("photos.zip", a_zip())):
             done = api.post(f"/brains/{BRAIN}/files", files={"files": (name, data)}).json()
             server.wait_ready(api, BRAIN, done["results"][0]["document"]["id"])
         note = api.post(
@@ -191,7 +191,7 @@ def test_the_core_tasks_work_with_the_keyboard_alone(browser: Browser, server: L
     with server.client() as api:
         assert api.post("/brains", json={"name": BRAIN}).status_code == 201
         done = api.post(
-            f"/brains/{BRAIN}/files", files={"files": ("report.pdf", fixtures.two_page_pdf())}
+            f"/brains/{BRAIN}/files", files={"files": ("report.pdf", pdf_files.two_page_pdf())}
         ).json()
         server.wait_ready(api, BRAIN, done["results"][0]["document"]["id"])
     session = open_session(

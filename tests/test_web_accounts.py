@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 from playwright.sync_api import Browser, expect
 
-from tests.live_server import LiveServer
-from tests.test_web_app import browser, open_session, sign_in
+from tests.support.live_server import LiveServer
+from tests.support.web_app import browser, open_session, sign_in
 
 __all__ = ["browser"]  # the module's Chromium, shared by this file's test
 

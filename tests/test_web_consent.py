@@ -13,10 +13,10 @@ from playwright.sync_api import Browser, Route, expect
 from loci.auth.people import People
 from loci.auth.sso.flow import OidcFlow
 from loci.auth.sso.provider import ProviderDirectory, SsoProvider
-from tests.live_server import LiveServer
-from tests.oauth_flow import PASSWORD, REDIRECT, App, query_of
-from tests.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, Person
-from tests.test_web_app import browser, open_session
+from tests.support.live_server import LiveServer
+from tests.support.oauth_flow import PASSWORD, REDIRECT, App, query_of
+from tests.support.oidc_provider import CLIENT_ID, CLIENT_SECRET, OidcProvider, Person
+from tests.support.web_app import browser, open_session
 
 __all__ = ["browser"]  # the module's Chromium
 

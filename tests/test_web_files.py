@@ -17,11 +17,11 @@ import pytest
 from playwright.sync_api import Browser, FilePayload, Locator, Page, Route, expect
 
 from loci.service import Loci
-from tests import fixtures
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_document_list import a_zip
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support import office_files, pdf_files
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.office_files import a_zip
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 BRAIN = "desk"
 
@@ -75,7 +75,7 @@ def test_each_upload_is_followed_to_ready_or_failed_with_what_to_do(
             "#file-input",
             [
                 FilePayload(
-                    name="report.pdf", mimeType="application/pdf", buffer=fixtures.two_page_pdf()
+                    name="report.pdf", mimeType="application/pdf", buffer=pdf_files.two_page_pdf()
                 ),
                 FilePayload(name="holiday.zip", mimeType="application/zip", buffer=a_zip()),
                 FilePayload(name="empty.txt", mimeType="text/plain", buffer=b""),
@@ -161,7 +161,7 @@ def test_the_list_sorts_filters_pages_and_tells_same_titles_apart(
             f"/brains/{BRAIN}/files",
             files=[("files", (f"log-{n:02}.txt", f"entry {n}".encode())) for n in range(52)],
         )
-        word = fixtures.docx_with_structure()
+        word = office_files.docx_with_structure()
         api.post(f"/brains/{BRAIN}/files", files={"files": ("plan.docx", word)})
         api.post(f"/brains/{BRAIN}/notes", json={"text": "Call the plumber on Monday."})
         for doc in api.get(f"/brains/{BRAIN}/files").json():

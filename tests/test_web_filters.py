@@ -14,9 +14,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Locator, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import DROP_FILE, b64, open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import DROP_FILE, b64, open_session, sign_in
 
 NOTE = "Lighthouse note: the keeper's cat is called Marlow and sleeps by the lamp."
 MANUAL = "# Lighthouse manual\n\nThe lighthouse lens is polished every morning with a soft cloth.\n"

@@ -14,15 +14,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Locator, Request, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import HORIZONTAL_OVERFLOW, open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer, made
+from tests.support.web_app import HORIZONTAL_OVERFLOW, open_session, sign_in
 
 BRAIN = "orchard"
 DOCS = f"/brains/{BRAIN}/graph/documents"
@@ -44,12 +43,6 @@ CITES = "[[evidence:ev-kickoff-call|kickoff call]]"
 def browser() -> Iterator[Browser]:
     with chromium() as launched:
         yield launched
-
-
-def made(response: httpx.Response) -> dict[str, Any]:
-    assert response.status_code in (200, 201), response.text
-    body: dict[str, Any] = response.json()
-    return body
 
 
 def build_brain(api: httpx.Client) -> None:

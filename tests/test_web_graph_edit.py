@@ -13,10 +13,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import open_session, sign_in
-from tests.test_web_graph import made
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer, made
+from tests.support.web_app import open_session, sign_in
 
 BRAIN = "garden"
 DOCS = f"/brains/{BRAIN}/graph/documents"

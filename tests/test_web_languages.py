@@ -15,10 +15,10 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import file_row, open_session, sign_in
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import file_row, open_session, sign_in
 
 GERMAN = (
     "# Reise\n\nWir fahren im Sommer mit dem Zug nach Wien und bleiben eine Woche bei unseren "

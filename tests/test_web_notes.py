@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import open_session, sign_in
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 PHONE = {
     "viewport": {"width": 390, "height": 844},

@@ -14,12 +14,12 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from loci.embed.base import Embedder
-from tests.browser import chromium
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
-from tests.scripted_stt import ScriptedSTT
-from tests.test_audio import script, service_with, wav
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support.audio_files import script, service_with, wav
+from tests.support.browser import chromium
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
+from tests.support.scripted_stt import ScriptedSTT
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 QUESTION = "we spoke again about money matters for the house"
 

@@ -20,18 +20,18 @@ import pytest
 from playwright.sync_api import expect
 
 from loci.embed.base import Embedder
-from tests import fixtures
-from tests.browser import ARTIFACTS, chromium
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.loopback import Loopback, QuietHandler
+from tests.support import text_files
+from tests.support.browser import ARTIFACTS, chromium
+from tests.support.live_server import LiveServer
+from tests.support.loopback import Loopback, QuietHandler
+from tests.support.services import make_service
 
 
 class Site(QuietHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib's name
         if self.path.startswith("/article"):
             # Each address its own page (the same bytes would be one document).
-            self.send(200, fixtures.html_page().replace("</body>", f"<p>{self.path}</p></body>"))
+            self.send(200, text_files.html_page().replace("</body>", f"<p>{self.path}</p></body>"))
         else:
             self.send(404, "not found")
 

@@ -20,11 +20,11 @@ from playwright.sync_api import Browser, expect
 
 from loci.embed.base import Embedder
 from loci.service import Loci
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.conftest import make_service
-from tests.live_server import LiveServer
-from tests.test_web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.services import make_service
+from tests.support.web_app import INDEXING_TIMEOUT_MS, open_session, sign_in
 
 
 @pytest.fixture(scope="module")

@@ -17,11 +17,11 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from loci.service import Loci
-from tests import fixtures
-from tests.accessibility import violations
-from tests.browser import chromium
-from tests.live_server import LiveServer
-from tests.test_web_app import INDEXING_TIMEOUT_MS, file_row, open_session, sign_in
+from tests.support import pdf_files
+from tests.support.accessibility import violations
+from tests.support.browser import chromium
+from tests.support.live_server import LiveServer
+from tests.support.web_app import INDEXING_TIMEOUT_MS, file_row, open_session, sign_in
 
 FIRST = "# Piano\n\nThe piano lesson is on Tuesday at 5pm with Mrs Okafor.\nBring the green book.\n"
 SECOND = "# Piano\n\nThe piano lesson is on Friday at 4pm with Mrs Okafor.\nBring the green book.\n"
@@ -41,11 +41,11 @@ def test_versions_are_compared_downloaded_and_restored_from_the_files_list(
     brain = loci.brain()
     lesson, scan = tmp_path / "lesson.md", tmp_path / "scan.pdf"
     lesson.write_text(FIRST)
-    scan.write_bytes(fixtures.make_pdf([fixtures.text_lines(["The boiler was serviced."])]))
+    scan.write_bytes(pdf_files.make_pdf([pdf_files.text_lines(["The boiler was serviced."])]))
     for path in (lesson, scan):
         loci.library.add_file(brain, path)
     lesson.write_text(SECOND)
-    scan.write_bytes(fixtures.make_pdf([fixtures.text_lines(["The boiler needs a new valve."])]))
+    scan.write_bytes(pdf_files.make_pdf([pdf_files.text_lines(["The boiler needs a new valve."])]))
     for path in (lesson, scan):
         loci.library.wait_for(brain, [loci.library.add_file(brain, path).document.id])
 

@@ -18,8 +18,8 @@ import pytest
 from loci.service import Loci
 from loci.store.postgres import PostgresStore
 from loci.store.sqlite import SqliteStore
-from tests.conftest import run_cli
-from tests.live_server import LiveServer
+from tests.support.cli import run_cli
+from tests.support.live_server import LiveServer
 
 MEETING: dict[str, Any] = {
     "id": "rec-42",

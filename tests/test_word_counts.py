@@ -9,8 +9,8 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 from loci.embed import word_counts
 from loci.embed.word_counts import WordTokenCounter
-from tests import fixtures
-from tests.reference_tokenizer import plain_count, shipped_tokenizer
+from tests.support import text_files
+from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
 
 def test_every_character_python_splits_at_is_probed() -> None:
@@ -48,7 +48,7 @@ def test_the_memo_stays_bounded_and_counts_stay_exact(monkeypatch: pytest.Monkey
     monkeypatch.setattr(word_counts, "_MAX_WORDS", 300)
     tokenizer = shipped_tokenizer()
     counter = WordTokenCounter(tokenizer)
-    texts = [fixtures.prose(60, seed=seed) + f" token{seed}x{seed * 7919}" for seed in range(400)]
+    texts = [text_files.prose(60, seed=seed) + f" token{seed}x{seed * 7919}" for seed in range(400)]
     texts.append("long " + "x" * 500 + " words are counted but not kept")
     for text in texts + texts[::-1]:
         assert counter.count(text) == plain_count(tokenizer, text)

@@ -18,8 +18,9 @@ import pytest
 from loci.models import Brain
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
-from tests import fixtures
-from tests.conftest import open_store, run_cli
+from tests.support import pdf_files
+from tests.support.cli import run_cli
+from tests.support.services import open_store
 
 pytestmark = pytest.mark.both_backends
 
@@ -37,7 +38,7 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
 ) -> None:
     home = tmp_path / "home"
     doc_path = tmp_path / "long-report.pdf"
-    doc_path.write_bytes(fixtures.text_pdf(40))  # ~40 pages: several seconds of embedding
+    doc_path.write_bytes(pdf_files.text_pdf(40))  # ~40 pages: several seconds of embedding
     env = {"LOCI_JOB_LEASE_S": "2"}
     if database_url:
         env["LOCI_DATABASE_URL"] = database_url

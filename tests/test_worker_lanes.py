@@ -2,7 +2,7 @@
 files that never ends still leaves the embedding its turns.
 
 The long text stage is a real one: a recording of five minutes transcribed by the speech-to-text
-service (tests/scripted_stt.py, a loopback server speaking OpenAI's protocol) that holds its
+service (tests/support/scripted_stt.py, a loopback server speaking OpenAI's protocol) that holds its
 answer until the test lets it go, as a real service does for the minutes a long meeting takes.
 """
 
@@ -21,11 +21,10 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.base import Store
 from loci.store.job_order import QUICK_TEXT_BYTES
-from tests import fixtures
-from tests.conftest import make_service
-from tests.scripted_stt import ScriptedSTT
-from tests.test_audio import script, wav
-from tests.test_queue_order import file_row
+from tests.support import pdf_files, text_files
+from tests.support.audio_files import script, wav
+from tests.support.scripted_stt import ScriptedSTT
+from tests.support.services import file_row, make_service
 
 pytestmark = pytest.mark.both_backends
 
@@ -100,7 +99,7 @@ def test_a_stream_of_new_files_still_leaves_the_embedding_its_turns(
     )
     brain = loci.brain()
     try:
-        report = loci.library.add_bytes(brain, "report.pdf", fixtures.text_pdf(5)).document
+        report = loci.library.add_bytes(brain, "report.pdf", pdf_files.text_pdf(5)).document
         [report] = loci.library.wait_for(brain, [report.id], until="searchable")
         assert report.vectors_pending and report.chunk_count > 8  # more than one slice
 
@@ -111,7 +110,7 @@ def test_a_stream_of_new_files_still_leaves_the_embedding_its_turns(
             assert time.monotonic() < deadline, f"no embedding after {len(notes)} new notes"
             # A new file before every turn: there is always text to read first.
             time.sleep(0.01)
-            text = f"Note {len(notes)}: {fixtures.prose(30, seed=len(notes))}"
+            text = f"Note {len(notes)}: {text_files.prose(30, seed=len(notes))}"
             notes.append(loci.library.add_note(brain, text).document.id)
             assert worker.step() >= 1
         unread = [i for i in notes if not is_searchable(loci.library.document(brain, i))]

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import httpx
 
 from loci.auth.people import People
-from tests.live_server import LiveServer
+from tests.support.live_server import LiveServer
 
 PASSWORD = "correct horse battery staple"
 REDIRECT = "http://127.0.0.1:8976/callback"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("LOCI_CHROMIUM", "/usr/bin/chromium"))
 # No background traffic of Chromium's own (component updates, sync, first-run pages).
 CHROMIUM_ARGS = [

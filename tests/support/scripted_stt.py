@@ -25,7 +25,7 @@ import wave
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import ApiHandler, Loopback
+from tests.support.loopback import ApiHandler, Loopback
 
 MODELS = frozenset({"whisper-1", "gpt-4o-transcribe"})
 _EXTENSION_MAGIC = {

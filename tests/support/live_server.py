@@ -119,3 +119,9 @@ class LiveServer:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"document {document_id} still processing")
             time.sleep(0.1)
+
+
+def made(response: httpx.Response) -> dict[str, Any]:
+    assert response.status_code in (200, 201), response.text
+    body: dict[str, Any] = response.json()
+    return body

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import ApiHandler, Loopback
+from tests.support.loopback import ApiHandler, Loopback
 
 
 @dataclass

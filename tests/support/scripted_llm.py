@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.loopback import ApiHandler, Loopback
+from tests.support.loopback import ApiHandler, Loopback
 
 
 @dataclass
@@ -193,3 +193,20 @@ def _pieces(text: str) -> list[str]:
     if current:
         pieces.append(current)
     return pieces or [""]
+
+
+# with a scripted model ---------------------------------------------------------------------
+def step_of(request: dict[str, Any]) -> str:
+    system = request["messages"][0]["content"]
+    for name, marker in (
+        ("route", "You classify a question"),
+        ("rewrite", "Rewrite the user's latest question"),
+        ("expand", "different search queries"),
+        ("grade", "You judge whether passages"),
+        ("answer", "You answer the user's question"),
+        ("summary", "Summarize the document"),
+        ("greet", "Reply to the greeting"),
+    ):
+        if marker in system:
+            return name
+    raise AssertionError(f"unknown step: {system[:80]}")

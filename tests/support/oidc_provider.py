@@ -25,7 +25,7 @@ from authlib.oidc.core import OpenIDCode, UserInfo
 from joserfc.jwk import KeySet, RSAKey
 
 from loci.auth.oauth.server import CallRequest, HttpCall, Reply
-from tests.loopback import Loopback, QuietHandler
+from tests.support.loopback import Loopback, QuietHandler
 
 CLIENT_ID = "loci-test"
 CLIENT_SECRET = "s3cret-of-the-test-client"
