@@ -65,8 +65,18 @@ def test_a_compact_header_and_the_question_kept_at_hand(
         expect(page.get_by_text("Choose files…")).to_be_visible()
         session.shot("01-files")
 
-        # The account's buttons are in the menu.
+        # The account's buttons are in the menu, each label starting at the same left edge.
         page.get_by_role("button", name="Menu").click()
+        starts = page.eval_on_selector_all(
+            "#header-menu [role=menuitem]",
+            """items => items.map(item => {
+                const range = document.createRange();
+                range.selectNodeContents(item);
+                return Math.round(range.getBoundingClientRect().left);
+            })""",
+        )
+        assert len(starts) == 5 and len(set(starts)) == 1, starts
+        session.shot("01b-menu")
         page.get_by_role("menuitem", name="Account").click()
         expect(page.locator("#account-dialog")).to_be_visible()
         page.locator("#account-dialog").get_by_role("button", name="Close").click()
