@@ -192,3 +192,49 @@ def test_the_graph_view_draws_filters_and_opens_pages(browser: Browser, server: 
         session.watch.assert_clean(("GET", "/api/v1/me", 401))
     finally:
         page.context.close()
+
+
+def test_the_graph_view_names_its_pages_and_says_what_to_do_when_empty(
+    browser: Browser, server: LiveServer
+) -> None:
+    with server.client() as api:
+        made(api.post("/brains", json={"name": BRAIN}))
+    session = open_session(browser, server, "graph-labels", viewport={"width": 1280, "height": 900})
+    page = session.page
+    try:
+        page.goto(server.url + "/#brain")
+        sign_in(page, server.owner_token)
+        page.click("#graph-show-graph")
+        empty = page.locator("#graph-canvas-empty")
+        expect(empty).to_be_visible()
+        expect(empty).to_contain_text("This brain has no pages yet")
+        expect(empty).to_contain_text("New page")
+        expect(page.locator("#graph-canvas")).to_be_hidden()  # no blank canvas
+        session.shot("01-empty")
+
+        # 20 pages, a few of them linked: each drawn with its title, spread over the canvas.
+        with server.client() as api:
+            for n in range(20):
+                links = f"[[page:g{(n + 1) % 20:02}|next]]" if n % 4 == 0 else "No links yet."
+                made(
+                    api.post(
+                        DOCS,
+                        json={"type": TYPES[n % 3], "title": f"Topic {n:02}", "id": f"g{n:02}",
+                              "text": links},
+                    )
+                )  # fmt: skip
+        page.reload()
+        page.click("#graph-show-graph")
+        canvas = page.locator("#graph-canvas")
+        expect(canvas).to_have_attribute("data-nodes", "20")
+        expect(canvas).to_have_attribute("data-settled", "true")
+        expect(empty).to_be_hidden()
+        labelled = page.evaluate("window.lociGraphLabels()")
+        assert len(labelled) >= 18, labelled  # titles at the zoom it opens with
+        spots = [page.evaluate(f"window.lociGraphNode('g{n:02}')") for n in range(20)]
+        xs, ys = [s["x"] for s in spots], [s["y"] for s in spots]
+        assert max(xs) - min(xs) > 100 and max(ys) - min(ys) > 100  # a plane, not a line
+        session.shot("02-twenty-pages")
+        session.watch.assert_clean(("GET", "/api/v1/me", 401))
+    finally:
+        page.context.close()

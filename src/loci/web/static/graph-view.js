@@ -25,6 +25,8 @@ const OTHER_COLOR = "#475569";
 
 const box = $("#graph-canvas");
 const summary = $("#graph-canvas-summary");
+const empty = $("#graph-canvas-empty");
+const SMALL = 200; // pages up to which every title is drawn
 let loading = null; // the vendored scripts, once
 let renderer = null;
 let graph = null;
@@ -217,12 +219,25 @@ export async function showGraphView(brain, documents) {
   if (run !== layoutRun) return;
   const live = documents.filter((d) => d.status !== "merged");
   fillFilters(live);
+  empty.hidden = live.length > 0;
+  box.hidden = !live.length; // no blank canvas: what to do instead
+  if (!live.length) {
+    summary.textContent = "No pages yet.";
+    box.dataset.nodes = "0";
+    box.dataset.links = "0";
+    box.dataset.settled = "true";
+    return;
+  }
   graph = build(live, edges);
   const large = graph.order > 1000;
+  const small = graph.order <= SMALL;
   renderer = new window.Sigma(graph, box, {
     renderEdgeLabels: false,
-    // A large graph: fewer labels, and edges and labels left out while it is moved.
-    labelRenderedSizeThreshold: large ? 10 : 7,
+    // Every page's title on a small graph (a reader finds a page by its name, not its dot);
+    // a large graph: fewer labels, and edges and labels left out while it is moved.
+    labelRenderedSizeThreshold: small ? 0 : large ? 10 : 7,
+    labelGridCellSize: small ? 40 : 100,
+    labelDensity: small ? 4 : 1,
     hideEdgesOnMove: large,
     hideLabelsOnMove: large,
     defaultEdgeType: "arrow",
@@ -251,6 +266,8 @@ export function nodeOnScreen(id) {
   return data ? renderer.framedGraphToViewport(data) : null;
 }
 window.lociGraphNode = nodeOnScreen;
+// The pages whose titles are drawn now (for tests).
+window.lociGraphLabels = () => (renderer ? [...renderer.displayedNodeLabels] : []);
 
 function zoom(by) {
   if (!renderer) return;
