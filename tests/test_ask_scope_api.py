@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -10,6 +9,7 @@ import pytest
 
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
+from tests.support.asking import events
 from tests.support.live_server import LiveServer
 
 QUESTION = "What is the garage door code?"
@@ -88,15 +88,8 @@ def test_the_stream_carries_the_scope_and_the_filtered_sources(
     server: LiveServer, garage: dict[str, int]
 ) -> None:
     body = {"question": QUESTION, "filters": {"kinds": ["file"], "name": "garage.md"}}
-    received: list[tuple[str, Any]] = []
-    with server.client() as api, api.stream("POST", "/brains/home/ask", json=body) as response:
-        assert response.status_code == 200
-        kind = None
-        for line in response.iter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:") and kind:
-                received.append((kind, json.loads(line[5:])))
+    with server.client() as api:
+        received = events(api, "home", body)
     scope = next(d for k, d in received if k == "scope")
     assert scope["filters"]["name"] == "garage.md" and scope["brains"] == ["home"]
     sources = next(d["sources"] for k, d in received if k == "sources")
