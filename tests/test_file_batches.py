@@ -12,8 +12,8 @@ import pytest
 from loci.errors import LociError
 from loci.models import Brain
 from loci.service import Loci
+from loci.service.adding import AddResult
 from loci.service.file_batches import FileBytes, add_files
-from loci.service.library import AddResult
 
 pytestmark = pytest.mark.both_backends
 

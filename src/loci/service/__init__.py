@@ -7,8 +7,9 @@ digests in `loci.review.facade`. The names surfaces import are re-exported here 
 importing from `loci.service`, whichever module holds them.
 """
 
+from loci.service.adding import AddResult, Upload
 from loci.service.facade import Loci, Status
-from loci.service.library import AddResult, Library, Upload
+from loci.service.library import Library
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 

@@ -26,7 +26,8 @@ from loci.errors import Conflict, LociError
 from loci.ingest.plan import plan_file
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, NewDocument
-from loci.service.library import AddResult, Library
+from loci.service.adding import AddResult
+from loci.service.library import Library
 from loci.store.blobs import sha256_hex
 from loci.store.job_order import INDEX_JOB
 

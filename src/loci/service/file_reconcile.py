@@ -54,8 +54,9 @@ from loci.ingest.folder_walk import (
 from loci.ingest.size_cap import over_cap
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, Source
+from loci.service.adding import AddResult
 from loci.service.file_batches import FileBytes, add_files
-from loci.service.library import AddResult, Library
+from loci.service.library import Library
 from loci.service.source_files import contains, of_source, source_documents
 from loci.service.sync_report import FileFailure, SourceSync
 from loci.store.base import Store
