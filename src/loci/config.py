@@ -161,6 +161,15 @@ class Settings(BaseSettings):
     lexical_index_min_chunks: int = Field(default=1, ge=0)
     # Brain size from which the vector scan reads an int8 copy first; 0 = always float32 only.
     vector_int8_min_chunks: int = Field(default=50_000, ge=0)
+    vector_ann_min_chunks: int = Field(
+        default=50_000,
+        ge=0,
+        description=(
+            "brain size (chunks) from which the vector leg takes its candidates from an HNSW"
+            " graph saved beside the database and scores them exactly, instead of scanning"
+            " every vector; 0 = always the exact scan"
+        ),
+    )
 
     # Slack capture (POST /api/v1/integrations/slack/events): off until a signing secret is set.
     # SecretStr: never shown by a repr, a log line or a validation error.

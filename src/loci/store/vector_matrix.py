@@ -15,7 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numkong
@@ -111,6 +111,32 @@ class VectorMatrix:
             main = np.concatenate([main[rows], self.tail[1]])
         rows = spread_rows(len(main), size)
         return ids[rows], main[rows]
+
+    def live_blocks(self, size: int = 65_536) -> Iterator[tuple[npt.NDArray[np.int64], Vectors]]:
+        """Every live vector with its chunk id, in blocks of at most `size` rows (a mapped
+        matrix is read a block at a time, never copied whole)."""
+        live, tail = self.live, self.tail  # as they are now: a catch-up swaps them whole
+        for start in range(0, len(self.ids), size):
+            ids, block = self.ids[start : start + size], self.matrix[start : start + size]
+            if live is not None:
+                keep = live[start : start + size]
+                ids, block = ids[keep], block[keep]
+            yield ids, np.asarray(block)
+        if tail is not None and len(tail[0]):
+            yield tail
+
+    def rescore(
+        self, query: Vectors, chunk_ids: npt.NDArray[np.int64], limit: int
+    ) -> list[tuple[int, float]]:
+        """The best `limit` of these chunks by their exact score (those without a live vector
+        left out)."""
+        vectors = self.vectors_of(chunk_ids.tolist())
+        if not vectors or limit <= 0:
+            return []
+        ids = np.fromiter(vectors, np.int64, len(vectors))
+        scores = np.stack(list(vectors.values())) @ query.reshape(-1).astype(np.float32)
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(int(ids[i]), float(scores[i])) for i in order]
 
     def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, Vectors]:
         """The live vectors of these chunks (ids without one are left out)."""
