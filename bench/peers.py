@@ -236,12 +236,13 @@ def loci_search(loci: Any, query: str, mode: str) -> None:
     loci.searching.search(loci.brain("peers"), request)
 
 
-def loci_vector_leg(loci: Any, vector: npt.NDArray[np.float32]) -> list[int]:
+def loci_vector_leg(loci: Any, vector: npt.NDArray[np.float32], limit: int = LIMIT) -> list[int]:
+    """The store's vector leg alone: what the graph replaces, without fusion or hydration."""
     from loci.models import SearchFilters
 
     brain = loci.brain("peers")
     found = loci.store.vector_search(
-        brain.id, loci.embedder.model_id, vector, LIMIT, SearchFilters()
+        brain.id, loci.embedder.model_id, vector, limit, SearchFilters()
     )
     return [i for i, _ in found]
 
@@ -396,6 +397,12 @@ def run(args: argparse.Namespace) -> None:
             recalls[name].append(recall(got, want))
 
     times: dict[tuple[str, str], list[float]] = {}
+    for vector in query_vectors:  # the leg as hybrid search asks it: 100 candidates
+        for name, system in systems.items():
+            if name != "lancedb":
+                start = time.perf_counter()
+                loci_vector_leg(system, vector, 100)
+                times.setdefault((name, "leg"), []).append((time.perf_counter() - start) * 1000)
     for mode in MODES:
         for text, vector in zip(question, query_vectors, strict=True):
             for name, system in systems.items():  # interleaved: the same load for each
@@ -421,6 +428,13 @@ def run(args: argparse.Namespace) -> None:
                 paired = statistics.median(a / b for a, b in zip(mine, lance, strict=True))
                 line += f"  paired ratio to lancedb {paired:.2f}"
             print(line)
+    for name in systems:
+        if name != "lancedb":
+            leg = times[(name, "leg")]
+            print(
+                f"vector leg alone (100 candidates) {name:12} p50={statistics.median(leg):.2f} ms"
+                f" p95={percentile(leg, 95):.2f} ms"
+            )
     for name, values in recalls.items():
         print(f"vector recall@10 {name:12} {statistics.mean(values):.3f}")
     print(f"disk loci    {folder_size(loci_home) / 1e6:8.1f} MB")

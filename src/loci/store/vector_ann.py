@@ -138,7 +138,9 @@ class AnnIndex:
         with self.lock:
             # usearch declares this setter apart from its getter, which mypy does not follow
             self.graph.expansion_search = max(EXPANSION_SEARCH, count)  # type: ignore[misc]
-            found = self.graph.search(self.quantize(query.reshape(-1)), count)
+            # One thread: a single query gains nothing from a pool, and starting one per
+            # search costs more than the search on a busy machine.
+            found = self.graph.search(self.quantize(query.reshape(-1)), count, threads=1)
         return np.asarray(found.keys, np.int64)
 
 

@@ -129,13 +129,26 @@ class VectorMatrix:
         self, query: Vectors, chunk_ids: npt.NDArray[np.int64], limit: int
     ) -> list[tuple[int, float]]:
         """The best `limit` of these chunks by their exact score (those without a live vector
-        left out)."""
-        vectors = self.vectors_of(chunk_ids.tolist())
-        if not vectors or limit <= 0:
-            return []
-        ids = np.fromiter(vectors, np.int64, len(vectors))
-        scores = np.stack(list(vectors.values())) @ query.reshape(-1).astype(np.float32)
-        order = np.argsort(-scores, kind="stable")[:limit]
+        left out). A changed chunk is masked out of the main matrix and lives in the tail, so
+        each chunk is found in one of them only."""
+        wanted = np.unique(np.asarray(chunk_ids, np.int64))
+        q = query.reshape(-1).astype(np.float32)
+        ids, scores = np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if len(wanted) and len(self.ids):
+            # One gather of the rows (the main matrix is in id order), not a row at a time:
+            # each row of a mapped matrix read alone costs more than the dot product.
+            at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+            hit = self.ids[at] == wanted
+            if self.live is not None:
+                hit &= self.live[at]
+            rows = at[hit]
+            ids, scores = self.ids[rows], np.asarray(self.matrix[rows]) @ q
+        tail = self.tail
+        if tail is not None and len(tail[0]) and len(wanted):
+            rows = np.flatnonzero(np.isin(tail[0], wanted))
+            ids = np.concatenate([ids, tail[0][rows]])
+            scores = np.concatenate([scores, tail[1][rows] @ q])
+        order = np.argsort(-scores, kind="stable")[: max(limit, 0)]
         return [(int(ids[i]), float(scores[i])) for i in order]
 
     def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, Vectors]:

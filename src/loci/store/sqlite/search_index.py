@@ -82,7 +82,7 @@ MATRIX_TAIL_ROWS = 5_000
 VECTOR_ANN_MIN_CHUNKS = 50_000
 # A graph over up to this many vectors is built by the search that needs it (seconds); a larger
 # one on a background thread (minutes at a million) while the exact scan answers.
-ANN_SYNC_BUILD_MAX = 50_000
+ANN_SYNC_BUILD_MAX = 20_000
 # Candidates asked of the graph: this many times the results wanted, and at least this many more.
 ANN_OVERFETCH = 2
 ANN_SPARE = 20
