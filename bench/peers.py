@@ -47,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 # LanceDB's Rust side warns on stderr about a default that will change, once per query.
-os.environ.setdefault("LANCE_LOG", "error")
+os.environ.setdefault("LANCEDB_LOG", "error")
 
 CORPORA = ("scifact", "msmarco-subset", "dbpedia-subset")
 CHUNKS_PER_DOC = 50
