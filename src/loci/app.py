@@ -217,6 +217,7 @@ def build_store(settings: Settings) -> Store:
         settings.database_path,
         lexical_index_min_chunks=settings.lexical_index_min_chunks or None,
         vector_int8_min_chunks=settings.vector_int8_min_chunks or None,
+        vector_ann_min_chunks=settings.vector_ann_min_chunks or None,
     )
 
 

@@ -334,6 +334,13 @@ class Settings(BaseSettings):
         description="brain size (chunks) from which the vector scan reads an int8 copy first "
         "and rescores the best 1,000 in float32; `0` = float32 only",
     )
+    vector_ann_min_chunks: int = Field(
+        default=50_000,
+        ge=0,
+        description="brain size (chunks) from which the vector leg takes its candidates from an "
+        "HNSW graph saved beside the database and scores them exactly, instead of scanning every "
+        "vector; `0` = always the exact scan",
+    )
 
     # SecretStr: never shown by a repr, a log line or a validation error.
     slack_signing_secret: SecretStr | None = Field(

@@ -15,7 +15,7 @@ the results are those of the exact scan (recall@100 1.0 measured, docs/benchmark
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numkong
@@ -111,6 +111,45 @@ class VectorMatrix:
             main = np.concatenate([main[rows], self.tail[1]])
         rows = spread_rows(len(main), size)
         return ids[rows], main[rows]
+
+    def live_blocks(self, size: int = 65_536) -> Iterator[tuple[npt.NDArray[np.int64], Vectors]]:
+        """Every live vector with its chunk id, in blocks of at most `size` rows (a mapped
+        matrix is read a block at a time, never copied whole)."""
+        live, tail = self.live, self.tail  # as they are now: a catch-up swaps them whole
+        for start in range(0, len(self.ids), size):
+            ids, block = self.ids[start : start + size], self.matrix[start : start + size]
+            if live is not None:
+                keep = live[start : start + size]
+                ids, block = ids[keep], block[keep]
+            yield ids, np.asarray(block)
+        if tail is not None and len(tail[0]):
+            yield tail
+
+    def rescore(
+        self, query: Vectors, chunk_ids: npt.NDArray[np.int64], limit: int
+    ) -> list[tuple[int, float]]:
+        """The best `limit` of these chunks by their exact score (those without a live vector
+        left out). A changed chunk is masked out of the main matrix and lives in the tail, so
+        each chunk is found in one of them only."""
+        wanted = np.unique(np.asarray(chunk_ids, np.int64))
+        q = query.reshape(-1).astype(np.float32)
+        ids, scores = np.zeros(0, np.int64), np.zeros(0, np.float32)
+        if len(wanted) and len(self.ids):
+            # One gather of the rows (the main matrix is in id order), not a row at a time:
+            # each row of a mapped matrix read alone costs more than the dot product.
+            at = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+            hit = self.ids[at] == wanted
+            if self.live is not None:
+                hit &= self.live[at]
+            rows = at[hit]
+            ids, scores = self.ids[rows], np.asarray(self.matrix[rows]) @ q
+        tail = self.tail
+        if tail is not None and len(tail[0]) and len(wanted):
+            rows = np.flatnonzero(np.isin(tail[0], wanted))
+            ids = np.concatenate([ids, tail[0][rows]])
+            scores = np.concatenate([scores, tail[1][rows] @ q])
+        order = np.argsort(-scores, kind="stable")[: max(limit, 0)]
+        return [(int(ids[i]), float(scores[i])) for i in order]
 
     def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, Vectors]:
         """The live vectors of these chunks (ids without one are left out)."""

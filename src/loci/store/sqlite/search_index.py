@@ -1,23 +1,25 @@
 """The SQLite store's search engine: per brain, an in-memory BM25 index (lexical_index.py) with
-its document-level twin (document_index.py) and a vector matrix (vector_matrix.py), each saved
-beside the database (lexical_files.py, vector_files.py) so a new process loads it instead of
-rebuilding, and each caught up from the chunk change log (chunk_log.py) that every process
-writing the database appends to.
+its document-level twin (document_index.py), a vector matrix (vector_matrix.py) and, for a large
+brain, an HNSW graph over it (vector_ann.py), each saved beside the database (lexical_files.py,
+vector_files.py, vector_ann.py) so a new process loads it instead of rebuilding, and each caught
+up from the chunk change log (chunk_log.py) that every process writing the database appends to.
 
 Nothing here is canonical: an index or matrix that is missing, stale or unreadable is rebuilt from
 the chunks table, and FTS5's `bm25()` answers the BM25 leg whenever the index is not ready. The
 store owns one `SearchIndex` and hands its search legs to it; `forget` drops a deleted brain's.
 
 Locks: a short lock guards the collections of indexes; a brain's own lock is held while its index
-is built or caught up, so a build never blocks another brain's searches. Matrices share one lock.
-A search reads an index or matrix without a lock: catching up swaps lists, masks and tails whole
-and never edits an array a search may be reading.
+is built or caught up, so a build never blocks another brain's searches. Matrices share one lock,
+graphs another. A search reads an index or matrix without a lock: catching up swaps lists, masks
+and tails whole and never edits an array a search may be reading. A graph is edited in place,
+under its own lock, which its searches take too.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +31,7 @@ import numpy.typing as npt
 from loci.context_line import index_title
 from loci.embed.base import Vectors
 from loci.models import DocumentTextScores, PassageContext, SearchFilters, TextCeiling
-from loci.store import lexical_files, vector_files
+from loci.store import lexical_files, vector_ann, vector_files
 from loci.store.document_index import DocumentIndex
 from loci.store.lexical_files import IndexIdentity, index_path
 from loci.store.lexical_index import SEGMENT_ROWS, IndexRow, LexicalIndex
@@ -45,6 +47,7 @@ from loci.store.stemming import (
     query_tokens,
     stemmer_for,
 )
+from loci.store.vector_ann import AnnIndex, ann_path
 from loci.store.vector_background import SAMPLE, VectorBackground
 from loci.store.vector_files import MatrixIdentity, matrix_path
 from loci.store.vector_matrix import VectorMatrix
@@ -73,6 +76,22 @@ VECTOR_INT8_MIN_CHUNKS = 50_000
 # Vectors that changed since the matrix was built are scanned exactly in a tail; it is folded
 # into a rebuild once it holds more than this many rows or a twentieth of the matrix.
 MATRIX_TAIL_ROWS = 5_000
+# From this many vectors a brain's vector leg takes its candidates from an HNSW graph
+# (vector_ann.py) and scores them exactly, instead of scanning every vector: at 100k vectors the
+# scan reads 38 MB per query, the graph a few thousand nodes. None: always the exact scan.
+VECTOR_ANN_MIN_CHUNKS = 50_000
+# A graph over up to this many vectors is built by the search that needs it (seconds); a larger
+# one on a background thread (minutes at a million) while the exact scan answers.
+ANN_SYNC_BUILD_MAX = 20_000
+# Candidates asked of the graph: this many times the results wanted, and at least this many more.
+ANN_OVERFETCH = 2
+ANN_SPARE = 20
+# A filtered search whose allowed chunks are fewer than this share of the brain scans them
+# exactly: the graph would have to propose most of the brain to find enough of them. Above it
+# the graph is asked for more candidates in proportion, and more again while too few pass.
+ANN_MIN_ALLOWED_SHARE = 0.05
+# Past this share of the brain, a search asks the exact scan instead of widening further.
+ANN_MAX_CANDIDATE_SHARE = 0.25
 
 
 class SearchIndex:
@@ -83,15 +102,18 @@ class SearchIndex:
         *,
         lexical_index_min_chunks: int | None = LEXICAL_INDEX_MIN_CHUNKS,
         vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
+        vector_ann_min_chunks: int | None = VECTOR_ANN_MIN_CHUNKS,
         bm25: tuple[float, float],
     ) -> None:
         """`folder` holds the saved files; brain sizes from which the BM25 leg runs on the
-        in-memory index and the vector leg scans an int8 copy first (None keeps the plain path:
-        FTS5's bm25(), a float32 scan); `bm25` is the index's (k1, b)."""
+        in-memory index, the vector leg scans an int8 copy first and from which it asks an HNSW
+        graph for candidates (None keeps the plain path: FTS5's bm25(), a float32 scan, no
+        graph); `bm25` is the index's (k1, b)."""
         self.db = db
         self.folder = folder
         self.lexical_index_min_chunks = lexical_index_min_chunks
         self.vector_int8_min_chunks = vector_int8_min_chunks
+        self.vector_ann_min_chunks = vector_ann_min_chunks
         self.bm25 = bm25
         self._lexical: dict[int, LexicalIndex] = {}
         self._documents: dict[int, DocumentIndex] = {}  # built, loaded and caught up with it
@@ -109,6 +131,10 @@ class SearchIndex:
         self._backgrounds: dict[
             tuple[int, str], tuple[VectorMatrix, int, VectorBackground | None]
         ] = {}
+        # (brain id, brain creation time, model) -> graph, as for matrices
+        self._anns: dict[tuple[int, str, str], AnnIndex] = {}
+        self._ann_building: set[tuple[int, str, str]] = set()
+        self._ann_lock = threading.Lock()
 
     def forget(self, brain_id: int) -> None:
         """Drop a deleted brain's matrices, index and saved files (derived: nothing lost)."""
@@ -117,7 +143,12 @@ class SearchIndex:
                 del self._matrices[key]
             for known in [k for k in self._backgrounds if k[0] == brain_id]:
                 del self._backgrounds[known]
+        with self._ann_lock:
+            for graph in [k for k in self._anns if k[0] == brain_id]:
+                del self._anns[graph]
         for path in vector_files.paths_of(self.folder, brain_id):
+            path.unlink(missing_ok=True)
+        for path in vector_ann.paths_of(self.folder, brain_id):
             path.unlink(missing_ok=True)
         with self._lexical_lock:
             self._lexical.pop(brain_id, None)
@@ -368,7 +399,40 @@ class SearchIndex:
     ) -> list[tuple[int, float]]:
         matrix = self.matrix(brain_id, model)
         allowed = self._allowed_chunks(brain_id, filters)
+        graph = self.ann(brain_id, model, matrix)
+        if graph is not None:
+            found = self._ann_top(graph, matrix, query, limit, allowed)
+            if found is not None:
+                return found
         return matrix.top(query, limit, None if allowed is None else set(allowed.tolist()))
+
+    def _ann_top(
+        self,
+        graph: AnnIndex,
+        matrix: VectorMatrix,
+        query: Vectors,
+        limit: int,
+        allowed: npt.NDArray[np.int64] | None,
+    ) -> list[tuple[int, float]] | None:
+        """The best `limit` of the `allowed` chunks from the graph's candidates, scored
+        exactly; None when the exact scan should answer (few chunks allowed, or the graph
+        proposed too few of them)."""
+        rows = max(matrix.rows, 1)
+        share = 1.0 if allowed is None else len(allowed) / rows
+        if share < ANN_MIN_ALLOWED_SHARE:
+            return None
+        count = math.ceil(max(ANN_OVERFETCH * limit, limit + ANN_SPARE) / share)
+        while True:
+            candidates = graph.candidates(query, count)
+            if allowed is not None:
+                candidates = candidates[np.isin(candidates, allowed)]
+            found = matrix.rescore(query, candidates, limit)
+            if len(found) >= limit or count >= graph.size:
+                return found
+            count *= 4
+            if count > ANN_MAX_CANDIDATE_SHARE * rows:
+                # Too few of the allowed chunks near the query: only a scan finds the rest.
+                return None
 
     def vector_background(self, brain_id: int, model: str) -> VectorBackground | None:
         matrix = self.matrix(brain_id, model)
@@ -474,6 +538,83 @@ class SearchIndex:
             # Outside the lock (a big matrix takes seconds to write); its arrays never change.
             self._save_matrix(*built)
         return result
+
+    def ann(self, brain_id: int, model: str, matrix: VectorMatrix) -> AnnIndex | None:
+        """The brain's HNSW graph of `model`, caught up with `matrix`, when the brain is large
+        enough for one and it is ready: this process's, else the saved file, else built now
+        (up to ANN_SYNC_BUILD_MAX vectors) or on a background thread (None meanwhile)."""
+        threshold = self.vector_ann_min_chunks
+        if threshold is None or matrix.rows < threshold or not len(matrix.ids):
+            return None
+        seq = matrix.seq  # read first: the matrix may be caught up again meanwhile
+        due: tuple[MatrixIdentity, AnnIndex] | None = None
+        with self._ann_lock, self.db.conn:
+            floor = chunk_log.floor(self.db, brain_id)
+            created = self.db.scalar("SELECT created_at FROM brains WHERE id = ?", (brain_id,))
+            identity = MatrixIdentity(brain_id, str(created), model)
+            key = (brain_id, identity.brain_created, model)
+            graph = self._anns.get(key)
+            if graph is not None and (graph.seq < floor or graph.dims != matrix.dims):
+                graph = None  # the log no longer says what changed since, or another width
+            if graph is None:
+                path = ann_path(self.folder, brain_id, model)
+                graph = vector_ann.load(path, identity, matrix.dims, seq, floor)
+            if graph is None or graph.worn:
+                if key not in self._ann_building:
+                    if matrix.rows <= ANN_SYNC_BUILD_MAX:
+                        graph = self._build_ann(matrix)
+                        due = (identity, graph)
+                    else:
+                        self._ann_building.add(key)
+                        threading.Thread(
+                            target=self._build_ann_later,
+                            args=(identity, key, matrix),
+                            name="loci-ann-build",
+                            daemon=True,
+                        ).start()
+                if graph is None:
+                    return None
+            if graph.seq < seq:
+                changed = chunk_log.changed(self.db, brain_id, graph.seq, seq)
+                graph.update(seq, changed, matrix.vectors_of(changed))
+                if graph.changed >= max(SAVE_AFTER_CHANGES, graph.size // 20):
+                    due = (identity, graph)
+            for old in [k for k in self._anns if k[0] == brain_id and k[2] == model]:
+                if old != key:
+                    del self._anns[old]  # a previous brain under this id
+            self._anns[key] = graph
+        if due is not None:
+            self._save_ann(*due)  # outside the lock: seconds at a million vectors
+        return graph
+
+    @staticmethod
+    def _build_ann(matrix: VectorMatrix) -> AnnIndex:
+        seq = matrix.seq  # before the rows: a catch-up meanwhile is applied again, harmlessly
+        _, sample = matrix.sample(SAMPLE)
+        return AnnIndex.build(seq, matrix.dims, sample, matrix.live_blocks())
+
+    def _build_ann_later(
+        self, identity: MatrixIdentity, key: tuple[int, str, str], matrix: VectorMatrix
+    ) -> None:
+        try:
+            graph = self._build_ann(matrix)
+            with self._ann_lock:
+                known = self._anns.get(key)
+                if known is None or known.worn or known.seq < graph.seq:
+                    self._anns[key] = graph  # the next search catches it up
+            self._save_ann(identity, graph)
+        except Exception:  # a closed store or a vanished brain: the exact scan keeps answering
+            log.warning("building the vector graph of brain %s failed", key[0], exc_info=True)
+        finally:
+            with self._ann_lock:
+                self._ann_building.discard(key)
+
+    def _save_ann(self, identity: MatrixIdentity, graph: AnnIndex) -> None:
+        path = ann_path(self.folder, identity.brain_id, identity.model)
+        try:
+            vector_ann.save(path, identity, graph)
+        except OSError:  # a read-only or full disk: the graph in memory still serves
+            log.warning("could not save the vector graph to %s", path, exc_info=True)
 
     def _save_matrix(self, identity: MatrixIdentity, matrix: VectorMatrix) -> None:
         path = matrix_path(self.folder, identity.brain_id, identity.model)

@@ -49,6 +49,7 @@ from loci.store.sqlite.oauth import SqliteOAuth
 from loci.store.sqlite.rows import INSERT_FTS, NOW, ROWS, brain_of, chunk_of, fts_values, job_of
 from loci.store.sqlite.search_index import (
     LEXICAL_INDEX_MIN_CHUNKS,
+    VECTOR_ANN_MIN_CHUNKS,
     VECTOR_INT8_MIN_CHUNKS,
     SearchIndex,
 )
@@ -74,11 +75,13 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
         *,
         lexical_index_min_chunks: int | None = LEXICAL_INDEX_MIN_CHUNKS,
         vector_int8_min_chunks: int | None = VECTOR_INT8_MIN_CHUNKS,
+        vector_ann_min_chunks: int | None = VECTOR_ANN_MIN_CHUNKS,
         bm25: tuple[float, float] = (K1, B),
     ) -> None:
         """The keywords configure the store's search engine (`SearchIndex`: brain sizes from
-        which the BM25 leg runs on the in-memory index and the vector leg scans an int8 copy
-        first, None for the plain path; the index's BM25 k1 and b)."""
+        which the BM25 leg runs on the in-memory index, the vector leg scans an int8 copy first
+        and takes its candidates from an HNSW graph, None for the plain path; the index's BM25
+        k1 and b)."""
         self.db = Database(path)
         migrate(self.db)
         # Set when this process queues a job, so its own worker starts at once (`wait_for_jobs`)
@@ -95,6 +98,7 @@ class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
             path.parent / "index",
             lexical_index_min_chunks=lexical_index_min_chunks,
             vector_int8_min_chunks=vector_int8_min_chunks,
+            vector_ann_min_chunks=vector_ann_min_chunks,
             bm25=bm25,
         )
 
