@@ -38,6 +38,7 @@ E5_SMALL = LocalModel(
     # <s> and </s>, and the longer prefix: "query: " is 3 tokens ("▁que", "ry", ":"), "passage: "
     # 2; the space after it is the text's own leading "▁", which its count already holds.
     reserved_tokens=2 + 3,
+    one_tokenizer=True,
 )
 
 _CONVERT_LOCK = threading.Lock()

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 import onnxruntime as ort
-from tokenizers import Encoding, Tokenizer
+from tokenizers import Tokenizer
 
 from loci.embed.base import Vectors
 from loci.embed.calibration import Calibration, CalibrationCache, cpu_model, file_sha256, measure
@@ -60,6 +60,9 @@ class LocalModel:
     passage_prefix: str = ""
     # Tokens of max_sequence the text cannot have: the special tokens and the longer prefix.
     reserved_tokens: int = _SPECIAL_TOKENS
+    # One tokenizer for counting and embedding (no truncation: _embed cuts), for tokenizers too
+    # large to hold twice (e5's 250,002-piece Unigram is about 300 MB in memory).
+    one_tokenizer: bool = False
 
 
 MINILM = LocalModel(
@@ -223,8 +226,14 @@ class LocalEmbedder:
         truncating = self._tokenizers()[0]
         heads = [prefix + self._head(text) for text in texts]
         # The _fast variant skips character offsets, which embedding never looks at.
-        encodings = truncating.encode_batch_fast(heads)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        limit = self._model.max_sequence
+        # A tokenizer shared with counting does not truncate: keep the first tokens and the
+        # closing special token, as truncation would (a no-op for an already truncated text).
+        encodings = [
+            ids if len(ids) <= limit else [*ids[: limit - 1], ids[-1]]
+            for ids in (e.ids for e in truncating.encode_batch_fast(heads))
+        ]
+        lengths = np.fromiter((len(e) for e in encodings), dtype=np.int64, count=len(encodings))
         # Longest first: similar lengths share a batch, so little compute goes to padding, and the
         # workers take the longest texts first, so none is left with a long one at the end.
         order = np.argsort(-lengths, kind="stable")
@@ -281,12 +290,12 @@ class LocalEmbedder:
             return head
         return text
 
-    def _feed(self, batch: Sequence[Encoding], width: int) -> dict[str, Any]:
+    def _feed(self, batch: Sequence[list[int]], width: int) -> dict[str, Any]:
         input_ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
         attention_mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, encoding in enumerate(batch):
-            n = len(encoding.ids)
-            input_ids[row, :n] = encoding.ids
+        for row, ids in enumerate(batch):
+            n = len(ids)
+            input_ids[row, :n] = ids
             attention_mask[row, :n] = 1
         feed: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
         if "token_type_ids" in self._input_names:
@@ -338,16 +347,20 @@ class LocalEmbedder:
                     else:
                         resource = resources.files("loci.embed") / "model" / TOKENIZER_FILE
                         raw = resource.read_text(encoding="utf-8")
-                    truncating = Tokenizer.from_str(raw)
                     counting = Tokenizer.from_str(raw)
+                    truncating = counting
+                    if not self._model.one_tokenizer:
+                        truncating = Tokenizer.from_str(raw)
                 except Exception as exc:
                     raise EmbeddingError(f"cannot load the local tokenizer: {exc}") from exc
                 # Two instances because truncation is state on the tokenizer: counting must see
-                # every token, embedding must stop where the model's positions end.
-                truncating.no_padding()
-                truncating.enable_truncation(max_length=self._model.max_sequence)
+                # every token, embedding must stop where the model's positions end. A model
+                # whose tokenizer is large shares one, and _embed cuts the tokens itself.
                 counting.no_padding()
                 counting.no_truncation()
+                if truncating is not counting:
+                    truncating.no_padding()
+                    truncating.enable_truncation(max_length=self._model.max_sequence)
                 self._word_counter = WordTokenCounter(counting)
                 self._counting = counting
                 self._truncating = truncating
