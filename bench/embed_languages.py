@@ -64,7 +64,9 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def speed(models: Sequence[LocalModelName], model_dir: Path, count: int, rounds: int) -> None:
+def speed(
+    models: Sequence[LocalModelName], model_dir: Path, dataset: Path, count: int, rounds: int
+) -> None:
     with tempfile.TemporaryDirectory(prefix="loci-speed-") as scratch:
         home = Path(scratch)
         embedders: dict[tuple[LocalModelName, int], Any] = {
@@ -74,7 +76,9 @@ def speed(models: Sequence[LocalModelName], model_dir: Path, count: int, rounds:
         }
         chunker = embedders[(MODELS[0], 1)]
         assert isinstance(chunker, LocalEmbedder)
-        chunks = loci_chunks(chunker, DATASETS / "scifact", count)
+        if not (dataset / "corpus.jsonl").is_file():
+            raise SystemExit(f"no corpus.jsonl in {dataset}: give --dataset")
+        chunks = loci_chunks(chunker, dataset, count)
         for embedder in embedders.values():
             embedder.embed(chunks[:4])  # load the session and tokenizer outside the timing
         per_cpu: dict[tuple[LocalModelName, int], list[float]] = defaultdict(list)
@@ -172,6 +176,7 @@ def main() -> None:
     )
     parser.add_argument("--chunks", type=int, default=256)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dataset", type=Path, default=DATASETS / "scifact", help="for speed")
     parser.add_argument("--beir", type=Path, nargs="*", default=[DATASETS / "scifact"])
     parser.add_argument("--answers", type=Path, default=REPO / "bench" / "answers")
     parser.add_argument("--languages", default="de,fr,ja,zh,en")
@@ -180,7 +185,7 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {cpu_model()},")
     print(f"{os.cpu_count()} CPUs, load average {load()} at the start")
     if not args.skip_speed:
-        speed(args.models, args.model_dir, args.chunks, args.rounds)
+        speed(args.models, args.model_dir, args.dataset, args.chunks, args.rounds)
     if args.beir:
         beir(args.models, args.model_dir, args.beir)
     if args.languages:
