@@ -58,6 +58,14 @@ def build_embedder(settings: Settings) -> Embedder:
             concurrency=settings.embed_concurrency,
             **({"max_tokens": settings.embed_max_tokens} if settings.embed_max_tokens else {}),
         )
+    if settings.embed_local_model == "multilingual-e5-small":
+        from loci.embed.e5 import NAME, E5Embedder
+
+        return E5Embedder(
+            settings.models_dir / NAME,
+            threads=settings.embed_threads or None,
+            calibration_dir=settings.calibration_dir,
+        )
     from loci.embed.local import LocalEmbedder
 
     return LocalEmbedder(

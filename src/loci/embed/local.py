@@ -13,13 +13,14 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnxruntime as ort
-from tokenizers import Encoding, Tokenizer
+from tokenizers import Tokenizer
 
 from loci.embed.base import Vectors
 from loci.embed.calibration import Calibration, CalibrationCache, cpu_model, file_sha256, measure
@@ -42,6 +43,36 @@ UNKNOWN_TOKEN = "[UNK]"
 # than the two it replaces (see scripts/export_onnx.py), so its optimizer must not fuse them back.
 _DISABLED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
+
+@dataclass(frozen=True)
+class LocalModel:
+    """What LocalEmbedder must know of a model beside its two files."""
+
+    model_id: str
+    dimensions: int
+    max_sequence: int  # positions one call reads, special tokens and prefix included
+    unknown_token: str
+    # The languages it reads (ISO 639-1), None for any: where the vector leg can be trusted.
+    languages: frozenset[str] | None
+    # Prepended to what is embedded: models trained with instructions (e5's "query: " and
+    # "passage: ") place a text differently depending on which side of a search it is on.
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    # Tokens of max_sequence the text cannot have: the special tokens and the longer prefix.
+    reserved_tokens: int = _SPECIAL_TOKENS
+    # One tokenizer for counting and embedding (no truncation: _embed cuts), for tokenizers too
+    # large to hold twice (e5's 250,002-piece Unigram is about 300 MB in memory).
+    one_tokenizer: bool = False
+
+
+MINILM = LocalModel(
+    model_id=MODEL_ID,
+    dimensions=DIMENSIONS,
+    max_sequence=MAX_SEQUENCE,
+    unknown_token=UNKNOWN_TOKEN,
+    languages=None,  # the caller's setting decides (loci.config.embedder_languages)
+)
+
 # count_tokens cuts long texts into pieces of about this many characters, at whitespace, and
 # tokenizes the pieces in parallel: one multi-megabyte `encode` is single-threaded and builds an
 # offset table for every token.
@@ -54,7 +85,8 @@ _EMBED_HEAD_CHARS = 16_000
 
 
 class LocalEmbedder:
-    """Sentence vectors from the bundled all-MiniLM-L6-v2 ONNX model.
+    """Sentence vectors from an ONNX model on ONNX Runtime: the bundled all-MiniLM-L6-v2 unless
+    `model` (with `model_path` and `tokenizer_path`) names another.
 
     The ONNX Runtime session is created on first use (loading takes about a second), so building
     a `LocalEmbedder` is free. One instance may be shared between threads.
@@ -77,7 +109,8 @@ class LocalEmbedder:
     each batch is padded only to its own longest member.
 
     `model_path` and `tokenizer_path` replace the bundled files (benchmarks use them to compare
-    model variants).
+    model variants; `loci.embed.e5` points them at the multilingual model). `model` says what
+    the files hold: its identity, dimensions, sequence length and prefixes.
 
     `calibration_dir` is where `chunks_per_s()` keeps the throughput it measured on this machine
     (see `loci.embed.calibration`); None measures once per instance and keeps nothing.
@@ -86,6 +119,7 @@ class LocalEmbedder:
     def __init__(
         self,
         *,
+        model: LocalModel = MINILM,
         threads: int | None = None,
         batch_size: int = 1,
         model_path: Path | None = None,
@@ -96,6 +130,7 @@ class LocalEmbedder:
             raise ValueError("threads must be at least 1")
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        self._model = model
         self._threads = threads
         self._batch_size = batch_size
         self._model_path = model_path
@@ -112,15 +147,20 @@ class LocalEmbedder:
 
     @property
     def model_id(self) -> str:
-        return MODEL_ID
+        return self._model.model_id
 
     @property
     def dimensions(self) -> int:
-        return DIMENSIONS
+        return self._model.dimensions
 
     @property
     def max_tokens(self) -> int:
-        return MAX_SEQUENCE - _SPECIAL_TOKENS
+        return self._model.max_sequence - self._model.reserved_tokens
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """ISO 639-1 codes of the languages the model reads; None: not known to it."""
+        return self._model.languages
 
     def chunks_per_s(self) -> float:
         """Full-length chunks this instance embeds a second on this machine (wall time).
@@ -140,6 +180,7 @@ class LocalEmbedder:
         return self._calibration.chunks_per_s
 
     def _model_sha256(self) -> str:
+        self._resolve_files()
         if self._model_path is not None:
             return file_sha256(self._model_path)
         resource = resources.files("loci.embed") / "model" / MODEL_FILE
@@ -162,23 +203,37 @@ class LocalEmbedder:
         unknown = {
             word
             for word, token in zip(encoding.word_ids, encoding.tokens, strict=True)
-            if token == UNKNOWN_TOKEN
+            if token == self._model.unknown_token
         }
         return len({word for word, count in pieces.items() if count > 1} | unknown)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of passages (what is stored and searched)."""
+        return self._embed(texts, self._model.passage_prefix)
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """Vectors of search queries: the same as `embed` unless the model has a query prefix."""
+        return self._embed(texts, self._model.query_prefix)
+
+    def _embed(self, texts: Sequence[str], prefix: str) -> Vectors:
         if isinstance(texts, str):
             # A bare string is a Sequence[str] of characters; embedding each letter is never meant.
             raise TypeError("embed() takes a sequence of texts, not a single string")
-        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        out = np.empty((len(texts), self._model.dimensions), dtype=np.float32)
         if not texts:
             return out
         session = self._load_session()
         truncating = self._tokenizers()[0]
-        heads = [self._head(text) for text in texts]
+        heads = [prefix + self._head(text) for text in texts]
         # The _fast variant skips character offsets, which embedding never looks at.
-        encodings = truncating.encode_batch_fast(heads)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(encodings))
+        limit = self._model.max_sequence
+        # A tokenizer shared with counting does not truncate: keep the first tokens and the
+        # closing special token, as truncation would (a no-op for an already truncated text).
+        encodings = [
+            ids if len(ids) <= limit else [*ids[: limit - 1], ids[-1]]
+            for ids in (e.ids for e in truncating.encode_batch_fast(heads))
+        ]
+        lengths = np.fromiter((len(e) for e in encodings), dtype=np.int64, count=len(encodings))
         # Longest first: similar lengths share a batch, so little compute goes to padding, and the
         # workers take the longest texts first, so none is left with a long one at the end.
         order = np.argsort(-lengths, kind="stable")
@@ -235,21 +290,26 @@ class LocalEmbedder:
             return head
         return text
 
-    def _feed(self, batch: Sequence[Encoding], width: int) -> dict[str, Any]:
+    def _feed(self, batch: Sequence[list[int]], width: int) -> dict[str, Any]:
         input_ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
         attention_mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, encoding in enumerate(batch):
-            n = len(encoding.ids)
-            input_ids[row, :n] = encoding.ids
+        for row, ids in enumerate(batch):
+            n = len(ids)
+            input_ids[row, :n] = ids
             attention_mask[row, :n] = 1
         feed: dict[str, Any] = {"input_ids": input_ids, "attention_mask": attention_mask}
         if "token_type_ids" in self._input_names:
             feed["token_type_ids"] = np.zeros_like(input_ids)
         return feed
 
+    def _resolve_files(self) -> None:
+        """Make sure `model_path` and `tokenizer_path` (if set) exist; a hook for models that
+        are made on first use (`loci.embed.e5`)."""
+
     def _load_session(self) -> ort.InferenceSession:
         if self._session is not None:
             return self._session
+        self._resolve_files()
         with self._lock:
             if self._session is None:
                 options = ort.SessionOptions()
@@ -271,13 +331,14 @@ class LocalEmbedder:
                 except Exception as exc:
                     raise EmbeddingError(f"cannot load the local embedding model: {exc}") from exc
                 self._input_names = frozenset(i.name for i in session.get_inputs())
-                log.debug("loaded %s for %d threads", MODEL_ID, self._workers())
+                log.debug("loaded %s for %d threads", self._model.model_id, self._workers())
                 self._session = session
         return self._session
 
     def _tokenizers(self) -> tuple[Tokenizer, Tokenizer]:
         if self._truncating is not None and self._counting is not None:
             return self._truncating, self._counting
+        self._resolve_files()
         with self._lock:
             if self._truncating is None or self._counting is None:
                 try:
@@ -286,16 +347,20 @@ class LocalEmbedder:
                     else:
                         resource = resources.files("loci.embed") / "model" / TOKENIZER_FILE
                         raw = resource.read_text(encoding="utf-8")
-                    truncating = Tokenizer.from_str(raw)
                     counting = Tokenizer.from_str(raw)
+                    truncating = counting
+                    if not self._model.one_tokenizer:
+                        truncating = Tokenizer.from_str(raw)
                 except Exception as exc:
                     raise EmbeddingError(f"cannot load the local tokenizer: {exc}") from exc
                 # Two instances because truncation is state on the tokenizer: counting must see
-                # every token, embedding must stop where the model's positions end.
-                truncating.no_padding()
-                truncating.enable_truncation(max_length=MAX_SEQUENCE)
+                # every token, embedding must stop where the model's positions end. A model
+                # whose tokenizer is large shares one, and _embed cuts the tokens itself.
                 counting.no_padding()
                 counting.no_truncation()
+                if truncating is not counting:
+                    truncating.no_padding()
+                    truncating.enable_truncation(max_length=self._model.max_sequence)
                 self._word_counter = WordTokenCounter(counting)
                 self._counting = counting
                 self._truncating = truncating

@@ -9,7 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from loci.context_line import context_line, index_title
-from loci.embed.base import Embedder
+from loci.embed.base import Embedder, embed_queries
 from loci.embed.identity import check_identity
 from loci.errors import InvalidInput, RerankError
 from loci.language import query_languages, question_language
@@ -166,7 +166,7 @@ class SearchEngine:
         if use_vectors:
             embedder = self._embedder()
             check_identity(brain, embedder)
-            query_vector = embedder.embed([query])[0]
+            query_vector = embed_queries(embedder, [query])[0]
             vector_leg = self.store.vector_search(
                 brain.id, embedder.model_id, query_vector, p.candidates, filters
             )
