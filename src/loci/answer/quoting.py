@@ -109,6 +109,17 @@ class Reader:
 
     embed: Callable[[Sequence[str]], Vectors] | None = None
     languages: frozenset[str] | None = frozenset()
+    # How a question is embedded, where the model reads questions its own way (e5's "query: "
+    # beside "passage: "); None: as the units are, in one batch with them.
+    embed_query: Callable[[Sequence[str]], Vectors] | None = None
+
+    def question_and(self, question: str, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        """The question's vector and the texts' vectors."""
+        assert self.embed is not None
+        if self.embed_query is None:
+            vectors = self.embed([question, *texts])
+            return vectors[0], vectors[1:]
+        return self.embed_query([question])[0], self.embed(texts)
 
     def reads(self, language: str | None) -> bool:
         if self.embed is None:
@@ -292,8 +303,8 @@ def _add_meaning(
     )[:MAX_EMBEDDED]
     if not promising:
         return
-    vectors = reader.embed([question, *(texts[i][:EMBEDDED_CHARS] for i in promising)])
-    for i, value in zip(promising, vectors[1:] @ vectors[0], strict=True):
+    asked, vectors = reader.question_and(question, [texts[i][:EMBEDDED_CHARS] for i in promising])
+    for i, value in zip(promising, vectors @ asked, strict=True):
         rows[i][at("meaning")] = float(value)
         rows[i][at("read")] = 1.0
 

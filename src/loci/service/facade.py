@@ -111,12 +111,15 @@ class Loci:
     def answers(self) -> Answers:
         from loci.answer.facade import Answers
         from loci.answer.quoting import Reader
+        from loci.embed.base import embed_queries
 
         # The embedder reads an answer's candidate units beside the question, in the languages
         # it reads: the ones search trusts its vectors for.
         embedder = self._embedder  # not `self`: no service refers back to Loci
         reader = Reader(
-            lambda texts: embedder().embed(texts), self.settings.ranking.embedder_languages
+            lambda texts: embedder().embed(texts),
+            self.settings.ranking.embedder_languages,
+            lambda texts: embed_queries(embedder(), texts),
         )
         return Answers(
             self.store, self.graph, self.searching.search, self._chat, self.curation, reader
