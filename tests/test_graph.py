@@ -10,8 +10,9 @@ import pytest
 
 from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.document import parse
+from loci.graph.records import GraphEdge
 from loci.graph.service import BrainGraph
-from loci.models import Brain, GraphEdge
+from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from tests.support.cli import run_cli

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from loci.app import build_chat, service_settings
+from loci.auth.records import UserModel
 from loci.config import Settings
 from loci.embed.base import Embedder
-from loci.models import UserModel
 from loci.service import Loci
 from loci.store.blobs import BlobStore
 from tests.support.asking import events

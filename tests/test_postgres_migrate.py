@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from loci.auth.records import OAuthClient, OAuthCode
 from loci.embed.base import Embedder
 from loci.errors import StoreError
 from loci.graph.service import BrainGraph
-from loci.models import Brain, OAuthClient, OAuthCode
+from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.blobs import sha256_hex

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from loci.auth.records import User
 from loci.auth.secret_box import SecretBox
 from loci.integrations import Integrations
 from loci.integrations.slack_api import SlackWebApi
@@ -22,7 +23,6 @@ from loci.integrations.slack_format import MAX_REPLY, answer_message, to_mrkdwn
 from loci.integrations.slack_links import SlackLinks
 from loci.integrations.webhooks import Webhooks
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
-from loci.models import User
 from loci.service import Loci
 from tests.support.fake_slack import FakeSlack
 from tests.support.live_server import LiveServer

@@ -5,6 +5,10 @@ blocks into `ChunkDraft`s; the store keeps `Document`s and `Chunk`s; search retu
 `Citation` points at the exact file, page, line span and heading a passage came from. Where a
 passage is — page, lines, characters, OCR region, recording time — is one `Location`, carried
 whole from block to citation.
+
+The nouns of one concept live beside its package: accounts and OAuth in `loci.auth.records`, the
+brain graph in `loci.graph.records`, conversations in `loci.answer.records`, Slack and webhooks in
+`loci.integrations.records`.
 """
 
 from __future__ import annotations
@@ -29,10 +33,6 @@ ProgressStage = Literal["parse", "ocr", "chunk", "embed"]
 SearchMode = Literal["hybrid", "text", "vector"]
 Visibility = Literal["restricted", "workspace"]
 Role = Literal["owner", "editor", "viewer"]
-TokenScope = Literal["read", "write"]
-# "api": made by a person (listed, revocable); "session": made by a password sign-in for the
-# web session it opens, hidden from the token list and gone when the session ends.
-TokenKind = Literal["api", "session"]
 # What `loci sync` does with a document whose file left a registered folder.
 OnDelete = Literal["remove", "keep"]
 SourceMode = Literal["files", "pages"]  # a folder's files as documents, or as graph pages
@@ -576,151 +576,7 @@ class BrainStats:
     queue_by_stage: dict[str, int]
 
 
-# accounts ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class User:
-    id: int
-    name: str
-    is_admin: bool
-    created_at: str
-    email: str | None = None
-    disabled_at: float | None = None  # set: signs in no more; every token was revoked
-    has_password: bool = False  # the hash itself never leaves the store's password methods
-
-    @property
-    def disabled(self) -> bool:
-        return self.disabled_at is not None
-
-
-@dataclass(frozen=True)
-class Member:
-    user: User
-    role: Role
-
-
-@dataclass(frozen=True)
-class ApiToken:
-    """A token's row: never its secret, only the secret's hash (kept by the store) and prefix."""
-
-    id: int
-    user_id: int
-    name: str
-    prefix: str
-    scope: TokenScope
-    brain_ids: tuple[int, ...] | None  # None: every brain the user can reach
-    expires_at: float | None
-    created_at: str
-    last_used_at: float | None
-    revoked_at: float | None
-    kind: TokenKind = "api"
-    # Set on a token an OAuth client holds (`loci.auth.oauth`): the client it was issued to,
-    # and the resource (a URL of this server) it may be used at, with everything under it.
-    client_id: str | None = None
-    resource: str | None = None
-
-
-@dataclass(frozen=True)
-class OAuthClient:
-    """An application registered for OAuth (RFC 7591): only its secret's hash is kept, and a
-    public client (`auth_method` "none") has none."""
-
-    client_id: str
-    name: str
-    redirect_uris: tuple[str, ...]
-    grant_types: tuple[str, ...]
-    auth_method: str  # "none", "client_secret_basic" or "client_secret_post"
-    secret_hash: str | None
-    created_at: str
-
-
-@dataclass(frozen=True)
-class RegistrationLoad:
-    """What a new OAuth registration is weighed against (`loci.auth.oauth.registration_limits`):
-    when its address registered in the last hour, oldest first, and how many registered clients
-    never got a token, with when the oldest of them registered (times as `created_at`)."""
-
-    recent: tuple[str, ...]
-    unused: int
-    oldest_unused: str | None
-
-
-@dataclass(frozen=True)
-class OAuthCode:
-    """An authorization code as a person approved it: only its hash is kept. `token_id` is
-    the token it was exchanged for, so a second use can revoke that token (RFC 6749 4.1.2)."""
-
-    code_hash: str
-    client_id: str
-    user_id: int
-    redirect_uri: str
-    scope: TokenScope
-    brain_ids: tuple[int, ...] | None
-    resource: str
-    code_challenge: str
-    expires_at: float
-    used_at: float | None = None
-    token_id: int | None = None
-
-
-@dataclass(frozen=True)
-class RefreshToken:
-    """A refresh token of an OAuth client's Loci token: each is used once (rotation)."""
-
-    secret_hash: str
-    token_id: int
-    expires_at: float
-    used_at: float | None
-
-
-@dataclass(frozen=True)
-class Invite:
-    """A one-time sign-up link for a user: only the hash of its secret is kept."""
-
-    id: int
-    user_id: int
-    expires_at: float
-    used_at: float | None
-    created_at: str
-
-
-@dataclass(frozen=True)
-class UserModel:
-    """A user's own chat model endpoint; the API key stays sealed (see auth/secret_box.py)."""
-
-    base_url: str
-    model: str
-    fallback_models: tuple[str, ...]
-    sealed_api_key: str | None
-
-
-@dataclass(frozen=True)
-class SlackIdentity:
-    """A Slack user (workspace + user id) linked to the Loci user and brain their messages
-    are saved as and into."""
-
-    team_id: str
-    slack_user_id: str
-    user_id: int
-    user_name: str
-    brain_id: int
-    brain_name: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class WebhookSecret:
-    """A per-integration signing secret of a brain and provider: only its prefix is shown;
-    the secret itself stays sealed in the store (see auth/secret_box.py)."""
-
-    id: int
-    brain_id: int
-    brain_name: str
-    provider: str
-    prefix: str
-    created_at: str
-    revoked_at: float | None
+# followed folders -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -739,148 +595,6 @@ class Source:
     last_sync_at: str | None
     last_report: dict[str, Any] | None
     mode: SourceMode = "files"
-
-
-@dataclass(frozen=True)
-class WebSession:
-    user_id: int
-    token_id: int
-    csrf: str
-    expires_at: float
-
-
-# conversations ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Conversation:
-    id: int
-    brain_id: int
-    user_id: int | None  # None: the local owner's (the CLI, MCP over stdio)
-    title: str
-    created_at: str
-    updated_at: str
-    # Where it was started: web, api, cli, mcp or slack (None: before that was kept).
-    origin: str | None = None
-
-
-@dataclass(frozen=True)
-class ChatMessage:
-    id: int
-    conversation_id: int
-    role: Literal["user", "assistant"]
-    content: str
-    citations: tuple[dict[str, Any], ...]
-    intent: str | None
-    created_at: str
-    feedback: Feedback | None = None  # only answers are rated
-
-
-Rating = Literal["up", "down"]
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """How the conversation's owner rated an answer; rating it again replaces this."""
-
-    rating: Rating
-    reason: str | None
-    rated_at: str
-
-
-@dataclass(frozen=True)
-class RatedAnswer:
-    """A rated answer with the question it answered (the user message before it)."""
-
-    question: str
-    answer: ChatMessage
-
-
-# the brain graph -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    source: str  # graph document ids
-    target: str
-    type: str  # a relation type, `wiki_link` or `cites`
-
-
-@dataclass(frozen=True)
-class GraphTimelineEntry:
-    doc_id: str  # the graph document it belongs to
-    entry_id: str  # ev-…, derived from the entry's content
-    at: str
-    text: str
-    source: str | None
-
-
-@dataclass(frozen=True)
-class GraphDocument:
-    """A graph document as stored: its exact Markdown plus the fields queries filter on."""
-
-    brain_id: int
-    id: str
-    kind: str  # page | evidence
-    type: str
-    folder: str
-    status: str
-    title: str
-    aliases: tuple[str, ...]
-    merged_into: str | None
-    created: str
-    updated: str
-    content: str
-    content_hash: str
-    document_id: int | None  # the indexed `documents` row search cites
-
-
-@dataclass(frozen=True)
-class GraphVersion:
-    """The content a write replaced (or deleted), with who did it, how and when."""
-
-    id: int
-    doc_id: str
-    action: str
-    actor: str
-    content: str
-    content_hash: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class GraphPut:
-    """Create or overwrite one graph document (rename it when `previous_id` is set).
-
-    `expected_hash` None means the document must not exist yet; otherwise the stored one must
-    still have that hash. `index` is its `documents` row for search, (re)queued with the write.
-    """
-
-    id: str
-    kind: str
-    type: str
-    folder: str
-    status: str
-    title: str
-    aliases: tuple[str, ...]
-    merged_into: str | None
-    created: str
-    updated: str
-    content: str
-    content_hash: str
-    edges: tuple[GraphEdge, ...]
-    timeline: tuple[GraphTimelineEntry, ...]
-    index: NewDocument
-    expected_hash: str | None
-    action: str
-    previous_id: str | None = None
-
-
-@dataclass(frozen=True)
-class GraphDelete:
-    id: str
-    expected_hash: str
-    action: str = "delete"
 
 
 WatchMode = Literal["events", "poll"]  # native file system events, or polling the folder

@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loci.models import Brain, DocumentKind, GraphTimelineEntry
+from loci.graph.records import GraphTimelineEntry
+from loci.models import Brain, DocumentKind
 
 if TYPE_CHECKING:
     from loci.service import Loci

@@ -15,6 +15,7 @@ from loci.answer.events import AskEvent, Done, Routed, Token
 from loci.answer.intents import save_request
 from loci.answer.pipeline import Asker, Turn
 from loci.answer.quoting import Reader
+from loci.answer.records import ChatMessage, Conversation, RatedAnswer, Rating
 from loci.answer.retrieval import Retrieval
 from loci.answer.scope import Scope, scope_for
 from loci.answer.sources import Source
@@ -27,17 +28,7 @@ from loci.errors import Conflict, InvalidInput, NotFound
 from loci.graph.results import Summary
 from loci.graph.service import BrainGraph
 from loci.llm.client import Chat
-from loci.models import (
-    Brain,
-    ChatMessage,
-    Conversation,
-    Document,
-    DocumentKind,
-    Hit,
-    RatedAnswer,
-    Rating,
-    SearchFilters,
-)
+from loci.models import Brain, Document, DocumentKind, Hit, SearchFilters
 from loci.search.engine import SearchRequest, passage_hit
 from loci.search.filters import admits
 from loci.store.base import Store

@@ -15,9 +15,11 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
+from loci.answer.records import ChatMessage
 from loci.graph.document import BrainDoc, new_entry
 from loci.graph.links import slugify
-from loci.models import ChatMessage, Document, GraphDocument
+from loci.graph.records import GraphDocument
+from loci.models import Document
 
 FOLDER = "research"
 CORE_KINDS = ("file", "web", "note")  # `loci.graph.reads.CORE_PROVIDERS`

@@ -23,8 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from loci.auth.records import ApiToken, User
 from loci.errors import Forbidden
-from loci.models import ApiToken, Brain, Role, User
+from loci.models import Brain, Role
 
 # read: see it; own: change the caller's own things in it (conversations, ratings); write: change
 # its documents; manage: its settings and members.

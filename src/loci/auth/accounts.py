@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 from loci.auth.access import Need, Principal, allows, require_account, role_in, user_role_in
 from loci.auth.oauth.resources import covers
+from loci.auth.records import ApiToken, Member, TokenScope, User
 from loci.auth.secrets import SESSION_PREFIX, hash_secret, new_secret, shown_prefix
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
-from loci.models import ApiToken, Brain, Member, Role, TokenScope, User, Visibility
+from loci.models import Brain, Role, Visibility
 from loci.names import NAME_PATTERN, check_name
 
 if TYPE_CHECKING:

@@ -25,10 +25,10 @@ from loci.auth.passwords import (
     needs_rehash,
     verify_password,
 )
+from loci.auth.records import Invite, User
 from loci.auth.secrets import hash_secret, new_secret
 from loci.auth.sign_in_limit import FailedSignIns
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
-from loci.models import Invite, User
 
 INVITE_PREFIX = "locinv_"
 INVITE_DAYS = 7.0

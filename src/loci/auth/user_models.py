@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from loci.auth.records import User, UserModel
 from loci.auth.secret_box import SecretBox
 from loci.errors import BlockedAddress, FetchError, InvalidInput
 from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.vetted_transport import vetted_client
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
-from loci.models import User, UserModel
 from loci.store.base import AccountStore
 
 

@@ -17,12 +17,12 @@ from rich.table import Table
 
 from loci.auth.accounts import Accounts, IssuedToken
 from loci.auth.people import INVITE_DAYS
+from loci.auth.records import User
 from loci.cli import context
 from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.errors import InvalidInput
-from loci.models import User
 
 UserOption = Annotated[
     str | None, typer.Option("--user", "-u", help="Whose tokens (default: the first admin).")

@@ -24,11 +24,12 @@ from loci.answer.events import (
     Token,
     final_answer,
 )
+from loci.answer.records import Feedback
 from loci.cli.context import BrainOption, JsonOption, existing_brain, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.cli.search import Kind
-from loci.models import Feedback, Location, SearchFilters
+from loci.models import Location, SearchFilters
 
 if TYPE_CHECKING:
     from loci.wire.citation import Citation

@@ -21,8 +21,9 @@ from loci.cli.graph_common import ACTOR, open_graph, settle
 from loci.cli.graph_files import register_files
 from loci.cli.output import emit_json, err, out, render_snippet
 from loci.cli.waiting import WaitOption
+from loci.graph.records import GraphEdge
 from loci.graph.results import Summary, Written
-from loci.models import Brain, GraphEdge
+from loci.models import Brain
 from loci.nul import refuse_nul
 
 ExpectedHash = Annotated[

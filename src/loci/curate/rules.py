@@ -19,8 +19,9 @@ from loci.curate.items import Attendee, SourceItem, defuse, label
 from loci.errors import NotFound
 from loci.graph.document import BrainDoc, new_entry, parse
 from loci.graph.links import slugify
+from loci.graph.records import GraphDocument
 from loci.graph.service import BrainGraph
-from loci.models import Brain, GraphDocument
+from loci.models import Brain
 
 MIN_NAME = 3  # shorter titles and aliases ("AI", "Al") match too much to fold anything into
 

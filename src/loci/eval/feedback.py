@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loci.models import RatedAnswer
+from loci.answer.records import RatedAnswer
 
 
 def feedback_questions(rated: list[RatedAnswer]) -> list[dict[str, Any]]:

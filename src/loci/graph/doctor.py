@@ -38,9 +38,10 @@ from loci.graph.document import BrainDoc, parse
 from loci.graph.links import derive_edges, is_source_ref, links, source_refs
 from loci.graph.markdown_folder import scan_markdown
 from loci.graph.reads import CORE_PROVIDERS
+from loci.graph.records import GraphDocument
 from loci.graph.service import BrainGraph
 from loci.graph.validate import validate
-from loci.models import Brain, Document, GraphDocument
+from loci.models import Brain, Document
 
 Severity = Literal["error", "warning"]
 SEVERITY: dict[str, Severity] = {

@@ -7,10 +7,11 @@ from collections.abc import Callable
 
 from loci.errors import LociError, NotFound
 from loci.graph.document import BrainDoc
+from loci.graph.records import GraphDocument
 from loci.graph.service import BrainGraph
 from loci.graph.validate import validate
 from loci.graph.writer import Change
-from loci.models import Brain, GraphDocument
+from loci.models import Brain
 
 
 def validation_problems(doc: BrainDoc) -> tuple[str, ...]:

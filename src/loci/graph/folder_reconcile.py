@@ -52,11 +52,12 @@ from loci.graph.plain_pages import (
     same_page,
     split_plain,
 )
+from loci.graph.records import GraphDelete, GraphDocument, GraphPut
 from loci.graph.service import BrainGraph
 from loci.graph.sync_manifest import Entry, Manifest, file_hash
 from loci.graph.transfer_results import FileResult, TransferReport, duplicate_claim, summarize
 from loci.graph.writer import Change
-from loci.models import Brain, GraphDelete, GraphDocument, GraphPut
+from loci.models import Brain
 from loci.store.blobs import sha256_hex
 
 TRASH = ".trash"  # where Obsidian puts deleted notes too; hidden, so never synced

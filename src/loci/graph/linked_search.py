@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from loci.errors import NotFound
 from loci.graph import expansion
 from loci.graph.document import parse
-from loci.models import Brain, GraphDocument, Hit
+from loci.graph.records import GraphDocument
+from loci.models import Brain, Hit
 from loci.search.engine import passage_hit
 from loci.store.base import GraphStore, Store
 

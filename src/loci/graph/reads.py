@@ -15,19 +15,9 @@ from loci.graph import expansion
 from loci.graph.document import parse
 from loci.graph.linked_search import lead_line, live_page, page_neighbours
 from loci.graph.links import source_refs
+from loci.graph.records import GraphDocument, GraphEdge, GraphTimelineEntry, GraphVersion
 from loci.graph.results import FolderCount, Page, QueryHit, SourcePointer, Summary, summary
-from loci.models import (
-    NOWHERE,
-    Brain,
-    Citation,
-    Document,
-    GraphDocument,
-    GraphEdge,
-    GraphTimelineEntry,
-    GraphVersion,
-    Hit,
-    SearchFilters,
-)
+from loci.models import NOWHERE, Brain, Citation, Document, Hit, SearchFilters
 from loci.search.engine import MAX_LIMIT, SearchRequest
 from loci.store.base import Store
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from loci.graph.document import BrainDoc
-from loci.models import Citation, Document, GraphDocument, GraphEdge
+from loci.graph.records import GraphDocument, GraphEdge
+from loci.models import Citation, Document
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,10 @@ from loci.graph.document import (
 )
 from loci.graph.links import slug_prefix, slugify
 from loci.graph.reads import GraphReader, Search
+from loci.graph.records import GraphDelete, GraphDocument
 from loci.graph.results import DeletePlan, Summary, Written, summary
 from loci.graph.writer import Change, GraphWriter
-from loci.models import Brain, GraphDelete, GraphDocument
+from loci.models import Brain
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 

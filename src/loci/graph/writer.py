@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from loci.errors import InvalidInput
 from loci.graph.document import BrainDoc, entry_id, now, parse
 from loci.graph.links import derive_edges
+from loci.graph.records import GraphDelete, GraphEdge, GraphPut, GraphTimelineEntry
 from loci.graph.validate import validate
-from loci.models import GraphDelete, GraphEdge, GraphPut, GraphTimelineEntry, NewDocument
+from loci.models import NewDocument
 from loci.store.base import GraphStore
 from loci.store.blobs import BlobStore
 

@@ -18,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from loci.answer.events import final_answer
+from loci.auth.records import User
 from loci.errors import NotFound
 from loci.integrations.slack_events import SlackMessage
 from loci.integrations.slack_format import answer_message
 from loci.llm.client import Chat, OpenAICompatibleChat
-from loci.models import Brain, User
+from loci.models import Brain
 from loci.service import Loci
 
 log = logging.getLogger(__name__)

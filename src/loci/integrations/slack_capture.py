@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from loci.auth.accounts import Accounts
+from loci.auth.records import User
 from loci.errors import Conflict, FileTooLarge, InvalidInput, LociError, NotFound
 from loci.integrations.signing import verify_slack
 from loci.integrations.slack_api import SlackWebApi
@@ -37,7 +38,7 @@ from loci.integrations.slack_events import (
     read_delivery,
 )
 from loci.integrations.slack_format import escape
-from loci.models import Brain, User
+from loci.models import Brain
 from loci.service import Loci
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from loci.auth.accounts import Accounts
 from loci.errors import Forbidden, InvalidInput, NotFound
+from loci.integrations.records import SlackIdentity
 from loci.integrations.slack_events import SLACK_ID
-from loci.models import SlackIdentity
 
 
 def _slack_id(kind: str, value: str) -> str:

@@ -17,8 +17,9 @@ from loci.auth.secret_box import SecretBox
 from loci.auth.secrets import new_secret, shown_prefix
 from loci.curate.items import PROVIDER
 from loci.errors import InvalidInput, NotFound, Unauthenticated
+from loci.integrations.records import WebhookSecret
 from loci.integrations.signing import verify_webhook
-from loci.models import Brain, WebhookSecret
+from loci.models import Brain
 from loci.store.base import Store
 
 SECRET_PREFIX = "whsec_"

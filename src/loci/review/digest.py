@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from loci.models import Brain, Chunk, Document, GraphDocument
+from loci.graph.records import GraphDocument
+from loci.models import Brain, Chunk, Document
 from loci.review.period import Period
 from loci.review.themes import Vector, mean_vector, themes, words_of
 from loci.store.base import Store

@@ -28,12 +28,13 @@ from loci.errors import InvalidInput, LociError, NotFound, UnsupportedSource
 from loci.graph.file_writes import stored_document
 from loci.graph.folder_reconcile import FolderReconcile, SyncRules
 from loci.graph.markdown_folder import read_markdown, safe_path, write_file
+from loci.graph.records import GraphDelete, GraphPut
 from loci.graph.service import BrainGraph
 from loci.graph.sync_manifest import Manifest
 from loci.graph.transfer_results import FileResult, TransferReport
 from loci.graph.writer import Change
 from loci.ingest.folder_walk import unreachable, wanted
-from loci.models import Brain, GraphDelete, GraphPut, Source
+from loci.models import Brain, Source
 from loci.store.base import Store
 from loci.store.blobs import sha256_hex
 

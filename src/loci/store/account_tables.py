@@ -17,18 +17,18 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from loci.errors import Conflict, NotFound
-from loci.models import (
+from loci.auth.records import (
     ApiToken,
     Invite,
     Member,
-    Role,
     TokenKind,
     TokenScope,
     User,
     UserModel,
     WebSession,
 )
+from loci.errors import Conflict, NotFound
+from loci.models import Role
 from loci.names import is_user_key, user_key
 from loci.store.portable import PortableDatabase, Row
 

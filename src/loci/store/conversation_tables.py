@@ -14,8 +14,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from loci.answer.records import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.errors import NotFound
-from loci.models import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.store.portable import PortableDatabase, Row
 
 OWNER = "brain_id = ? AND user_id IS NOT DISTINCT FROM ?"

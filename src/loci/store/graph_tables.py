@@ -21,15 +21,15 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
-from loci.models import (
+from loci.graph.records import (
     GraphDelete,
     GraphDocument,
     GraphEdge,
     GraphPut,
     GraphTimelineEntry,
     GraphVersion,
-    NewDocument,
 )
+from loci.models import NewDocument
 from loci.store.job_order import INDEX_JOB
 from loci.store.portable import PortableDatabase, Row
 from loci.store.schema import column_list

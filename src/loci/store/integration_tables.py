@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from loci.errors import NotFound
-from loci.models import SlackIdentity, WebhookSecret
+from loci.integrations.records import SlackIdentity, WebhookSecret
 from loci.store.portable import PortableDatabase
 
 IDENTITY_SELECT = (

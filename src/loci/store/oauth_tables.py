@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
-from loci.models import OAuthClient, OAuthCode, RefreshToken, RegistrationLoad
+from loci.auth.records import OAuthClient, OAuthCode, RefreshToken, RegistrationLoad
 from loci.store.portable import PortableDatabase, Row
 
 _CLIENT = "client_id, name, redirect_uris, grant_types, auth_method, secret_hash, created_at"

@@ -7,7 +7,7 @@ import datetime as dt
 from pydantic import BaseModel, Field
 
 from loci.auth.accounts import IssuedToken
-from loci.models import ApiToken, TokenScope
+from loci.auth.records import ApiToken, TokenScope
 from loci.wire.mirror import Mirror
 
 

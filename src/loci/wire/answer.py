@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from loci.answer.events import Done
-from loci.models import Conversation
+from loci.answer.records import Conversation
 from loci.wire.citation import Citation
 from loci.wire.graph import GraphSummaryOut
 from loci.wire.mirror import Mirror, shown

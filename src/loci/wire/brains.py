@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from loci.models import Brain, Member, Role, Visibility
+from loci.auth.records import Member
+from loci.models import Brain, Role, Visibility
 from loci.service import Status
 from loci.wire.mirror import Mirror, shown
 

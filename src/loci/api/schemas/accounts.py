@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
-from loci.models import TokenScope
+from loci.auth.records import TokenScope
 
 
 class TokenIn(RequestIn):

@@ -28,8 +28,8 @@ from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint, InvalidClientMeta
 from authlib.oauth2.rfc7591.errors import InvalidRedirectURIError
 
 from loci.auth.oauth.resources import SCOPES, static_metadata
+from loci.auth.records import OAuthClient
 from loci.auth.secrets import hash_secret, same
-from loci.models import OAuthClient
 from loci.names import HIDDEN, one_script
 from loci.store.base import OAuthStore
 

@@ -27,8 +27,8 @@ from loci.auth.accounts import Accounts
 from loci.auth.oauth.grants import Choice, InvalidTargetError
 from loci.auth.oauth.resources import Resources
 from loci.auth.oauth.server import HttpCall, OAuthServer, insecure, oauth_error
+from loci.auth.records import TokenScope
 from loci.errors import Forbidden, InvalidInput
-from loci.models import TokenScope
 
 UNUSABLE = "this authorization request cannot be used: it holds characters OAuth does not allow"
 

@@ -21,8 +21,8 @@ from authlib.oauth2.rfc7636 import CodeChallenge
 
 from loci.auth.oauth.clients import Client
 from loci.auth.oauth.resources import AUTH_METHODS, canonical
+from loci.auth.records import ApiToken, OAuthCode, TokenScope, User
 from loci.auth.secrets import hash_secret
-from loci.models import ApiToken, OAuthCode, TokenScope, User
 
 if TYPE_CHECKING:
     from loci.auth.oauth.server import OAuthServer

@@ -35,7 +35,7 @@ from functools import partial
 
 from authlib.oauth2.rfc6749 import OAuth2Error
 
-from loci.models import OAuthClient, RegistrationLoad
+from loci.auth.records import OAuthClient, RegistrationLoad
 from loci.store.base import OAuthStore
 
 PER_MINUTE = 5

@@ -35,9 +35,9 @@ from loci.auth.oauth.grants import (
 )
 from loci.auth.oauth.registration_limits import RegistrationLimits
 from loci.auth.oauth.resources import SCOPES
+from loci.auth.records import ApiToken, User
 from loci.auth.secrets import hash_secret, new_secret, shown_prefix
 from loci.errors import NotFound
-from loci.models import ApiToken, User
 from loci.store.base import AccountStore, OAuthStore
 
 ACCESS_TTL_S = 3600.0

@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from loci.auth.accounts import Accounts, OpenedSession
+from loci.auth.records import User
 from loci.auth.sso.provider import SsoProvider
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
-from loci.models import Role, User
+from loci.models import Role
 from loci.names import check_name
 from loci.nul import nul_at
 
