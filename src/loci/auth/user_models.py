@@ -23,7 +23,7 @@ from loci.ingest.addresses import check_url_address
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.vetted_transport import vetted_client
 from loci.llm.client import Chat, ChatSettings, OpenAICompatibleChat
-from loci.store.base import AccountStore
+from loci.store.account_tables import AccountStore
 
 
 @dataclass(frozen=True)

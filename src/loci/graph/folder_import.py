@@ -30,7 +30,7 @@ from loci.graph.plain_pages import (
 from loci.graph.service import BrainGraph
 from loci.graph.transfer_results import FileResult, TransferReport, duplicate_claim, summarize
 from loci.models import Brain
-from loci.store.base import GraphStore
+from loci.store.graph_tables import GraphStore
 
 
 class FolderImport:

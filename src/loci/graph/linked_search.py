@@ -24,7 +24,8 @@ from loci.graph.document import parse
 from loci.graph.records import GraphDocument
 from loci.models import Brain, Hit
 from loci.search.engine import passage_hit
-from loci.store.base import GraphStore, Store
+from loci.store.base import Store
+from loci.store.graph_tables import GraphStore
 
 LIVE = ("draft", "active")  # merged and archived pages are never reached by a link
 

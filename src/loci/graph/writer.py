@@ -19,8 +19,8 @@ from loci.graph.links import derive_edges
 from loci.graph.records import GraphDelete, GraphEdge, GraphPut, GraphTimelineEntry
 from loci.graph.validate import validate
 from loci.models import NewDocument
-from loci.store.base import GraphStore
 from loci.store.blobs import BlobStore
+from loci.store.graph_tables import GraphStore
 
 Change = GraphPut | GraphDelete
 

@@ -1,42 +1,21 @@
 """The storage interface: everything Loci keeps, behind one narrow protocol.
 
 Two implementations satisfy it — SQLite (embedded default) and PostgreSQL (scale) — and the same
-tests run on both. Nothing above this layer writes SQL or knows which backend it talks to. Every
+tests run on both. `Store` holds a brain's documents, chunks, jobs and folders; what accounts,
+OAuth, identities, conversations, the graph and integrations keep is each a protocol of its own,
+beside the tables that implement it (`account_tables.py`, `oauth_tables.py`, …), reached as
+`store.accounts`, `store.oauth`, …. Nothing above this layer writes SQL or knows which backend it talks to. Every
 method that takes a `brain_id` scopes to that brain; a document of another brain is `NotFound`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from loci.embed.base import Vectors
     from loci.store.vector_background import VectorBackground
-from loci.answer.records import ChatMessage, Conversation, RatedAnswer, Rating
-from loci.auth.records import (
-    ApiToken,
-    Invite,
-    Member,
-    OAuthClient,
-    OAuthCode,
-    RefreshToken,
-    RegistrationLoad,
-    TokenKind,
-    TokenScope,
-    User,
-    UserModel,
-    WebSession,
-)
-from loci.graph.records import (
-    GraphDelete,
-    GraphDocument,
-    GraphEdge,
-    GraphPut,
-    GraphTimelineEntry,
-    GraphVersion,
-)
-from loci.integrations.records import SlackIdentity, WebhookSecret
 from loci.models import (
     Brain,
     BrainStats,
@@ -55,7 +34,6 @@ from loci.models import (
     OnDelete,
     PassageContext,
     Progress,
-    Role,
     SearchFilters,
     Settled,
     Source,
@@ -65,263 +43,12 @@ from loci.models import (
     WatchLease,
     WatchMode,
 )
-
-
-class AccountStore(Protocol):
-    """Users, brain members, API tokens (by the hash of their secret) and web sessions."""
-
-    def create_user(
-        self, name: str, *, is_admin: bool = False, email: str | None = None
-    ) -> User: ...
-    def find_user(self, name: str) -> User: ...
-    def get_user(self, user_id: int) -> User: ...
-    def list_users(self) -> list[User]: ...
-    def update_user(
-        self, user_id: int, *, is_admin: bool | None = None, email: str | None = None
-    ) -> None: ...
-    def password_hash(self, user_id: int) -> str | None: ...
-    def set_password(
-        self, user_id: int, password_hash: str, now: float, keep_token_id: int | None = None
-    ) -> None:
-        """Store the hash and end the sessions of every other password sign-in."""
-        ...
-
-    def set_disabled(self, user_id: int, disabled_at: float | None) -> None:
-        """Disabling revokes every token and ends every session in the same transaction."""
-        ...
-
-    def delete_user(self, user_id: int) -> bool: ...
-
-    def create_invite(self, user_id: int, secret_hash: str, expires_at: float) -> Invite: ...
-    def invite_by_hash(self, secret_hash: str) -> Invite | None: ...
-    def use_invite(self, invite_id: int, now: float) -> bool:
-        """Mark it used if it is unused and unexpired; False when it was not (a race lost)."""
-        ...
-
-    def open_invites(self, now: float) -> dict[int, Invite]: ...
-
-    def members(self, brain_id: int) -> list[Member]: ...
-    def roles(self, user_id: int) -> dict[int, Role]: ...
-    def brains_with_members(self) -> set[int]: ...
-    def set_member(self, brain_id: int, user_id: int, role: Role) -> None: ...
-    def remove_member(self, brain_id: int, user_id: int) -> bool: ...
-
-    def create_token(
-        self,
-        user_id: int,
-        *,
-        name: str,
-        prefix: str,
-        secret_hash: str,
-        scope: TokenScope,
-        brain_ids: Sequence[int] | None,
-        expires_at: float | None,
-        kind: TokenKind = "api",
-        client_id: str | None = None,
-        resource: str | None = None,
-    ) -> ApiToken: ...
-    def get_token(self, token_id: int) -> ApiToken: ...
-    def token_by_hash(self, secret_hash: str) -> ApiToken | None: ...
-    def list_tokens(self, user_id: int) -> list[ApiToken]: ...
-    def revoke_token(self, user_id: int, token_id: int, now: float) -> bool:
-        """Revoke one of the user's tokens and end the web sessions it opened."""
-        ...
-
-    def touch_token(self, token_id: int, now: float) -> None: ...
-
-    def user_model(self, user_id: int) -> UserModel | None: ...
-    def set_user_model(self, user_id: int, model: UserModel) -> None: ...
-    def delete_user_model(self, user_id: int) -> bool: ...
-
-    def create_session(
-        self, secret_hash: str, user_id: int, token_id: int, csrf: str, expires_at: float
-    ) -> None: ...
-    def session_by_hash(self, secret_hash: str) -> WebSession | None: ...
-    def delete_session(self, secret_hash: str) -> None: ...
-    def purge_sessions(self, now: float) -> None: ...
-
-
-class OAuthStore(Protocol):
-    """Registered OAuth clients, authorization codes and refresh tokens (hashes only)."""
-
-    def create_client(self, client: OAuthClient) -> OAuthClient: ...
-    def register_client(
-        self,
-        client: OAuthClient,
-        address: str,
-        since: str,
-        admit: Callable[[RegistrationLoad], None],
-    ) -> OAuthClient:
-        """Keep `client` (registered from `address` at its `created_at`) unless `admit`, shown
-        the load since `since`, raises — which is raised. One registration at a time."""
-        ...
-
-    def client(self, client_id: str) -> OAuthClient | None: ...
-    def purge_clients(self, created_before: str) -> int: ...
-    def create_code(self, code: OAuthCode) -> None: ...
-    def code(self, code_hash: str) -> OAuthCode | None: ...
-    def use_code(self, code_hash: str, now: float) -> bool:
-        """Mark it used if it is unused and unexpired; False when it was not (a race lost)."""
-        ...
-
-    def set_code_token(self, code_hash: str, token_id: int) -> None: ...
-    def purge_codes(self, before: float) -> None: ...
-    def create_refresh(self, secret_hash: str, token_id: int, expires_at: float) -> None: ...
-    def refresh(self, secret_hash: str) -> RefreshToken | None: ...
-    def use_refresh(self, secret_hash: str, now: float) -> bool: ...
-    def rotate_token(
-        self, token_id: int, *, prefix: str, secret_hash: str, expires_at: float
-    ) -> bool: ...
-    def purge_refresh(self, before: float) -> None: ...
-
-
-class IdentityStore(Protocol):
-    """Accounts at single sign-on providers, linked to Loci users."""
-
-    def identity_user(self, provider: str, subject: str) -> int | None: ...
-    def link_identity(
-        self, provider: str, subject: str, user_id: int, email: str | None
-    ) -> int: ...
-    def touch_identity(
-        self, provider: str, subject: str, email: str | None, now: float
-    ) -> None: ...
-    def users_with_email(self, email: str) -> list[int]: ...
-
-
-class ConversationStore(Protocol):
-    """Conversations with `ask`: a conversation of another user or brain is `NotFound`."""
-
-    def create(
-        self, brain_id: int, user_id: int | None, title: str, origin: str | None = None
-    ) -> Conversation: ...
-    def get(self, brain_id: int, user_id: int | None, conversation_id: int) -> Conversation: ...
-    def latest(self, brain_id: int, user_id: int | None) -> Conversation | None: ...
-    def recent(
-        self, brain_id: int, user_id: int | None, limit: int = 100
-    ) -> list[Conversation]: ...
-    def rename(
-        self, brain_id: int, user_id: int | None, conversation_id: int, title: str
-    ) -> Conversation: ...
-    def delete(self, brain_id: int, user_id: int | None, conversation_id: int) -> None: ...
-    def add_message(
-        self,
-        conversation_id: int,
-        role: str,
-        content: str,
-        citations: Sequence[dict[str, Any]] = (),
-        intent: str | None = None,
-    ) -> ChatMessage: ...
-    def messages(self, conversation_id: int) -> list[ChatMessage]: ...
-    def rate(
-        self, conversation_id: int, message_id: int, rating: Rating, reason: str | None
-    ) -> ChatMessage:
-        """Rate an answer of the conversation (replacing any rating); a question or a message
-        of another conversation is `NotFound`. The caller checked who owns the conversation."""
-        ...
-
-    def rated(self, brain_id: int, rating: Rating | None = None) -> list[RatedAnswer]:
-        """The brain's rated answers (of every user), oldest rating first."""
-        ...
-
-
-class GraphStore(Protocol):
-    """The brain graph: documents keyed by (brain, id), their derived edges and
-    timeline entries, and the versions overwrites and deletes leave behind."""
-
-    def get(self, brain_id: int, doc_id: str) -> GraphDocument: ...
-    def by_alias(self, brain_id: int, alias: str) -> list[GraphDocument]: ...
-    def documents(
-        self,
-        brain_id: int,
-        *,
-        folder: str | None = None,
-        doc_type: str | None = None,
-        statuses: Sequence[str] = (),
-        kind: str | None = None,
-    ) -> list[GraphDocument]: ...
-    def recently_updated(
-        self, brain_id: int, limit: int, statuses: Sequence[str] = ()
-    ) -> list[GraphDocument]:
-        """The `limit` documents changed last (of `statuses`, if given), newest first."""
-        ...
-
-    def by_document_ids(
-        self, brain_id: int, document_ids: Sequence[int]
-    ) -> dict[int, GraphDocument]: ...
-    def edges(
-        self, brain_id: int, *, source: str | None = None, target: str | None = None
-    ) -> list[GraphEdge]: ...
-    def timeline(
-        self,
-        brain_id: int,
-        doc_id: str | None = None,
-        *,
-        since: str | None = None,
-        until: str | None = None,
-        limit: int = 100,
-    ) -> list[GraphTimelineEntry]: ...
-    def versions(self, brain_id: int, doc_id: str) -> list[GraphVersion]: ...
-    def folders(self, brain_id: int) -> dict[str, int]: ...
-    def apply(
-        self, brain_id: int, changes: Sequence[GraphPut | GraphDelete], actor: str
-    ) -> list[str]:
-        """All changes or none, in one serialized transaction; each checks the hash it was
-        based on (`Conflict` if stale). Returns content hashes no document uses any more."""
-        ...
-
-
-class IntegrationStore(Protocol):
-    """What pushes from outside need: Slack identities, webhook signing secrets (sealed by the
-    caller; never in the clear here) and the delivery ids already handled, so a retried
-    delivery is done once."""
-
-    def link_slack(
-        self, team_id: str, slack_user_id: str, user_id: int, brain_id: int
-    ) -> SlackIdentity:
-        """Link (or re-link) a Slack user to a Loci user and brain."""
-        ...
-
-    def slack_identity(self, team_id: str, slack_user_id: str) -> SlackIdentity | None: ...
-    def slack_identities(self) -> list[SlackIdentity]: ...
-    def unlink_slack(self, team_id: str, slack_user_id: str) -> bool: ...
-
-    def slack_thread(
-        self, team_id: str, channel: str, thread_ts: str, user_id: int, brain_id: int
-    ) -> int | None:
-        """The conversation a user keeps in a Slack thread over a brain (asking Loci there)."""
-        ...
-
-    def keep_slack_thread(
-        self,
-        team_id: str,
-        channel: str,
-        thread_ts: str,
-        user_id: int,
-        brain_id: int,
-        conversation_id: int,
-    ) -> None: ...
-
-    def create_webhook_secret(
-        self, brain_id: int, provider: str, prefix: str, sealed_secret: str
-    ) -> WebhookSecret: ...
-    def webhook_secrets(self, brain_id: int | None = None) -> list[WebhookSecret]: ...
-    def sealed_webhook_secrets(self, brain_id: int, provider: str) -> list[str]:
-        """The sealed secrets of a brain and provider that are not revoked."""
-        ...
-
-    def revoke_webhook_secret(self, secret_id: int, now: float) -> bool: ...
-
-    def claim_delivery(self, source: str, delivery_id: str, now: float, lease_s: float) -> bool:
-        """True if the caller should handle this delivery: never seen, or claimed by a handler
-        that neither finished nor released it within `lease_s` (it crashed). Atomic."""
-        ...
-
-    def finish_delivery(self, source: str, delivery_id: str, now: float) -> None: ...
-    def release_delivery(self, source: str, delivery_id: str) -> None:
-        """Forget a claim whose handling failed, so the sender's retry is handled again."""
-        ...
-
-    def purge_deliveries(self, before: float) -> int: ...
+from loci.store.account_tables import AccountStore
+from loci.store.conversation_tables import ConversationStore
+from loci.store.graph_tables import GraphStore
+from loci.store.identity_tables import IdentityStore
+from loci.store.integration_tables import IntegrationStore
+from loci.store.oauth_tables import OAuthStore
 
 
 class Store(Protocol):

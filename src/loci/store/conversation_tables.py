@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from loci.answer.records import ChatMessage, Conversation, Feedback, RatedAnswer, Rating
 from loci.errors import NotFound
@@ -25,6 +25,42 @@ _MESSAGE_FIELDS = (
     "rating", "rating_reason", "rated_at",
 )  # fmt: skip
 _MESSAGE = ", ".join(_MESSAGE_FIELDS)
+
+
+class ConversationStore(Protocol):
+    """Conversations with `ask`: a conversation of another user or brain is `NotFound`."""
+
+    def create(
+        self, brain_id: int, user_id: int | None, title: str, origin: str | None = None
+    ) -> Conversation: ...
+    def get(self, brain_id: int, user_id: int | None, conversation_id: int) -> Conversation: ...
+    def latest(self, brain_id: int, user_id: int | None) -> Conversation | None: ...
+    def recent(
+        self, brain_id: int, user_id: int | None, limit: int = 100
+    ) -> list[Conversation]: ...
+    def rename(
+        self, brain_id: int, user_id: int | None, conversation_id: int, title: str
+    ) -> Conversation: ...
+    def delete(self, brain_id: int, user_id: int | None, conversation_id: int) -> None: ...
+    def add_message(
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        citations: Sequence[dict[str, Any]] = (),
+        intent: str | None = None,
+    ) -> ChatMessage: ...
+    def messages(self, conversation_id: int) -> list[ChatMessage]: ...
+    def rate(
+        self, conversation_id: int, message_id: int, rating: Rating, reason: str | None
+    ) -> ChatMessage:
+        """Rate an answer of the conversation (replacing any rating); a question or a message
+        of another conversation is `NotFound`. The caller checked who owns the conversation."""
+        ...
+
+    def rated(self, brain_id: int, rating: Rating | None = None) -> list[RatedAnswer]:
+        """The brain's rated answers (of every user), oldest rating first."""
+        ...
 
 
 class ConversationTables(ABC):

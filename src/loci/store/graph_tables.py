@@ -18,7 +18,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from loci.errors import Conflict, NotFound
 from loci.graph.records import (
@@ -29,7 +29,9 @@ from loci.graph.records import (
     GraphTimelineEntry,
     GraphVersion,
 )
-from loci.models import NewDocument
+from loci.models import (
+    NewDocument,
+)
 from loci.store.job_order import INDEX_JOB
 from loci.store.portable import PortableDatabase, Row
 from loci.store.schema import column_list
@@ -62,6 +64,52 @@ def timeline_entry(row: Mapping[str, Any]) -> GraphTimelineEntry:
 def stale(doc_id: str) -> Conflict:
     """What a write with an out-of-date expected hash gets."""
     return Conflict(f"{doc_id} changed since you read it; reload it and apply your edit again")
+
+
+class GraphStore(Protocol):
+    """The brain graph: documents keyed by (brain, id), their derived edges and
+    timeline entries, and the versions overwrites and deletes leave behind."""
+
+    def get(self, brain_id: int, doc_id: str) -> GraphDocument: ...
+    def by_alias(self, brain_id: int, alias: str) -> list[GraphDocument]: ...
+    def documents(
+        self,
+        brain_id: int,
+        *,
+        folder: str | None = None,
+        doc_type: str | None = None,
+        statuses: Sequence[str] = (),
+        kind: str | None = None,
+    ) -> list[GraphDocument]: ...
+    def recently_updated(
+        self, brain_id: int, limit: int, statuses: Sequence[str] = ()
+    ) -> list[GraphDocument]:
+        """The `limit` documents changed last (of `statuses`, if given), newest first."""
+        ...
+
+    def by_document_ids(
+        self, brain_id: int, document_ids: Sequence[int]
+    ) -> dict[int, GraphDocument]: ...
+    def edges(
+        self, brain_id: int, *, source: str | None = None, target: str | None = None
+    ) -> list[GraphEdge]: ...
+    def timeline(
+        self,
+        brain_id: int,
+        doc_id: str | None = None,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int = 100,
+    ) -> list[GraphTimelineEntry]: ...
+    def versions(self, brain_id: int, doc_id: str) -> list[GraphVersion]: ...
+    def folders(self, brain_id: int) -> dict[str, int]: ...
+    def apply(
+        self, brain_id: int, changes: Sequence[GraphPut | GraphDelete], actor: str
+    ) -> list[str]:
+        """All changes or none, in one serialized transaction; each checks the hash it was
+        based on (`Conflict` if stale). Returns content hashes no document uses any more."""
+        ...
 
 
 class GraphTables(ABC):

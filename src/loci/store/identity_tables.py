@@ -4,7 +4,22 @@ first sign-ins racing, one links and the other finds its link."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from loci.store.portable import PortableDatabase
+
+
+class IdentityStore(Protocol):
+    """Accounts at single sign-on providers, linked to Loci users."""
+
+    def identity_user(self, provider: str, subject: str) -> int | None: ...
+    def link_identity(
+        self, provider: str, subject: str, user_id: int, email: str | None
+    ) -> int: ...
+    def touch_identity(
+        self, provider: str, subject: str, email: str | None, now: float
+    ) -> None: ...
+    def users_with_email(self, email: str) -> list[int]: ...
 
 
 class IdentityTables:

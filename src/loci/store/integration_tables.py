@@ -10,7 +10,7 @@ in a brain's row-level security scope (here: the ones given a `brain`).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from loci.errors import NotFound
 from loci.integrations.records import SlackIdentity, WebhookSecret
@@ -25,6 +25,60 @@ SECRET_SELECT = (
     "SELECT w.id, w.brain_id, b.name AS brain_name, w.provider, w.prefix, w.created_at,"
     " w.revoked_at FROM webhook_secrets w JOIN brains b ON b.id = w.brain_id"
 )
+
+
+class IntegrationStore(Protocol):
+    """What pushes from outside need: Slack identities, webhook signing secrets (sealed by the
+    caller; never in the clear here) and the delivery ids already handled, so a retried
+    delivery is done once."""
+
+    def link_slack(
+        self, team_id: str, slack_user_id: str, user_id: int, brain_id: int
+    ) -> SlackIdentity:
+        """Link (or re-link) a Slack user to a Loci user and brain."""
+        ...
+
+    def slack_identity(self, team_id: str, slack_user_id: str) -> SlackIdentity | None: ...
+    def slack_identities(self) -> list[SlackIdentity]: ...
+    def unlink_slack(self, team_id: str, slack_user_id: str) -> bool: ...
+
+    def slack_thread(
+        self, team_id: str, channel: str, thread_ts: str, user_id: int, brain_id: int
+    ) -> int | None:
+        """The conversation a user keeps in a Slack thread over a brain (asking Loci there)."""
+        ...
+
+    def keep_slack_thread(
+        self,
+        team_id: str,
+        channel: str,
+        thread_ts: str,
+        user_id: int,
+        brain_id: int,
+        conversation_id: int,
+    ) -> None: ...
+
+    def create_webhook_secret(
+        self, brain_id: int, provider: str, prefix: str, sealed_secret: str
+    ) -> WebhookSecret: ...
+    def webhook_secrets(self, brain_id: int | None = None) -> list[WebhookSecret]: ...
+    def sealed_webhook_secrets(self, brain_id: int, provider: str) -> list[str]:
+        """The sealed secrets of a brain and provider that are not revoked."""
+        ...
+
+    def revoke_webhook_secret(self, secret_id: int, now: float) -> bool: ...
+
+    def claim_delivery(self, source: str, delivery_id: str, now: float, lease_s: float) -> bool:
+        """True if the caller should handle this delivery: never seen, or claimed by a handler
+        that neither finished nor released it within `lease_s` (it crashed). Atomic."""
+        ...
+
+    def finish_delivery(self, source: str, delivery_id: str, now: float) -> None: ...
+    def release_delivery(self, source: str, delivery_id: str) -> None:
+        """Forget a claim whose handling failed, so the sender's retry is handled again."""
+        ...
+
+    def purge_deliveries(self, before: float) -> int: ...
 
 
 class IntegrationTables:

@@ -14,9 +14,14 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from loci.auth.records import OAuthClient, OAuthCode, RefreshToken, RegistrationLoad
+from loci.auth.records import (
+    OAuthClient,
+    OAuthCode,
+    RefreshToken,
+    RegistrationLoad,
+)
 from loci.store.portable import PortableDatabase, Row
 
 _CLIENT = "client_id, name, redirect_uris, grant_types, auth_method, secret_hash, created_at"
@@ -25,6 +30,40 @@ _CODE = (
     " expires_at, used_at, token_id"
 )
 _REFRESH = "secret_hash, token_id, expires_at, used_at"
+
+
+class OAuthStore(Protocol):
+    """Registered OAuth clients, authorization codes and refresh tokens (hashes only)."""
+
+    def create_client(self, client: OAuthClient) -> OAuthClient: ...
+    def register_client(
+        self,
+        client: OAuthClient,
+        address: str,
+        since: str,
+        admit: Callable[[RegistrationLoad], None],
+    ) -> OAuthClient:
+        """Keep `client` (registered from `address` at its `created_at`) unless `admit`, shown
+        the load since `since`, raises — which is raised. One registration at a time."""
+        ...
+
+    def client(self, client_id: str) -> OAuthClient | None: ...
+    def purge_clients(self, created_before: str) -> int: ...
+    def create_code(self, code: OAuthCode) -> None: ...
+    def code(self, code_hash: str) -> OAuthCode | None: ...
+    def use_code(self, code_hash: str, now: float) -> bool:
+        """Mark it used if it is unused and unexpired; False when it was not (a race lost)."""
+        ...
+
+    def set_code_token(self, code_hash: str, token_id: int) -> None: ...
+    def purge_codes(self, before: float) -> None: ...
+    def create_refresh(self, secret_hash: str, token_id: int, expires_at: float) -> None: ...
+    def refresh(self, secret_hash: str) -> RefreshToken | None: ...
+    def use_refresh(self, secret_hash: str, now: float) -> bool: ...
+    def rotate_token(
+        self, token_id: int, *, prefix: str, secret_hash: str, expires_at: float
+    ) -> bool: ...
+    def purge_refresh(self, before: float) -> None: ...
 
 
 class OAuthTables(ABC):

@@ -31,7 +31,7 @@ from loci.auth.oauth.resources import SCOPES, static_metadata
 from loci.auth.records import OAuthClient
 from loci.auth.secrets import hash_secret, same
 from loci.names import HIDDEN, one_script
-from loci.store.base import OAuthStore
+from loci.store.oauth_tables import OAuthStore
 
 if TYPE_CHECKING:
     from loci.auth.oauth.server import OAuthServer

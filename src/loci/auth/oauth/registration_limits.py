@@ -36,7 +36,7 @@ from functools import partial
 from authlib.oauth2.rfc6749 import OAuth2Error
 
 from loci.auth.records import OAuthClient, RegistrationLoad
-from loci.store.base import OAuthStore
+from loci.store.oauth_tables import OAuthStore
 
 PER_MINUTE = 5
 PER_HOUR = 50

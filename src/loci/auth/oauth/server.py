@@ -38,7 +38,8 @@ from loci.auth.oauth.resources import SCOPES
 from loci.auth.records import ApiToken, User
 from loci.auth.secrets import hash_secret, new_secret, shown_prefix
 from loci.errors import NotFound
-from loci.store.base import AccountStore, OAuthStore
+from loci.store.account_tables import AccountStore
+from loci.store.oauth_tables import OAuthStore
 
 ACCESS_TTL_S = 3600.0
 REFRESH_TTL_S = 30 * 86400.0
