@@ -4,8 +4,9 @@ Two implementations satisfy it — SQLite (embedded default) and PostgreSQL (sca
 tests run on both. `Store` holds a brain's documents, chunks, jobs and folders; what accounts,
 OAuth, identities, conversations, the graph and integrations keep is each a protocol of its own,
 beside the tables that implement it (`account_tables.py`, `oauth_tables.py`, …), reached as
-`store.accounts`, `store.oauth`, …. Nothing above this layer writes SQL or knows which backend it talks to. Every
-method that takes a `brain_id` scopes to that brain; a document of another brain is `NotFound`.
+`store.accounts`, `store.oauth`, …. Nothing above this layer writes SQL or knows which backend
+it talks to. Every method that takes a `brain_id` scopes to that brain; a document of another
+brain is `NotFound`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: the tables' modules (and the schema) load with a backend
     from loci.embed.base import Vectors
+    from loci.store.account_tables import AccountStore
+    from loci.store.conversation_tables import ConversationStore
+    from loci.store.graph_tables import GraphStore
+    from loci.store.identity_tables import IdentityStore
+    from loci.store.integration_tables import IntegrationStore
+    from loci.store.oauth_tables import OAuthStore
     from loci.store.vector_background import VectorBackground
 from loci.models import (
     Brain,
@@ -43,12 +50,6 @@ from loci.models import (
     WatchLease,
     WatchMode,
 )
-from loci.store.account_tables import AccountStore
-from loci.store.conversation_tables import ConversationStore
-from loci.store.graph_tables import GraphStore
-from loci.store.identity_tables import IdentityStore
-from loci.store.integration_tables import IntegrationStore
-from loci.store.oauth_tables import OAuthStore
 
 
 class Store(Protocol):
