@@ -25,14 +25,12 @@ from loci.auth.passwords import (
     needs_rehash,
     verify_password,
 )
-from loci.auth.records import Invite, User
+from loci.auth.records import INVITE_DAYS, MAX_INVITE_DAYS, Invite, User
 from loci.auth.secrets import hash_secret, new_secret
 from loci.auth.sign_in_limit import FailedSignIns
 from loci.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthenticated
 
 INVITE_PREFIX = "locinv_"
-INVITE_DAYS = 7.0
-MAX_INVITE_DAYS = 30.0
 SIGN_IN_REFUSED = "wrong name or password"  # the same words for an unknown name
 PASSWORDS_OFF = "password sign-in is turned off here: sign in with your organisation's account"
 InviteRole = Literal["member", "admin"]

@@ -11,6 +11,10 @@ from loci.models import Role
 
 TokenScope = Literal["read", "write"]
 
+# How long an invite link works, by default and at most (days).
+INVITE_DAYS = 7.0
+MAX_INVITE_DAYS = 30.0
+
 
 # "api": made by a person (listed, revocable); "session": made by a password sign-in for the
 # web session it opens, hidden from the token list and gone when the session ends.

@@ -9,20 +9,21 @@ from __future__ import annotations
 import datetime as dt
 import getpass
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from loci.auth.accounts import Accounts, IssuedToken
-from loci.auth.people import INVITE_DAYS
-from loci.auth.records import User
+from loci.auth.records import INVITE_DAYS, User
 from loci.cli import context
 from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
 from loci.errors import InvalidInput
+
+if TYPE_CHECKING:  # the accounts service loads when a command runs, not at start-up
+    from loci.auth.accounts import Accounts, IssuedToken
 
 UserOption = Annotated[
     str | None, typer.Option("--user", "-u", help="Whose tokens (default: the first admin).")

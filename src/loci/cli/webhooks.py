@@ -17,7 +17,6 @@ from loci.cli import context
 from loci.cli.context import JsonOption, service
 from loci.cli.errors import exits_cleanly
 from loci.cli.output import emit_json, err, out
-from loci.integrations.webhooks import SIGNATURE_HEADER
 
 
 def _when(value: float | None) -> str:
@@ -44,6 +43,8 @@ def register(app: typer.Typer) -> None:
         """Create a signing secret for pushes to a brain's source route; printed once.
 
         Pushes go to /api/v1/brains/BRAIN/sources/PROVIDER."""
+        from loci.integrations.webhooks import SIGNATURE_HEADER
+
         issued = context.webhooks().create(service().store.get_brain(brain), provider)
         if json_:
             emit_json({"webhook": issued.record, "secret": issued.secret})

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from loci.api.schemas.common import BRAIN_NAME, NOT_BLANK, RequestIn
 from loci.auth.passwords import MAX_LENGTH, MIN_LENGTH
-from loci.auth.people import INVITE_DAYS, MAX_INVITE_DAYS
+from loci.auth.records import INVITE_DAYS, MAX_INVITE_DAYS
 
 EMAIL = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 
