@@ -117,7 +117,11 @@ def test_a_first_sign_in_creates_the_user_and_the_next_finds_them(
     assert me(again)["user"]["id"] == user["id"]
     assert [u.name for u in server.accounts.users()].count("erin") == 1
     options = httpx.get(server.url + "/api/v1/sign-in/options").json()
-    assert options == {"password": True, "providers": [{"name": "corp", "label": "Corp ID"}]}
+    assert options == {
+        "password": True,
+        "providers": [{"name": "corp", "label": "Corp ID"}],
+        "first_start": None,  # two people have signed in: no first-start hint
+    }
 
 
 def test_a_taken_name_is_not_taken_over(server: LiveServer, provider: Provider) -> None:
