@@ -20,7 +20,7 @@ import regex
 
 from loci.graph.links import as_read
 from loci.store.stemming import ENGLISH, SNOWBALL, analyze
-from loci.store.text_analysis import is_segmented, normalize
+from loci.store.text_analysis import is_normal, is_segmented, normalize
 
 STEM_PREFIX = 5  # long enough to avoid junk matches, short enough to join inflections
 CONTEXT_BEFORE = 40
@@ -64,7 +64,7 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[Span]:
     Terms are normalised (`loci.store.text_analysis.normalize`: full-width folded, Thai SARA AM
     split, vowel points dropped), so they are looked for in the text normalised alike, one
     grapheme cluster at a time, and each match is mapped back to the clusters it covers."""
-    if text.isascii():
+    if is_normal(text):  # every character its own normal form: positions map one to one
         folded, bounds = text, None
     else:
         pieces: list[str] = []

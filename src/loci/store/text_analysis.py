@@ -50,6 +50,14 @@ def normalize(text: str) -> str:
     return _POINTS.sub("", unicodedata.normalize("NFKC", text))
 
 
+def is_normal(text: str) -> bool:
+    """Whether `normalize` leaves `text` as it is (so each of its characters maps to itself):
+    most text, accents and curly quotes included, is already in NFKC."""
+    return text.isascii() or (
+        unicodedata.is_normalized("NFKC", text) and _POINTS.search(text) is None
+    )
+
+
 def segment(text: str) -> str:
     """`text` as the BM25 tokenizer should see it: normalised, each space-less run as its
     bigrams separated by spaces (surrounded by spaces, so it never joins a neighbour)."""
