@@ -109,17 +109,17 @@ class Reader:
 
     embed: Callable[[Sequence[str]], Vectors] | None = None
     languages: frozenset[str] | None = frozenset()
-    # How a question is embedded, where the model reads questions its own way (e5's "query: "
-    # beside "passage: "); None: as the units are, in one batch with them.
-    embed_query: Callable[[Sequence[str]], Vectors] | None = None
+    # The question's vector and the units', where the model reads questions its own way (e5's
+    # "query: " beside "passage: "); None: the question as the units are, in one batch with them.
+    embed_question: Callable[[str, Sequence[str]], tuple[Vectors, Vectors]] | None = None
 
     def question_and(self, question: str, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
         """The question's vector and the texts' vectors."""
+        if self.embed_question is not None:
+            return self.embed_question(question, texts)
         assert self.embed is not None
-        if self.embed_query is None:
-            vectors = self.embed([question, *texts])
-            return vectors[0], vectors[1:]
-        return self.embed_query([question])[0], self.embed(texts)
+        vectors = self.embed([question, *texts])
+        return vectors[0], vectors[1:]
 
     def reads(self, language: str | None) -> bool:
         if self.embed is None:

@@ -52,3 +52,17 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> Vectors:
         return embedder.embed(texts)
     vectors: Vectors = method(texts)
     return vectors
+
+
+def question_and_passages(
+    embedder: Embedder, question: str, texts: Sequence[str]
+) -> tuple[Vectors, Vectors]:
+    """A question's vector and its candidate passages' vectors, in one batch where the model
+    reads both alike (MiniLM); a model with a query form (e5's "query: ") offers
+    `question_and_passages` and embeds the question its own way."""
+    method = getattr(embedder, "question_and_passages", None)
+    if method is not None:
+        found: tuple[Vectors, Vectors] = method(question, texts)
+        return found
+    vectors = embedder.embed([question, *texts])
+    return vectors[0], vectors[1:]

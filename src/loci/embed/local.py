@@ -215,6 +215,14 @@ class LocalEmbedder:
         """Vectors of search queries: the same as `embed` unless the model has a query prefix."""
         return self._embed(texts, self._model.query_prefix)
 
+    def question_and_passages(self, question: str, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        """The question as a query and the texts as passages: one batch when the model reads
+        both alike (no prefixes), two when it does not."""
+        if self._model.query_prefix == self._model.passage_prefix:
+            vectors = self.embed([question, *texts])
+            return vectors[0], vectors[1:]
+        return self.embed_queries([question])[0], self.embed(texts)
+
     def _embed(self, texts: Sequence[str], prefix: str) -> Vectors:
         if isinstance(texts, str):
             # A bare string is a Sequence[str] of characters; embedding each letter is never meant.

@@ -111,7 +111,7 @@ class Loci:
     def answers(self) -> Answers:
         from loci.answer.facade import Answers
         from loci.answer.quoting import Reader
-        from loci.embed.base import embed_queries
+        from loci.embed.base import question_and_passages
 
         # The embedder reads an answer's candidate units beside the question, in the languages
         # it reads: the ones search trusts its vectors for.
@@ -119,7 +119,7 @@ class Loci:
         reader = Reader(
             lambda texts: embedder().embed(texts),
             self.settings.ranking.embedder_languages,
-            lambda texts: embed_queries(embedder(), texts),
+            lambda question, texts: question_and_passages(embedder(), question, texts),
         )
         return Answers(
             self.store, self.graph, self.searching.search, self._chat, self.curation, reader
