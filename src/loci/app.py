@@ -12,6 +12,7 @@ from loci.config import Settings, embedder_languages, load_settings
 from loci.confined_paths import Fence
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
+from loci.imports.items import Limits
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
@@ -178,6 +179,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
             rerank_depth=settings.rerank_depth, embedder_languages=embedder_languages(settings)
         ),
         fence=data_fence(settings),
+        import_limits=Limits(
+            max_items=settings.import_max_items,
+            max_bytes=int(settings.import_max_mb * 1024 * 1024),
+            max_item_bytes=settings.max_file_bytes,
+        ),
     )
 
 

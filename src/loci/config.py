@@ -144,6 +144,18 @@ class Settings(BaseSettings):
     )
     default_brain: str = Field(default="default", description="the brain used without `--brain`")
     max_file_mb: float = Field(default=50.0, gt=0, description="the size cap per file, in MB")
+    import_max_items: int = Field(
+        default=50_000,
+        gt=0,
+        description="the most items one export may hold (`loci import`); a larger one is refused"
+        " whole",
+    )
+    import_max_mb: float = Field(
+        default=2048.0,
+        gt=0,
+        description="the most one export may unpack to, in MB (`loci import`); past it the"
+        " export is refused whole",
+    )
     versions_keep: int = Field(
         default=10,
         ge=0,

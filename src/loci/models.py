@@ -301,6 +301,9 @@ class Document:
     # documents: when that was found (None while the file is there, or for any other
     # document). The document stays searchable, marked; the file coming back clears it.
     gone_at: str | None = None
+    # An imported or synced item's identity in the place it came from ("notion:<page id>"):
+    # importing or syncing it again updates this document. None for anything else.
+    origin: str | None = None
 
 
 WaitUntil = Literal["searchable", "ready"]  # how far a caller waits for its documents
@@ -537,6 +540,7 @@ class NewDocument:
     tags: tuple[str, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     source_path: str | None = None
+    origin: str | None = None
 
 
 @dataclass(frozen=True)

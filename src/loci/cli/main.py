@@ -18,6 +18,7 @@ from loci.cli import (
     documents,
     evaluate,
     graph,
+    imports,
     mcp,
     migrate,
     search,
@@ -56,7 +57,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
-    mcp, migrate, slack, webhooks, digest, sources, versions,
+    mcp, migrate, slack, webhooks, digest, sources, versions, imports,
 ):  # fmt: skip
     module.register(app)
 

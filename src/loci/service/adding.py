@@ -81,11 +81,13 @@ class Adding(Documents):
         source_url: str | None = None,
         metadata: dict[str, Any] | None = None,
         source_path: str | None = None,
+        origin: str | None = None,
     ) -> AddResult:
         """Keep `data` as a new document, or: the same bytes already here are that document
-        (`deduped`, given the new tags too); a web page from the same address, or a file from
-        the same `source_path`, with other bytes is the same document with its new content
-        (`refreshed`: the id, and every citation and link to it, stay)."""
+        (`deduped`, given the new tags too); a web page from the same address, a file from
+        the same `source_path`, or an imported item of the same `origin`, with other bytes is
+        the same document with its new content (`refreshed`: the id, and every citation and
+        link to it, stay)."""
         name = clean_name(name)
         # The plan the dry run reports and the indexer parses by; here only its refusal matters
         # (over the cap, or empty): a file that will fail to parse is still kept, then marked.
@@ -108,6 +110,9 @@ class Adding(Documents):
             at_path = replace(at_path, gone_at=None)
         if at_path is not None and at_path.content_hash == digest:
             return AddResult(self._tagged(brain, at_path, wanted_tags), deduped=True)
+        at_origin = self.store.find_by_origin(brain.id, origin) if origin else None
+        if at_origin is not None and at_origin.content_hash == digest:
+            return AddResult(self._tagged(brain, at_origin, wanted_tags), deduped=True)
         existing = self.store.find_by_hash(brain.id, digest)
         if existing is not None:
             # The same bytes under another name are one document. A file edited into bytes
@@ -127,9 +132,12 @@ class Adding(Documents):
             tags=wanted_tags,
             metadata=dict(metadata or {}),
             source_path=source_path,
+            origin=origin,
         )
         earlier: tuple[Callable[[], Document | None], str] | None = None
-        if kind == "web" and source_url is not None:
+        if origin is not None and at_origin is not None:
+            earlier = partial(self.store.find_by_origin, brain.id, origin), origin
+        elif kind == "web" and source_url is not None:
             earlier = partial(self.store.find_by_source, brain.id, "web", source_url), source_url
         elif source_path is not None and at_path is not None:
             earlier = partial(self.store.find_by_path, brain.id, source_path), source_path
@@ -140,12 +148,17 @@ class Adding(Documents):
         try:
             return AddResult(self.store.create_document(brain.id, new, INDEX_JOB), deduped=False)
         except Conflict:
-            if source_path is None:
+            if source_path is None and origin is None:
                 raise
-            # Another writer (a watcher, a sync in another process) added this path meanwhile:
-            # one document a path, so this is an update of that one.
-            at_path_now = partial(self.store.find_by_path, brain.id, source_path)
-            refreshed = self._refresh(brain, new, at_path_now, source_path)
+            # Another writer (a watcher, a sync in another process) added this path or item
+            # meanwhile: one document a path or origin, so this is an update of that one.
+            if origin is not None:
+                now = partial(self.store.find_by_origin, brain.id, origin)
+                refreshed = self._refresh(brain, new, now, origin)
+            else:
+                assert source_path is not None
+                now = partial(self.store.find_by_path, brain.id, source_path)
+                refreshed = self._refresh(brain, new, now, source_path)
             if refreshed is None:
                 raise
             return refreshed
@@ -216,14 +229,22 @@ class Adding(Documents):
             brain, upload.name, upload.data, tags=tags, mime_type=upload.mime_type
         )
 
-    def add_url(self, brain: Brain, url: str, tags: Sequence[str] = ()) -> AddResult:
+    def add_url(
+        self,
+        brain: Brain,
+        url: str,
+        tags: Sequence[str] = (),
+        *,
+        metadata: dict[str, Any] | None = None,
+        origin: str | None = None,
+    ) -> AddResult:
         # Fetched here, not in the worker, so a blocked address or a challenge page is refused
         # with its reason at once and nothing junk is ever stored.
         web = self.fetch_page(url)
         page = web.page
-        rendered: dict[str, Any] | None = None
+        rendered: dict[str, Any] = dict(metadata or {})
         if web.rendered:
-            rendered = {"rendered": {"engine": "chromium", "why": web.why_rendered}}
+            rendered["rendered"] = {"engine": "chromium", "why": web.why_rendered}
             if web.blocked:
                 rendered["rendered"]["blocked_requests"] = list(web.blocked[:20])
         return self.add_bytes(
@@ -235,6 +256,7 @@ class Adding(Documents):
             mime_type=page.content_type,
             source_url=page.url,
             metadata=rendered,
+            origin=origin,
         )
 
     def fetch_page(self, url: str) -> WebPage:

@@ -27,6 +27,7 @@ from loci.models import Brain, BrainStats, Visibility
 from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
+from loci.service.importing import Importing
 from loci.service.library import Library
 from loci.service.reading import Reading
 from loci.service.searching import Searching
@@ -104,6 +105,7 @@ class Loci:
         self.sources = Sources(store, self.library, PageSources(store, self.graph, fence), fence)
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
         self.reading = Reading(store, blobs)
+        self.importing = Importing(self.library, settings.import_limits)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from loci.confined_paths import Fence
 from loci.curate.agent import AgentLimits
+from loci.imports.items import Limits
 from loci.ingest.fetch_browser import BrowserSettings
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.ingest.indexer import IndexerSettings
@@ -27,6 +28,8 @@ class ServiceSettings:
     ingest_chunks_per_s: float | None = None
     ranking: RankingParams = field(default_factory=RankingParams)
     curation: AgentLimits = field(default_factory=AgentLimits)
+    # What one export given to `loci import` may hold.
+    import_limits: Limits = field(default_factory=Limits)
     # Loci's own data (the data directory, the database's and the blobs' folders): never a
     # followed folder, never read by one that holds it.
     fence: Fence = field(default_factory=Fence)

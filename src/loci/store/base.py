@@ -112,6 +112,14 @@ class Store(Protocol):
         """The document a file added from `source_path` became, if any."""
         ...
 
+    def find_by_origin(self, brain_id: int, origin: str) -> Document | None:
+        """The document an imported or synced item became (`Document.origin`), if any."""
+        ...
+
+    def origins(self, brain_id: int, prefix: str) -> dict[str, int]:
+        """origin -> document id, for the documents whose origin starts with `prefix`."""
+        ...
+
     def add_tags(self, document_id: int, tags: Sequence[str]) -> None:
         """Give a document these tags too (those it has stay)."""
         ...

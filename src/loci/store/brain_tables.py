@@ -165,6 +165,25 @@ class BrainTables(VersionTables):
         )
         return self.model_rows.document(rows[0]) if rows else None
 
+    def find_by_origin(self, brain_id: int, origin: str) -> Document | None:
+        rows = self.portable.query(
+            f"SELECT {DOCUMENT_COLUMNS} FROM documents WHERE brain_id = ? AND origin = ?",
+            (brain_id, origin),
+            brain_id,
+        )
+        return self.model_rows.document(rows[0]) if rows else None
+
+    def origins(self, brain_id: int, prefix: str) -> dict[str, int]:
+        """The documents whose origin starts with `prefix` (one import, one synced source):
+        origin -> document id."""
+        like = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.portable.query(
+            "SELECT id, origin FROM documents WHERE brain_id = ? AND origin LIKE ? ESCAPE '\\'",
+            (brain_id, like),
+            brain_id,
+        )
+        return {str(r["origin"]): int(r["id"]) for r in rows}
+
     def add_tags(self, document_id: int, tags: Sequence[str]) -> None:
         def change(metadata: Labels, current: list[str]) -> tuple[Labels, list[str]]:
             return metadata, list(dict.fromkeys((*current, *tags)))
@@ -268,13 +287,13 @@ class BrainTables(VersionTables):
         rows = self.portable.run(
             conn,
             "INSERT INTO documents(brain_id, kind, name, title, source_url, mime_type,"
-            " size_bytes, content_hash, status, tags, metadata, source_path)"
-            " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?)"
+            " size_bytes, content_hash, status, tags, metadata, source_path, origin)"
+            " VALUES (?,?,?,?,?,?,?,?, 'processing', ?, ?, ?, ?)"
             f" RETURNING {DOCUMENT_COLUMNS}",
             (
                 brain_id, new.kind, new.name, new.title, new.source_url, new.mime_type,
                 new.size_bytes, new.content_hash, json.dumps(list(new.tags)),
-                json.dumps(new.metadata, default=str), new.source_path,
+                json.dumps(new.metadata, default=str), new.source_path, new.origin,
             ),
         )  # fmt: skip
         self._queue_job(conn, brain_id, int(rows[0]["id"]), job_kind)

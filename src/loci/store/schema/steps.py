@@ -59,5 +59,11 @@ class Step:
 
 # Appended to both backends' migrations after their frozen baseline of 33 steps: the first
 # here is migration 34 on both.
-STEPS: tuple[Step, ...] = ()
+STEPS: tuple[Step, ...] = (
+    Step(
+        why="documents.origin: an imported or synced item's identity where it came from",
+        columns=("documents.origin",),
+        indexes=("documents.documents_origin",),
+    ),
+)
 BASELINE = 33

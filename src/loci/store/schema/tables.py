@@ -244,6 +244,9 @@ TABLES: tuple[Table, ...] = (
             Column("gone_at", TEXT),
             # the document's BM25 length (SQLite's in-memory index derives it)
             Column("lex_length", INT, nullable=False, default=0, only=POSTGRES),
+            # Its identity in the place it came from, stable across runs ("notion:<page id>",
+            # "feed:12:<entry id>"): importing or syncing that place again updates it in place.
+            Column("origin", TEXT),
         ),
         unique=(("brain_id", "content_hash"),),
         indexes=(
@@ -257,6 +260,7 @@ TABLES: tuple[Table, ...] = (
                 where="source_path IS NOT NULL",
             ),
             Index("documents_language", "brain_id, language"),
+            Index("documents_origin", "brain_id, origin", unique=True, where="origin IS NOT NULL"),
         ),
         rls="brain",
         autoincrement=True,

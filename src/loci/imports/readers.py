@@ -1,0 +1,35 @@
+"""The kinds of export Loci reads, each by a module of this package with a
+`read(path, limits) -> Export` function, imported only when its kind is used."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loci.errors import InvalidInput
+from loci.imports.items import Export, Limits
+
+Reader = Callable[[Path, Limits], Export]
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # as typed: `loci import NAME PATH`
+    module: str  # loci.imports.<module>
+    what: str  # the export it reads, as the person knows it
+
+
+KINDS: tuple[Kind, ...] = (Kind("kindle", "kindle", "Kindle's My Clippings.txt"),)
+BY_NAME = {k.name: k for k in KINDS}
+
+
+def reader_for(kind: str) -> Reader:
+    found = BY_NAME.get(kind)
+    if found is None:
+        known = ", ".join(k.name for k in KINDS)
+        raise InvalidInput(f"no importer for {kind!r}; Loci imports: {known}")
+    module = importlib.import_module(f"loci.imports.{found.module}")
+    read: Reader = module.read
+    return read

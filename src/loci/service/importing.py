@@ -1,0 +1,186 @@
+"""Importing an export of another tool into a brain (`loci import KIND PATH`).
+
+The reader reads the whole export first (`loci.imports`): an export it refuses imports
+nothing. Then each item is a document known by its origin, "<kind>:<key>": the same item
+imported again with the same text is left as it is, with new text it updates its document in
+place (same id, a version kept), and a new one is added, so a second run of one export adds
+nothing. A bad item fails alone, with its reason. Attachments become documents of their own
+linked to their item (`attached_to` / `attachments`, as an e-mail's are), and links between
+items of the export are recorded on both ends (`links` / `linked_from`), by document id.
+
+An import adds and updates; it never removes a document whose item is no longer in the
+export (an export is often partial). Following a place that changes is a source's job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from loci.errors import LociError
+from loci.imports.items import Attachment, Export, Item, Limits
+from loci.imports.readers import reader_for
+from loci.models import Brain
+from loci.service.library import Library
+from loci.store.blobs import sha256_hex
+
+Action = Literal["add", "update", "unchanged", "fail", "skip"]
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What the import did (or, in a dry run, would do) with one item."""
+
+    name: str  # its title, or its name in the export
+    action: Action
+    document_id: int | None = None
+    reason: str | None = None  # why it failed or was skipped
+    attachments: int = 0
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    kind: str
+    dry_run: bool
+    outcomes: tuple[ImportOutcome, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, kind: str, dry_run: bool, outcomes: Sequence[ImportOutcome]) -> ImportReport:
+        counts = {a: 0 for a in ("add", "update", "unchanged", "fail", "skip")}
+        for outcome in outcomes:
+            counts[outcome.action] += 1
+        return cls(kind, dry_run, tuple(outcomes), counts)
+
+
+class Importing:
+    def __init__(self, library: Library, limits: Limits) -> None:
+        self.library = library
+        self.store = library.store
+        self.limits = limits
+
+    def run(
+        self,
+        brain: Brain | None,
+        kind: str,
+        path: Path,
+        *,
+        dry_run: bool = False,
+        tags: Sequence[str] = (),
+    ) -> ImportReport:
+        read = reader_for(kind)
+        export = read(path, self.limits)
+        outcomes: list[ImportOutcome] = [
+            ImportOutcome(f.name, "fail", reason=f.reason) for f in export.failed
+        ] + [ImportOutcome(s.name, "skip", reason=s.reason) for s in export.skipped]
+        if dry_run or brain is None:  # a dry run into a brain not made yet: all of it is new
+            outcomes += [self._plan(brain, kind, item) for item in export.items]
+            return ImportReport.of(kind, True, outcomes)
+        assert brain is not None
+        written: dict[str, int] = {}
+        for item in export.items:
+            outcome = self._write(brain, kind, item, tags)
+            outcomes.append(outcome)
+            if outcome.document_id is not None:
+                written[item.key] = outcome.document_id
+        self._link(export, written)
+        return ImportReport.of(kind, False, outcomes)
+
+    def _plan(self, brain: Brain | None, kind: str, item: Item) -> ImportOutcome:
+        name = item.title or item.name
+        if brain is None:
+            return ImportOutcome(name, "add", attachments=len(item.attachments))
+        existing = self.store.find_by_origin(brain.id, origin_of(kind, item))
+        if item.url is not None and not item.body:
+            # A link to fetch: what it holds is known only once fetched.
+            action: Action = "update" if existing else "add"
+        elif existing is None:
+            same = self.store.find_by_hash(brain.id, sha256_hex(item.body))
+            action = "unchanged" if same else "add"
+        else:
+            action = "unchanged" if existing.content_hash == sha256_hex(item.body) else "update"
+        return ImportOutcome(
+            name,
+            action,
+            existing.id if existing else None,
+            attachments=len(item.attachments),
+        )
+
+    def _write(self, brain: Brain, kind: str, item: Item, tags: Sequence[str]) -> ImportOutcome:
+        name = item.title or item.name
+        origin = origin_of(kind, item)
+        before = self.store.find_by_origin(brain.id, origin)
+        metadata = {"import": _facts(kind, item)}
+        all_tags = (*item.tags, *tags)
+        try:
+            if item.url is not None and not item.body:
+                added = self.library.add_url(
+                    brain, item.url, all_tags, metadata=metadata, origin=origin
+                )
+            else:
+                added = self.library.add_bytes(
+                    brain,
+                    item.name,
+                    item.body,
+                    tags=all_tags,
+                    title=item.title,
+                    mime_type=item.mime_type,
+                    metadata=metadata,
+                    origin=origin,
+                    source_url=item.url,
+                )
+        except LociError as error:
+            return ImportOutcome(name, "fail", reason=error.message)
+        document = added.document
+        action: Action = "unchanged" if added.deduped else "update" if before else "add"
+        links = [self._attach(brain, origin, document.id, a, all_tags) for a in item.attachments]
+        if links:
+            self.store.merge_document_metadata(document.id, {"attachments": links})
+        return ImportOutcome(name, action, document.id, attachments=len(links))
+
+    def _attach(
+        self, brain: Brain, origin: str, parent_id: int, attachment: Attachment, tags: Sequence[str]
+    ) -> dict[str, Any]:
+        try:
+            added = self.library.add_bytes(
+                brain,
+                attachment.name,
+                attachment.data,
+                tags=tags,
+                mime_type=attachment.mime_type,
+                metadata={"attached_to": parent_id},
+                origin=f"{origin}#{sha256_hex(attachment.data)[:16]}",
+            )
+        except LociError as error:
+            return {"name": attachment.name, "error": error.message}
+        return {"id": added.document.id, "name": added.document.name}
+
+    def _link(self, export: Export, written: dict[str, int]) -> None:
+        """Links between items, by document id, on both ends."""
+        linked_from: dict[int, list[int]] = {}
+        for item in export.items:
+            source = written.get(item.key)
+            targets = [written[k] for k in dict.fromkeys(item.links) if k in written]
+            if source is None or not targets:
+                continue
+            self.store.merge_document_metadata(source, {"links": targets})
+            for target in targets:
+                linked_from.setdefault(target, []).append(source)
+        for target, sources in linked_from.items():
+            self.store.merge_document_metadata(target, {"linked_from": sources})
+
+
+def origin_of(kind: str, item: Item) -> str:
+    return f"{kind}:{item.key}"
+
+
+def _facts(kind: str, item: Item) -> dict[str, Any]:
+    facts: dict[str, Any] = {"kind": kind, "key": item.key}
+    for name in ("where", "created", "updated", "url"):
+        value = getattr(item, name)
+        if value:
+            facts[name] = list(value) if isinstance(value, tuple) else value
+    facts.update({k: v for k, v in item.extra.items() if v is not None})
+    return facts
