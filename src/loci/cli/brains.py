@@ -116,10 +116,18 @@ def register(app: typer.Typer) -> None:
             VisibilityChoice,
             typer.Option(help="Who may read it on `loci serve`: members, or every user."),
         ] = VisibilityChoice.restricted,
+        model: Annotated[
+            str | None,
+            typer.Option(
+                "--model",
+                help="The local embedding model of its vectors (`loci models list`); default:"
+                " the configured one.",
+            ),
+        ] = None,
         json_: JsonOption = False,
     ) -> None:
         """Create an empty brain (a name already taken is refused)."""
-        row = _row(service().create_brain(name, visibility.value))
+        row = _row(service().create_brain(name, visibility.value, model))
         if json_:
             emit_json(row)
             return

@@ -283,6 +283,13 @@ def register(app: typer.Typer) -> None:
                 "--embeddings", help="Re-embed under the configured embedder (model change)."
             ),
         ] = False,
+        model: Annotated[
+            str | None,
+            typer.Option(
+                "--model",
+                help="With --embeddings: re-embed with this local model (`loci models list`).",
+            ),
+        ] = None,
         language: Annotated[
             str | None,
             typer.Option(
@@ -306,7 +313,10 @@ def register(app: typer.Typer) -> None:
             else:
                 out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
             return
-        docs = loci.library.reindex(target, embeddings=embeddings)
+        if model is not None and not embeddings:
+            raise typer.BadParameter("--model moves a brain's vectors: give --embeddings too")
+        chosen = loci.embedders.catalog_model(model) if model is not None else None
+        docs = loci.library.reindex(target, embeddings=embeddings, model=chosen)
         docs = index_now(target, [d.id for d in docs], wait) or docs
         if json_:
             from loci.wire.documents import DocumentOut

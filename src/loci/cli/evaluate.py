@@ -77,6 +77,14 @@ def register(app: typer.Typer) -> None:
                 " in the data directory, removed afterwards).",
             ),
         ] = None,
+        model: Annotated[
+            str | None,
+            typer.Option(
+                "--model",
+                help="With --beir: index and search with this local embedding model (`loci"
+                " models list`); default: the configured one.",
+            ),
+        ] = None,
         json_: JsonOption = False,
     ) -> None:
         """Measure retrieval: your own questions against a brain (--questions), or a BEIR
@@ -117,6 +125,8 @@ def register(app: typer.Typer) -> None:
         try:
             loci = build_service(load_settings(home=home))
             brain = loci.brain(f"eval-{corpus}"[:64])
+            if model is not None:
+                brain = loci.use_model(brain, model)
             with Progress(
                 TextColumn("indexing corpus"),
                 BarColumn(),

@@ -21,6 +21,7 @@ from loci.cli import (
     imports,
     mcp,
     migrate,
+    models,
     search,
     server,
     slack,
@@ -57,7 +58,7 @@ def main(
 
 for module in (
     add, documents, search, ask, study, status, evaluate, server, accounts, brains, graph, capture,
-    mcp, migrate, slack, webhooks, digest, sources, versions, imports,
+    mcp, migrate, slack, webhooks, digest, sources, versions, imports, models,
 ):  # fmt: skip
     module.register(app)
 

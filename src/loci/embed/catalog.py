@@ -3,6 +3,10 @@ reading them (settings, `embedder_languages`) loads neither ONNX Runtime nor a m
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from loci.language import LATIN_SCRIPT
+
 MINILM_NAME = "all-MiniLM-L6-v2"
 E5_NAME = "multilingual-e5-small"
 E5_MODEL_ID = "intfloat/multilingual-e5-small"
@@ -108,3 +112,51 @@ E5_LANGUAGES = frozenset(
         "zh",
     )
 )
+
+
+# The local models as `loci models list` shows them and a brain names them -----------------
+
+MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    """A local embedding model Loci can run: its name (as settings and `--model` use it), the
+    identity a brain records for its vectors, its size of vector, and the languages whose
+    passages it places by meaning (ISO 639-1)."""
+
+    name: str
+    model_id: str
+    dimensions: int
+    languages: frozenset[str]
+    what: str
+    # The package extra that brings what it needs (`pip install 'loci[EXTRA]'`); None: it
+    # ships with Loci.
+    extra: str | None = None
+
+
+LOCAL_MODELS: tuple[CatalogModel, ...] = (
+    CatalogModel(
+        MINILM_NAME,
+        MINILM_MODEL_ID,
+        384,
+        LATIN_SCRIPT,
+        "English, 6 layers: fast, ships with Loci (its words split badly in other scripts)",
+    ),
+    CatalogModel(
+        E5_NAME,
+        E5_MODEL_ID,
+        384,
+        E5_LANGUAGES,
+        "about 100 languages, 12 layers: about half MiniLM's speed, +300 MB of memory",
+        extra="multilingual",
+    ),
+)
+
+
+def model_named(name: str) -> CatalogModel | None:
+    return next((m for m in LOCAL_MODELS if m.name == name), None)
+
+
+def model_of_identity(model_id: str) -> CatalogModel | None:
+    return next((m for m in LOCAL_MODELS if m.model_id == model_id), None)

@@ -7,6 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from loci.context_line import context_line, index_title
 from loci.embed.base import Embedder, embed_queries
@@ -52,8 +53,6 @@ class RankingParams:
     short_chunk_tokens: int = 12
     # With a reranker: how many of the best fused passages it reads and reorders.
     rerank_depth: int = 30
-    # The languages (ISO 639-1) the embedder reads; None: every language (`fusion.vector_weight`).
-    embedder_languages: frozenset[str] | None = None
     # The vector leg reads a passage in its document's context (search.openings).
     document_context: bool = True
     # The text leg's share given to each passage's whole document (search.document_words).
@@ -98,16 +97,26 @@ class Ranking:
     vectorless: set[int] | None = None
 
 
+class BrainEmbedders(Protocol):
+    """The embedding model a brain's vectors were made with (`loci.service.embedders`)."""
+
+    def for_brain(self, brain: Brain) -> Embedder: ...
+
+    def languages(self, brain: Brain) -> frozenset[str] | None:
+        """What that model reads (ISO 639-1), None for every language."""
+        ...
+
+
 class SearchEngine:
     def __init__(
         self,
         store: Store,
-        embedder: Callable[[], Embedder],
+        embedders: BrainEmbedders,
         params: RankingParams | None = None,
         reranker: Reranker | None = None,
     ) -> None:
         self.store = store
-        self._embedder = embedder
+        self._embedders = embedders
         self.params = params or RankingParams()
         self.reranker = reranker  # hybrid search only: text and vector are one-leg views
         # One helper thread runs the BM25 leg while this thread embeds the query and scans
@@ -136,7 +145,7 @@ class SearchEngine:
         held = self.store.brain_languages(brain.id)
         asked = question_language(query, held)
         languages = query_languages(asked, held)
-        readable = vector_weight(asked, held, p.embedder_languages)
+        readable = vector_weight(asked, held, self._embedders.languages(brain))
         use_vectors = (
             mode == "vector" or (mode == "hybrid" and readable > 0)
         ) and brain.embedder_model is not None
@@ -164,7 +173,7 @@ class SearchEngine:
         trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
         closeness: Closeness | None = None
         if use_vectors:
-            embedder = self._embedder()
+            embedder = self._embedders.for_brain(brain)
             check_identity(brain, embedder)
             query_vector = embed_queries(embedder, [query])[0]
             vector_leg = self.store.vector_search(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from loci.curate.pipeline import CURATE_JOB
+from loci.embed.catalog import CatalogModel
 from loci.models import (
     Brain,
     Chunk,
@@ -79,12 +80,18 @@ class Documents(LibraryBase):
         kind = CURATE_JOB if document.kind == "item" else INDEX_JOB
         return self.store.requeue_document(brain.id, document_id, kind)
 
-    def reindex(self, brain: Brain, *, embeddings: bool = False) -> list[Document]:
-        """Rebuild every derived row of a brain from its blobs; with `embeddings`, under the
-        configured embedder (the brain's recorded identity changes to it)."""
+    def reindex(
+        self, brain: Brain, *, embeddings: bool = False, model: CatalogModel | None = None
+    ) -> list[Document]:
+        """Rebuild every derived row of a brain from its blobs; with `embeddings`, under
+        `model` (a local model of the catalog), or the configured embedder when None (the
+        brain's recorded identity changes to it)."""
         if embeddings:
             self.store.clear_brain_index(brain.id)
-            self.store.set_brain_embedder(brain.id, None, None)
+            if model is None:
+                self.store.set_brain_embedder(brain.id, None, None)
+            else:
+                self.store.set_brain_embedder(brain.id, model.model_id, model.dimensions)
         items = {d.id for d in self.store.list_documents(brain.id, kind="item")}  # not indexed
         return [
             self.store.requeue_document(brain.id, doc_id, REINDEX_JOB)

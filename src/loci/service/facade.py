@@ -27,6 +27,7 @@ from loci.models import Brain, BrainStats, Visibility
 from loci.names import check_name
 from loci.search.engine import SearchEngine
 from loci.search.rerank import Reranker
+from loci.service.embedders import Embedders, ModelBuilder
 from loci.service.importing import Importing
 from loci.service.library import Library
 from loci.service.reading import Reading
@@ -80,6 +81,7 @@ class Loci:
         chat: Callable[[], Chat | None] | None = None,
         reranker: Reranker | None = None,
         transcriber: Callable[[], Transcriber | None] | None = None,
+        models: ModelBuilder | None = None,
     ) -> None:
         self.store = store
         self.blobs = blobs
@@ -87,7 +89,15 @@ class Loci:
         self._embedder = _once(embedder)
         self._chat: Callable[[], Chat | None] = _once(chat or _none)
         self._transcriber: Callable[[], Transcriber | None] = _once(transcriber or _none)
-        engine = SearchEngine(store, self._embedder, settings.ranking, reranker)
+        # `embedder` is the configured model; a brain made with another (`--model`) is read
+        # by that one, built by `models` when first needed.
+        self.embedders = Embedders(
+            self._embedder,
+            models,
+            default_id=settings.embed_model_id,
+            default_languages=settings.embed_languages,
+        )
+        engine = SearchEngine(store, self.embedders, settings.ranking, reranker)
         self.searching = Searching(store, engine, LinkedSearch(store))
         self.graph = BrainGraph(store, blobs, self.searching.passages)
         self.curation = Curation(
@@ -99,7 +109,7 @@ class Loci:
             max_bytes=settings.max_file_bytes,
         )
         self.library = Library(
-            store, blobs, settings, self._embedder, self._chat, self._transcriber, self.curation
+            store, blobs, settings, self.embedders, self._chat, self._transcriber, self.curation
         )
         fence = settings.fence
         self.sources = Sources(store, self.library, PageSources(store, self.graph, fence), fence)
@@ -120,7 +130,7 @@ class Loci:
         embedder = self._embedder  # not `self`: no service refers back to Loci
         reader = Reader(
             lambda texts: embedder().embed(texts),
-            self.settings.ranking.embedder_languages,
+            self.settings.embed_languages,
             lambda question, texts: question_and_passages(embedder(), question, texts),
         )
         return Answers(
@@ -166,12 +176,33 @@ class Loci:
     def brains(self) -> list[Brain]:
         return self.store.list_brains()
 
-    def create_brain(self, name: str, visibility: Visibility = "restricted") -> Brain:
+    def create_brain(
+        self, name: str, visibility: Visibility = "restricted", model: str | None = None
+    ) -> Brain:
         """A new brain with no members: the workspace's admins own it (`Conflict` if the name
-        is taken)."""
+        is taken). `model`: the local embedding model its vectors are made with (a name of
+        `loci models list`); None: the configured one."""
         if visibility not in ("restricted", "workspace"):
             raise InvalidInput(f"visibility must be restricted or workspace, got {visibility!r}")
-        return self.store.create_brain(check_name("brain", name), visibility, None)
+        chosen = self.embedders.catalog_model(model) if model is not None else None
+        brain = self.store.create_brain(check_name("brain", name), visibility, None)
+        if chosen is None:
+            return brain
+        self.store.set_brain_embedder(brain.id, chosen.model_id, chosen.dimensions)
+        return self.store.get_brain_by_id(brain.id)
+
+    def use_model(self, brain: Brain, model: str) -> Brain:
+        """An empty brain's vectors are to be made with `model` (`loci eval --model`)."""
+        chosen = self.embedders.catalog_model(model)
+        if brain.embedder_model not in (None, chosen.model_id) and self.store.document_ids(
+            brain.id
+        ):
+            raise InvalidInput(
+                f"brain {brain.name} holds vectors of {brain.embedder_model}; move it with"
+                f" `loci reindex --embeddings --model {model}`"
+            )
+        self.store.set_brain_embedder(brain.id, chosen.model_id, chosen.dimensions)
+        return self.store.get_brain_by_id(brain.id)
 
     def rename_brain(self, brain: Brain, new_name: str) -> Brain:
         """The same brain under a new name (`Conflict` if taken). Everything in it — saved

@@ -64,7 +64,8 @@ class IndexJobs:
         store: Store,
         blobs: BlobStore,
         settings: IndexerSettings,
-        embedder: Callable[[], Embedder],
+        embedder: Callable[[Brain], Embedder],
+        default: Callable[[], Embedder],
         chat: Callable[[], Chat | None],
         transcriber: Callable[[], Transcriber | None],
         after_indexed: Callable[[Prepared], None],
@@ -72,7 +73,8 @@ class IndexJobs:
         self.store = store
         self.blobs = blobs
         self.settings = settings
-        self._embedder = embedder
+        self._embedder = embedder  # the model of a brain
+        self._default = default  # the configured one
         self._chat = chat
         self._transcriber = transcriber
         self._after_indexed = after_indexed
@@ -87,24 +89,37 @@ class IndexJobs:
         brains = {b.id: b for b in self.store.list_brains()}  # fresh embedder identities
         chat = self._chat() if self.settings.caption_images else None
         timings = IndexTimings()  # this batch's: other threads may be indexing meanwhile
-        indexer = Indexer(
-            self.store,
-            self.blobs,
-            self._embedder(),
-            self.settings,
-            chat,
-            self._transcriber(),
-            timings,
-        )
-        text = [job for job in jobs if job.stage == "text"]
-        vectors = [job for job in jobs if job.stage == "vectors"]
+        outcomes: dict[int, Outcome] = {}
         try:
-            return self._text_stage(indexer, brains, text) | self._vectors_stage(
-                indexer, brains, vectors
-            )
+            # Each brain's documents are embedded by its own model (`Embedders.for_brain`).
+            for embedder, group in self._by_embedder(jobs, brains):
+                indexer = Indexer(
+                    self.store,
+                    self.blobs,
+                    embedder,
+                    self.settings,
+                    chat,
+                    self._transcriber(),
+                    timings,
+                )
+                text = [job for job in group if job.stage == "text"]
+                vectors = [job for job in group if job.stage == "vectors"]
+                outcomes |= self._text_stage(indexer, brains, text)
+                outcomes |= self._vectors_stage(indexer, brains, vectors)
+            return outcomes
         finally:
             with self._timings_lock:
                 self.timings.add(timings)
+
+    def _by_embedder(
+        self, jobs: Sequence[Job], brains: dict[int, Brain]
+    ) -> list[tuple[Embedder, list[Job]]]:
+        groups: dict[int, tuple[Embedder, list[Job]]] = {}
+        for job in jobs:
+            brain = brains.get(job.brain_id)
+            embedder = self._embedder(brain) if brain is not None else self._default()
+            groups.setdefault(id(embedder), (embedder, []))[1].append(job)
+        return list(groups.values())
 
     @property
     def rate(self) -> float:

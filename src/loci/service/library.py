@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from loci.curate.pipeline import Curation
-from loci.embed.base import Embedder
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
+from loci.service.embedders import Embedders
 from loci.service.index_jobs import IndexJobs
 from loci.service.indexing import Indexing
 from loci.service.notes import Notes
@@ -30,7 +30,7 @@ class Library(Notes, Indexing):
         store: Store,
         blobs: BlobStore,
         settings: ServiceSettings,
-        embedder: Callable[[], Embedder],
+        embedders: Embedders,
         chat: Callable[[], Chat | None],
         transcriber: Callable[[], Transcriber | None],
         curation: Curation,
@@ -38,9 +38,16 @@ class Library(Notes, Indexing):
         self.store = store
         self.blobs = blobs
         self.settings = settings
-        self._embedder = embedder
+        self._embedder = embedders.default
         self._transcriber = transcriber
         self.curation = curation
         self._index_jobs = IndexJobs(
-            store, blobs, settings.indexer, embedder, chat, transcriber, self._add_attachments
+            store,
+            blobs,
+            settings.indexer,
+            embedders.for_brain,
+            embedders.default,
+            chat,
+            transcriber,
+            self._add_attachments,
         )

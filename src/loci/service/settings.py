@@ -27,6 +27,11 @@ class ServiceSettings:
     # The embedder's throughput for preflight estimates; None: what the embedder measures itself.
     ingest_chunks_per_s: float | None = None
     ranking: RankingParams = field(default_factory=RankingParams)
+    # The configured embedder: its identity when known without loading it (a local model of
+    # the catalog), and the languages (ISO 639-1) it reads, None for every one
+    # (`fusion.vector_weight`). A brain on another model reads that model's languages.
+    embed_model_id: str | None = None
+    embed_languages: frozenset[str] | None = None
     curation: AgentLimits = field(default_factory=AgentLimits)
     # What one export given to `loci import` may hold.
     import_limits: Limits = field(default_factory=Limits)
