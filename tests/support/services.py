@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,8 @@ def make_service(
         store=open_store(home, database_url),
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,
-        settings=service_settings(settings),
+        # The identity of the model given, whatever the settings name (a scripted remote one).
+        settings=replace(service_settings(settings), embed_model_id=embedder.model_id),
         reranker=build_reranker(settings),
         transcriber=lambda: build_transcriber(settings),
     )

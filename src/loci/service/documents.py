@@ -83,15 +83,18 @@ class Documents(LibraryBase):
     def reindex(
         self, brain: Brain, *, embeddings: bool = False, model: CatalogModel | None = None
     ) -> list[Document]:
-        """Rebuild every derived row of a brain from its blobs; with `embeddings`, under
-        `model` (a local model of the catalog), or the configured embedder when None (the
-        brain's recorded identity changes to it)."""
+        """Rebuild every derived row of a brain from its blobs, a document at a time; with
+        `embeddings`, under `model` (a local model of the catalog), or the configured
+        embedder when None: the brain's recorded identity changes to it at once. Search is
+        never blind meanwhile: each document keeps its passages until its new ones replace
+        them, and a passage not yet embedded by the new model is found by its words (and
+        scored by them alone) until its vector comes."""
         if embeddings:
-            self.store.clear_brain_index(brain.id)
-            if model is None:
-                self.store.set_brain_embedder(brain.id, None, None)
-            else:
+            if model is not None:
                 self.store.set_brain_embedder(brain.id, model.model_id, model.dimensions)
+            else:
+                default = self._embedder()
+                self.store.set_brain_embedder(brain.id, default.model_id, default.dimensions)
         items = {d.id for d in self.store.list_documents(brain.id, kind="item")}  # not indexed
         return [
             self.store.requeue_document(brain.id, doc_id, REINDEX_JOB)
