@@ -65,6 +65,26 @@ def build_embedder(settings: Settings) -> Embedder:
 
 def build_local_embedder(settings: Settings, name: str) -> Embedder:
     """The local model `name` of the catalog (`loci.embed.catalog`), on this installation."""
+    from loci.embed.hub import added_models
+
+    added = next((m for m in added_models(settings.models_dir) if m.name == name), None)
+    if added is not None:
+        from loci.embed.local import LocalEmbedder, LocalModel
+
+        folder = settings.models_dir / added.folder
+        return LocalEmbedder(
+            model=LocalModel(
+                model_id=added.name,
+                dimensions=added.dimensions,
+                max_sequence=added.max_sequence,
+                unknown_token=added.unknown_token,
+                languages=frozenset(added.languages) if added.languages is not None else None,
+            ),
+            threads=settings.embed_threads or None,
+            model_path=folder / "model.onnx",
+            tokenizer_path=folder / "tokenizer.json",
+            calibration_dir=settings.calibration_dir,
+        )
     if name == "multilingual-e5-small":
         from loci.embed.e5 import NAME, E5Embedder
 
@@ -181,12 +201,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             quick_lane=settings.worker_quick_lane,
             vectors_wait_s=settings.vectors_wait_s,
         ),
-        fetch=FetchPolicy(
-            allow_private=settings.fetch_allow_private,
-            allowed_networks=tuple(settings.fetch_allowed_networks),
-            max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
-            total_timeout=settings.fetch_timeout_s,
-        ),
+        fetch=fetch_policy(settings),
         browser=BrowserSettings(
             enabled=settings.browser_render,
             executable=settings.browser_path,
@@ -195,12 +210,22 @@ def service_settings(settings: Settings) -> ServiceSettings:
         ranking=RankingParams(rerank_depth=settings.rerank_depth),
         embed_model_id=configured_model_id(settings),
         embed_languages=embedder_languages(settings),
+        models_dir=settings.models_dir,
         fence=data_fence(settings),
         import_limits=Limits(
             max_items=settings.import_max_items,
             max_bytes=int(settings.import_max_mb * 1024 * 1024),
             max_item_bytes=settings.max_file_bytes,
         ),
+    )
+
+
+def fetch_policy(settings: Settings) -> FetchPolicy:
+    return FetchPolicy(
+        allow_private=settings.fetch_allow_private,
+        allowed_networks=tuple(settings.fetch_allowed_networks),
+        max_bytes=int(settings.fetch_max_mb * 1024 * 1024),
+        total_timeout=settings.fetch_timeout_s,
     )
 
 

@@ -144,6 +144,11 @@ class Settings(BaseSettings):
     )
     default_brain: str = Field(default="default", description="the brain used without `--brain`")
     max_file_mb: float = Field(default=50.0, gt=0, description="the size cap per file, in MB")
+    hub_endpoint: str = Field(
+        default="https://huggingface.co",
+        description="where `loci models add` fetches models from (a mirror of the Hugging Face"
+        " hub's API)",
+    )
     import_max_items: int = Field(
         default=50_000,
         gt=0,

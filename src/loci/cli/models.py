@@ -39,7 +39,12 @@ def register(app: typer.Typer) -> None:
         table = Table("name", "languages", "dims", "installed", "speed", "brains", box=None)
         for r in rows:
             languages = r["languages"]
-            shown = ", ".join(languages) if len(languages) <= 6 else f"{len(languages)} languages"
+            if languages is None:
+                shown = "any"
+            else:
+                shown = (
+                    ", ".join(languages) if len(languages) <= 6 else f"{len(languages)} languages"
+                )
             speed = r["chunks_per_cpu_s"]
             table.add_row(
                 escape(r["name"] + (" (default)" if r["default"] else "")),
@@ -53,16 +58,61 @@ def register(app: typer.Typer) -> None:
         if not measure and any(r["chunks_per_cpu_s"] is None and r["installed"] for r in rows):
             out.print("speed: `loci models list --measure` times each installed model here")
 
+    @models.command("add")
+    @exits_cleanly
+    def add_model(
+        repo: Annotated[
+            str, typer.Argument(help="The hub repository, e.g. BAAI/bge-small-en-v1.5.")
+        ],
+        revision: Annotated[
+            str, typer.Option("--revision", help="A branch, tag or commit of the repository.")
+        ] = "main",
+        languages: Annotated[
+            str,
+            typer.Option(
+                "--languages",
+                help="The languages it reads, as ISO 639-1 codes (en,de) or * for every one:"
+                " search trusts its vectors for those.",
+            ),
+        ] = "en",
+        json_: JsonOption = False,
+    ) -> None:
+        """Fetch a sentence-transformers model (BERT family) from the Hugging Face hub, check
+        its files against the hub's hashes and make it an int8 ONNX model, once. Then
+        `loci brains create NAME --model REPO` uses it."""
+        from dataclasses import asdict
+
+        from loci.app import fetch_policy
+        from loci.embed.hub import add_model as fetch_model
+
+        settings = settings_or_error()
+        codes = [c.strip().lower() for c in languages.split(",") if c.strip()]
+        added = fetch_model(
+            repo,
+            settings.models_dir,
+            fetch_policy(settings),
+            revision=revision,
+            endpoint=settings.hub_endpoint,
+            languages=None if "*" in codes or not codes else codes,
+        )
+        if json_:
+            emit_json(asdict(added))
+            return
+        out.print(
+            f"added {escape(added.name)} at {added.revision[:12]}: {added.dimensions} dimensions,"
+            f" {added.pooling} pooling; `loci brains create NAME --model {escape(added.name)}`"
+        )
+
 
 def _rows(measure: bool) -> list[dict[str, Any]]:
-    from loci.embed.catalog import LOCAL_MODELS
+    from loci.embed.catalog import all_models
     from loci.embed.installed import installed, measure_speed, measured_speeds
 
     settings = settings_or_error()
     loci = service()
     brains = loci.brains()
     rows = []
-    for model in LOCAL_MODELS:
+    for model in all_models(settings.models_dir):
         there = installed(model, settings.models_dir)
         if measure and there.ready:
             measure_speed(model.name, loci.embedders.named(model.name), settings.models_dir)
@@ -72,7 +122,7 @@ def _rows(measure: bool) -> list[dict[str, Any]]:
             {
                 "name": model.name,
                 "model_id": model.model_id,
-                "languages": sorted(model.languages),
+                "languages": sorted(model.languages) if model.languages is not None else None,
                 "dimensions": model.dimensions,
                 "what": model.what,
                 "installed": there.ready,

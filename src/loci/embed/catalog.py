@@ -4,6 +4,7 @@ reading them (settings, `embedder_languages`) loads neither ONNX Runtime nor a m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from loci.language import LATIN_SCRIPT
 
@@ -123,12 +124,12 @@ MINILM_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 class CatalogModel:
     """A local embedding model Loci can run: its name (as settings and `--model` use it), the
     identity a brain records for its vectors, its size of vector, and the languages whose
-    passages it places by meaning (ISO 639-1)."""
+    passages it places by meaning (ISO 639-1; None: every language)."""
 
     name: str
     model_id: str
     dimensions: int
-    languages: frozenset[str]
+    languages: frozenset[str] | None
     what: str
     # The package extra that brings what it needs (`pip install 'loci[EXTRA]'`); None: it
     # ships with Loci.
@@ -154,9 +155,18 @@ LOCAL_MODELS: tuple[CatalogModel, ...] = (
 )
 
 
-def model_named(name: str) -> CatalogModel | None:
-    return next((m for m in LOCAL_MODELS if m.name == name), None)
+def all_models(models_dir: Path | None = None) -> list[CatalogModel]:
+    """The models that ship with Loci, then those added from the hub into `models_dir`."""
+    if models_dir is None:
+        return list(LOCAL_MODELS)
+    from loci.embed.hub import added_models
+
+    return [*LOCAL_MODELS, *(m.catalog() for m in added_models(models_dir))]
 
 
-def model_of_identity(model_id: str) -> CatalogModel | None:
-    return next((m for m in LOCAL_MODELS if m.model_id == model_id), None)
+def model_named(name: str, models_dir: Path | None = None) -> CatalogModel | None:
+    return next((m for m in all_models(models_dir) if m.name == name), None)
+
+
+def model_of_identity(model_id: str, models_dir: Path | None = None) -> CatalogModel | None:
+    return next((m for m in all_models(models_dir) if m.model_id == model_id), None)

@@ -35,6 +35,12 @@ class Installed:
 
 
 def installed(model: CatalogModel, models_dir: Path) -> Installed:
+    from loci.embed.hub import added_models
+
+    added = next((m for m in added_models(models_dir) if m.name == model.name), None)
+    if added is not None:
+        there = (models_dir / added.folder / "model.onnx").is_file()
+        return Installed(there, "added from the Hugging Face hub" if there else "files missing")
     if model.extra is None:
         return Installed(True, "ships with Loci")
     if model.name == E5_NAME:

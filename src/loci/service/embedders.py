@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 from loci.embed.base import Embedder
-from loci.embed.catalog import CatalogModel, model_named, model_of_identity
+from loci.embed.catalog import CatalogModel, all_models, model_named, model_of_identity
 from loci.errors import InvalidInput
 from loci.models import Brain
 
@@ -31,14 +32,17 @@ class Embedders:
         *,
         default_id: str | None = None,
         default_languages: frozenset[str] | None = None,
+        models_dir: Path | None = None,
     ) -> None:
         """`default`: the configured model (built on first call); `default_id` its identity
         when known without building it; `default_languages`: what it reads, as configured
-        (`LOCI_EMBED_LANGUAGES` or the model's own)."""
+        (`LOCI_EMBED_LANGUAGES` or the model's own); `models_dir`: where models added from
+        the hub are (`loci.embed.hub`)."""
         self.default = default
         self._build = build
         self._default_id = default_id
         self._default_languages = default_languages
+        self._models_dir = models_dir
         self._built: dict[str, Embedder] = {}
         self._lock = threading.Lock()
 
@@ -46,7 +50,7 @@ class Embedders:
         wanted = brain.embedder_model
         if wanted is None or wanted == self._default_id:
             return self.default()
-        model = model_of_identity(wanted)
+        model = model_of_identity(wanted, self._models_dir)
         if model is None or self._build is None:
             return self.default()
         if self._default_id is None and self.default().model_id == wanted:
@@ -68,17 +72,17 @@ class Embedders:
     def languages(self, brain: Brain) -> frozenset[str] | None:
         """The languages the brain's model reads (None: every one)."""
         wanted = brain.embedder_model
-        model = model_of_identity(wanted) if wanted else None
+        model = model_of_identity(wanted, self._models_dir) if wanted else None
         if model is None or wanted == self._default_id:
             return self._default_languages
         return model.languages
 
-    @staticmethod
-    def catalog_model(name: str) -> CatalogModel:
-        model = model_named(name)
+    def catalog_model(self, name: str) -> CatalogModel:
+        model = model_named(name, self._models_dir)
         if model is None:
-            from loci.embed.catalog import LOCAL_MODELS
-
-            known = ", ".join(m.name for m in LOCAL_MODELS)
-            raise InvalidInput(f"no local embedding model {name!r}; Loci has: {known}")
+            known = ", ".join(m.name for m in all_models(self._models_dir))
+            raise InvalidInput(
+                f"no local embedding model {name!r}; Loci has: {known} (`loci models add"
+                " OWNER/NAME` fetches one from the Hugging Face hub)"
+            )
         return model

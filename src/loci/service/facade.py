@@ -96,6 +96,7 @@ class Loci:
             models,
             default_id=settings.embed_model_id,
             default_languages=settings.embed_languages,
+            models_dir=settings.models_dir,
         )
         engine = SearchEngine(store, self.embedders, settings.ranking, reranker)
         self.searching = Searching(store, engine, LinkedSearch(store))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from loci.confined_paths import Fence
 from loci.curate.agent import AgentLimits
@@ -32,6 +33,8 @@ class ServiceSettings:
     # (`fusion.vector_weight`). A brain on another model reads that model's languages.
     embed_model_id: str | None = None
     embed_languages: frozenset[str] | None = None
+    # The model cache: the models added from the Hugging Face hub (`loci models add`).
+    models_dir: Path | None = None
     curation: AgentLimits = field(default_factory=AgentLimits)
     # What one export given to `loci import` may hold.
     import_limits: Limits = field(default_factory=Limits)
