@@ -21,7 +21,6 @@ _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*([\[>])", re.IGNORECASE)
 _ENTITY = re.compile(r"&([A-Za-z][A-Za-z0-9]*);")
 _XML_ENTITIES = frozenset({"amp", "lt", "gt", "quot", "apos"})
-_SPACE = re.compile(r"\s+")
 _CONTAINERS = frozenset(
     {"en-note", "div", "p", "section", "article", "header", "footer", "center", "font", "dl"}
     | {"dt", "dd", "address", "main", "aside", "nav", "figure", "figcaption"}
@@ -226,7 +225,14 @@ class _Renderer:
 
 
 def _words(text: str | None) -> str:
-    return _SPACE.sub(" ", text) if text else ""
+    """Runs of white space as one space, as a browser shows them (split and join: several
+    times faster than a regular expression on long runs of words)."""
+    if not text:
+        return ""
+    inner = " ".join(text.split())
+    if not inner:
+        return " "
+    return (" " if text[0].isspace() else "") + inner + (" " if text[-1].isspace() else "")
 
 
 def _target(name: str) -> str:
