@@ -145,6 +145,16 @@ def test_encodings_declared_are_read_and_wrong_bytes_refused(tmp_path: Path) -> 
     not_enex.write_text('<?xml version="1.0"?><notes><note><title>x</title></note></notes>')
     with pytest.raises(ExportRefused, match="not an Evernote export"):
         evernote.read(not_enex, Limits())
+    # A prologue padded past the bytes checked for declarations is refused, not trusted.
+    padded = tmp_path / "padded.enex"
+    padded.write_text(
+        '<?xml version="1.0"?><!--' + "x" * 70_000 + "-->" + billion_laughs().split("?>", 1)[1]
+    )
+    with pytest.raises(ExportRefused, match="no <en-export> in its first 64 KB"):
+        evernote.read(padded, Limits())
+    utf16 = tmp_path / "utf16.enex"
+    utf16.write_bytes(enex(latin, encoding="UTF-16").encode("utf-16"))
+    assert evernote.read(utf16, Limits()).items[0].title == "Crème brûlée"
 
 
 def test_a_folder_or_zip_of_notebooks_each_named_by_its_file(tmp_path: Path) -> None:

@@ -94,6 +94,30 @@ def test_an_unpacked_export_reads_as_its_zip_does(tmp_path: Path) -> None:
     )
 
 
+def test_sub_page_folders_named_without_their_id_are_read_alike(tmp_path: Path) -> None:
+    renamed = {
+        name.replace(f"Trip to Lisbon {TRIP}/", "Trip to Lisbon/").replace(
+            f"Reading list {READING}/", f"{READING}/"
+        ): data
+        for name, data in notion_pages().items()
+    }
+    items = {i.key: i for i in notion.read(notion_export(tmp_path, renamed), Limits()).items}
+    assert items[PACKING].where == ("Trip to Lisbon",)
+    assert items[DUNE].where == ("Reading list",)
+    assert DUNE in items[READING].links  # still the page of its row
+
+
+def test_a_symlink_in_an_unpacked_export_is_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / f"Secret {'9' * 32}.md").write_text("# Secret\n\nthe machine's secret\n")
+    folder = notion_folder(tmp_path)
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    (folder / f"Alias {'8' * 32}.md").symlink_to(outside / f"Secret {'9' * 32}.md")
+    titles = {i.title for i in notion.read(folder, Limits()).items}
+    assert "Secret" not in titles and len(titles) == PAGES - 1  # two "Meeting notes"
+
+
 def test_an_export_of_another_kind_or_a_hostile_zip_is_refused(tmp_path: Path) -> None:
     html = zip_of(tmp_path / "html.zip", {"Page.html": b"<html></html>", "a.txt": b"x"})
     with pytest.raises(ExportRefused, match="'Markdown & CSV' export"):

@@ -140,18 +140,25 @@ def _notes(name: str, stream: IO[bytes], limits: Limits) -> Iterator[Item | Item
 
 def _refuse_declarations(name: str, stream: IO[bytes]) -> None:
     """Refuse an export whose DOCTYPE declares anything of its own: Evernote's names only its
-    DTD's address, so a declaration there is at best foreign and at worst an entity trick."""
+    DTD's address, so a declaration there is at best foreign and at worst an entity trick. The
+    prologue must end (at `<en-export>`) within the bytes looked at, so none hides past them."""
     head = stream.read(_PROLOGUE_BYTES)
     stream.seek(0)
-    encodings = ("utf-8", "utf-16-le", "utf-16-be")
-    for encoding in encodings:
+    for encoding in ("utf-8", "utf-16-le", "utf-16-be"):
         root_at = head.find(f"<{_ROOT}".encode(encoding))
-        prologue = head if root_at < 0 else head[:root_at]
+        if root_at < 0:
+            continue
+        prologue = head[:root_at]
         if any(mark.encode(encoding) in prologue for mark in ("<!ENTITY", "[")):
             raise ExportRefused(
                 f"{name} declares XML entities or a DTD of its own, which Evernote never"
                 " writes; refused, nothing was imported"
             )
+        return
+    # Whatever pushes the prologue's end past the first bytes is not Evernote's either.
+    raise ExportRefused(
+        f"{name} is not an Evernote export: no <{_ROOT}> in its first {_PROLOGUE_BYTES // 1024} KB"
+    )
 
 
 def _note(note: etree._Element, notebook: str, limits: Limits) -> Item:

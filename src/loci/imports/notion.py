@@ -105,12 +105,14 @@ def read(path: Path, limits: Limits) -> Export:
             " is it a 'Markdown & CSV' export?"
         )
     titles = {k: p.title for k, p in pages.items()} | {k: d.title for k, d in databases.items()}
+    folders = _folders(
+        [(k, p.path) for k, p in pages.items()] + [(k, d.path) for k, d in databases.items()]
+    )
     for page in pages.values():
-        folder = posixpath.dirname(page.path)
-        parent = _NAMED.match(posixpath.basename(folder) + ".csv")
-        if parent and parent["id"] in databases:
-            databases[parent["id"]].rows.append(page)
-    context = _Context(files, titles)
+        parent = folders.get(posixpath.dirname(page.path))
+        if parent in databases:
+            databases[parent].rows.append(page)
+    context = _Context(files, titles, folders)
     for page in pages.values():
         export.add(_page_item(page, context), limits)
     for database in databases.values():
@@ -152,17 +154,24 @@ class _Context:
     """What every page's links are resolved against: the export's files and the titles of its
     pages and databases by id."""
 
-    def __init__(self, files: dict[str, bytes], titles: dict[str, str]) -> None:
+    def __init__(
+        self, files: dict[str, bytes], titles: dict[str, str], folders: dict[str, str]
+    ) -> None:
         self.files = files
         self.titles = titles
+        self.folders = folders
 
     def where(self, path: str) -> tuple[str, ...]:
         """The titles of the pages (and database) a file sits under. Folders that are not a
         page's (Notion's "Export-<uuid>" wrapper, a "Part-1") are left out."""
         place: list[str] = []
-        for folder in path.split("/")[:-1]:
+        parts = path.split("/")[:-1]
+        for depth, folder in enumerate(parts, 1):
+            owner = self.folders.get("/".join(parts[:depth]))
             named = _FOLDER.match(folder)
-            if named:
+            if owner is not None:
+                place.append(self.titles[owner])
+            elif named:  # a page not in this export (another part, or left out)
                 place.append(self.titles.get(named["id"]) or (named["title"] or "").strip())
         return tuple(p for p in place if p)
 
@@ -202,6 +211,22 @@ class _Context:
             return f"{match['bang']}[{label or name}]({shown})"
 
         return _LINK.sub(replace, text), links, list(attachments.values())
+
+
+def _folders(named: list[tuple[str, str]]) -> dict[str, str]:
+    """The folder holding each page's sub-pages (or database's rows), by its path, to its id.
+    Notion names it like the page's file, "Title <id>"; some exports leave the id out of
+    the folder's name ("Title"), and a title cut short may leave only the id: all three."""
+    folders: dict[str, str] = {}
+    for key, path in named:
+        stem = re.sub(r"(_all)?\.(md|csv)$", "", path)
+        folders.setdefault(stem, key)
+        parent = posixpath.dirname(path)
+        match = _NAMED.match(posixpath.basename(path))
+        if match and match["title"].strip():
+            folders.setdefault(posixpath.join(parent, match["title"].strip()), key)
+        folders.setdefault(posixpath.join(parent, key), key)
+    return folders
 
 
 def _page_item(page: _Page, context: _Context) -> Item:
