@@ -201,6 +201,12 @@ def test_an_attachment_over_the_limit_fails_its_note_alone(tmp_path: Path) -> No
     assert name == "Receipts" and "'receipt.pdf' is over 45 bytes" in reason
 
 
+def test_a_file_over_the_limit_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    path = enex_file(tmp_path, "Recipes", recipes())
+    with pytest.raises(ExportRefused, match="Recipes.enex is over 1,000 bytes"):
+        evernote.read(path, Limits(max_bytes=1000))
+
+
 def test_notes_of_one_title_made_in_one_second_are_told_apart(tmp_path: Path) -> None:
     twin = Note("Todo", "<div>first</div>")
     notes = [twin, dataclasses.replace(twin, enml_body="<div>second</div>")]

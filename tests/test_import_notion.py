@@ -70,6 +70,9 @@ def test_pages_are_keyed_by_their_notion_id_titled_by_their_heading(tmp_path: Pa
     }
     # A link up the tree ("../Trip%20to%20Lisbon%20<id>.md") is resolved too.
     assert items[PACKING].links == (TRIP,)
+    # A file name's parentheses are left in its link unencoded, as Notion writes them.
+    assert items[MEETING_1].links == (LONG,)
+    assert f"[{LONG_TITLE}](https://www.notion.so/{LONG})" in items[MEETING_1].body.decode()
 
 
 def test_a_database_is_a_section_a_row_its_own_page_kept_and_linked(tmp_path: Path) -> None:

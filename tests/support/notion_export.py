@@ -17,13 +17,14 @@ DUNE = "4c2f3e4d5c6b7a8998a7b6c5d4e3f2a1"
 MEETING_1 = "6e4b5a6f7e8d9cabbac9d8e7f6a5b4c3"
 MEETING_2 = "7f5c6b7a8f9eadbccbdae9f8a7b6c5d4"
 LONG = "8a6d7c8b9a0fbecddcebfa09b8c7d6e5"
-LONG_TITLE = "A very long page title that Notion cuts short when it names the file for it"
+LONG_TITLE = "A very long page title (2023 edition) that Notion cuts short in its file name"
 WRAPPER = "Export-0b6a1d2e-3f4a-5b6c-7d8e-9f0a1b2c3d4e"
 
 
 def link(*parts: str) -> str:
-    """A link target as Notion writes it: each path part URL-encoded."""
-    return "/".join(quote(p) for p in parts)
+    """A link target as Notion writes it: each path part URL-encoded as JavaScript's
+    encodeURIComponent does, which leaves parentheses as they are."""
+    return "/".join(quote(p, safe="()!*'~") for p in parts)
 
 
 def notion_pages(
@@ -57,7 +58,10 @@ def notion_pages(
             "Author: Frank Herbert\nStatus: Reading\n\n"
             "On Arrakis the Fremen keep every drop of water in their stillsuits.\n"
         ),
-        f"Meeting notes {MEETING_1}.md": "# Meeting notes\n\nBudget for the garden shed.\n",
+        f"Meeting notes {MEETING_1}.md": (
+            "# Meeting notes\n\nBudget for the garden shed, as in"
+            f" [the long page]({link(f'{LONG_TITLE[:50]} {LONG}.md')}).\n"
+        ),
         f"Meeting notes {MEETING_2}.md": "# Meeting notes\n\nThe choir rehearses on Tuesdays.\n",
         f"{LONG_TITLE[:50]} {LONG}.md": f"# {LONG_TITLE}\n\nA page whose name was cut short.\n",
     }

@@ -47,7 +47,7 @@ _TIME = re.compile(r"^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z?$")
 
 def read(path: Path, limits: Limits) -> Export:
     export = Export(kind="evernote")
-    files = list(_enex_files(path, limits))
+    files = _enex_files(path, limits)
     if not files:
         raise ExportRefused(f"{path.name} holds no .enex file; is it an Evernote export?")
     total = 0
@@ -80,19 +80,27 @@ def read(path: Path, limits: Limits) -> Export:
     return export
 
 
-def _enex_files(path: Path, limits: Limits) -> Iterator[tuple[str, Callable[[], IO[bytes]]]]:
-    """Each ENEX file of the export, by its name, and how to open it (one at a time)."""
-    if path.is_dir():
-        for found in sorted(path.rglob("*")):
-            # A symlink could lead anywhere on the machine: only the export's own files.
-            if found.suffix.lower() == ".enex" and found.is_file() and not found.is_symlink():
-                yield found.name, _opener(found)
-    elif is_zip(path):
-        for member in read_zip(path, limits):
-            if member.path.lower().endswith(".enex"):
-                yield member.path.rsplit("/", 1)[-1], partial(io.BytesIO, member.data)
-    else:
-        yield path.name, _opener(path)
+def _enex_files(path: Path, limits: Limits) -> list[tuple[str, Callable[[], IO[bytes]]]]:
+    """Each ENEX file of the export, by its name, and how to open it (one at a time). Files
+    on disk are held against `max_bytes` before any is parsed: that bounds what the parser
+    may be asked to hold (a zip's members are bounded as they are unpacked)."""
+    if is_zip(path):
+        return [
+            (member.path.rsplit("/", 1)[-1], partial(io.BytesIO, member.data))
+            for member in read_zip(path, limits)
+            if member.path.lower().endswith(".enex")
+        ]
+    found = [path] if not path.is_dir() else [
+        # A symlink could lead anywhere on the machine: only the export's own files.
+        f for f in sorted(path.rglob("*"))
+        if f.suffix.lower() == ".enex" and f.is_file() and not f.is_symlink()
+    ]  # fmt: skip
+    if sum(f.stat().st_size for f in found) > limits.max_bytes:
+        raise ExportRefused(
+            f"{path.name} is over {limits.max_bytes:,} bytes; nothing was imported (raise"
+            " LOCI_IMPORT_MAX_BYTES if it is genuine)"
+        )
+    return [(f.name, _opener(f)) for f in found]
 
 
 def _opener(path: Path) -> Callable[[], IO[bytes]]:

@@ -38,8 +38,9 @@ _ID = r"[0-9a-f]{32}"
 _NAMED = re.compile(rf"^(?P<title>.*?)\s*(?P<id>{_ID})(?P<all>_all)?\.(?P<ext>md|csv)$")
 _FOLDER = re.compile(rf"^(?:(?P<title>.*?)\s+)?(?P<id>{_ID})$")
 _ANY_ID = re.compile(rf"(?<![0-9a-f])({_ID})(?![0-9a-f])")
-_LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\((?P<target>[^)\s]+)\)")
-_CELL_LINK = re.compile(rf"\s*\((?P<target>[^()]*?{_ID}\.(?:md|csv))\)")
+# Notion leaves parentheses in a file name unencoded ("Budget%20(2023)%20<id>.md").
+_LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\((?P<target>(?:[^()\s]|\([^()\s]*\))+)\)")
+_CELL_LINK = re.compile(rf"\s*\((?P<target>(?:[^()]|\([^()]*\))*?{_ID}\.(?:md|csv))\)")
 _PROPERTY = re.compile(r"^(?P<name>[^:\n]{1,60}):\s(?P<value>.*)$")
 _CREATED = ("created", "created time", "date created", "created at")
 _UPDATED = ("last edited time", "last edited", "updated", "last updated", "edited")
@@ -99,6 +100,9 @@ def read(path: Path, limits: Limits) -> Export:
             if known is None or (named["all"] and not known.path.endswith("_all.csv")):
                 title = named["title"].strip() or "Untitled database"
                 databases[named["id"]] = _Database(named["id"], member.path, title, member.data)
+    for key, database in databases.items():
+        if key in pages:  # a page and a database of one id: both kept, apart
+            database.key = f"{key}.csv"
     if not pages and not databases:
         raise ExportRefused(
             f"{path.name} holds no Notion pages (.md or .csv files named with Notion's ids);"
