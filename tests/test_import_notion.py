@@ -28,6 +28,7 @@ from tests.support.notion_export import (
     notion_export,
     notion_folder,
     notion_pages,
+    notion_parts,
 )
 from tests.support.services import texts
 
@@ -95,6 +96,17 @@ def test_an_unpacked_export_reads_as_its_zip_does(tmp_path: Path) -> None:
     assert sorted((i.key, i.body) for i in unpacked.items) == sorted(
         (i.key, i.body) for i in zipped.items
     )
+
+
+def test_an_export_split_in_parts_reads_as_one(tmp_path: Path) -> None:
+    # Sub-pages, files and rows' pages in Part-2, the pages above them in Part-1.
+    parts = notion.read(notion_parts(tmp_path, "/Trip to Lisbon "), Limits())
+    whole = notion.read(notion_export(tmp_path), Limits())
+    assert sorted((i.key, i.body, i.links, i.attachments) for i in parts.items) == sorted(
+        (i.key, i.body, i.links, i.attachments) for i in whole.items
+    )
+    split = notion.read(notion_parts(tmp_path, "/Reading list "), Limits())
+    assert {i.key: i.where for i in split.items}[DUNE] == ("Reading list",)
 
 
 def test_sub_page_folders_named_without_their_id_are_read_alike(tmp_path: Path) -> None:

@@ -79,6 +79,18 @@ def notion_export(
     return zip_of(folder / name, {f"{WRAPPER}-Part-1.zip": part})
 
 
+def notion_parts(folder: Path, split: str) -> Path:
+    """The export in two part zips, as Notion splits a big one: the files whose path
+    contains `split` in Part-2, the rest in Part-1."""
+    pages = notion_pages()
+    first = {n: d for n, d in pages.items() if split not in n}
+    second = {n: d for n, d in pages.items() if split in n}
+    return zip_of(
+        folder / "parts.zip",
+        {f"{WRAPPER}-Part-1.zip": zip_bytes(first), f"{WRAPPER}-Part-2.zip": zip_bytes(second)},
+    )
+
+
 def notion_folder(folder: Path, pages: dict[str, bytes] | None = None) -> Path:
     """The export unpacked, as a person who opened the zip has it."""
     root = folder / "notion"

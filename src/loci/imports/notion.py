@@ -37,6 +37,7 @@ from loci.imports.markdown import file_name, note_markdown
 _ID = r"[0-9a-f]{32}"
 _NAMED = re.compile(rf"^(?P<title>.*?)\s*(?P<id>{_ID})(?P<all>_all)?\.(?P<ext>md|csv)$")
 _FOLDER = re.compile(rf"^(?:(?P<title>.*?)\s+)?(?P<id>{_ID})$")
+_PART = re.compile(r"^[^/]*-Part-\d+/")  # a part zip's members, as `read_zip` names them
 _ANY_ID = re.compile(rf"(?<![0-9a-f])({_ID})(?![0-9a-f])")
 # Notion leaves parentheses in a file name unencoded ("Budget%20(2023)%20<id>.md").
 _LINK = re.compile(r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\((?P<target>(?:[^()\s]|\([^()\s]*\))+)\)")
@@ -150,7 +151,9 @@ def _members(path: Path, limits: Limits) -> list[Member]:
                 )
         return found
     if is_zip(path):
-        return read_zip(path, limits)
+        # A big export's parts each hold a share of one tree (a page in Part-1, its
+        # sub-pages in Part-2): their members are put back into that one tree.
+        return [Member(_PART.sub("", m.path, count=1), m.data) for m in read_zip(path, limits)]
     raise ExportRefused(f"{path.name} is neither a zip nor a folder; Notion exports a zip")
 
 
