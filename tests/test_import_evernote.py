@@ -84,6 +84,22 @@ def test_enml_reads_as_markdown_with_its_lists_tasks_tables_and_media(tmp_path: 
     )
 
 
+def test_enml_blocks_keep_their_shape() -> None:
+    text = enml_markdown(
+        "<en-note><ol><li>one</li><li><div>two</div><div>more</div></li></ol>"
+        '<ul><li><en-todo checked="true"/>done</li><li><en-todo/>not yet</li></ul>'
+        "<blockquote>quoted<br/>words</blockquote><pre>code  here\n  indented</pre><hr/>"
+        "<h3>  Spaced   title </h3><table><tr><th>a|b</th></tr><tr><td>1</td><td>2</td></tr>"
+        "</table></en-note>",
+        {},
+    )
+    assert text == (
+        "1. one\n2. two\n   more\n\n- [x] done\n- [ ] not yet\n\n> quoted\n> words\n\n"
+        "```\ncode  here\n  indented\n```\n\n---\n\n### Spaced title\n\n"
+        "| a\\|b |  |\n| --- | --- |\n| 1 | 2 |"
+    )
+
+
 def test_a_note_with_broken_enml_fails_alone_with_its_reason(tmp_path: Path) -> None:
     notes = [
         Note("Unclosed", "", raw_content="<en-note><div>half a div</en-note>"),

@@ -192,17 +192,17 @@ class _Renderer:
             if not isinstance(child.tag, str):
                 continue
             if child.tag in ("ul", "ol"):  # a nested list written outside its <li>
-                lines += ["   " + line for line in self.block(child).split("\n")]
+                lines += ["  " + line for line in self.block(child).split("\n")]
                 continue
             number += 1
             marker = f"{number}. " if ordered else "- "
             text = self.container(child).replace("\n\n", "\n")
             if text.startswith("- [") and text[3:5] in ("x]", " ]"):
                 text = text[2:]  # the checkbox of a task item, already "- "-marked
-            first, *rest = text.split("\n") or [""]
+            first, *rest = text.split("\n")
             lines.append(marker + first)
-            lines += [" " * len(marker) + line.lstrip() if not line.startswith(("-", " ")) else
-                      " " * len(marker) + line for line in rest]  # fmt: skip
+            # What else the item holds (a second line, a nested list) goes under its text.
+            lines += [" " * len(marker) + line for line in rest]
         return "\n".join(lines)
 
     def _table(self, element: etree._Element) -> str:
