@@ -65,6 +65,7 @@ def test_pages_are_keyed_by_their_notion_id_titled_by_their_heading(tmp_path: Pa
     assert set(trip.links) == {PACKING, READING}
     assert f"[Packing list](https://www.notion.so/{PACKING})" in body
     assert "%20" not in body and ".md)" not in body
+    assert "\n![tram.png](tram.png)\n" in body  # the image, named as its attachment
     assert {(a.name, a.mime_type) for a in trip.attachments} == {
         ("tram.png", "image/png"),
         ("itinerary.txt", "text/plain"),
