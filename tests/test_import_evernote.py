@@ -20,6 +20,7 @@ from loci.service.importing import ImportReport
 from tests.support.evernote_export import (
     PDF_RECEIPT,
     Note,
+    Resource,
     billion_laughs,
     enex,
     enex_file,
@@ -59,6 +60,10 @@ def test_a_note_keeps_its_notebook_tags_dates_and_resources(tmp_path: Path) -> N
         PDF_RECEIPT.data,
     )
     assert receipts.updated is None
+    # A resource with no bytes has nothing to keep.
+    empty = Note("Empty", "<div>x</div>", resources=(Resource(b"", "image/png", "a.png"),))
+    (item,) = evernote.read(enex_file(tmp_path / "e", "E", [empty]), Limits()).items
+    assert item.attachments == ()
 
 
 def test_enml_reads_as_markdown_with_its_lists_tasks_tables_and_media(tmp_path: Path) -> None:

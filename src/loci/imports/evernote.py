@@ -184,6 +184,8 @@ def _note(note: etree._Element, notebook: str, limits: Limits) -> Item:
     attachments: list[Attachment] = []
     for number, resource in enumerate(note.iter("resource"), 1):
         attachment = _resource(resource, title, number, limits)
+        if attachment is None:
+            continue
         digest = hashlib.md5(attachment.data, usedforsecurity=False).hexdigest()
         media[digest] = Media(attachment.name, attachment.mime_type)
         attachments.append(attachment)
@@ -207,9 +209,14 @@ def _note(note: etree._Element, notebook: str, limits: Limits) -> Item:
     )
 
 
-def _resource(resource: etree._Element, title: str, number: int, limits: Limits) -> Attachment:
+def _resource(
+    resource: etree._Element, title: str, number: int, limits: Limits
+) -> Attachment | None:
+    """The resource as an attachment; None for one with no bytes, which has nothing to keep."""
     data_element = resource.find("data")
     encoded = text_of(data_element)
+    if not encoded.strip():
+        return None
     mime = text_of(resource.find("mime")).strip() or None
     name = ""
     attributes = resource.find("resource-attributes")
