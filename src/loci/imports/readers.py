@@ -21,7 +21,11 @@ class Kind:
     what: str  # the export it reads, as the person knows it
 
 
-KINDS: tuple[Kind, ...] = (Kind("kindle", "kindle", "Kindle's My Clippings.txt"),)
+KINDS: tuple[Kind, ...] = (
+    Kind("kindle", "kindle", "Kindle's My Clippings.txt"),
+    Kind("notion", "notion", "Notion's Markdown & CSV export (a zip or its folder)"),
+    Kind("evernote", "evernote", "Evernote's .enex notebooks (a file, a zip or a folder of them)"),
+)
 BY_NAME = {k.name: k for k in KINDS}
 
 
