@@ -9,7 +9,7 @@ depth (`*.md` takes `notes/a.md`). Matching is case-sensitive, as paths in a rep
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import PurePosixPath
@@ -22,9 +22,16 @@ __all__ = ["PathFilter", "path_filter"]
 
 @dataclass(frozen=True)
 class PathFilter:
-    include: tuple[str, ...] = ()  # empty: every file passes (unless excluded)
+    include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_bytes: int | None = None
+    # What is taken when no include glob is given (None: every file).
+    default: Callable[[str], bool] | None = None
+
+    @property
+    def chosen(self) -> bool:
+        """Whether the person named what to include (else the upstream's default applies)."""
+        return bool(self.include)
 
     def takes(self, path: str, size: int | None = None) -> bool:
         """Whether the file at `path` (relative, "/"-separated) of `size` bytes is taken."""
@@ -32,25 +39,31 @@ class PathFilter:
             return False
         if any(_matches(glob, path) for glob in self.exclude):
             return False
-        return not self.include or any(_matches(glob, path) for glob in self.include)
+        if self.include:
+            return any(_matches(glob, path) for glob in self.include)
+        return self.default is None or self.default(path)
 
     def fingerprint(self) -> str:
         """Changes when the filter does: a listing read under another filter is not reused."""
-        return repr((self.include, self.exclude, self.max_bytes))
+        default = getattr(self.default, "__qualname__", None)
+        return repr((self.include, self.exclude, self.max_bytes, default))
 
 
 def path_filter(
-    options: Mapping[str, Any], *, default_include: Sequence[str] = (), max_bytes: int
+    options: Mapping[str, Any],
+    *,
+    max_bytes: int,
+    default: Callable[[str], bool] | None = None,
 ) -> PathFilter:
     """The filter an upstream's `options` ask for ("include", "exclude": a glob or a list of
-    them; "max_file_bytes"), each glob checked here so a bad one fails when the source is
-    added, not on its first run."""
-    include = _globs(options.get("include"), "include") or tuple(default_include)
+    them; "max_file_bytes", else `max_bytes`), each glob checked here so a bad one fails when
+    the source is added, not on its first run."""
+    include = _globs(options.get("include"), "include")
     exclude = _globs(options.get("exclude"), "exclude")
     limit = options.get("max_file_bytes", max_bytes)
     if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
         raise InvalidInput(f"max_file_bytes must be a positive number of bytes, not {limit!r}")
-    return PathFilter(include, exclude, limit)
+    return PathFilter(include, exclude, limit, default)
 
 
 def _globs(value: Any, name: str) -> tuple[str, ...]:
