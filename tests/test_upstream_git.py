@@ -132,6 +132,11 @@ def test_a_branch_that_vanishes_is_a_clear_error(origin: Origin, tmp_path: Path)
         upstream.list({})
 
 
+def test_an_empty_repository_is_a_clear_error(origin: Origin, tmp_path: Path) -> None:
+    with pytest.raises(FetchError, match="has no commit on its default branch"):
+        follow(origin, tmp_path).list({})
+
+
 def test_include_and_exclude_globs_choose_the_files(origin: Origin, tmp_path: Path) -> None:
     origin.write("docs/guide.md", "guide")
     origin.write("docs/deep/inner.md", "inner")

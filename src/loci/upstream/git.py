@@ -266,8 +266,10 @@ class GitRepository:
         )
         if result.returncode != 0:
             said = _last_line(result.stderr)
-            if _NO_REMOTE_REF.search(said):
+            if _NO_REMOTE_REF.search(said) and self._branch:
                 raise FetchError(f"{self._shown_branch} is not in {self} (deleted or renamed?)")
+            if _NO_REMOTE_REF.search(said):
+                raise FetchError(f"{self} has no commit on its default branch (empty?)")
             raise FetchError(f"git could not fetch {self._shown_branch} of {self}: {said}")
         self._commit = self._resolve_head()
         return self._commit

@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlsplit
 from loci.errors import FetchError, FileTooLarge, InvalidInput, LociError
 from loci.imports.markdown import file_name
 from loci.ingest.addresses import vetted_addresses
-from loci.ingest.fetch_policy import FetchPolicy
+from loci.ingest.fetch_policy import MB, FetchPolicy
 from loci.ingest.host_literals import host_address
 from loci.upstream.base import Entry, Fetched, Listing
 
@@ -137,6 +137,10 @@ class _Client(imaplib.IMAP4):
     """imaplib's client connecting to a vetted address (TLS first when `context` is given),
     while the server's name is kept for SNI and the certificate check."""
 
+    # imaplib refuses lines over 1 MB, and the UIDs of a folder of 150,000 messages come in
+    # one such line; this allows some two million, still bounded.
+    max_line = 16 * MB
+
     def __init__(
         self,
         place: _Place,
@@ -148,6 +152,13 @@ class _Client(imaplib.IMAP4):
         self._context = context
         self._policy = policy
         super().__init__(place.host, place.port, timeout=policy.connect_timeout)
+
+    def readline(self) -> bytes:
+        line = self.file.readline(self.max_line + 1)
+        if len(line) > self.max_line:
+            # The rest of the response is still on the wire: the connection is done for.
+            raise self.abort(f"the server sent a line over {self.max_line:,} bytes")
+        return line if isinstance(line, bytes) else line.encode()
 
     def _create_socket(self, timeout: float | None) -> socket.socket:
         failure: OSError | None = None
