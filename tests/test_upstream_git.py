@@ -171,6 +171,7 @@ def test_a_repository_that_is_not_there_is_a_clear_error(tmp_path: Path) -> None
         ("http://example.org/repo.git", "local path or an https:// URL"),
         ("https://alice:hunter2@example.org/repo.git", "not in its URL"),
         ("relative/path", "absolute path"),
+        ("fd::17", "transport helpers"),
     ],
 )
 def test_locations_git_could_be_tricked_with_are_refused(
@@ -189,11 +190,12 @@ def test_a_bad_branch_name_or_missing_cache_dir_is_refused(tmp_path: Path) -> No
         git_upstream.open(str(tmp_path), {}, None, LOOPBACK)
 
 
-def test_an_https_remote_at_a_forbidden_address_is_refused(tmp_path: Path) -> None:
-    upstream = git_upstream.open(
-        "https://127.0.0.1/team/notes.git", {"cache_dir": str(tmp_path)}, None, FetchPolicy()
-    )
-    with pytest.raises(BlockedAddress, match="127.0.0.1"):
+@pytest.mark.parametrize(
+    "url", ["https://127.0.0.1/team/notes.git", "https://[::1]/team/notes.git"]
+)
+def test_an_https_remote_at_a_forbidden_address_is_refused(url: str, tmp_path: Path) -> None:
+    upstream = git_upstream.open(url, {"cache_dir": str(tmp_path)}, None, FetchPolicy())
+    with pytest.raises(BlockedAddress, match="refusing"):
         upstream.list({})
 
 

@@ -78,6 +78,15 @@ def test_files_are_listed_by_path_with_their_etags_and_fetched(
     assert fetched["projects/Überblick.md"].data == "# Überblick".encode()
 
 
+def test_a_folder_whose_name_needs_escaping(dav: WebDavServer) -> None:
+    write(dav.root / "Ärger & Co #1" / "100% sure?.md", "quite")
+    location = dav.url("Ärger & Co #1/")
+    upstream = webdav.open(location, {"user": "alice"}, PASSWORD, LOOPBACK)
+    entries = upstream.list({}).entries
+    assert [e.key for e in entries] == ["100% sure?.md"]
+    assert upstream.fetch(entries[0]).data == b"quite"
+
+
 def test_an_edit_changes_the_version_and_a_delete_removes_the_file(
     dav: WebDavServer, notes: Path
 ) -> None:

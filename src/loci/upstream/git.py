@@ -59,6 +59,8 @@ _PROSE = frozenset(
 _NAMED = frozenset(
     {"readme", "license", "licence", "copying", "changelog", "changes", "notice", "authors"}
 )
+# How git itself tells a transport helper ("ext::", "fd::", "file::"): scheme characters, "::".
+_HELPER = re.compile(r"[A-Za-z0-9+.-]+::")
 _NO_REMOTE_REF = re.compile(r"couldn't find remote ref", re.IGNORECASE)
 
 
@@ -114,7 +116,7 @@ def _remote(location: str, options: Mapping[str, Any]) -> _Remote:
     location = location.strip()
     if not location:
         raise InvalidInput("no repository given")
-    if "::" in location:
+    if _HELPER.match(location):
         raise InvalidInput(f"git transport helpers (name::address) are not followed: {location}")
     parts = urlsplit(location)
     scheme = parts.scheme.lower()

@@ -142,7 +142,7 @@ class WebDavFolder:
         policy: FetchPolicy,
     ) -> None:
         self._root = root
-        self._root_path = unquote(root.path)
+        self._root_path = root.path  # httpx gives it decoded
         self._user = user
         self._auth = auth
         self._files = files
