@@ -16,6 +16,7 @@ from loci.upstream import imap
 from loci.upstream.base import Entry
 from tests.support.certificates import self_signed
 from tests.support.imap_server import ImapServer, append, message
+from tests.support.tls_relay import TlsRelay
 
 LOOPBACK = FetchPolicy(allowed_networks=("127.0.0.1/32",))
 PASSWORD = "s3cret"
@@ -208,6 +209,23 @@ def test_starttls_checks_the_certificate(server: ImapServer, tmp_path: Path) -> 
             assert [upstream.fetch(e).title for e in entries] == ["Over TLS"]
         with pytest.raises(FetchError, match="no trusted certificate"):
             imap.open(secured.url(), options, "pw", LOOPBACK).list({})
+
+
+def test_imaps_speaks_tls_from_the_first_byte_and_checks_the_certificate(
+    server: ImapServer, folder: str, tmp_path: Path
+) -> None:
+    with server.mailbox() as box:
+        append(box, folder, message("Sealed", "over imaps"))
+    cert, key = self_signed(tmp_path / "tls")
+    trusting = FetchPolicy(allowed_networks=("127.0.0.1/32",), ca_file=str(cert))
+    with TlsRelay(server.port, cert, key) as relay:
+        location = f"imaps://alice@127.0.0.1:{relay.port}/{folder}"
+        with imap.open(location, {}, PASSWORD, trusting) as upstream:
+            entries = upstream.list({}).entries
+            assert [upstream.fetch(e).title for e in entries] == ["Sealed"]
+        # A certificate nobody vouched for: nothing is sent, not even the login.
+        with pytest.raises(FetchError, match="has no trusted certificate"):
+            imap.open(location, {}, PASSWORD, LOOPBACK).list({})
 
 
 @pytest.mark.parametrize(
