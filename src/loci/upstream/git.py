@@ -327,7 +327,10 @@ class GitRepository:
                 continue
             head, _, raw_path = record.partition(b"\t")
             mode, kind, blob, size = head.decode().split()
-            path = raw_path.decode("utf-8", errors="surrogateescape")
+            try:
+                path = raw_path.decode("utf-8")
+            except UnicodeDecodeError:
+                continue  # a name in a legacy encoding: not a key a document can carry
             rows.append((mode, kind, blob, int(size) if size.isdigit() else None, path))
         return rows
 
@@ -343,7 +346,7 @@ class GitRepository:
             raise FetchError(f"could not read the files of {self}: {_last_line(result.stderr)}")
         prefix = f"{commit}:".encode()
         return {
-            raw.removeprefix(prefix).decode("utf-8", errors="surrogateescape")
+            raw.removeprefix(prefix).decode("utf-8", errors="replace")
             for raw in result.stdout.split(b"\0")
             if raw
         }
