@@ -12,7 +12,7 @@ import httpx
 import pytest
 from lxml import etree
 
-from loci.errors import BlockedAddress, FetchError, InvalidInput
+from loci.errors import BlockedAddress, FetchError, FileTooLarge, InvalidInput
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.upstream import webdav
 from loci.upstream.base import Listing
@@ -125,6 +125,16 @@ def test_include_exclude_and_size_choose_the_files(dav: WebDavServer, notes: Pat
     write(notes / "big.md", "x" * 5000)
     upstream = follow(dav, include="*.md", exclude="projects/drafts/**", max_file_bytes=1000)
     assert set(versions(upstream.list({}))) == {"todo.md", "projects/Überblick.md"}
+
+
+def test_a_file_that_grew_past_the_limit_since_the_listing_is_not_read_whole(
+    dav: WebDavServer, notes: Path
+) -> None:
+    upstream = follow(dav, max_file_bytes=1000)
+    entries = {e.key: e for e in upstream.list({}).entries}
+    write(notes / "todo.md", "x" * 5000)
+    with pytest.raises(FileTooLarge, match="todo.md .* is over the 1,000 bytes allowed"):
+        upstream.fetch(entries["todo.md"])
 
 
 def test_a_file_that_went_between_listing_and_fetching_fails_alone(

@@ -366,4 +366,4 @@ def _read(response: httpx.Response, limit: int, what: str) -> bytes:
 
 def _too_large(what: str, size: int | None, limit: int) -> str:
     shown = f" ({size:,} bytes)" if size is not None else ""
-    return f"{what}{shown} is over the {limit:,} bytes a file may have here"
+    return f"{what}{shown} is over the {limit:,} bytes allowed"
