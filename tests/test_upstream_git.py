@@ -68,6 +68,25 @@ def test_text_and_code_at_the_head_are_listed_by_path_and_fetched(
     assert ideas.metadata["commit"] == commit
 
 
+def test_every_file_fetched_in_any_order_has_its_own_content(
+    origin: Origin, tmp_path: Path
+) -> None:
+    """A first run fetches every file in listing order (read ahead in batches); a later one
+    only some, in any order; either way each file comes with its own bytes."""
+    for number in range(150):
+        origin.write(f"notes/{number:03}.md", f"note number {number}\n" * (number % 7 + 1))
+    origin.write("notes/copy.md", "note number 5\n" * 6)  # the same blob as 005.md
+    origin.commit_and_push("many notes")
+    upstream = follow(origin, tmp_path)
+    entries = upstream.list({}).entries
+
+    for entry in entries:
+        expected = (origin.work / entry.key).read_bytes()
+        assert upstream.fetch(entry).data == expected, entry.key
+    for entry in reversed(entries[::7]):
+        assert upstream.fetch(entry).data == (origin.work / entry.key).read_bytes()
+
+
 def test_a_second_run_with_no_new_commit_reads_as_unchanged(origin: Origin, tmp_path: Path) -> None:
     origin.write("a.md", "A")
     origin.commit_and_push("a")

@@ -61,6 +61,9 @@ _NAMED = frozenset(
 )
 # How git itself tells a transport helper ("ext::", "fd::", "file::"): scheme characters, "::".
 _HELPER = re.compile(r"[A-Za-z0-9+.-]+::")
+# Reading ahead (see `GitRepository._read`): at most this many blobs and bytes at once.
+_READ_AHEAD = 64
+_READ_AHEAD_BYTES = 8 * MB
 _NO_REMOTE_REF = re.compile(r"couldn't find remote ref", re.IGNORECASE)
 
 
@@ -190,6 +193,11 @@ class GitRepository:
         self._policy = policy
         self._timeout = timeout
         self._commit: str | None = None
+        # The last listing's blobs in order, for reading ahead (`_read`).
+        self._listed: Sequence[tuple[str, int | None]] = ()
+        self._listed_at: dict[str, int] = {}
+        self._last_read: int | None = None
+        self._read_ahead: dict[str, bytes] = {}
 
     @property
     def _shown_branch(self) -> str:
@@ -201,6 +209,7 @@ class GitRepository:
         if dict(state) == new_state:
             return Listing(unchanged=True, state=new_state)
         entries = []
+        listed: list[tuple[str, int | None]] = []
         text = None if self._files.chosen else self._text_paths(commit)
         for mode, kind, blob, size, path in self._tree(commit):
             # Regular files only: a symlink's blob is its target's name, a submodule a commit.
@@ -211,19 +220,26 @@ class GitRepository:
             if text is not None and path not in text:
                 continue
             entries.append(Entry(path, blob, title=path))
+            listed.append((blob, size))
+        self._listed = listed
+        self._listed_at = {}
+        for index, (blob, _size) in enumerate(listed):
+            self._listed_at.setdefault(blob, index)
+        self._last_read = None
+        self._read_ahead = {}
         return Listing(entries=tuple(entries), state=new_state)
 
     def fetch(self, entry: Entry) -> Fetched:
         if not _OBJECT_ID.fullmatch(entry.version):
             raise InvalidInput(f"not a blob of a git repository: {entry.version!r}")
         commit = self._commit or self._resolve_head()
-        result = self._git(["cat-file", "blob", entry.version], timeout=_LOCAL_TIMEOUT_S)
-        if result.returncode != 0:
-            raise NotFound(f"{entry.key} ({entry.version[:12]}) is not in the copy of {self}")
+        data = self._read_ahead.pop(entry.version, None)
+        if data is None:
+            data = self._read(entry)
         name = PurePosixPath(entry.key).name
         return Fetched(
             name=name,
-            data=result.stdout,
+            data=data,
             mime_type=mimetypes.guess_type(name)[0],
             title=entry.key,
             metadata={
@@ -236,6 +252,34 @@ class GitRepository:
 
     def __str__(self) -> str:
         return self._remote.shown
+
+    def _read(self, entry: Entry) -> bytes:
+        """The entry's blob. When the fetches follow the listing's order (a first run takes
+        every file), the blobs listed next are read in the same `git cat-file --batch`, some
+        forty times faster than a git process for each; other fetches read their blob alone."""
+        wanted = [entry.version]
+        index = self._listed_at.get(entry.version)
+        if index is not None and index - 1 == self._last_read:
+            budget = _READ_AHEAD_BYTES
+            for blob, size in self._listed[index + 1 : index + 1 + _READ_AHEAD]:
+                if size is None or size > budget:
+                    break
+                budget -= size
+                if blob not in wanted:
+                    wanted.append(blob)
+        self._last_read = index
+        self._read_ahead.clear()  # what was read ahead and not asked for is not kept
+        result = self._git(
+            ["cat-file", "--batch"],
+            timeout=_LOCAL_TIMEOUT_S,
+            input="".join(f"{blob}\n" for blob in wanted).encode(),
+        )
+        blobs = _batch(result.stdout) if result.returncode == 0 else {}
+        data = blobs.pop(entry.version, None)
+        if data is None:
+            raise NotFound(f"{entry.key} ({entry.version[:12]}) is not in the copy of {self}")
+        self._read_ahead = blobs
+        return data
 
     def _pull(self) -> str:
         """Fetch the branch's head into the cache; its commit."""
@@ -352,11 +396,17 @@ class GitRepository:
         }
 
     def _git(
-        self, args: Sequence[str], *, timeout: float, settings: Mapping[str, str] | None = None
+        self,
+        args: Sequence[str],
+        *,
+        timeout: float,
+        settings: Mapping[str, str] | None = None,
+        input: bytes | None = None,  # noqa: A002 - subprocess's name
     ) -> subprocess.CompletedProcess[bytes]:
         """git on the cache repository, with `settings` passed through the environment."""
         command = ["git", f"--git-dir={self._cache}", *args]
-        return _run(command, timeout, _environment(settings or {}), what=f"git {args[0]}")
+        env = _environment(settings or {})
+        return _run(command, timeout, env, what=f"git {args[0]}", input=input)
 
 
 def _environment(settings: Mapping[str, str]) -> dict[str, str]:
@@ -382,14 +432,19 @@ def _environment(settings: Mapping[str, str]) -> dict[str, str]:
 
 
 def _run(
-    command: list[str], timeout: float, env: Mapping[str, str], *, what: str
+    command: list[str],
+    timeout: float,
+    env: Mapping[str, str],
+    *,
+    what: str,
+    input: bytes | None = None,  # noqa: A002 - subprocess's name
 ) -> subprocess.CompletedProcess[bytes]:
     """`command` to its end or its timeout; on a timeout its whole process group (git's
     helpers: git-remote-https, upload-pack) is killed, not only git itself."""
     try:
         process = subprocess.Popen(
             command,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=dict(env),
@@ -398,13 +453,32 @@ def _run(
     except OSError as exc:
         raise FetchError(f"could not run git: {exc}") from exc
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = process.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         raise FetchError(f"{what} took longer than {timeout:g} s and was stopped") from None
     return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _batch(output: bytes) -> dict[str, bytes]:
+    """The blobs in `git cat-file --batch` output ("<id> blob <size>\\n<bytes>\\n" each;
+    "<id> missing\\n" for one that is not there)."""
+    blobs: dict[str, bytes] = {}
+    at = 0
+    while at < len(output):
+        end = output.index(b"\n", at)
+        header = output[at:end].decode("ascii", errors="replace").split()
+        at = end + 1
+        if len(header) != 3:
+            continue  # "<id> missing" and the like
+        blob, kind, size = header
+        data = output[at : at + int(size)]
+        at += int(size) + 1
+        if kind == "blob":
+            blobs[blob] = data
+    return blobs
 
 
 def _last_line(stderr: bytes) -> str:
