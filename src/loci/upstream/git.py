@@ -236,6 +236,8 @@ class GitRepository:
         data = self._read_ahead.pop(entry.version, None)
         if data is None:
             data = self._read(entry)
+        else:
+            self._last_read = self._listed_at.get(entry.version)
         name = PurePosixPath(entry.key).name
         return Fetched(
             name=name,
