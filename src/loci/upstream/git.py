@@ -13,7 +13,7 @@ with them, exactly what they match. Files over "max_file_bytes" (1 MB unless set
 as are symlinks and submodules.
 
 Remotes: a local path (or file:// URL), or an https:// URL. git runs without a shell, with no
-configuration of this machine's user, never prompting, allowed only the one transport the
+configuration of this machine or its user, never prompting, allowed only the one transport the
 location needs (so no `ext::` command transport, no ssh, no submodule fetched), following no
 redirect, and for https pinned to the addresses the fetch policy vetted (curl's resolve list),
 so an https remote cannot reach a host the policy forbids. A token in `secret` goes as HTTP
