@@ -70,150 +70,151 @@ def register(app: typer.Typer) -> None:
     app.add_typer(users, name="users")
     app.add_typer(tokens, name="tokens")
 
-    @users.command("add")
-    @exits_cleanly
-    def add_user(
-        name: Annotated[str, typer.Argument(help="Sign-in name.")],
-        admin: Annotated[bool, typer.Option("--admin", help="May add users.")] = False,
-        json_: JsonOption = False,
-    ) -> None:
-        """Add a person; prints their first sign-in token, once."""
-        _, issued = context.accounts().add_user(name, is_admin=admin)
-        _show_issued(issued, json_)
+    users.command("add")(exits_cleanly(add_user))
+    users.command("invite")(exits_cleanly(invite_user))
+    users.command("passwd")(exits_cleanly(set_password))
+    users.command("email")(exits_cleanly(set_email))
+    users.command("disable")(exits_cleanly(disable_user))
+    users.command("enable")(exits_cleanly(enable_user))
+    users.command("list")(exits_cleanly(list_users))
+    tokens.command("create")(exits_cleanly(create_token))
+    tokens.command("list")(exits_cleanly(list_tokens))
+    tokens.command("revoke")(exits_cleanly(revoke_token))
 
-    @users.command("invite")
-    @exits_cleanly
-    def invite_user(
-        name: Annotated[str, typer.Argument(help="Sign-in name.")],
-        email: Annotated[str | None, typer.Option("--email", help="Their email (kept).")] = None,
-        admin: Annotated[bool, typer.Option("--admin", help="May manage people.")] = False,
-        days: Annotated[
-            float, typer.Option("--days", help="The link expires after this many days.")
-        ] = INVITE_DAYS,
-        server_url: Annotated[
-            str, typer.Option("--server-url", help="The address people open Loci at.")
-        ] = "http://127.0.0.1:8765",
-        json_: JsonOption = False,
-    ) -> None:
-        """Invite a person: prints a one-time link where they choose a password."""
-        issued = context.people().invite(
-            name, email=email, role="admin" if admin else "member", days=days
-        )
-        link = server_url.rstrip("/") + issued.path
-        if json_:
-            emit_json({"user": issued.user, "invite": issued.invite, "link": link})
-            return
-        err.print(
-            f"Invite for {escape(issued.user.name)}, valid until"
-            f" {_when(issued.invite.expires_at)} UTC. It is shown once — send it now:"
-        )
-        out.print(link, soft_wrap=True)
 
-    @users.command("passwd")
-    @exits_cleanly
-    def set_password(name: Annotated[str, typer.Argument(help="Whose password.")]) -> None:
-        """Set someone's password (asked for, or read from stdin); signs out their browsers."""
-        people = context.people()
-        user = people.store.find_user(name)
-        people.set_password(user.name, _read_password(user.name))
-        err.print(f"password set for {escape(user.name)}")
+def add_user(
+    name: Annotated[str, typer.Argument(help="Sign-in name.")],
+    admin: Annotated[bool, typer.Option("--admin", help="May add users.")] = False,
+    json_: JsonOption = False,
+) -> None:
+    """Add a person; prints their first sign-in token, once."""
+    _, issued = context.accounts().add_user(name, is_admin=admin)
+    _show_issued(issued, json_)
 
-    @users.command("email")
-    @exits_cleanly
-    def set_email(
-        name: Annotated[str, typer.Argument(help="Whose e-mail.")],
-        email: Annotated[str, typer.Argument(help="Their address.")],
-    ) -> None:
-        """Record someone's e-mail: single sign-on with link_by_email joins them by it."""
-        user = context.people().set_email(name, email)
-        err.print(f"e-mail of {escape(user.name)} set")
 
-    @users.command("disable")
-    @exits_cleanly
-    def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
-        """Disable a person: their tokens and sessions stop working at once."""
-        context.people().update(name, by=None, disabled=True)
-        err.print(f"{escape(name)} is disabled; their tokens are revoked")
+def invite_user(
+    name: Annotated[str, typer.Argument(help="Sign-in name.")],
+    email: Annotated[str | None, typer.Option("--email", help="Their email (kept).")] = None,
+    admin: Annotated[bool, typer.Option("--admin", help="May manage people.")] = False,
+    days: Annotated[
+        float, typer.Option("--days", help="The link expires after this many days.")
+    ] = INVITE_DAYS,
+    server_url: Annotated[
+        str, typer.Option("--server-url", help="The address people open Loci at.")
+    ] = "http://127.0.0.1:8765",
+    json_: JsonOption = False,
+) -> None:
+    """Invite a person: prints a one-time link where they choose a password."""
+    issued = context.people().invite(
+        name, email=email, role="admin" if admin else "member", days=days
+    )
+    link = server_url.rstrip("/") + issued.path
+    if json_:
+        emit_json({"user": issued.user, "invite": issued.invite, "link": link})
+        return
+    err.print(
+        f"Invite for {escape(issued.user.name)}, valid until"
+        f" {_when(issued.invite.expires_at)} UTC. It is shown once — send it now:"
+    )
+    out.print(link, soft_wrap=True)
 
-    @users.command("enable")
-    @exits_cleanly
-    def enable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
-        """Let a disabled person sign in again (with their password; old tokens stay revoked)."""
-        context.people().update(name, by=None, disabled=False)
-        err.print(f"{escape(name)} may sign in again")
 
-    @users.command("list")
-    @exits_cleanly
-    def list_users(json_: JsonOption = False) -> None:
-        """Everyone who can sign in."""
-        found = context.accounts().users()
-        if json_:
-            emit_json(found)
-            return
-        table = Table("id", "name", "admin", "password", "state", "created", box=None)
-        for u in found:
-            table.add_row(
-                str(u.id), escape(u.name), "yes" if u.is_admin else "",
-                "set" if u.has_password else "", "disabled" if u.disabled else "", u.created_at,
-            )  # fmt: skip
-        out.print(table)
+def set_password(name: Annotated[str, typer.Argument(help="Whose password.")]) -> None:
+    """Set someone's password (asked for, or read from stdin); signs out their browsers."""
+    people = context.people()
+    user = people.store.find_user(name)
+    people.set_password(user.name, _read_password(user.name))
+    err.print(f"password set for {escape(user.name)}")
 
-    @tokens.command("create")
-    @exits_cleanly
-    def create_token(
-        name: Annotated[str, typer.Option("--name", help="What the token is for.")] = "cli",
-        user: UserOption = None,
-        read_only: Annotated[
-            bool, typer.Option("--read-only", help="May read but never write.")
-        ] = False,
-        brain: Annotated[
-            list[str] | None, typer.Option("--brain", "-b", help="Limit to this brain (repeat).")
-        ] = None,
-        expires_days: Annotated[
-            float | None, typer.Option("--expires-days", help="Expire after this many days.")
-        ] = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Create an API token (prefixed `loci_`, stored only as a hash)."""
-        accounts = context.accounts()
-        owner = _user(accounts, user)
-        brain_ids = [service().store.get_brain(b).id for b in brain] if brain else None
-        issued = accounts.issue_token(
-            owner,
-            name=name,
-            scope="read" if read_only else "write",
-            brain_ids=brain_ids,
-            expires_in_days=expires_days,
-        )
-        _show_issued(issued, json_)
 
-    @tokens.command("list")
-    @exits_cleanly
-    def list_tokens(user: UserOption = None, json_: JsonOption = False) -> None:
-        """A user's tokens: prefix, scope, brains, expiry, last use."""
-        accounts = context.accounts()
-        found = accounts.tokens(_user(accounts, user))
-        if json_:
-            emit_json(found)
-            return
-        table = Table("id", "name", "prefix", "scope", "brains", "expires", "last used", box=None)
-        for t in found:
-            state = "revoked" if t.revoked_at is not None else _when(t.expires_at)
-            brains = "all" if t.brain_ids is None else ",".join(map(str, t.brain_ids))
-            # An OAuth application's token renews itself: its expiry is the current secret's.
-            name = escape(t.name) + (" [dim](OAuth app)[/dim]" if t.client_id else "")
-            table.add_row(
-                str(t.id), name, t.prefix + "…", t.scope, brains, state, _when(t.last_used_at),
-            )  # fmt: skip
-        out.print(table)
+def set_email(
+    name: Annotated[str, typer.Argument(help="Whose e-mail.")],
+    email: Annotated[str, typer.Argument(help="Their address.")],
+) -> None:
+    """Record someone's e-mail: single sign-on with link_by_email joins them by it."""
+    user = context.people().set_email(name, email)
+    err.print(f"e-mail of {escape(user.name)} set")
 
-    @tokens.command("revoke")
-    @exits_cleanly
-    def revoke_token(
-        token_id: Annotated[int, typer.Argument(help="Token id (see `loci tokens list`).")],
-        user: UserOption = None,
-    ) -> None:
-        """Revoke a token; requests with it fail from the next one on."""
-        accounts = context.accounts()
-        accounts.revoke(_user(accounts, user), token_id)
-        err.print(f"token {token_id} revoked")
+
+def disable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
+    """Disable a person: their tokens and sessions stop working at once."""
+    context.people().update(name, by=None, disabled=True)
+    err.print(f"{escape(name)} is disabled; their tokens are revoked")
+
+
+def enable_user(name: Annotated[str, typer.Argument(help="Who.")]) -> None:
+    """Let a disabled person sign in again (with their password; old tokens stay revoked)."""
+    context.people().update(name, by=None, disabled=False)
+    err.print(f"{escape(name)} may sign in again")
+
+
+def list_users(json_: JsonOption = False) -> None:
+    """Everyone who can sign in."""
+    found = context.accounts().users()
+    if json_:
+        emit_json(found)
+        return
+    table = Table("id", "name", "admin", "password", "state", "created", box=None)
+    for u in found:
+        table.add_row(
+            str(u.id), escape(u.name), "yes" if u.is_admin else "",
+            "set" if u.has_password else "", "disabled" if u.disabled else "", u.created_at,
+        )  # fmt: skip
+    out.print(table)
+
+
+def create_token(
+    name: Annotated[str, typer.Option("--name", help="What the token is for.")] = "cli",
+    user: UserOption = None,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="May read but never write.")
+    ] = False,
+    brain: Annotated[
+        list[str] | None, typer.Option("--brain", "-b", help="Limit to this brain (repeat).")
+    ] = None,
+    expires_days: Annotated[
+        float | None, typer.Option("--expires-days", help="Expire after this many days.")
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Create an API token (prefixed `loci_`, stored only as a hash)."""
+    accounts = context.accounts()
+    owner = _user(accounts, user)
+    brain_ids = [service().store.get_brain(b).id for b in brain] if brain else None
+    issued = accounts.issue_token(
+        owner,
+        name=name,
+        scope="read" if read_only else "write",
+        brain_ids=brain_ids,
+        expires_in_days=expires_days,
+    )
+    _show_issued(issued, json_)
+
+
+def list_tokens(user: UserOption = None, json_: JsonOption = False) -> None:
+    """A user's tokens: prefix, scope, brains, expiry, last use."""
+    accounts = context.accounts()
+    found = accounts.tokens(_user(accounts, user))
+    if json_:
+        emit_json(found)
+        return
+    table = Table("id", "name", "prefix", "scope", "brains", "expires", "last used", box=None)
+    for t in found:
+        state = "revoked" if t.revoked_at is not None else _when(t.expires_at)
+        brains = "all" if t.brain_ids is None else ",".join(map(str, t.brain_ids))
+        # An OAuth application's token renews itself: its expiry is the current secret's.
+        name = escape(t.name) + (" [dim](OAuth app)[/dim]" if t.client_id else "")
+        table.add_row(
+            str(t.id), name, t.prefix + "…", t.scope, brains, state, _when(t.last_used_at),
+        )  # fmt: skip
+    out.print(table)
+
+
+def revoke_token(
+    token_id: Annotated[int, typer.Argument(help="Token id (see `loci tokens list`).")],
+    user: UserOption = None,
+) -> None:
+    """Revoke a token; requests with it fail from the next one on."""
+    accounts = context.accounts()
+    accounts.revoke(_user(accounts, user), token_id)
+    err.print(f"token {token_id} revoked")

@@ -178,87 +178,84 @@ def _report_preflight(flight: Preflight, as_json: bool) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("add")
-    @exits_cleanly
-    def add(
-        sources: Annotated[
-            list[str], typer.Argument(help="Files, folders, globs or http(s) URLs.")
-        ],
-        include: Annotated[
-            list[str], typer.Option("--include", help="Only file names matching this glob.")
-        ] = [],  # noqa: B006
-        exclude: Annotated[
-            list[str], typer.Option("--exclude", help="Skip paths matching this glob.")
-        ] = [],  # noqa: B006
-        tag: Annotated[
-            list[str], typer.Option("--tag", "-t", help="Tag the added documents.")
-        ] = [],  # noqa: B006
-        wait: WaitOption = None,
-        dry_run: Annotated[
-            bool,
-            typer.Option(
-                "--dry-run",
-                help="Only report what adding would do (type, size, duplicates, limits, OCR, "
-                "chunks, time); write nothing.",
-            ),
-        ] = False,
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Add files, folders (recursively) and web pages to a brain, then index them."""
-        loci = service()
-        urls = [s for s in sources if is_url(s)]
-        paths, problems = expand_paths([s for s in sources if not is_url(s)], include, exclude)
-        if dry_run:
-            existing = loci.find_brain(brain)  # a dry run does not create the brain
-            flight = loci.library.preflight(existing, paths=paths, urls=urls, problems=problems)
-            _report_preflight(flight, json_)
-            return
-        target = loci.brain(brain)
-        outcomes = [Outcome(p.arg, error=p.reason) for p in problems]
-        for url in urls:
-            try:
-                result = loci.library.add_url(target, url, tag)
-                outcomes.append(
-                    Outcome(url, result.document, result.deduped, refreshed=result.refreshed)
-                )
-            except LociError as error:
-                outcomes.append(Outcome(url, error=error.message))
-        for path in paths:
-            try:
-                result = loci.library.add_file(target, path, tag)
-                outcomes.append(
-                    Outcome(str(path), result.document, result.deduped, refreshed=result.refreshed)
-                )
-            except LociError as error:
-                outcomes.append(Outcome(str(path), error=error.message))
-            except OSError as error:
-                outcomes.append(Outcome(str(path), error=f"cannot read: {error.strerror}"))
-        if not outcomes:
-            err.print("nothing to add: no files matched")
-            raise typer.Exit(FAILED)
-        _wait(outcomes, brain, wait)
-        _report(outcomes, target, json_)
+    app.command("add")(exits_cleanly(add))
+    app.command("note")(exits_cleanly(note))
 
-    @app.command("note")
-    @exits_cleanly
-    def note(
-        text: Annotated[
-            str | None, typer.Argument(help="The note (Markdown); '-' or none reads stdin.")
-        ] = None,
-        title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
-        tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
-        wait: WaitOption = None,
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Save a Markdown note; it is searched together with files."""
-        import sys
 
-        body = sys.stdin.read() if text in (None, "-") else text
-        refuse_nul("the note", body or "")
-        loci = service()
-        result = loci.library.add_note(loci.brain(brain), body or "", title=title, tags=tag)
-        outcomes = [Outcome(title or "note", result.document, result.deduped)]
-        _wait(outcomes, brain, wait)
-        _report(outcomes, loci.brain(brain), json_)
+def add(
+    sources: Annotated[list[str], typer.Argument(help="Files, folders, globs or http(s) URLs.")],
+    include: Annotated[
+        list[str], typer.Option("--include", help="Only file names matching this glob.")
+    ] = [],  # noqa: B006
+    exclude: Annotated[
+        list[str], typer.Option("--exclude", help="Skip paths matching this glob.")
+    ] = [],  # noqa: B006
+    tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the added documents.")] = [],  # noqa: B006
+    wait: WaitOption = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Only report what adding would do (type, size, duplicates, limits, OCR, "
+            "chunks, time); write nothing.",
+        ),
+    ] = False,
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Add files, folders (recursively) and web pages to a brain, then index them."""
+    loci = service()
+    urls = [s for s in sources if is_url(s)]
+    paths, problems = expand_paths([s for s in sources if not is_url(s)], include, exclude)
+    if dry_run:
+        existing = loci.find_brain(brain)  # a dry run does not create the brain
+        flight = loci.library.preflight(existing, paths=paths, urls=urls, problems=problems)
+        _report_preflight(flight, json_)
+        return
+    target = loci.brain(brain)
+    outcomes = [Outcome(p.arg, error=p.reason) for p in problems]
+    for url in urls:
+        try:
+            result = loci.library.add_url(target, url, tag)
+            outcomes.append(
+                Outcome(url, result.document, result.deduped, refreshed=result.refreshed)
+            )
+        except LociError as error:
+            outcomes.append(Outcome(url, error=error.message))
+    for path in paths:
+        try:
+            result = loci.library.add_file(target, path, tag)
+            outcomes.append(
+                Outcome(str(path), result.document, result.deduped, refreshed=result.refreshed)
+            )
+        except LociError as error:
+            outcomes.append(Outcome(str(path), error=error.message))
+        except OSError as error:
+            outcomes.append(Outcome(str(path), error=f"cannot read: {error.strerror}"))
+    if not outcomes:
+        err.print("nothing to add: no files matched")
+        raise typer.Exit(FAILED)
+    _wait(outcomes, brain, wait)
+    _report(outcomes, target, json_)
+
+
+def note(
+    text: Annotated[
+        str | None, typer.Argument(help="The note (Markdown); '-' or none reads stdin.")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="A title for the note.")] = None,
+    tag: Annotated[list[str], typer.Option("--tag", "-t", help="Tag the note.")] = [],  # noqa: B006
+    wait: WaitOption = None,
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Save a Markdown note; it is searched together with files."""
+    import sys
+
+    body = sys.stdin.read() if text in (None, "-") else text
+    refuse_nul("the note", body or "")
+    loci = service()
+    result = loci.library.add_note(loci.brain(brain), body or "", title=title, tags=tag)
+    outcomes = [Outcome(title or "note", result.document, result.deduped)]
+    _wait(outcomes, brain, wait)
+    _report(outcomes, loci.brain(brain), json_)

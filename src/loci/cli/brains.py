@@ -94,92 +94,94 @@ def register(app: typer.Typer) -> None:
     )
     app.add_typer(brains, name="brains")
 
-    @brains.callback()
-    def brains_default(ctx: typer.Context, json_: JsonOption = False) -> None:
-        """`loci brains` alone lists them."""
-        if ctx.invoked_subcommand is None:
-            exits_cleanly(_list)(json_)
-        elif json_:
-            raise typer.BadParameter("put --json after the subcommand", param_hint="--json")
+    brains.callback()(brains_default)
+    brains.command("list")(exits_cleanly(list_brains))
+    brains.command("create")(exits_cleanly(create))
+    brains.command("rename")(exits_cleanly(rename))
+    brains.command("rm")(exits_cleanly(remove))
 
-    @brains.command("list")
-    @exits_cleanly
-    def list_brains(json_: JsonOption = False) -> None:
-        """Every brain: documents, chunks, embedder, visibility, created."""
-        _list(json_)
 
-    @brains.command("create")
-    @exits_cleanly
-    def create(
-        name: NameArg,
-        visibility: Annotated[
-            VisibilityChoice,
-            typer.Option(help="Who may read it on `loci serve`: members, or every user."),
-        ] = VisibilityChoice.restricted,
-        model: Annotated[
-            str | None,
-            typer.Option(
-                "--model",
-                help="The local embedding model of its vectors (`loci models list`); default:"
-                " the configured one.",
-            ),
-        ] = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Create an empty brain (a name already taken is refused)."""
-        row = _row(service().create_brain(name, visibility.value, model))
-        if json_:
-            emit_json(row)
-            return
-        out.print(f"created brain {escape(row['name'])} ({row['visibility']})")
+def brains_default(ctx: typer.Context, json_: JsonOption = False) -> None:
+    """`loci brains` alone lists them."""
+    if ctx.invoked_subcommand is None:
+        exits_cleanly(_list)(json_)
+    elif json_:
+        raise typer.BadParameter("put --json after the subcommand", param_hint="--json")
 
-    @brains.command("rename")
-    @exits_cleanly
-    def rename(
-        old: Annotated[str, typer.Argument(help="Its name now.", show_default=False)],
-        new: Annotated[str, typer.Argument(help="The new name.", show_default=False)],
-        json_: JsonOption = False,
-    ) -> None:
-        """Rename a brain; its documents, index, tokens and members stay with it."""
-        loci = service()
-        renamed = loci.rename_brain(_named(old), new)
-        row = _row(renamed)
-        if json_:
-            emit_json({"renamed_from": old, "brain": row})
-        else:
-            out.print(f"renamed brain {escape(old)} to {escape(renamed.name)}")
-        if old == loci.settings.default_brain:
-            err.print(
-                f"note: commands without --brain now start a new, empty {escape(repr(old))} brain"
-            )
 
-    @brains.command("rm")
-    @exits_cleanly
-    def remove(
-        name: NameArg,
-        yes: Annotated[
-            bool, typer.Option("--yes", help="Really delete (without it: only say what would go).")
-        ] = False,
-        json_: JsonOption = False,
-    ) -> None:
-        """Say what deleting a brain would remove; with --yes, delete it and everything in it."""
-        loci = service()
-        target = _named(name)
-        row = _row(target)
-        if yes:
-            loci.delete_brain(target)
-        if json_:
-            emit_json({"deleted": yes, "brain": row})
-            return
-        if yes:
-            out.print(f"deleted brain {escape(name)}: {_contents(row)}")
-            return
-        out.print(
-            f"would delete brain {escape(name)}: {_contents(row)}, with their originals "
-            "unless another brain keeps them. Nothing was deleted; add --yes to delete it."
+def list_brains(json_: JsonOption = False) -> None:
+    """Every brain: documents, chunks, embedder, visibility, created."""
+    _list(json_)
+
+
+def create(
+    name: NameArg,
+    visibility: Annotated[
+        VisibilityChoice,
+        typer.Option(help="Who may read it on `loci serve`: members, or every user."),
+    ] = VisibilityChoice.restricted,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="The local embedding model of its vectors (`loci models list`); default:"
+            " the configured one.",
+        ),
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Create an empty brain (a name already taken is refused)."""
+    row = _row(service().create_brain(name, visibility.value, model))
+    if json_:
+        emit_json(row)
+        return
+    out.print(f"created brain {escape(row['name'])} ({row['visibility']})")
+
+
+def rename(
+    old: Annotated[str, typer.Argument(help="Its name now.", show_default=False)],
+    new: Annotated[str, typer.Argument(help="The new name.", show_default=False)],
+    json_: JsonOption = False,
+) -> None:
+    """Rename a brain; its documents, index, tokens and members stay with it."""
+    loci = service()
+    renamed = loci.rename_brain(_named(old), new)
+    row = _row(renamed)
+    if json_:
+        emit_json({"renamed_from": old, "brain": row})
+    else:
+        out.print(f"renamed brain {escape(old)} to {escape(renamed.name)}")
+    if old == loci.settings.default_brain:
+        err.print(
+            f"note: commands without --brain now start a new, empty {escape(repr(old))} brain"
         )
-        if row["default"]:
-            out.print(
-                f"{escape(repr(name))} is the default brain: deleting it needs --yes like any "
-                "other, and commands without --brain then start it again, empty."
-            )
+
+
+def remove(
+    name: NameArg,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Really delete (without it: only say what would go).")
+    ] = False,
+    json_: JsonOption = False,
+) -> None:
+    """Say what deleting a brain would remove; with --yes, delete it and everything in it."""
+    loci = service()
+    target = _named(name)
+    row = _row(target)
+    if yes:
+        loci.delete_brain(target)
+    if json_:
+        emit_json({"deleted": yes, "brain": row})
+        return
+    if yes:
+        out.print(f"deleted brain {escape(name)}: {_contents(row)}")
+        return
+    out.print(
+        f"would delete brain {escape(name)}: {_contents(row)}, with their originals "
+        "unless another brain keeps them. Nothing was deleted; add --yes to delete it."
+    )
+    if row["default"]:
+        out.print(
+            f"{escape(repr(name))} is the default brain: deleting it needs --yes like any "
+            "other, and commands without --brain then start it again, empty."
+        )

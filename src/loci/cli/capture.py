@@ -95,38 +95,7 @@ def _read_text(value: str | None) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("save")
-    @exits_cleanly
-    def save(
-        text: Annotated[
-            str | None, typer.Argument(help="What to keep (Markdown); '-' or none reads stdin.")
-        ] = None,
-        title: Annotated[str | None, typer.Option("--title", help="A title for it.")] = None,
-        source: Annotated[
-            str | None,
-            typer.Option("--source", help="Where it came from, provider:id (default cli:<time>)."),
-        ] = None,
-        wait: WaitOption = None,
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Keep something in the brain now, as an inbox draft; curation finds its home."""
-        loci = service()
-        target = loci.brain(brain)
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        captured = loci.library.save(
-            target, _read_text(text), title=title, source=source or f"cli:{stamp}", actor=ACTOR
-        )
-        item, draft = captured.item, captured.draft
-        if wait is not False:
-            item = _settle(target, [item], wait)[0]
-            draft = _now(target, draft) or draft
-        if json_:
-            emit_json(_captured_json(target, item, draft, None, captured.deduped))
-        else:
-            _show("saved", draft, item, captured.deduped)
-        if item.status == "failed":
-            raise typer.Exit(FAILED)
+    app.command("save")(exits_cleanly(save))
 
     # `loci brain …` is made by loci.cli.graph, registered before this module.
     brain_app = next((g.typer_instance for g in app.registered_groups if g.name == "brain"), None)
@@ -184,3 +153,35 @@ def _read_file(path: Path) -> str:
         raise InvalidInput(f"cannot read {path}: {error.strerror}") from None
     except UnicodeDecodeError:
         raise InvalidInput(f"{path} is not UTF-8 text") from None
+
+
+def save(
+    text: Annotated[
+        str | None, typer.Argument(help="What to keep (Markdown); '-' or none reads stdin.")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="A title for it.")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option("--source", help="Where it came from, provider:id (default cli:<time>)."),
+    ] = None,
+    wait: WaitOption = None,
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Keep something in the brain now, as an inbox draft; curation finds its home."""
+    loci = service()
+    target = loci.brain(brain)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    captured = loci.library.save(
+        target, _read_text(text), title=title, source=source or f"cli:{stamp}", actor=ACTOR
+    )
+    item, draft = captured.item, captured.draft
+    if wait is not False:
+        item = _settle(target, [item], wait)[0]
+        draft = _now(target, draft) or draft
+    if json_:
+        emit_json(_captured_json(target, item, draft, None, captured.deduped))
+    else:
+        _show("saved", draft, item, captured.deduped)
+    if item.status == "failed":
+        raise typer.Exit(FAILED)

@@ -18,36 +18,7 @@ MAX_SHOWN = 15  # per list on screen; --json has them all
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("digest")
-    @exits_cleanly
-    def digest(
-        since: Annotated[
-            str, typer.Option("--since", help="24h, 7d, 2w … back from now, or a date 2026-11-01.")
-        ] = "7d",
-        brain: BrainOption = None,
-        save: Annotated[
-            bool,
-            typer.Option("--save", help="Keep it as a page in reviews/ (same period: same page)."),
-        ] = False,
-        json_: JsonOption = False,
-    ) -> None:
-        """What you added, wrote, captured and changed over a period, what failed, and the
-        themes of the new material, with a short recap citing the documents."""
-        loci = service()
-        target = existing_brain(brain)
-        saved = loci.reviews.save_digest(target, since) if save else None
-        made = saved.digest if saved is not None else loci.reviews.digest(target, since)
-        if json_:
-            data = made.as_dict()
-            if saved is not None:
-                data["page"] = {"id": saved.page.id, "path": saved.page.path,
-                                "created": saved.created}  # fmt: skip
-            emit_json(data)
-            return
-        _show(made)
-        if saved is not None:
-            verb = "saved as" if saved.created else "updated"
-            out.print(f"\n{verb} [bold]{escape(saved.page.path)}[/bold]")
+    app.command("digest")(exits_cleanly(digest))
 
 
 def _show(made: Digest) -> None:
@@ -93,3 +64,33 @@ def _list(heading: str, lines: list[str]) -> None:
 
 def _documents(n: int) -> str:
     return f"{n} document" if n == 1 else f"{n} documents"
+
+
+def digest(
+    since: Annotated[
+        str, typer.Option("--since", help="24h, 7d, 2w … back from now, or a date 2026-11-01.")
+    ] = "7d",
+    brain: BrainOption = None,
+    save: Annotated[
+        bool,
+        typer.Option("--save", help="Keep it as a page in reviews/ (same period: same page)."),
+    ] = False,
+    json_: JsonOption = False,
+) -> None:
+    """What you added, wrote, captured and changed over a period, what failed, and the
+    themes of the new material, with a short recap citing the documents."""
+    loci = service()
+    target = existing_brain(brain)
+    saved = loci.reviews.save_digest(target, since) if save else None
+    made = saved.digest if saved is not None else loci.reviews.digest(target, since)
+    if json_:
+        data = made.as_dict()
+        if saved is not None:
+            data["page"] = {"id": saved.page.id, "path": saved.page.path,
+                            "created": saved.created}  # fmt: skip
+        emit_json(data)
+        return
+    _show(made)
+    if saved is not None:
+        verb = "saved as" if saved.created else "updated"
+        out.print(f"\n{verb} [bold]{escape(saved.page.path)}[/bold]")

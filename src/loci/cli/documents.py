@@ -163,164 +163,162 @@ def register(app: typer.Typer) -> None:
 
     app.command("list")(exits_cleanly(list_documents))
     app.command("ls", hidden=True)(exits_cleanly(list_documents))
+    app.command("show")(exits_cleanly(show))
+    app.command("rm")(exits_cleanly(rm))
+    app.command("reprocess")(exits_cleanly(reprocess))
+    app.command("reindex")(exits_cleanly(reindex))
 
-    @app.command("show")
-    @exits_cleanly
-    def show(
-        document_id: Annotated[int, typer.Argument(help="Document id (see `loci list`).")],
-        text: Annotated[bool, typer.Option("--text", help="Print the extracted text.")] = False,
-        chunks: Annotated[
-            bool, typer.Option("--chunks", help="Print the chunks search matches against.")
-        ] = False,
-        versions: Annotated[
-            bool,
-            typer.Option(
-                "--versions", help="List its versions: dates, sizes, hashes (`loci versions`)."
-            ),
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Show one document: metadata, status and, on request, its text, chunks or versions."""
-        loci = service()
-        target = existing_brain(brain)
-        if versions:
-            from loci.cli.versions import print_versions
 
-            print_versions(target, document_id, json_)
-            return
-        doc = loci.library.document(target, document_id)
-        body = loci.library.document_text(target, document_id) if text else None
-        parts = loci.library.chunks(target, document_id) if chunks else None
-        if json_:
-            from loci.wire.documents import ChunkOut, DocumentOut
+def show(
+    document_id: Annotated[int, typer.Argument(help="Document id (see `loci list`).")],
+    text: Annotated[bool, typer.Option("--text", help="Print the extracted text.")] = False,
+    chunks: Annotated[
+        bool, typer.Option("--chunks", help="Print the chunks search matches against.")
+    ] = False,
+    versions: Annotated[
+        bool,
+        typer.Option(
+            "--versions", help="List its versions: dates, sizes, hashes (`loci versions`)."
+        ),
+    ] = False,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Show one document: metadata, status and, on request, its text, chunks or versions."""
+    loci = service()
+    target = existing_brain(brain)
+    if versions:
+        from loci.cli.versions import print_versions
 
-            chunks_out = None if parts is None else [ChunkOut.of(c) for c in parts]
-            emit_json({"document": DocumentOut.of(doc, target), "text": body, "chunks": chunks_out})
-            return
-        out.print(f"[bold]{escape(doc.title or doc.name)}[/bold]  (#{doc.id})")
-        for label, value in (
-            ("name", doc.name),
-            ("kind", doc.kind),
-            ("status", doc.status),
-            ("reason", doc.status_reason),
-            ("to do", what_to_do(doc.failure_code, doc.id) if doc.status == "failed" else None),
-            ("chunks", doc.chunk_count),
-            ("language", doc.language),
-            ("size", human_size(doc.size_bytes)),
-            ("sha256", doc.content_hash),
-            ("url", doc.source_url),
-            ("file", doc.source_path),
-            ("deleted", _deleted(doc.gone_at)),
-            ("tags", ", ".join(doc.tags) or None),
-            ("added", doc.created_at),
-            ("updated", doc.updated_at),
-        ):
-            if value not in (None, ""):
-                out.print(f"  {label:8} {escape(str(value))}")
-        if body is not None:
-            out.print()
-            out.print(escape(body))
-        for c in parts or []:
-            at = c.location
-            where = " · ".join(
-                x
-                for x in (
-                    f"p. {at.page}" if at.page else "",
-                    f"lines {at.line_start}–{at.line_end}" if at.line_start else "",
-                    " › ".join(c.heading_path),
-                )
-                if x
+        print_versions(target, document_id, json_)
+        return
+    doc = loci.library.document(target, document_id)
+    body = loci.library.document_text(target, document_id) if text else None
+    parts = loci.library.chunks(target, document_id) if chunks else None
+    if json_:
+        from loci.wire.documents import ChunkOut, DocumentOut
+
+        chunks_out = None if parts is None else [ChunkOut.of(c) for c in parts]
+        emit_json({"document": DocumentOut.of(doc, target), "text": body, "chunks": chunks_out})
+        return
+    out.print(f"[bold]{escape(doc.title or doc.name)}[/bold]  (#{doc.id})")
+    for label, value in (
+        ("name", doc.name),
+        ("kind", doc.kind),
+        ("status", doc.status),
+        ("reason", doc.status_reason),
+        ("to do", what_to_do(doc.failure_code, doc.id) if doc.status == "failed" else None),
+        ("chunks", doc.chunk_count),
+        ("language", doc.language),
+        ("size", human_size(doc.size_bytes)),
+        ("sha256", doc.content_hash),
+        ("url", doc.source_url),
+        ("file", doc.source_path),
+        ("deleted", _deleted(doc.gone_at)),
+        ("tags", ", ".join(doc.tags) or None),
+        ("added", doc.created_at),
+        ("updated", doc.updated_at),
+    ):
+        if value not in (None, ""):
+            out.print(f"  {label:8} {escape(str(value))}")
+    if body is not None:
+        out.print()
+        out.print(escape(body))
+    for c in parts or []:
+        at = c.location
+        where = " · ".join(
+            x
+            for x in (
+                f"p. {at.page}" if at.page else "",
+                f"lines {at.line_start}–{at.line_end}" if at.line_start else "",
+                " › ".join(c.heading_path),
             )
-            out.print(f"\n[bold]chunk {c.index}[/bold] {escape(where)} ({c.token_count} tokens)")
-            out.print(escape(c.text))
+            if x
+        )
+        out.print(f"\n[bold]chunk {c.index}[/bold] {escape(where)} ({c.token_count} tokens)")
+        out.print(escape(c.text))
 
-    @app.command("rm")
-    @exits_cleanly
-    def rm(
-        document_ids: Annotated[list[int], typer.Argument(help="Document ids to delete.")],
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Delete documents with their chunks, and their blobs when nothing else uses them."""
-        loci = service()
-        target = existing_brain(brain)
-        removed = [loci.library.remove(target, i) for i in document_ids]
+
+def rm(
+    document_ids: Annotated[list[int], typer.Argument(help="Document ids to delete.")],
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Delete documents with their chunks, and their blobs when nothing else uses them."""
+    loci = service()
+    target = existing_brain(brain)
+    removed = [loci.library.remove(target, i) for i in document_ids]
+    if json_:
+        emit_json({"removed": [d.id for d in removed]})
+    else:
+        for d in removed:
+            out.print(f"removed {escape(d.name)} (#{d.id})")
+
+
+def reprocess(
+    document_ids: Annotated[
+        list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
+    ],
+    wait: WaitOption = None,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Re-parse, re-chunk and re-embed documents from their stored originals."""
+    loci = service()
+    target = existing_brain(brain)
+    docs = [loci.library.reprocess(target, i) for i in document_ids]
+    docs = index_now(target, [d.id for d in docs], wait) or docs
+    if json_:
+        from loci.wire.documents import DocumentOut
+
+        emit_json([DocumentOut.of(d, target) for d in docs])
+    else:
+        out.print(_documents_table(docs))
+
+
+def reindex(
+    embeddings: Annotated[
+        bool,
+        typer.Option("--embeddings", help="Re-embed under the configured embedder (model change)."),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            help="With --embeddings: re-embed with this local model (`loci models list`).",
+        ),
+    ] = None,
+    language: Annotated[
+        str | None,
+        typer.Option(
+            "--language",
+            help="Only switch how text search stems words and re-count the text index: "
+            "auto (each passage in its detected language), a Snowball stemmer (german, "
+            "russian, …) or simple.",
+        ),
+    ] = None,
+    wait: WaitOption = None,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Rebuild a brain's chunks, vectors and text index from the stored originals."""
+    loci = service()
+    target = existing_brain(brain)
+    if language is not None:
+        loci.set_language(target, language)
         if json_:
-            emit_json({"removed": [d.id for d in removed]})
+            emit_json({"brain": target.name, "language": loci.status(target).language})
         else:
-            for d in removed:
-                out.print(f"removed {escape(d.name)} (#{d.id})")
+            out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
+        return
+    if model is not None and not embeddings:
+        raise typer.BadParameter("--model moves a brain's vectors: give --embeddings too")
+    chosen = loci.embedders.catalog_model(model) if model is not None else None
+    docs = loci.library.reindex(target, embeddings=embeddings, model=chosen)
+    docs = index_now(target, [d.id for d in docs], wait) or docs
+    if json_:
+        from loci.wire.documents import DocumentOut
 
-    @app.command("reprocess")
-    @exits_cleanly
-    def reprocess(
-        document_ids: Annotated[
-            list[int], typer.Argument(help="Document ids to re-chunk and re-embed.")
-        ],
-        wait: WaitOption = None,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Re-parse, re-chunk and re-embed documents from their stored originals."""
-        loci = service()
-        target = existing_brain(brain)
-        docs = [loci.library.reprocess(target, i) for i in document_ids]
-        docs = index_now(target, [d.id for d in docs], wait) or docs
-        if json_:
-            from loci.wire.documents import DocumentOut
-
-            emit_json([DocumentOut.of(d, target) for d in docs])
-        else:
-            out.print(_documents_table(docs))
-
-    @app.command("reindex")
-    @exits_cleanly
-    def reindex(
-        embeddings: Annotated[
-            bool,
-            typer.Option(
-                "--embeddings", help="Re-embed under the configured embedder (model change)."
-            ),
-        ] = False,
-        model: Annotated[
-            str | None,
-            typer.Option(
-                "--model",
-                help="With --embeddings: re-embed with this local model (`loci models list`).",
-            ),
-        ] = None,
-        language: Annotated[
-            str | None,
-            typer.Option(
-                "--language",
-                help="Only switch how text search stems words and re-count the text index: "
-                "auto (each passage in its detected language), a Snowball stemmer (german, "
-                "russian, …) or simple.",
-            ),
-        ] = None,
-        wait: WaitOption = None,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Rebuild a brain's chunks, vectors and text index from the stored originals."""
-        loci = service()
-        target = existing_brain(brain)
-        if language is not None:
-            loci.set_language(target, language)
-            if json_:
-                emit_json({"brain": target.name, "language": loci.status(target).language})
-            else:
-                out.print(f"brain {escape(target.name)} now stems words as {escape(language)}")
-            return
-        if model is not None and not embeddings:
-            raise typer.BadParameter("--model moves a brain's vectors: give --embeddings too")
-        chosen = loci.embedders.catalog_model(model) if model is not None else None
-        docs = loci.library.reindex(target, embeddings=embeddings, model=chosen)
-        docs = index_now(target, [d.id for d in docs], wait) or docs
-        if json_:
-            from loci.wire.documents import DocumentOut
-
-            emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
-        else:
-            out.print(f"{_reindexed(docs)} in brain {escape(target.name)!s}")
+        emit_json({"documents": [DocumentOut.of(d, target) for d in docs]})
+    else:
+        out.print(f"{_reindexed(docs)} in brain {escape(target.name)!s}")

@@ -72,92 +72,93 @@ def _doctor_report(checkup: Checkup, json_: bool) -> None:
 
 
 def register_files(app: typer.Typer) -> None:
-    @app.command("import")
-    @exits_cleanly
-    def import_(
-        folder: DirArg,
-        wait: WaitOption = None,
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Read a folder of Markdown into the brain (created if new).
+    app.command("import")(exits_cleanly(import_))
+    app.command("export")(exits_cleanly(export))
+    app.command("materialize")(exits_cleanly(materialize))
+    app.command("sync")(exits_cleanly(sync))
+    app.command("doctor")(exits_cleanly(doctor))
 
-        Brain documents are kept byte for byte; plain notes (an Obsidian vault) become draft
-        pages with their wikilinks as page links."""
-        graph, target = open_graph(brain, adding=True)
-        report = _transfer(graph).import_folder(target, folder, actor=ACTOR)
-        settle(target, wait)
-        _transferred(report, json_)
 
-    @app.command("export")
-    @exits_cleanly
-    def export(folder: DirArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
-        """Write every document to FOLDER/folder/id.md exactly as stored."""
-        graph, target = open_graph(brain)
-        _transferred(_transfer(graph).export(target, folder), json_)
+def import_(
+    folder: DirArg,
+    wait: WaitOption = None,
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Read a folder of Markdown into the brain (created if new).
 
-    @app.command("materialize")
-    @exits_cleanly
-    def materialize(
-        folder: DirArg,
-        force: Annotated[
-            bool, typer.Option("--force", help="Discard edits not synced back yet.")
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Write the brain to a working directory (with a hidden manifest) to edit as files."""
-        graph, target = open_graph(brain)
-        _transferred(_transfer(graph).materialize(target, folder, force=force), json_)
+    Brain documents are kept byte for byte; plain notes (an Obsidian vault) become draft
+    pages with their wikilinks as page links."""
+    graph, target = open_graph(brain, adding=True)
+    report = _transfer(graph).import_folder(target, folder, actor=ACTOR)
+    settle(target, wait)
+    _transferred(report, json_)
 
-    @app.command("sync")
-    @exits_cleanly
-    def sync(
-        folder: DirArg,
-        wait: WaitOption = None,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Bring a materialized directory's edits, new files and deletions back.
 
-        A document that changed in the brain since is a conflict, and nothing is overwritten."""
-        graph, target = open_graph(brain)
-        report = _transfer(graph).sync(target, folder, actor=ACTOR)
-        settle(target, wait)
-        _transferred(report, json_)
+def export(folder: DirArg, brain: BrainOption = None, json_: JsonOption = False) -> None:
+    """Write every document to FOLDER/folder/id.md exactly as stored."""
+    graph, target = open_graph(brain)
+    _transferred(_transfer(graph).export(target, folder), json_)
 
-    @app.command("doctor")
-    @exits_cleanly
-    def doctor(
-        folder: Annotated[
-            Path | None,
-            typer.Option("--dir", help="Check these files (e.g. a materialized brain) instead."),
-        ] = None,
-        no_roundtrip: Annotated[
-            bool, typer.Option("--no-roundtrip", help="Skip the scratch-brain index check.")
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Check the graph's health, then round-trip a page through a scratch brain.
 
-        Checks: duplicate ids, parse errors, invalid documents, broken links, relations and
-        citations, alias collisions, orphans, weak provenance, nonstandard source refs; then a
-        page is written, indexed and found in a scratch brain."""
-        graph, target = open_graph(brain)
-        loci = service()
+def materialize(
+    folder: DirArg,
+    force: Annotated[
+        bool, typer.Option("--force", help="Discard edits not synced back yet.")
+    ] = False,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Write the brain to a working directory (with a hidden manifest) to edit as files."""
+    graph, target = open_graph(brain)
+    _transferred(_transfer(graph).materialize(target, folder, force=force), json_)
 
-        def index_now(scratch: Brain) -> None:
-            loci.library.wait_for(
-                scratch, [d.id for d in loci.library.documents(scratch, status="processing")]
-            )
 
-        from loci.graph.doctor import Doctor
+def sync(
+    folder: DirArg,
+    wait: WaitOption = None,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Bring a materialized directory's edits, new files and deletions back.
 
-        checker = Doctor(graph, index_now)
-        checkup = (
-            checker.check_directory(folder, roundtrip=not no_roundtrip)
-            if folder is not None
-            else checker.check_brain(target, roundtrip=not no_roundtrip)
+    A document that changed in the brain since is a conflict, and nothing is overwritten."""
+    graph, target = open_graph(brain)
+    report = _transfer(graph).sync(target, folder, actor=ACTOR)
+    settle(target, wait)
+    _transferred(report, json_)
+
+
+def doctor(
+    folder: Annotated[
+        Path | None,
+        typer.Option("--dir", help="Check these files (e.g. a materialized brain) instead."),
+    ] = None,
+    no_roundtrip: Annotated[
+        bool, typer.Option("--no-roundtrip", help="Skip the scratch-brain index check.")
+    ] = False,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Check the graph's health, then round-trip a page through a scratch brain.
+
+    Checks: duplicate ids, parse errors, invalid documents, broken links, relations and
+    citations, alias collisions, orphans, weak provenance, nonstandard source refs; then a
+    page is written, indexed and found in a scratch brain."""
+    graph, target = open_graph(brain)
+    loci = service()
+
+    def index_now(scratch: Brain) -> None:
+        loci.library.wait_for(
+            scratch, [d.id for d in loci.library.documents(scratch, status="processing")]
         )
-        _doctor_report(checkup, json_)
+
+    from loci.graph.doctor import Doctor
+
+    checker = Doctor(graph, index_now)
+    checkup = (
+        checker.check_directory(folder, roundtrip=not no_roundtrip)
+        if folder is not None
+        else checker.check_brain(target, roundtrip=not no_roundtrip)
+    )
+    _doctor_report(checkup, json_)

@@ -16,44 +16,45 @@ from loci.recall import LIMIT, gather, to_markdown
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("mcp")
-    @exits_cleanly
-    def mcp(brain: BrainOption = None) -> None:
-        """Serve the MCP tools (search, ask, read, save, …) to a local AI agent over stdio.
+    app.command("mcp")(exits_cleanly(mcp))
+    app.command("recall")(exits_cleanly(recall))
 
-        The agent acts as you on this data directory. Configure it as the command `loci mcp`;
-        `--brain NAME` is the brain its tools use when they name none."""
-        from loci.mcp.stdio import serve_stdio
 
-        if brain is not None:
-            check_name("brain", brain)
-        serve_stdio(service(), brain)
+def mcp(brain: BrainOption = None) -> None:
+    """Serve the MCP tools (search, ask, read, save, …) to a local AI agent over stdio.
 
-    @app.command("recall")
-    @exits_cleanly
-    def recall(
-        brain: BrainOption = None,
-        limit: Annotated[
-            int,
-            typer.Option(
-                "--limit",
-                min=1,
-                max=100,
-                help="Items per section (the timeline shows twice as many).",
-            ),
-        ] = LIMIT,
-        topic: Annotated[
-            str | None,
-            typer.Option("--topic", help="Also the passages on this (loads the search model)."),
-        ] = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Print the brain's recent context as Markdown: timeline, pages changed last, latest
-        notes, captures and files — what the MCP `session_start` prompt gives.
+    The agent acts as you on this data directory. Configure it as the command `loci mcp`;
+    `--brain NAME` is the brain its tools use when they name none."""
+    from loci.mcp.stdio import serve_stdio
 
-        Made for an agent's session-start hook, whose output becomes the session's context."""
-        recalled = gather(service(), existing_brain(brain), topic, limit)
-        if json_:
-            emit_json(recalled)
-        else:
-            sys.stdout.write(to_markdown(recalled))
+    if brain is not None:
+        check_name("brain", brain)
+    serve_stdio(service(), brain)
+
+
+def recall(
+    brain: BrainOption = None,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            min=1,
+            max=100,
+            help="Items per section (the timeline shows twice as many).",
+        ),
+    ] = LIMIT,
+    topic: Annotated[
+        str | None,
+        typer.Option("--topic", help="Also the passages on this (loads the search model)."),
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Print the brain's recent context as Markdown: timeline, pages changed last, latest
+    notes, captures and files — what the MCP `session_start` prompt gives.
+
+    Made for an agent's session-start hook, whose output becomes the session's context."""
+    recalled = gather(service(), existing_brain(brain), topic, limit)
+    if json_:
+        emit_json(recalled)
+    else:
+        sys.stdout.write(to_markdown(recalled))

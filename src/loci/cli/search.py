@@ -127,31 +127,31 @@ def register(app: typer.Typer) -> None:
 
     app.command("search")(exits_cleanly(search))
     app.command("find", hidden=True)(exits_cleanly(search))
+    app.command("related")(exits_cleanly(related))
 
-    @app.command("related")
-    @exits_cleanly
-    def related(
-        document_id: Annotated[int, typer.Argument(help="Document id (see `loci list`).")],
-        limit: Annotated[int, typer.Option("--limit", "-n", help="1–20 documents.")] = 5,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Other documents about what this one is about, closest first."""
-        loci = service()
-        target = existing_brain(brain)
-        found = loci.searching.related(target, document_id, limit)
-        if json_:
-            from loci.wire.documents import RelatedOut
 
-            related_out = [RelatedOut.of(r, target) for r in found]
-            emit_json({"document_id": document_id, "brain": target.name, "related": related_out})
-            return
-        if not found:
-            out.print("nothing related yet (or the document is not indexed yet)")
-        for number, r in enumerate(found, start=1):
-            d = r.document
-            out.print(
-                f"[bold]{number}. {escape(d.title or d.name)}[/bold]  "
-                f"[dim]#{d.id} · {d.kind} · similarity {r.score:.3f}[/dim]"
-            )
-            out.print("   " + escape(" ".join(r.passage.text.split())[:200]))
+def related(
+    document_id: Annotated[int, typer.Argument(help="Document id (see `loci list`).")],
+    limit: Annotated[int, typer.Option("--limit", "-n", help="1–20 documents.")] = 5,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Other documents about what this one is about, closest first."""
+    loci = service()
+    target = existing_brain(brain)
+    found = loci.searching.related(target, document_id, limit)
+    if json_:
+        from loci.wire.documents import RelatedOut
+
+        related_out = [RelatedOut.of(r, target) for r in found]
+        emit_json({"document_id": document_id, "brain": target.name, "related": related_out})
+        return
+    if not found:
+        out.print("nothing related yet (or the document is not indexed yet)")
+    for number, r in enumerate(found, start=1):
+        d = r.document
+        out.print(
+            f"[bold]{number}. {escape(d.title or d.name)}[/bold]  "
+            f"[dim]#{d.id} · {d.kind} · similarity {r.score:.3f}[/dim]"
+        )
+        out.print("   " + escape(" ".join(r.passage.text.split())[:200]))

@@ -30,48 +30,47 @@ def register(app: typer.Typer) -> None:
     )
     app.add_typer(slack, name="slack")
 
-    @slack.command("link")
-    @exits_cleanly
-    def link(
-        team: TeamOption,
-        user: SlackUserOption,
-        as_user: Annotated[
-            str, typer.Option("--as", help="The Loci user the messages are saved as.")
-        ],
-        brain: Annotated[str, typer.Option("--brain", "-b", help="The brain they go into.")],
-        json_: JsonOption = False,
-    ) -> None:
-        """Save this Slack user's messages as a Loci user into a brain.
+    slack.command("link")(exits_cleanly(link))
+    slack.command("list")(exits_cleanly(list_links))
+    slack.command("unlink")(exits_cleanly(unlink))
 
-        The Loci user must be able to write the brain; linking again moves the link."""
-        identity = context.slack_links().link(team, user, as_user, brain)
-        if json_:
-            emit_json(identity)
-            return
-        err.print(
-            f"Slack user {escape(team)}/{escape(user)} → {escape(identity.user_name)} in "
-            f"brain {escape(identity.brain_name)}"
-        )
 
-    @slack.command("list")
-    @exits_cleanly
-    def list_links(json_: JsonOption = False) -> None:
-        """Every linked Slack user."""
-        found = context.slack_links().list()
-        if json_:
-            emit_json(found)
-            return
-        table = Table("team", "slack user", "loci user", "brain", "linked", box=None)
-        for i in found:
-            table.add_row(
-                escape(i.team_id), escape(i.slack_user_id), escape(i.user_name),
-                escape(i.brain_name), i.created_at,
-            )  # fmt: skip
-        out.print(table)
+def link(
+    team: TeamOption,
+    user: SlackUserOption,
+    as_user: Annotated[str, typer.Option("--as", help="The Loci user the messages are saved as.")],
+    brain: Annotated[str, typer.Option("--brain", "-b", help="The brain they go into.")],
+    json_: JsonOption = False,
+) -> None:
+    """Save this Slack user's messages as a Loci user into a brain.
 
-    @slack.command("unlink")
-    @exits_cleanly
-    def unlink(team: TeamOption, user: SlackUserOption) -> None:
-        """Stop saving this Slack user's messages (they are refused from now on)."""
-        context.slack_links().unlink(team, user)
-        err.print(f"Slack user {escape(team)}/{escape(user)} unlinked")
+    The Loci user must be able to write the brain; linking again moves the link."""
+    identity = context.slack_links().link(team, user, as_user, brain)
+    if json_:
+        emit_json(identity)
+        return
+    err.print(
+        f"Slack user {escape(team)}/{escape(user)} → {escape(identity.user_name)} in "
+        f"brain {escape(identity.brain_name)}"
+    )
+
+
+def list_links(json_: JsonOption = False) -> None:
+    """Every linked Slack user."""
+    found = context.slack_links().list()
+    if json_:
+        emit_json(found)
+        return
+    table = Table("team", "slack user", "loci user", "brain", "linked", box=None)
+    for i in found:
+        table.add_row(
+            escape(i.team_id), escape(i.slack_user_id), escape(i.user_name),
+            escape(i.brain_name), i.created_at,
+        )  # fmt: skip
+    out.print(table)
+
+
+def unlink(team: TeamOption, user: SlackUserOption) -> None:
+    """Stop saving this Slack user's messages (they are refused from now on)."""
+    context.slack_links().unlink(team, user)
+    err.print(f"Slack user {escape(team)}/{escape(user)} unlinked")

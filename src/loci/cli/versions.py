@@ -71,87 +71,88 @@ def register(app: typer.Typer) -> None:
     versions = typer.Typer(help="A document's earlier contents: list, diff, restore, save.")
     app.add_typer(versions, name="versions")
 
-    @versions.command("list")
-    @exits_cleanly
-    def list_versions(
-        document_id: DocumentArg, brain: BrainOption = None, json_: JsonOption = False
-    ) -> None:
-        """List the document's versions with their dates, sizes and hashes, newest first."""
-        print_versions(existing_brain(brain), document_id, json_)
+    versions.command("list")(exits_cleanly(list_versions))
+    versions.command("diff")(exits_cleanly(diff))
+    versions.command("restore")(exits_cleanly(restore))
+    versions.command("save")(exits_cleanly(save))
 
-    @versions.command("diff")
-    @exits_cleanly
-    def diff(
-        document_id: DocumentArg,
-        old: Annotated[int, typer.Argument(help="The earlier version's number.")],
-        new: Annotated[
-            int | None, typer.Argument(help="The later version's number (default: current).")
-        ] = None,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """What changed between two versions, as a unified diff of their text."""
-        target = existing_brain(brain)
-        result = service().versions.diff(target, document_id, old, new)
-        if json_:
-            from loci.wire.versions import VersionDiffOut
 
-            emit_json(VersionDiffOut.of(result))
-        elif result.diff is None:
-            out.print(escape(result.reason or "no diff"))
-        elif not result.diff:
-            out.print(f"versions {result.old} and {result.new} have the same text")
-        else:
-            out.print(escape(result.diff), end="")
+def list_versions(
+    document_id: DocumentArg, brain: BrainOption = None, json_: JsonOption = False
+) -> None:
+    """List the document's versions with their dates, sizes and hashes, newest first."""
+    print_versions(existing_brain(brain), document_id, json_)
 
-    @versions.command("restore")
-    @exits_cleanly
-    def restore(
-        document_id: DocumentArg,
-        number: Annotated[int, typer.Argument(help="The version to make current again.")],
-        wait: WaitOption = None,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Make an earlier version current again (same id); the content it replaces is kept
-        as the newest version. A followed folder's file gets the restored bytes too (refused,
-        with nothing changed, if the file changed since Loci last read it)."""
-        loci = service()
-        target = existing_brain(brain)
-        restored = loci.versions.restore(target, document_id, number)
-        waited = index_now(target, [document_id], wait) if restored.changed else None
-        if waited:
-            restored = replace(restored, document=waited[0])
-        if json_:
-            from loci.wire.versions import RestoredOut
 
-            emit_json(RestoredOut.of(restored, target))
-        elif not restored.changed:
-            out.print(f"version {number} is the current content already; nothing changed")
-        else:
-            name = escape(restored.document.name)
-            out.print(f"restored version {number} of {name} (#{document_id})")
-            if restored.written_to is not None:
-                out.print(f"  and wrote it to {escape(restored.written_to)}: the folder agrees")
-            elif restored.document.gone_at is not None:
-                out.print(f"  in Loci only: its file {escape(str(restored.document.source_path))}"
-                          " was deleted")  # fmt: skip
+def diff(
+    document_id: DocumentArg,
+    old: Annotated[int, typer.Argument(help="The earlier version's number.")],
+    new: Annotated[
+        int | None, typer.Argument(help="The later version's number (default: current).")
+    ] = None,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """What changed between two versions, as a unified diff of their text."""
+    target = existing_brain(brain)
+    result = service().versions.diff(target, document_id, old, new)
+    if json_:
+        from loci.wire.versions import VersionDiffOut
 
-    @versions.command("save")
-    @exits_cleanly
-    def save(
-        document_id: DocumentArg,
-        number: Annotated[int, typer.Argument(help="The version to save.")],
-        to: Annotated[Path, typer.Argument(help="The file to write (it must not exist).")],
-        brain: BrainOption = None,
-    ) -> None:
-        """Write a version's exact bytes to a new file."""
-        version, data = service().versions.content(existing_brain(brain), document_id, number)
-        try:
-            with to.open("xb") as handle:  # never overwrite a file the person has
-                handle.write(data)
-        except FileExistsError:
-            raise InvalidInput(f"{to} exists; name a new file") from None
-        except OSError as error:
-            raise InvalidInput(f"cannot write {to}: {error.strerror}") from None
-        out.print(f"wrote version {version.number} ({human_size(len(data))}) to {escape(str(to))}")
+        emit_json(VersionDiffOut.of(result))
+    elif result.diff is None:
+        out.print(escape(result.reason or "no diff"))
+    elif not result.diff:
+        out.print(f"versions {result.old} and {result.new} have the same text")
+    else:
+        out.print(escape(result.diff), end="")
+
+
+def restore(
+    document_id: DocumentArg,
+    number: Annotated[int, typer.Argument(help="The version to make current again.")],
+    wait: WaitOption = None,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Make an earlier version current again (same id); the content it replaces is kept
+    as the newest version. A followed folder's file gets the restored bytes too (refused,
+    with nothing changed, if the file changed since Loci last read it)."""
+    loci = service()
+    target = existing_brain(brain)
+    restored = loci.versions.restore(target, document_id, number)
+    waited = index_now(target, [document_id], wait) if restored.changed else None
+    if waited:
+        restored = replace(restored, document=waited[0])
+    if json_:
+        from loci.wire.versions import RestoredOut
+
+        emit_json(RestoredOut.of(restored, target))
+    elif not restored.changed:
+        out.print(f"version {number} is the current content already; nothing changed")
+    else:
+        name = escape(restored.document.name)
+        out.print(f"restored version {number} of {name} (#{document_id})")
+        if restored.written_to is not None:
+            out.print(f"  and wrote it to {escape(restored.written_to)}: the folder agrees")
+        elif restored.document.gone_at is not None:
+            out.print(f"  in Loci only: its file {escape(str(restored.document.source_path))}"
+                      " was deleted")  # fmt: skip
+
+
+def save(
+    document_id: DocumentArg,
+    number: Annotated[int, typer.Argument(help="The version to save.")],
+    to: Annotated[Path, typer.Argument(help="The file to write (it must not exist).")],
+    brain: BrainOption = None,
+) -> None:
+    """Write a version's exact bytes to a new file."""
+    version, data = service().versions.content(existing_brain(brain), document_id, number)
+    try:
+        with to.open("xb") as handle:  # never overwrite a file the person has
+            handle.write(data)
+    except FileExistsError:
+        raise InvalidInput(f"{to} exists; name a new file") from None
+    except OSError as error:
+        raise InvalidInput(f"cannot write {to}: {error.strerror}") from None
+    out.print(f"wrote version {version.number} ({human_size(len(data))}) to {escape(str(to))}")
