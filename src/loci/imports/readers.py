@@ -21,7 +21,13 @@ class Kind:
     what: str  # the export it reads, as the person knows it
 
 
-KINDS: tuple[Kind, ...] = (Kind("kindle", "kindle", "Kindle's My Clippings.txt"),)
+KINDS: tuple[Kind, ...] = (
+    Kind("kindle", "kindle", "Kindle's My Clippings.txt"),
+    Kind("keep", "keep", "Google Keep from Google Takeout (the zip or its folder)"),
+    Kind("readwise", "readwise", "Readwise's CSV export (or its Markdown export zip)"),
+    Kind("chatgpt", "chatgpt", "ChatGPT's data export (the zip with conversations.json)"),
+    Kind("claude", "claude", "Claude's data export (the zip with conversations.json)"),
+)
 BY_NAME = {k.name: k for k in KINDS}
 
 
