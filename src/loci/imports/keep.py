@@ -150,8 +150,12 @@ def _item(key: str, note: _Note, stem: str, by_path: dict[str, Member]) -> Item:
 
 
 def _first_words(note: _Note) -> str:
-    words = " ".join((note.text or " ".join(t for t, _ in note.checklist)).split())
-    return words[:60] + ("…" if len(words) > 60 else "")
+    """An untitled note's title, as Keep's list shows it: its first line, cut at a word."""
+    lines = note.text.strip().split("\n") if note.text.strip() else [t for t, _ in note.checklist]
+    words = " ".join(lines[0].split()) if lines else ""
+    if len(words) <= 80:
+        return words
+    return words[:80].rsplit(" ", 1)[0] + "…"
 
 
 def _attachments(
