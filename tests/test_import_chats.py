@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from loci.imports.items import ExportRefused
+from loci.imports.items import ExportRefused, Limits
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from loci.service.importing import ImportReport
+from loci.service.importing import Importing, ImportReport
 from tests.support.chat_exports import (
     chat_export,
     chatgpt_message,
@@ -27,6 +27,7 @@ from tests.support.exports import zip_of
 
 SOURDOUGH = "6f1c2a9e-0b7d-4c53-9a51-1d2f3e4a5b6c"
 LEASE = "c0ffee00-1234-4abc-9def-0123456789ab"
+JAR = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 32
 
 
 def _import(loci: Loci, brain: Brain, kind: str, path: Path, **options: object) -> ImportReport:
@@ -46,13 +47,15 @@ def _hit(loci: Loci, brain: Brain, words: str):  # type: ignore[no-untyped-def]
 def test_a_chatgpt_conversation_is_a_document_each_turn_cited_as_who_said_it(
     loci: Loci, brain: Brain, tmp_path: Path
 ) -> None:
-    report = _import(loci, brain, "chatgpt", chat_export(tmp_path / "x.zip", chatgpt_sample()))
+    path = chat_export(tmp_path / "x.zip", chatgpt_sample(), files={"file-Zq8Jr2-jar.jpg": JAR})
+    report = _import(loci, brain, "chatgpt", path)
     assert (report.counts["add"], report.counts["skip"], report.counts["fail"]) == (1, 1, 0)
     skipped = next(o for o in report.outcomes if o.action == "skip")
     assert (skipped.name, skipped.reason) == ("New chat", "no messages to show")
-    [document] = loci.library.documents(brain)
+    documents = {d.origin: d for d in loci.library.documents(brain)}
+    document = documents[f"chatgpt:{SOURDOUGH}"]
     assert document.title == "Sourdough starter rescue"
-    assert document.origin == f"chatgpt:{SOURDOUGH}"
+    assert len(documents) == 2  # the conversation and the photo sent in it
     facts = document.metadata["import"]
     assert facts["created"].startswith("2024-03-01T10:00:00")
     assert facts["updated"].startswith("2024-03-01T10:30:00")
@@ -69,6 +72,11 @@ def test_a_chatgpt_conversation_is_a_document_each_turn_cited_as_who_said_it(
 
     text = loci.library.document_text(brain, document.id) or ""
     assert "Here is the jar after one day." in text and "[image]" in text
+    # The photo the person sent is in the export: kept, linked to the conversation.
+    [photo] = document.metadata["attachments"]
+    assert photo["name"] == "file-Zq8Jr2-jar.jpg"
+    assert loci.library.original(brain, photo["id"]) == JAR
+    assert loci.library.document(brain, photo["id"]).metadata["attached_to"] == document.id
     # The edited-away branch, the tool call and its output were never shown: left out.
     assert "spelt" not in text.lower()
     assert "hydration" not in text
@@ -211,3 +219,22 @@ def test_a_claude_conversation_edited_updates_and_a_broken_one_fails_alone(
     ]
     assert [o.document_id for o in report.outcomes if o.action == "update"] == [lease_id]
     assert _hit(loci, brain, "recorded post").citation.document_id == lease_id
+
+
+@pytest.mark.parametrize("kind", ["chatgpt", "claude"])
+def test_more_conversations_than_the_limit_refuse_the_export_before_anything_is_written(
+    loci: Loci, brain: Brain, tmp_path: Path, kind: str
+) -> None:
+    many = []
+    for number in range(3):
+        if kind == "chatgpt":
+            conversation = copy.deepcopy(chatgpt_sample()[0])
+            conversation["id"] = f"c{number}"
+        else:
+            conversation = copy.deepcopy(claude_sample()[0])
+            conversation["uuid"] = f"c{number}"
+        many.append(conversation)
+    small = Importing(loci.library, Limits(max_items=2))
+    with pytest.raises(ExportRefused, match="more than 2 items"):
+        small.run(brain, kind, chat_export(tmp_path / "many.zip", many))
+    assert loci.library.documents(brain) == []

@@ -269,8 +269,15 @@ def claude_sample() -> list[dict[str, Any]]:
     return [lease, empty]
 
 
-def chat_export(path: Path, conversations: list[Any] | bytes, *, extra: bool = True) -> Path:
-    """The zip the tool e-mails: `conversations.json` beside the other files it holds."""
+def chat_export(
+    path: Path,
+    conversations: list[Any] | bytes,
+    *,
+    extra: bool = True,
+    files: dict[str, bytes] | None = None,
+) -> Path:
+    """The zip the tool e-mails: `conversations.json` beside the other files it holds (the
+    images sent in ChatGPT's conversations named by their file id, "file-Zq8Jr2-jar.jpg")."""
     data = (
         conversations
         if isinstance(conversations, bytes)
@@ -280,4 +287,5 @@ def chat_export(path: Path, conversations: list[Any] | bytes, *, extra: bool = T
     if extra:
         members["user.json"] = b'{"id": "user-1", "email": "person@example.org"}'
         members["chat.html"] = b"<html><body>conversations</body></html>"
+    members.update(files or {})
     return zip_of(path, members)

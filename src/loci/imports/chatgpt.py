@@ -8,15 +8,19 @@ gives the conversation as they saw it, and the other branches are left out.
 Only what was shown is kept: the person's and the assistant's messages, without the system
 prompt, tool calls and results, reasoning, custom instructions and messages marked
 `is_visually_hidden_from_conversation`. A message's `content.parts` are text, or objects: an
-image is noted where it was ("*[image]*"), a voice message's transcription kept as its text.
+image is noted where it was ("*[image]*") and, when the export holds its file, kept as a
+document linked to the conversation; a voice message's transcription is kept as its text.
 A conversation that cannot be read (no `mapping`, a `current_node` that is not in it) fails
 alone; one with no message left to show is skipped, with why."""
 
 from __future__ import annotations
 
+import mimetypes
+import re
 from pathlib import Path
 from typing import Any
 
+from loci.imports.archive import Member
 from loci.imports.conversations import (
     Conversation,
     Turn,
@@ -26,7 +30,7 @@ from loci.imports.conversations import (
     untitled,
 )
 from loci.imports.export_files import export_members
-from loci.imports.items import Export, ItemFailure, Limits
+from loci.imports.items import Attachment, Export, ItemFailure, Limits
 
 TOOL = "ChatGPT"
 _SPEAKERS = {"user": "You", "assistant": TOOL}
@@ -38,17 +42,22 @@ _PART_NOTES = {
 }
 
 
+_FILE_ID = re.compile(r"(file[-_][A-Za-z0-9]+)")
+
+
 class _Unreadable(Exception):
     pass
 
 
 def read(path: Path, limits: Limits) -> Export:
-    listed = load_conversations(export_members(path, limits), TOOL)
+    members = export_members(path, limits)
+    listed = load_conversations(members, TOOL)
+    files = _files(members)
     export = Export(kind="chatgpt")
     for number, raw in enumerate(listed, 1):
         name = _name(raw, number)
         try:
-            conversation = _conversation(raw)
+            conversation = _conversation(raw, files)
         except _Unreadable as error:
             export.failed.append(ItemFailure(name, str(error)))
             continue
@@ -64,7 +73,18 @@ def _name(raw: Any, number: int) -> str:
     return title if isinstance(title, str) and title.strip() else f"conversation {number}"
 
 
-def _conversation(raw: Any) -> Conversation:
+def _files(members: list[Member]) -> dict[str, Member]:
+    """The files the export holds beside conversations.json (images the person sent, DALL·E's
+    pictures), by the file id their name starts with ("file-Zq8Jr2-photo.png")."""
+    found: dict[str, Member] = {}
+    for member in members:
+        match = _FILE_ID.match(member.path.rsplit("/", 1)[-1])
+        if match:
+            found.setdefault(match[1], member)
+    return found
+
+
+def _conversation(raw: Any, files: dict[str, Member]) -> Conversation:
     if not isinstance(raw, dict):
         raise _Unreadable("not a conversation (an object with an id and a mapping)")
     key = raw.get("id") or raw.get("conversation_id")
@@ -79,10 +99,12 @@ def _conversation(raw: Any) -> Conversation:
         created=epoch_iso(raw.get("create_time")),
         updated=epoch_iso(raw.get("update_time")),
     )
+    seen: set[str] = set()
     for message in _shown_branch(mapping, raw.get("current_node")):
         turn = _turn(message)
         if turn is not None:
             conversation.turns.append(turn)
+            conversation.attachments += _attached(message, files, seen)
     title = raw.get("title")
     conversation.title = (
         title.strip() if isinstance(title, str) and title.strip() else untitled(conversation)
@@ -154,6 +176,25 @@ def _turn(message: dict[str, Any]) -> Turn | None:
     if not text.strip():
         return None
     return Turn(speaker, text, epoch_iso(message.get("create_time")))
+
+
+def _attached(
+    message: dict[str, Any], files: dict[str, Member], seen: set[str]
+) -> list[Attachment]:
+    """The files a shown message points at ("file-service://file-Zq8Jr2",
+    "sediment://file_00…"), when the export holds them; each once a conversation."""
+    found: list[Attachment] = []
+    for part in message["content"].get("parts") or []:
+        pointer = part.get("asset_pointer") if isinstance(part, dict) else None
+        if not isinstance(pointer, str):
+            continue
+        member = files.get(pointer.rsplit("/", 1)[-1])
+        if member is None or member.path in seen:
+            continue
+        seen.add(member.path)
+        name = member.path.rsplit("/", 1)[-1]
+        found.append(Attachment(name, member.data, mimetypes.guess_type(name)[0]))
+    return found
 
 
 def _part(part: Any) -> str:
