@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from loci.imports.items import ExportRefused
+from loci.imports.items import ExportRefused, Limits
 from loci.models import Brain, Document
 from loci.search.engine import SearchRequest
 from loci.service import Loci
-from loci.service.importing import ImportReport
+from loci.service.importing import Importing, ImportReport
 from tests.support.exports import zip_of
-from tests.support.keep_exports import PHOTO, keep_html, keep_sample, keep_takeout, usec
+from tests.support.keep_exports import PHOTO, keep_html, keep_note, keep_sample, keep_takeout, usec
 
 UNTITLED = "Gate code for the allotment is 4711, padlock on the left shed."
 
@@ -193,3 +193,28 @@ def test_a_broken_note_fails_alone_and_a_takeout_without_keep_is_refused(
         with pytest.raises(ExportRefused, match="no Google Keep notes"):
             loci.importing.run(brain, "keep", path)
     assert len(loci.library.documents(brain)) == 5  # the four notes and the photo
+
+
+def test_a_symbolic_link_in_an_unpacked_takeout_is_not_followed(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere" / "diary.json"
+    outside.parent.mkdir()
+    outside.write_text(json.dumps({"title": "Diary", "textContent": "SECRET-DIARY-5521"}))
+    folder = tmp_path / "unpacked"
+    with zipfile.ZipFile(keep_takeout(tmp_path / "t.zip", keep_sample())) as archive:
+        archive.extractall(folder)
+    (folder / "Takeout" / "Keep" / "Diary.json").symlink_to(outside)
+    report = _import(loci, brain, folder)
+    assert report.counts["add"] == 4
+    assert "Diary" not in _notes(loci, brain)
+
+
+def test_more_notes_than_the_limit_refuse_the_export_before_anything_is_written(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    notes = {f"Note {n}": keep_note(f"Note {n}", textContent=f"line {n}") for n in range(6)}
+    small = Importing(loci.library, Limits(max_items=5))
+    with pytest.raises(ExportRefused, match="more than 5 items"):
+        small.run(brain, "keep", keep_takeout(tmp_path / "t.zip", notes))
+    assert loci.library.documents(brain) == []
