@@ -144,6 +144,10 @@ def test_a_malformed_export_is_refused_whole_with_its_reason(
         with pytest.raises(ExportRefused, match=reason):
             loci.importing.run(brain, kind, path)
         assert loci.library.documents(brain) == [], name
+    cut = tmp_path / "cut.zip"
+    cut.write_bytes(chat_export(tmp_path / "w.zip", whole).read_bytes()[:200])
+    with pytest.raises(ExportRefused, match="not a readable zip"):
+        loci.importing.run(brain, kind, cut)
     plain = tmp_path / "notes.txt"
     plain.write_text("not an export")
     with pytest.raises(ExportRefused, match="no conversations.json"):

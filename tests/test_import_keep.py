@@ -186,6 +186,11 @@ def test_a_broken_note_fails_alone_and_a_takeout_without_keep_is_refused(
     assert failures["Truncated.json"].startswith("not valid JSON (")
     assert failures["Latin.json"] == "not UTF-8 text, as Takeout writes it"
 
+    whole = keep_takeout(tmp_path / "whole.zip", keep_sample()).read_bytes()
+    cut = tmp_path / "takeout-cut.zip"
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ExportRefused, match="not a readable zip"):
+        loci.importing.run(brain, "keep", cut)
     other = zip_of(tmp_path / "photos.zip", {"Takeout/Google Photos/a.jpg": PHOTO})
     plain = tmp_path / "notes.txt"
     plain.write_text("a note\n")

@@ -19,6 +19,10 @@ def export_members(path: Path, limits: Limits) -> list[Member]:
         return _folder(path, limits)
     if is_zip(path):
         return read_zip(path, limits)
+    if path.suffix.lower() == ".zip":  # a download cut short loses the zip's directory first
+        raise ExportRefused(
+            f"{path.name} is not a readable zip (is the download complete?); nothing was imported"
+        )
     return [Member(path.name, _read(path, path.name, limits))]
 
 
