@@ -179,8 +179,14 @@ def test_a_broken_note_fails_alone_and_a_takeout_without_keep_is_refused(
         "Truncated.json": json.dumps(keep_sample()["Groceries"]).encode()[:40],
         "Latin.json": json.dumps({"title": "Café", "textContent": "crème"}).encode("utf-16"),
     }
+    # A note whose JSON is cut short is read from its HTML twin, which says the same.
+    broken["Pancakes.json"] = b'{"title": "Pancakes", "textContent": "two eggs'
+    broken["Pancakes.html"] = keep_html("Pancakes", "two eggs, a cup of buttermilk").encode()
     report = _import(loci, brain, keep_takeout(tmp_path / "b.zip", keep_sample(), raw=broken))
-    assert report.counts["add"] == 4
+    assert report.counts["add"] == 5
+    assert "buttermilk" in (
+        loci.library.document_text(brain, _notes(loci, brain)["Pancakes"].id) or ""
+    )
     failures = {o.name: o.reason for o in report.outcomes if o.action == "fail"}
     assert set(failures) == {"Truncated.json", "Latin.json"}
     assert failures["Truncated.json"].startswith("not valid JSON (")
@@ -197,7 +203,7 @@ def test_a_broken_note_fails_alone_and_a_takeout_without_keep_is_refused(
     for path in (other, plain):
         with pytest.raises(ExportRefused, match="no Google Keep notes"):
             loci.importing.run(brain, "keep", path)
-    assert len(loci.library.documents(brain)) == 5  # the four notes and the photo
+    assert len(loci.library.documents(brain)) == 6  # the five notes and the photo
 
 
 def test_a_symbolic_link_in_an_unpacked_takeout_is_not_followed(

@@ -97,7 +97,8 @@ def conversation_item(conversation: Conversation, tool: str) -> Item:
     headings: dict[str, int] = {}
     sections: list[str] = []
     for turn in conversation.turns:
-        heading = turn.speaker + (f" — {_minute(turn.when)}" if _minute(turn.when) else "")
+        minute = _minute(turn.when)
+        heading = turn.speaker + (f" — {minute}" if minute else "")
         seen = headings[heading] = headings.get(heading, 0) + 1
         if seen > 1:
             heading += f" ({seen})"

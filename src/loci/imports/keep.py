@@ -4,7 +4,8 @@ attachments. The JSON says it all: `title`, `textContent`, or `listContent` for 
 (`text`, `isChecked`), `labels` (`name`), `isPinned`, `isArchived`, `isTrashed`, `color`,
 `createdTimestampUsec`, `userEditedTimestampUsec` (microseconds since the epoch),
 `attachments` (`filePath` beside the note, `mimetype`) and `annotations` (the web links Keep
-found in it). Older exports have only the `.html`: a note found only that way is read from it.
+found in it). Older exports have only the `.html`: a note found only that way, or whose JSON
+cannot be read, is read from it.
 
 A note is one document: labels are its tags, a checklist is written as Markdown's task list
 ("- [x] milk"), pinned, archived and colour kept in its metadata (an archived note also says
@@ -68,11 +69,12 @@ def read(path: Path, limits: Limits) -> Export:
     export = Export(kind="keep")
     found = 0
     for stem, twins in stems.items():
-        source = twins.get(".json") or twins[".html"]
         try:
-            note = _from_json(source.data) if ".json" in twins else _from_html(source.data)
+            note = _read_note(twins)
         except _Unreadable as error:
-            export.failed.append(ItemFailure(source.path, str(error)))
+            export.failed.append(
+                ItemFailure((twins.get(".json") or twins[".html"]).path, str(error))
+            )
             found += 1
             continue
         if note is None:  # not a note: Labels.json, an index page
@@ -89,6 +91,19 @@ def read(path: Path, limits: Limits) -> Export:
             " Takeout of Keep?"
         )
     return export
+
+
+def _read_note(twins: dict[str, Member]) -> _Note | None:
+    """A note from its JSON; from its HTML twin when it has no JSON (an older export) or its
+    JSON cannot be read (a file cut short), since the twin says the same."""
+    if ".json" not in twins:
+        return _from_html(twins[".html"].data)
+    try:
+        return _from_json(twins[".json"].data)
+    except _Unreadable:
+        if ".html" in twins and (note := _from_html(twins[".html"].data)) is not None:
+            return note
+        raise
 
 
 def _keep_folder(members: list[Member]) -> list[Member]:
