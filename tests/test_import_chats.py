@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from loci.imports.items import ExportRefused, Limits
-from loci.models import Brain
+from loci.models import Brain, Hit
 from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.service.importing import Importing, ImportReport
@@ -37,7 +37,7 @@ def _import(loci: Loci, brain: Brain, kind: str, path: Path, **options: object) 
     return report
 
 
-def _hit(loci: Loci, brain: Brain, words: str):  # type: ignore[no-untyped-def]
+def _hit(loci: Loci, brain: Brain, words: str) -> Hit:
     hits = loci.searching.search(brain, SearchRequest(words, mode="text", limit=5))
     assert hits, f"nothing found for {words!r}"
     return hits[0]

@@ -189,7 +189,7 @@ def test_a_broken_note_fails_alone_and_a_takeout_without_keep_is_refused(
     )
     failures = {o.name: o.reason for o in report.outcomes if o.action == "fail"}
     assert set(failures) == {"Truncated.json", "Latin.json"}
-    assert failures["Truncated.json"].startswith("not valid JSON (")
+    assert (failures["Truncated.json"] or "").startswith("not valid JSON (")
     assert failures["Latin.json"] == "not UTF-8 text, as Takeout writes it"
 
     whole = keep_takeout(tmp_path / "whole.zip", keep_sample()).read_bytes()
