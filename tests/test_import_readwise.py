@@ -64,7 +64,7 @@ def test_a_book_is_a_document_each_highlight_cited_at_its_location(
     )
     article = books[ARTICLE]
     assert article.origin == f"readwise:{ARTICLE} — Jane Doe"
-    assert _cited(loci, brain, "delete half of both") == (article.id, "Highlight at #2")
+    assert _cited(loci, brain, "delete half of both") == (article.id, "Highlight #2")
     text = loci.library.document_text(brain, habits.id) or ""
     assert "*tags: favorite, work · highlighted 2023-01-05*" in text
 

@@ -141,7 +141,14 @@ def _csv_export(name: str, text: str, limits: Limits) -> Export:
 def _item(key: str, book: _Book) -> Item:
     sections = []
     for number, highlight in enumerate(book.highlights, 1):
-        heading = f"Highlight at {highlight.place}" if highlight.place else f"Highlight {number}"
+        place = highlight.place
+        heading = (
+            f"Highlight {number}"
+            if not place
+            else f"Highlight {place}"  # in reading order: "Highlight #2"
+            if place.startswith("#")
+            else f"Highlight at {place}"
+        )
         parts = ["> " + highlight.text.replace("\n", "\n> ")]
         if highlight.note:
             parts.append("Note: " + demote_headings(highlight.note, 2))
