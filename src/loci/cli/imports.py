@@ -32,7 +32,10 @@ def register(app: typer.Typer) -> None:
     @exits_cleanly
     def import_(
         kind: Annotated[str, typer.Argument(help=f"What the export is. {_KINDS_HELP}.")],
-        path: Annotated[Path, typer.Argument(help="The export: a file, a zip or a folder.")],
+        path: Annotated[
+            Path,
+            typer.Argument(help="The export: a file, a zip, or the folder it was unpacked into."),
+        ],
         tag: Annotated[
             list[str], typer.Option("--tag", "-t", help="Tag every imported document.")
         ] = [],  # noqa: B006

@@ -25,6 +25,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("kindle", "kindle", "Kindle's My Clippings.txt"),
     Kind("notion", "notion", "Notion's Markdown & CSV export (a zip or its folder)"),
     Kind("evernote", "evernote", "Evernote's .enex notebooks (a file, a zip or a folder of them)"),
+    Kind("keep", "keep", "Google Keep from Google Takeout (the zip or its folder)"),
+    Kind("readwise", "readwise", "Readwise's CSV export (or its Markdown export zip)"),
+    Kind("chatgpt", "chatgpt", "ChatGPT's data export (the zip with conversations.json)"),
+    Kind("claude", "claude", "Claude's data export (the zip with conversations.json)"),
 )
 BY_NAME = {k.name: k for k in KINDS}
 
