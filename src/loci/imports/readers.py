@@ -21,7 +21,10 @@ class Kind:
     what: str  # the export it reads, as the person knows it
 
 
-KINDS: tuple[Kind, ...] = (Kind("kindle", "kindle", "Kindle's My Clippings.txt"),)
+KINDS: tuple[Kind, ...] = (
+    Kind("kindle", "kindle", "Kindle's My Clippings.txt"),
+    Kind("bookmarks", "bookmarks", "browser bookmarks (Chrome, Firefox, Safari, Pocket, Raindrop)"),
+)
 BY_NAME = {k.name: k for k in KINDS}
 
 

@@ -117,7 +117,7 @@ class Importing:
         try:
             if item.url is not None and not item.body:
                 added = self.library.add_url(
-                    brain, item.url, all_tags, metadata=metadata, origin=origin
+                    brain, item.url, all_tags, metadata=metadata, origin=origin, title=item.title
                 )
             else:
                 added = self.library.add_bytes(
