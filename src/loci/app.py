@@ -179,6 +179,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             rerank_depth=settings.rerank_depth, embedder_languages=embedder_languages(settings)
         ),
         fence=data_fence(settings),
+        scratch_dir=settings.home / "scratch",
         import_limits=Limits(
             max_items=settings.import_max_items,
             max_bytes=int(settings.import_max_mb * 1024 * 1024),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from loci.confined_paths import Fence
 from loci.curate.agent import AgentLimits
@@ -33,3 +34,6 @@ class ServiceSettings:
     # Loci's own data (the data directory, the database's and the blobs' folders): never a
     # followed folder, never read by one that holds it.
     fence: Fence = field(default_factory=Fence)
+    # Where an uploaded export waits while its request imports it (a folder of the data
+    # directory, so it is as private as the rest); None: the system's temporary folder.
+    scratch_dir: Path | None = None
