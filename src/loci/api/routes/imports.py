@@ -51,7 +51,7 @@ def import_export(
         NoNul,
         Form(
             max_length=40,
-            description="what the export is: " + "; ".join(f"`{k.name}` ({k.what})" for k in KINDS),
+            description="what the export is: " + "; ".join(f"`{k.name}`: {k.what}" for k in KINDS),
         ),
     ],
     dry_run: Annotated[
