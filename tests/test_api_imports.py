@@ -74,13 +74,13 @@ def test_an_uploaded_export_is_imported_and_reported(server: LiveServer, pages: 
         dry = _import(owner, export, dry_run="true")
         assert dry.status_code == 200, dry.text
         assert dry.json()["dry_run"] is True
-        assert (dry.json()["added"], dry.json()["skipped"]) == (5, 2)
+        assert (dry.json()["added"], dry.json()["skipped"]) == (6, 2)
         assert pages.connections == [] and owner.get("/brains/reading/files").json() == []
 
         done = _import(owner, export, tags="from-chrome")
         assert done.status_code == 200, done.text
         report = done.json()
-        assert (report["added"], report["failed"], report["skipped"]) == (3, 2, 2)
+        assert (report["added"], report["failed"], report["skipped"]) == (3, 3, 2)
         items = _items(report)
         assert items["A page that is gone"] == (
             "fail",

@@ -69,11 +69,13 @@ def test_each_link_is_fetched_and_kept_with_its_folders_and_dead_links_fail_alon
     )
     action, reason = outcomes["Router admin"]
     assert action == "fail" and reason is not None and "10.11.12.13" in reason
+    action, reason = outcomes["Old tide blog"]
+    assert action == "fail" and reason is not None and "old-blog.invalid" in reason
     assert outcomes["Show title"][0] == "skip" and "javascript:" in (
         outcomes["Show title"][1] or ""
     )
     assert outcomes["Recent tags"][0] == "skip" and "place:" in (outcomes["Recent tags"][1] or "")
-    assert report.counts == {"add": 3, "update": 0, "unchanged": 0, "fail": 2, "skip": 2}
+    assert report.counts == {"add": 3, "update": 0, "unchanged": 0, "fail": 3, "skip": 2}
 
     documents = {d.source_url: d for d in loci.library.documents(brain)}
     assert set(documents) == {pages.url(p) for p in ("/sourdough", "/ciabatta", "/tides.txt")}
@@ -94,7 +96,7 @@ def test_each_link_is_fetched_and_kept_with_its_folders_and_dead_links_fail_alon
 
     connections = len(pages.connections)
     again = _import(loci, brain, write(tmp_path, chrome_bookmarks(pages.url())))
-    assert again.counts == {"add": 0, "update": 0, "unchanged": 3, "fail": 2, "skip": 2}
+    assert again.counts == {"add": 0, "update": 0, "unchanged": 3, "fail": 3, "skip": 2}
     assert len(loci.library.documents(brain)) == 3
     assert len(pages.connections) > connections  # the pages were fetched again, and unchanged
 
@@ -108,7 +110,7 @@ def test_a_dry_run_fetches_nothing_and_says_what_would_be_added(
         brain, "bookmarks", write(tmp_path, chrome_bookmarks(pages.url())), dry_run=True
     )
     assert report.dry_run
-    assert report.counts == {"add": 5, "update": 0, "unchanged": 0, "fail": 0, "skip": 2}
+    assert report.counts == {"add": 6, "update": 0, "unchanged": 0, "fail": 0, "skip": 2}
     assert pages.connections == []
     assert loci.library.documents(brain) == []
 
@@ -132,7 +134,7 @@ def test_the_cli_imports_bookmarks_and_lists_the_dead_ones(pages: Loopback, tmp_
     done = run_cli("import", "bookmarks", str(path), "--json", home=home, env=env)
     assert done.returncode == PARTIAL, done.stderr  # some failed
     report = json.loads(done.stdout)
-    assert (report["added"], report["failed"], report["skipped"]) == (3, 2, 2)
+    assert (report["added"], report["failed"], report["skipped"]) == (3, 3, 2)
     failed = {i["name"]: i["reason"] for i in report["items"] if i["action"] == "fail"}
     assert "404" in failed["A page that is gone"]
 

@@ -66,8 +66,8 @@ def test_an_agent_imports_bookmarks_after_a_dry_run(
 
     loci.brain("reading")
     dry, done, again = session(local_server(loci), steps)
-    assert dry["dry_run"] is True and (dry["added"], dry["skipped"]) == (5, 2)
-    assert (done["added"], done["failed"], done["skipped"]) == (3, 2, 2)
+    assert dry["dry_run"] is True and (dry["added"], dry["skipped"]) == (6, 2)
+    assert (done["added"], done["failed"], done["skipped"]) == (3, 3, 2)
     failed = {i["name"]: i["reason"] for i in done["items"] if i["action"] == "fail"}
     assert failed["A page that is gone"].endswith("answered HTTP 404 Not Found")
     assert (again["added"], again["unchanged"]) == (0, 3)

@@ -43,7 +43,8 @@ def site() -> Loopback:
 def chrome_bookmarks(base: str) -> str:
     """What Chrome's "Export bookmarks" writes (Firefox and Safari write the same shape): the
     toolbar folder, nested folders, tags and a description as Firefox keeps them, a dead link,
-    a link to a private address, a bookmarklet and a Firefox smart folder."""
+    a link to a private address, one to a host that no longer exists (`.invalid` never
+    resolves), a bookmarklet and a Firefox smart folder."""
     return f"""<!DOCTYPE NETSCAPE-Bookmark-file-1>
 <!-- This is an automatically generated file.
      It will be read and overwritten.
@@ -70,6 +71,7 @@ def chrome_bookmarks(base: str) -> str:
     <DL><p>
         <DT><A HREF="{base}/tides.txt" ADD_DATE="1680566400">Tide notes</A>
         <DT><A HREF="http://10.11.12.13/router" ADD_DATE="1680566400">Router admin</A>
+        <DT><A HREF="http://old-blog.invalid/tides" ADD_DATE="1680566400">Old tide blog</A>
         <DT><A HREF="place:sort=8&amp;maxResults=10" ADD_DATE="1680566400">Recent tags</A>
         <DT><A HREF="{base}/sourdough#feeding">Starter again</A>
     </DL><p>
