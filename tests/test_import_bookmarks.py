@@ -139,6 +139,28 @@ def test_the_cli_imports_bookmarks_and_lists_the_dead_ones(pages: Loopback, tmp_
     assert "404" in failed["A page that is gone"]
 
 
+def test_a_sloppy_file_loses_no_link_and_a_folder_description_stays_the_folders(
+    tmp_path: Path,
+) -> None:
+    """Safari writes FOLDED folders and a description under a folder too; a hand-edited file
+    may leave an <A> open."""
+    from loci.imports.bookmarks import read
+
+    text = (
+        "<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n"
+        "<DT><H3 FOLDED>Reading List</H3>\n<DD>Pages saved to read later\n<DL><p>\n"
+        '<DT><A HREF="https://example.org/one">One, never closed\n'
+        '<DT><A HREF="https://example.org/two">Two</A>\n<DD>About two\n'
+        "</DL><p>\n</DL><p>\n"
+    )
+    export = read(write(tmp_path, text), Limits())
+    items = {i.title: i for i in export.items}
+    assert set(items) == {"One, never closed", "Two"}
+    assert items["One, never closed"].extra["description"] is None
+    assert items["Two"].extra["description"] == "About two"
+    assert items["Two"].where == ("Reading List",) and items["Two"].tags == ("Reading List",)
+
+
 def test_what_is_not_a_bookmarks_file_is_refused_whole(tmp_path: Path) -> None:
     from loci.imports.bookmarks import read
 

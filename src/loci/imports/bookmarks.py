@@ -65,6 +65,7 @@ class _Reader(HTMLParser):
         self._capture: str | None = None  # "heading", "link", "description": where text goes
         self._text: list[str] = []
         self._link: _Link | None = None
+        self._after_link = False  # the last thing read was a link: a <DD> now describes it
 
     def handle_decl(self, decl: str) -> None:
         if DOCTYPE in decl.lower():
@@ -72,8 +73,8 @@ class _Reader(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k.lower(): v or "" for k, v in attrs}
-        if tag in ("dt", "li", "dl", "ul", "ol", "a", *_HEADINGS):
-            self._end_description()
+        if tag in ("dt", "dd", "li", "a", *_LISTS, *_HEADINGS):
+            self._finish()  # what a file left open ends where the next entry starts
         if tag in _LISTS:
             if len(self._folders) >= MAX_DEPTH:
                 raise ExportRefused(
@@ -81,6 +82,7 @@ class _Reader(HTMLParser):
                 )
             self._folders.append(self._heading)
             self._heading = None
+            self._after_link = False
         elif tag in _HEADINGS and (not self.netscape or tag == "h3"):
             self._start("heading")
             self._heading_marked = any(values.get(m) for m in _BROWSER_FOLDER_MARKS)
@@ -97,23 +99,21 @@ class _Reader(HTMLParser):
                 modified=_date(values.get("last_modified")),
                 tags=_tags(values.get("tags", "")),
             )
-        elif tag == "dd" and self.links:
+        elif tag == "dd" and self._after_link:
+            # (A <DD> after a folder's <H3> describes the folder: not kept.)
             self._start("description")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in _LISTS:
-            self._end_description()
+            self._finish()
             if self._folders:
                 self._folders.pop()
             self._heading = None
-        elif tag in _HEADINGS and self._capture == "heading":
-            name = " ".join("".join(self._text).split())
-            self._capture = None
-            self._heading = _Folder(name, not self._heading_marked) if name else None
-        elif tag == "a" and self._capture == "link" and self._link is not None:
-            self._link.title = " ".join("".join(self._text).split())
-            self.links.append(self._link)
-            self._link, self._capture = None, None
+            self._after_link = False
+        elif (tag in _HEADINGS and self._capture == "heading") or (
+            tag == "a" and self._capture == "link"
+        ):
+            self._finish()
 
     def handle_data(self, data: str) -> None:
         if self._capture is not None:
@@ -121,19 +121,29 @@ class _Reader(HTMLParser):
 
     def close(self) -> None:
         super().close()
-        self._end_description()
+        self._finish()
 
     def _start(self, capture: str) -> None:
-        self._end_description()
+        self._finish()
         self._capture = capture
         self._text = []
 
-    def _end_description(self) -> None:
-        if self._capture == "description" and self.links:
-            text = " ".join("".join(self._text).split())
-            if text:
-                self.links[-1].description = text
-            self._capture = None
+    def _finish(self) -> None:
+        """Whatever is being read ends here: a heading names the next list, a link is kept,
+        a description goes to the link before it."""
+        text = " ".join("".join(self._text).split())
+        if self._capture == "heading":
+            self._heading = _Folder(text, not self._heading_marked) if text else None
+            self._after_link = False
+        elif self._capture == "link" and self._link is not None:
+            self._link.title = text
+            self.links.append(self._link)
+            self._link = None
+            self._after_link = True
+        elif self._capture == "description" and self.links and text:
+            self.links[-1].description = text
+        self._capture = None
+        self._text = []
 
 
 def read(path: Path, limits: Limits) -> Export:
