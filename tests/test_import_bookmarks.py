@@ -95,6 +95,11 @@ def test_each_link_is_fetched_and_kept_with_its_folders_and_dead_links_fail_alon
     assert any("rye flour" in t for t in texts(loci, brain, "starter rye flour"))
 
     connections = len(pages.connections)
+    planned = loci.importing.run(brain, "bookmarks", tmp_path / "bookmarks.html", dry_run=True)
+    # (the dead links are not known dead until fetched)
+    assert planned.counts == {"add": 3, "update": 0, "unchanged": 3, "fail": 0, "skip": 2}
+    assert "fetched again" in (_by_name(planned)["Ciabatta"][1] or "")
+    assert len(pages.connections) == connections  # the dry run fetched nothing
     again = _import(loci, brain, write(tmp_path, chrome_bookmarks(pages.url())))
     assert again.counts == {"add": 0, "update": 0, "unchanged": 3, "fail": 3, "skip": 2}
     assert len(loci.library.documents(brain)) == 3
