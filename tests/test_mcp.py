@@ -66,6 +66,7 @@ def test_tools_are_described_bounded_and_annotated(server: MCPServer) -> None:
     }  # fmt: skip
     expected_writes = {
         "add_url", "create_file", "save", "brain_append_timeline", "brain_link", "brain_rewrite",
+        "import_export",
     }  # fmt: skip
     assert set(by_name) == expected_reads | expected_writes
     for tool in tools:

@@ -165,10 +165,11 @@ class Case:
     params: dict[str, str]
     body: dict[str, Any] | None
     form: dict[str, str] | None
+    uploads: tuple[str, ...] = ()  # the form's file fields
 
     def send(self, api: httpx.Client) -> httpx.Response:
         if self.form is not None:
-            files = {"files": ("a.md", b"# A\n\ntext\n", "text/markdown")}
+            files = {name: ("a.md", b"# A\n\ntext\n", "text/markdown") for name in self.uploads}
             return api.request(
                 self.method, self.path, params=self.params, data=self.form, files=files
             )
@@ -192,15 +193,25 @@ def _operation_cases(
     content = op.get("requestBody", {}).get("content", {})
     form = "multipart/form-data" in content
     body: Any = None
+    uploads: tuple[str, ...] = ()
     if "application/json" in content:
         body = _sample(content["application/json"]["schema"], spec)
     elif form:
-        fields = _sample(content["multipart/form-data"]["schema"], spec)
-        body = {k: v for k, v in fields.items() if isinstance(v, str)}  # the files are bytes
+        schema = _resolve(content["multipart/form-data"]["schema"], spec)
+        uploads = tuple(
+            name
+            for name, field in schema.get("properties", {}).items()
+            if "contentMediaType" in field or "contentMediaType" in field.get("items", {})
+        )
+        fields = _sample(schema, spec)
+        # the files are bytes, sent as files
+        body = {k: v for k, v in fields.items() if isinstance(v, str) and k not in uploads}
 
     def case(field: str, path: str, params: dict[str, str], sent: Any) -> Case:
         json_body, form_body = (None, sent) if form else (sent, None)
-        return Case(op["operationId"], method.upper(), field, path, params, json_body, form_body)
+        return Case(
+            op["operationId"], method.upper(), field, path, params, json_body, form_body, uploads
+        )
 
     url = _url(template, in_path, ids)
     for name, param in in_path.items():

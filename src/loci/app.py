@@ -212,6 +212,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
         embed_languages=embedder_languages(settings),
         models_dir=settings.models_dir,
         fence=data_fence(settings),
+        scratch_dir=settings.home / "scratch",
         import_limits=Limits(
             max_items=settings.import_max_items,
             max_bytes=int(settings.import_max_mb * 1024 * 1024),

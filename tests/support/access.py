@@ -34,6 +34,10 @@ class Attempt:
     admin: bool = False  # admins only: 403 to anyone else, whatever the id (names are public)
 
 
+PLANTED_BOOKMARKS = (
+    b'<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<DL><p>\n<DT><A HREF="http://127.0.0.1:9/planted"'
+    b' ADD_DATE="1700000000">planted by bob</A>\n</DL><p>\n'
+)
 NOTE_BODY = {"text": "overwritten by bob", "title": "mine"}
 
 ATTEMPTS: dict[str, Attempt] = {
@@ -53,6 +57,13 @@ ATTEMPTS: dict[str, Attempt] = {
     "brain_digest": Attempt("read", lambda ids: {"params": {"since": "30d"}}),
     "upload_files": Attempt(
         "write", lambda ids: {"files": {"files": ("x.md", b"# planted by bob\n", "text/markdown")}}
+    ),
+    "import_export": Attempt(
+        "write",
+        lambda ids: {
+            "data": {"kind": "bookmarks"},
+            "files": {"file": ("bookmarks.html", PLANTED_BOOKMARKS, "text/html")},
+        },
     ),
     "list_files": Attempt("read"),
     "add_url": Attempt("write", lambda ids: {"json": {"url": "http://127.0.0.1:9/planted"}}),

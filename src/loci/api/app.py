@@ -47,6 +47,7 @@ from loci.api.routes import (
     versions,
 )
 from loci.api.routes import files as file_routes
+from loci.api.routes import imports as import_routes
 from loci.api.routes import integrations as integration_routes
 from loci.api.schemas.common import errors
 from loci.auth.accounts import Accounts
@@ -165,8 +166,8 @@ def create_app(
     app.include_router(people.invite_links, prefix=API_PREFIX, responses=errors(400, 422))
     app.include_router(sso.options, prefix=API_PREFIX, responses=errors(400))
     for module in (
-        tokens, users, people, brains, file_routes, versions, share, notes, search, ask, graph,
-        sources, consent,
+        tokens, users, people, brains, file_routes, import_routes, versions, share, notes, search,
+        ask, graph, sources, consent,
     ):  # fmt: skip
         app.include_router(module.router, prefix=API_PREFIX, responses=errors(400, 401, 422))
     app.include_router(integration_routes.router, prefix=API_PREFIX, responses=errors(400))

@@ -29,6 +29,7 @@ KINDS: tuple[Kind, ...] = (
     Kind("readwise", "readwise", "Readwise's CSV export (or its Markdown export zip)"),
     Kind("chatgpt", "chatgpt", "ChatGPT's data export (the zip with conversations.json)"),
     Kind("claude", "claude", "Claude's data export (the zip with conversations.json)"),
+    Kind("bookmarks", "bookmarks", "browser bookmarks (Chrome, Firefox, Safari, Pocket, Raindrop)"),
 )
 BY_NAME = {k.name: k for k in KINDS}
 

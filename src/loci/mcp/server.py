@@ -22,6 +22,7 @@ from loci.mcp import (
     tools_answer,
     tools_documents,
     tools_graph,
+    tools_imports,
     tools_sources,
     tools_versions,
 )
@@ -110,7 +111,11 @@ class NulArguments:
         return await call_next(ctx)
 
 
-def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
+def build_server(
+    loci: Loci, caller_of: CallerOf, settle: Settle, *, local_files: bool = False
+) -> MCPServer:
+    """`local_files`: the caller is the local owner, whose paths the tools that read a file
+    named by path (`import_export`) may open; only `loci mcp` over stdio is."""
     server: MCPServer = MCPServer(
         "loci",
         title="Loci",
@@ -125,6 +130,8 @@ def build_server(loci: Loci, caller_of: CallerOf, settle: Settle) -> MCPServer:
     tools_graph.register(server, kit)
     tools_sources.register(server, kit)
     tools_versions.register(server, kit)
+    if local_files:
+        tools_imports.register(server, kit)
     resources.register(server, kit)
     prompts.register(server, kit)
     server.middleware.append(NulArguments())

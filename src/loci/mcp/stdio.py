@@ -18,7 +18,7 @@ from loci.service import Loci
 
 def local_server(loci: Loci, default_brain: str | None = None) -> MCPServer:
     caller = LocalCaller(loci, default_brain)
-    return build_server(loci, lambda _: caller, settle_here)
+    return build_server(loci, lambda _: caller, settle_here, local_files=True)
 
 
 def serve_stdio(loci: Loci, default_brain: str | None = None) -> None:

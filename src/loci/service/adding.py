@@ -237,7 +237,10 @@ class Adding(Documents):
         *,
         metadata: dict[str, Any] | None = None,
         origin: str | None = None,
+        title: str | None = None,
     ) -> AddResult:
+        """Fetch `url` and keep the page. `title`: what the person called it (a bookmark's
+        name), kept for a page whose own text names no title."""
         # Fetched here, not in the worker, so a blocked address or a challenge page is refused
         # with its reason at once and nothing junk is ever stored.
         web = self.fetch_page(url)
@@ -257,6 +260,7 @@ class Adding(Documents):
             source_url=page.url,
             metadata=rendered,
             origin=origin,
+            title=title,
         )
 
     def fetch_page(self, url: str) -> WebPage:

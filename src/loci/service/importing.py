@@ -93,9 +93,13 @@ class Importing:
         if brain is None:
             return ImportOutcome(name, "add", attachments=len(item.attachments))
         existing = self.store.find_by_origin(brain.id, origin_of(kind, item))
+        reason = None
         if item.url is not None and not item.body:
-            # A link to fetch: what it holds is known only once fetched.
-            action: Action = "update" if existing else "add"
+            # A link to fetch: what it holds is known only once fetched (a dry run fetches
+            # nothing). One imported before is most often the same page still.
+            action: Action = "unchanged" if existing else "add"
+            if existing:
+                reason = "imported before; fetched again, it is updated if the page changed"
         elif existing is None:
             same = self.store.find_by_hash(brain.id, sha256_hex(item.body))
             action = "unchanged" if same else "add"
@@ -105,6 +109,7 @@ class Importing:
             name,
             action,
             existing.id if existing else None,
+            reason=reason,
             attachments=len(item.attachments),
         )
 
@@ -117,7 +122,7 @@ class Importing:
         try:
             if item.url is not None and not item.body:
                 added = self.library.add_url(
-                    brain, item.url, all_tags, metadata=metadata, origin=origin
+                    brain, item.url, all_tags, metadata=metadata, origin=origin, title=item.title
                 )
             else:
                 added = self.library.add_bytes(

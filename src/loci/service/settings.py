@@ -41,3 +41,6 @@ class ServiceSettings:
     # Loci's own data (the data directory, the database's and the blobs' folders): never a
     # followed folder, never read by one that holds it.
     fence: Fence = field(default_factory=Fence)
+    # Where an uploaded export waits while its request imports it (a folder of the data
+    # directory, so it is as private as the rest); None: the system's temporary folder.
+    scratch_dir: Path | None = None

@@ -23,7 +23,9 @@ class ImportOutcomeOut(BaseModel):
     name: str = Field(description="the item's title, or its name in the export")
     action: Literal["add", "update", "unchanged", "fail", "skip"]
     document_id: int | None
-    reason: str | None = Field(description="why it failed or was skipped")
+    reason: str | None = Field(
+        description="why it failed or was skipped (in a dry run, what a link will become)"
+    )
     attachments: int
 
     @classmethod

@@ -44,7 +44,9 @@ function unreachable() {
 export async function request(method, url, body, { quietUnauthenticated = false, withTotal = false } = {}) {
   const headers = { Accept: "application/json" };
   const init = { method, headers, credentials: "same-origin" };
-  if (body !== undefined) {
+  if (body instanceof FormData) {
+    init.body = body; // multipart: the browser writes the Content-Type with its boundary
+  } else if (body !== undefined) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }

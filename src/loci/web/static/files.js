@@ -1,10 +1,12 @@
 // The Files panel: adding (drop or pick files, one request and one card per file, each followed
-// to ready or failed — uploads.js; a web page by URL), the list of what the brain holds
-// (file-list.js) and the folders on the server it follows (sources.js).
+// to ready or failed — uploads.js; a web page by URL; another tool's export — imports.js), the
+// list of what the brain holds (file-list.js) and the folders on the server it follows
+// (sources.js).
 
 import { api, path } from "./api.js";
 import { $, busy, showError, toast } from "./dom.js";
 import { hideList, refreshList, showFailedUnder, showList } from "./file-list.js";
+import { setupImports, showImports } from "./imports.js";
 import { setupSources, showSources } from "./sources.js";
 import { clearUploads, setupUploads, uploadFiles } from "./uploads.js";
 
@@ -25,6 +27,7 @@ export function showFiles(current) {
   $("#drop-zone").classList.toggle("disabled", !canWrite());
   showList(current);
   showSources(current);
+  showImports(current);
 }
 
 export function hideFiles() {
@@ -102,3 +105,4 @@ setupDropZone();
 setupUrlForm();
 setupUploads({ settled: refreshList });
 setupSources({ showFailed: showFailedUnder, synced: refreshList });
+setupImports({ imported: refreshList });
