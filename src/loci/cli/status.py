@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
         registered folders (LOCI_SOURCES_WATCH), each by one worker or server at a time."""
         logging.getLogger("loci").setLevel(logging.INFO)
         loci = service()
-        w = loci.library.worker()
+        w = loci.worker()
         if once:
             count = 0
             while claimed := w.run_batch():
