@@ -1,4 +1,5 @@
-"""`loci sources` (the folders a brain follows) and `loci sync` (bring each up to date once).
+"""`loci sources` (the folders, feeds and web pages a brain follows) and `loci sync` (bring each
+folder up to date once).
 
 Registering a folder reads nothing yet; `loci sync` walks every registered folder and adds,
 updates, renames and removes documents so the brain matches the files (for cron, or a laptop
@@ -7,10 +8,14 @@ both ways; a file changed on both sides is a conflict, settled with `loci source
 Like `loci brains`, these commands act as the administrator of the data directory: the path is
 one of this machine's, so unlike the HTTP API they are not confined to
 `LOCI_SOURCES_ALLOWED_ROOTS`.
+
+A URL given to `loci sources add URL --every 1h` is a feed or web page the worker (`loci serve`,
+`loci worker`) checks on that schedule; `loci sources sync ID` checks one now.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -33,12 +38,29 @@ from loci.cli.waiting import WaitOption, index_now
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from loci.models import Brain, Source, WatchMode
+    from loci.models import Brain, OnDelete, Source, WatchMode
     from loci.service.sources import SourceSync
 
 
 SourceModeOption = Literal["files", "pages"]
 KeepOption = Literal["file", "loci"]
+KindOption = Literal["feed", "page"]
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_every(text: str) -> float:
+    """Seconds of a period as typed: "90" (seconds), "30m", "1h", "1d", "1w", "1h30m"."""
+    cleaned = text.strip().lower().replace(" ", "")
+    if cleaned.replace(".", "", 1).isdigit():
+        return float(cleaned)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([smhdw])", cleaned)
+    if not parts or "".join(n + u for n, u in parts) != cleaned:
+        raise typer.BadParameter(f"{text!r} is not a period (say 90s, 30m, 1h, 1d or 1w)")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def _is_url(text: str) -> bool:
+    return "://" in text
 
 
 def _brain_names() -> dict[int, str]:
@@ -103,7 +125,12 @@ def register(app: typer.Typer) -> None:
     @sources.command("add")
     @exits_cleanly
     def add(
-        path: Annotated[Path, typer.Argument(help="A folder (a vault, Documents, PDFs).")],
+        path: Annotated[
+            str,
+            typer.Argument(
+                help="A folder (a vault, Documents, PDFs), or the URL of a feed or web page."
+            ),
+        ],
         include: Annotated[
             list[str],
             typer.Option("--include", help="Only files matching this glob (name or path in it)."),
@@ -126,14 +153,51 @@ def register(app: typer.Typer) -> None:
                 "graph pages, edits made in Loci written back to the files.",
             ),
         ] = "files",
+        every: Annotated[
+            str | None,
+            typer.Option(
+                "--every",
+                help="A URL's schedule: how often the worker checks it (30m, 1h, 1d).",
+            ),
+        ] = None,
+        kind: Annotated[
+            KindOption | None,
+            typer.Option(
+                "--kind",
+                help="A URL is a feed (RSS, Atom, JSON Feed: its entries are documents) or a"
+                " page (re-checked); default: told by what it answers.",
+            ),
+        ] = None,
+        also: Annotated[
+            list[str],
+            typer.Option("--also", help="--kind page: another page checked with it."),
+        ] = [],  # noqa: B006
         brain: NewBrainOption = None,
         json_: JsonOption = False,
     ) -> None:
-        """Follow a folder; `loci sync` then adds its files and keeps them up to date."""
+        """Follow a folder (`loci sync` then adds its files and keeps them up to date), or a
+        feed or web page the worker checks on a schedule (`--every`)."""
         target = brain_to_fill(brain)
-        source = service().sources.add(
-            target, path, include, exclude, "keep" if keep_deleted else "remove", as_
-        )
+        on_delete: OnDelete = "keep" if keep_deleted else "remove"
+        if _is_url(path):
+            if every is None:
+                raise typer.BadParameter("a URL is followed on a schedule: add --every 1h")
+            options = {"urls": also} if also else {}
+            source = service().scheduled.add(
+                target, path, parse_every(every), kind=kind, on_delete=on_delete, options=options
+            )
+            if json_:
+                emit_json(_source_row(source, target.name))
+                return
+            out.print(
+                f"following the {source.kind} {escape(source.path)} as source #{source.id} of"
+                f" brain {escape(target.name)}, every {every}; a running `loci serve` or"
+                f" `loci worker` checks it (`loci sources sync {source.id}` checks it now)"
+            )
+            return
+        if every is not None or kind is not None:
+            raise typer.BadParameter("--every and --kind are for a URL; a folder is watched")
+        source = service().sources.add(target, Path(path), include, exclude, on_delete, as_)
         if json_:
             emit_json(_source_row(source, target.name))
             return
@@ -147,7 +211,8 @@ def register(app: typer.Typer) -> None:
     @sources.command("list")
     @exits_cleanly
     def list_sources(brain: BrainOption = None, json_: JsonOption = False) -> None:
-        """The folders followed (every brain's, unless --brain): files, last sync, errors."""
+        """The folders, feeds and pages followed (every brain's, unless --brain): files or
+        entries, last sync, next run, what the last run did, errors."""
         loci = service()
         chosen = existing_brain(brain) if brain is not None else None
         names = _brain_names()
@@ -166,32 +231,77 @@ def register(app: typer.Typer) -> None:
         # conflict anywhere) are left out.
         pages = any(r["mode"] != "files" for r in rows)
         conflicts = any(r["conflicts"] for r in rows)
+        scheduled = any(r["kind"] != "folder" for r in rows)
         table = Table(box=None, pad_edge=False)
         for header in ("id", "brain"):
             table.add_column(header, no_wrap=True)
         table.add_column("path", overflow="fold", min_width=16, ratio=1)
-        shown = ["as"] * pages + ["files", "last sync", "errors"] + ["conflicts"] * conflicts
+        shown = (
+            ["kind"] * scheduled + ["as"] * pages + ["files", "last sync"]
+            + ["next run"] * scheduled + ["errors"] + ["conflicts"] * conflicts
+        )  # fmt: skip
         for header in (*shown, "watching"):
             table.add_column(header, no_wrap=True)
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
+            if r["last_error"]:
+                errors = "failing"
             files = "-" if r["files"] is None else str(r["files"])
             path = escape(r["path"])
+            upcoming = (r["next_run_at"] or "-")[:16].replace("T", " ")
             cells = {
-                "as": r["mode"], "files": files, "last sync": synced, "errors": errors,
+                "kind": r["kind"], "as": r["mode"] if r["kind"] == "folder" else "-",
+                "files": files, "last sync": synced, "next run": upcoming, "errors": errors,
                 "conflicts": str(len(r["conflicts"])),
             }  # fmt: skip
+            watched = r["watching"] if r["kind"] == "folder" else "-"
+            if r["running"]:
+                watched = "running"
             table.add_row(
-                str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), r["watching"]
+                str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), watched
             )
         out.print(table)
+        for r in rows:  # what the last run of each scheduled source did, and why it failed
+            if r["kind"] == "folder":
+                continue
+            done = ", ".join(f"{n} {what}" for what, n in r["counts"].items() if n)
+            if r["last_sync_at"] is not None:
+                out.print(f"#{r['id']} last run: {escape(done or 'nothing to do')}")
+            if r["moved_to"]:
+                out.print(f"[yellow]→[/yellow] #{r['id']} moved to {escape(r['moved_to'])}")
+            if r["last_error"]:
+                tries = f" ({r['failures']} failures in a row)" if r["failures"] > 1 else ""
+                out.print(f"[red]✗[/red] #{r['id']} {escape(r['last_error'])}{tries}")
         for r in rows:  # what needs the person's attention, file by file
             for failure in r["errors"]:
                 out.print(
                     f"[red]✗[/red] #{r['id']} {escape(failure['path'])} — "
                     f"{escape(failure['reason'])}"
                 )
+
+    @sources.command("sync")
+    @exits_cleanly
+    def sync_one(
+        source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+        brain: BrainOption = None,
+        wait: WaitOption = None,
+        json_: JsonOption = False,
+    ) -> None:
+        """Check a followed feed or page now (a folder: `loci sync`), whatever its schedule."""
+        from loci.jobs.worker import worker_name
+
+        loci = service()
+        owner, found = _find(source_id, brain)
+        result = loci.scheduled.run_now(owner, found.id, worker_name())
+        index_now(owner, result.queued, wait)
+        row = _sync_row(result, owner.name)
+        if json_:
+            emit_json(row)
+        else:
+            _print_sync(row)
+        if result.failed or result.unreachable:
+            raise typer.Exit(PARTIAL)
 
     @sources.command("rm")
     @exits_cleanly
