@@ -62,8 +62,8 @@ class SourceTables(ABC):
             lease_until=_number(row["lease_until"]),
             failures=int(row["failures"]),
             last_error=row["last_error"],
-            state=dict(decode(row["state"]) or {}),
-            options=dict(decode(row["options"]) or {}),
+            state=dict(decode(row["state"]) or {}) if row["state"] is not None else {},
+            options=dict(decode(row["options"]) or {}) if row["options"] is not None else {},
             secret=row["secret"],
         )
 
