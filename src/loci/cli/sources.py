@@ -16,6 +16,7 @@ A URL given to `loci sources add URL --every 1h` is a feed or web page the worke
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -61,6 +62,19 @@ def parse_every(text: str) -> float:
 
 def _is_url(text: str) -> bool:
     return "://" in text
+
+
+def _in(when: str | None, now: datetime) -> str:
+    """How long until `when` (ISO 8601), as a person glances at it: "in 2h", "due"."""
+    if when is None:
+        return "-"
+    seconds = (datetime.fromisoformat(when.replace("Z", "+00:00")) - now).total_seconds()
+    if seconds <= 0:
+        return "due"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"in {seconds / size:.0f}{unit}"
+    return f"in {seconds:.0f}s"
 
 
 def _brain_names() -> dict[int, str]:
@@ -236,28 +250,30 @@ def register(app: typer.Typer) -> None:
         for header in ("id", "brain"):
             table.add_column(header, no_wrap=True)
         table.add_column("path", overflow="fold", min_width=16, ratio=1)
-        shown = (
-            ["kind"] * scheduled + ["as"] * pages + ["files", "last sync"]
-            + ["next run"] * scheduled + ["errors"] + ["conflicts"] * conflicts
-        )  # fmt: skip
-        for header in (*shown, "watching"):
+        shown = ["kind"] * scheduled + ["as"] * pages + ["files", "last sync", "errors"]
+        shown += ["conflicts"] * conflicts
+        # A folder is watched, a feed runs on a schedule: one column says which and when.
+        last = "watch/next" if scheduled else "watching"
+        for header in (*shown, last):
             table.add_column(header, no_wrap=True)
+        now = datetime.now(UTC)
         for r in rows:
             synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
+            if scheduled:  # the year gives way to the next run's column
+                synced = synced[5:] if r["last_sync_at"] else synced
             errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
             if r["last_error"]:
                 errors = "failing"
             files = "-" if r["files"] is None else str(r["files"])
             path = escape(r["path"])
-            upcoming = (r["next_run_at"] or "-")[:16].replace("T", " ")
             cells = {
                 "kind": r["kind"], "as": r["mode"] if r["kind"] == "folder" else "-",
-                "files": files, "last sync": synced, "next run": upcoming, "errors": errors,
+                "files": files, "last sync": synced, "errors": errors,
                 "conflicts": str(len(r["conflicts"])),
             }  # fmt: skip
-            watched = r["watching"] if r["kind"] == "folder" else "-"
-            if r["running"]:
-                watched = "running"
+            watched = r["watching"]
+            if r["kind"] != "folder":
+                watched = "running" if r["running"] else _in(r["next_run_at"], now)
             table.add_row(
                 str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), watched
             )
