@@ -173,3 +173,21 @@ def page(title: str, text: str) -> str:
         f"<!doctype html><html><head><title>{escape(title)}</title></head><body><main>"
         f"<h1>{escape(title)}</h1><p>{escape(text)}</p><p>{escape(text)}</p></main></body></html>"
     )
+
+
+def opml(folders: dict[str, list[tuple[str, str]]]) -> str:
+    """A feed reader's OPML export: folder name -> (title, feed URL) outlines; the folder ""
+    holds feeds at the top level."""
+    parts = []
+    for folder, feeds in folders.items():
+        outlines = "".join(
+            f'<outline type="rss" text="{escape(t)}" title="{escape(t)}" xmlUrl="{escape(u)}"/>'
+            for t, u in feeds
+        )
+        parts.append(
+            f'<outline text="{escape(folder)}">{outlines}</outline>' if folder else outlines
+        )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?><opml version="2.0"><head><title>Subscriptions'
+        f"</title></head><body>{''.join(parts)}</body></opml>"
+    )

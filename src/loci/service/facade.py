@@ -112,10 +112,10 @@ class Loci:
         self.sources = Sources(store, self.library, PageSources(store, self.graph, fence), fence)
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
         self.reading = Reading(store, blobs)
-        self.importing = Importing(self.library, settings.import_limits)
         self.scheduled = ScheduledSources(
             store, self.library, settings.fetch, settings.schedule, secrets
         )
+        self.importing = Importing(self.library, settings.import_limits, self.scheduled.follow)
 
     def worker(self, name: str | None = None) -> Worker:
         """The worker of `loci serve` and `loci worker`: it indexes documents and runs the

@@ -32,7 +32,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from loci.auth.secret_box import SecretBox
@@ -52,6 +52,7 @@ from loci.upstream.kinds import opener
 log = logging.getLogger(__name__)
 
 MIN_EVERY_S = 60.0  # a source is not run more often than this (a feed is not a chat)
+DEFAULT_EVERY_S = 3600.0  # a feed followed by an import: hourly
 
 
 def origin_prefix(source_id: int) -> str:
@@ -143,6 +144,21 @@ class ScheduledSources:
         return self.store.create_source(
             brain.id, location, (), (), on_delete, schedule=Schedule(kind, every_s, options, sealed)
         )
+
+    def follow(
+        self, brain: Brain | None, url: str, kind: str, dry_run: bool, confined: bool = False
+    ) -> tuple[Literal["add", "unchanged"], int | None]:
+        """Follow `url` as a `kind` source every `DEFAULT_EVERY_S` unless this brain does
+        already (an import of a feed reader's list: `Importing`); nothing is fetched now."""
+        kind_of(kind)
+        checked_url(url)
+        if brain is not None:
+            for other in self.store.sources(brain.id):
+                if other.path == url:
+                    return "unchanged", other.id
+        if dry_run or brain is None:
+            return "add", None
+        return "add", self.add(brain, url, DEFAULT_EVERY_S, kind=kind, confined=confined).id
 
     def detect(self, url: str) -> str:
         """ "feed" or "page", by what `url` answers."""

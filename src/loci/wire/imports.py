@@ -25,6 +25,9 @@ class ImportOutcomeOut(BaseModel):
     document_id: int | None
     reason: str | None = Field(description="why it failed or was skipped")
     attachments: int
+    source_id: int | None = Field(
+        default=None, description="the source an item to follow became (OPML's feeds)"
+    )
 
     @classmethod
     def of(cls, outcome: ImportOutcome) -> ImportOutcomeOut:
@@ -34,6 +37,7 @@ class ImportOutcomeOut(BaseModel):
             document_id=outcome.document_id,
             reason=outcome.reason,
             attachments=outcome.attachments,
+            source_id=outcome.source_id,
         )
 
 
