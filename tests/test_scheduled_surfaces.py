@@ -140,3 +140,18 @@ def test_a_member_who_is_not_an_admin_cannot_follow_a_feed(
         assert api.get("/brains/danas/folders").json() == []
     assert shared.loci.sources.list() == []
     assert site.count() == 0  # nothing was even fetched
+
+
+def test_worker_once_runs_the_due_feeds_then_indexes_them(site: FeedSite, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    added = run_cli(
+        "sources", "add", site.url("/feed.xml"), "--every", "1h", home=home, env=LOOPBACK
+    )
+    assert added.returncode == 0, added.stderr
+    once = run_cli("worker", "--once", home=home, env=LOOPBACK)
+    assert once.returncode == 0, once.stderr
+    assert "ran 1 scheduled sources" in once.stderr
+    found = run_cli("search", "queen cells", "--json", home=home)
+    assert "queen cells" in json.loads(found.stdout)["hits"][0]["text"]
+    again = run_cli("worker", "--once", home=home, env=LOOPBACK)  # not due for an hour
+    assert "scheduled" not in again.stderr and site.count("/feed.xml") == 2  # detect + run

@@ -117,8 +117,8 @@ class ScheduledSources:
     ) -> Source:
         """Follow `location` (a URL, or what the kind takes) every `every_s` seconds; its first
         run is due at once. `kind` None: a URL is a feed or a page by what it answers.
-        `confined`: the caller is not the machine's administrator (the HTTP API), so an HTTP
-        source must name a host of `ScheduleSettings.allowed_hosts`."""
+        `confined`: the caller is not the machine's administrator (the HTTP API), so the
+        source must be a URL on a host of `ScheduleSettings.allowed_hosts`."""
         if on_delete not in ("remove", "keep"):
             raise InvalidInput(f"on_delete must be remove or keep, got {on_delete!r}")
         if every_s < MIN_EVERY_S:
@@ -126,8 +126,9 @@ class ScheduledSources:
         location = location.strip()
         if kind is None or kind_of(kind).web:
             checked_url(location)  # http(s) only
-        web = kind is None or kind_of(kind).web
-        if confined and not (web and host_allowed(location, self.settings.allowed_hosts)):
+        # Confined, any kind names a host of the allow-list (https://, imap://, a git URL); a
+        # path on the server is never followed for a caller who is not its administrator.
+        if confined and not host_allowed(location, self.settings.allowed_hosts):
             host = urlsplit(location).hostname or location
             raise Forbidden(
                 f"{host} is not among the hosts this server lets sources follow"
