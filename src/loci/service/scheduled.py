@@ -40,6 +40,7 @@ from loci.errors import Conflict, Forbidden, InvalidInput, LociError, NotFound
 from loci.ingest.addresses import checked_url
 from loci.ingest.fetch import fetch
 from loci.ingest.fetch_policy import FetchPolicy
+from loci.jobs.worker import describe
 from loci.models import Brain, OnDelete, Schedule, Source
 from loci.service.library import Library
 from loci.service.settings import ScheduleSettings
@@ -190,7 +191,13 @@ class ScheduledSources:
 
     def _run_leased(self, source: Source, owner: str) -> SourceSync:
         brain = self.store.get_brain_by_id(source.brain_id)
-        run = self._sync(brain, source, owner)
+        try:
+            run = self._sync(brain, source, owner)
+        except Exception as error:  # the store or a bug mid-run: recorded, retried with backoff
+            log.warning("source #%s: the run broke off", source.id, exc_info=True)
+            said = describe(error)
+            broken = SourceSync(source.id, source.brain_id, source.path, unreachable=said)
+            run = _Run(broken, error=said)
         assert source.every_s is not None
         failures = source.failures + 1 if run.error else 0
         wait = (

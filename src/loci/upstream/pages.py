@@ -92,5 +92,5 @@ class Pages:
             data=page.body,
             mime_type=page.content_type,
             url=page.url,
-            metadata={"checked": page.headers.get("last-modified")},
+            metadata={"last_modified": page.headers.get("last-modified")},
         )
