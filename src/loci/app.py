@@ -22,6 +22,7 @@ from loci.jobs.worker import WorkerSettings
 from loci.private_files import secure_home
 from loci.search.engine import RankingParams
 from loci.service import Loci, ServiceSettings
+from loci.service.settings import ScheduleSettings
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
 from loci.store.sqlite import SqliteStore
@@ -213,6 +214,11 @@ def service_settings(settings: Settings) -> ServiceSettings:
         models_dir=settings.models_dir,
         fence=data_fence(settings),
         scratch_dir=settings.home / "scratch",
+        schedule=ScheduleSettings(
+            lease_s=settings.sources_lease_s,
+            backoff_cap_s=settings.sources_backoff_max_s,
+            allowed_hosts=tuple(settings.sources_allowed_hosts),
+        ),
         import_limits=Limits(
             max_items=settings.import_max_items,
             max_bytes=int(settings.import_max_mb * 1024 * 1024),
@@ -242,6 +248,7 @@ def build_service(settings: Settings) -> Loci:
         chat=lambda: build_chat(settings),
         reranker=build_reranker(settings),
         transcriber=lambda: build_transcriber(settings),
+        secrets=lambda: secret_box(settings),
     )
 
 

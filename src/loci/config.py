@@ -441,6 +441,26 @@ class Settings(BaseSettings):
         description="how often a polled folder is looked at, in seconds (each look reads the "
         "whole folder's metadata; the pause grows to four times a look on a large folder)",
     )
+    sources_allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="comma-separated hosts (`news.example.org`, or `*.example.org` for a domain "
+        "and its subdomains) whose feeds and pages an admin may follow over the HTTP API "
+        "(`POST /api/v1/brains/{brain}/followed`); empty: the API follows none. Every fetch "
+        "still obeys the fetch policy (LOCI_FETCH_ALLOWED_NETWORKS). `loci sources add URL` "
+        "on the machine is its owner's act and is not confined",
+    )
+    sources_lease_s: float = Field(
+        default=300.0,
+        gt=0,
+        description="how long a worker holds a scheduled source (a feed, web pages) it runs "
+        "without renewing, in seconds; a source whose worker died is run again after it",
+    )
+    sources_backoff_max_s: float = Field(
+        default=86_400.0,
+        gt=0,
+        description="the longest wait, in seconds, before a scheduled source that keeps "
+        "failing is tried again (each failure in a row doubles the wait, from twice its period)",
+    )
 
     job_lease_s: float = Field(
         default=60.0,
@@ -486,6 +506,7 @@ class Settings(BaseSettings):
         "llm_fallback_models",
         "trusted_proxies",
         "sources_allowed_roots",
+        "sources_allowed_hosts",
         mode="before",
     )
     @classmethod

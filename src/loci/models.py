@@ -13,7 +13,7 @@ brain graph in `loci.graph.records`, conversations in `loci.answer.records`, Sla
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
@@ -599,6 +599,35 @@ class Source:
     last_sync_at: str | None
     last_report: dict[str, Any] | None
     mode: SourceMode = "files"
+    # A place that is not a folder (`kind` "feed", "page", ...; `path` is then its address),
+    # run by the worker every `every_s` seconds (`loci.service.scheduled`). `next_run_at` and
+    # `lease_until` are epoch seconds on the database's clock; `failures` counts failed runs
+    # in a row (the backoff), `last_error` says why the last one failed (None: it worked).
+    kind: str = "folder"
+    every_s: float | None = None
+    next_run_at: float | None = None
+    lease_owner: str | None = None
+    lease_until: float | None = None
+    failures: int = 0
+    last_error: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)  # the upstream's, between runs
+    options: dict[str, Any] = field(default_factory=dict)
+    secret: str | None = field(default=None, repr=False)  # sealed (`SecretBox`)
+
+    @property
+    def scheduled(self) -> bool:
+        return self.kind != "folder"
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """What a source that is not a folder is: its `kind`, how often it runs (`every_s`), its
+    kind's options and its credential, sealed."""
+
+    kind: str
+    every_s: float | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    secret: str | None = None
 
 
 WatchMode = Literal["events", "poll"]  # native file system events, or polling the folder

@@ -116,7 +116,7 @@ def create_app(
         stop = threading.Event()
         thread = None
         if run_worker:
-            worker = loci.library.worker()
+            worker = loci.worker()
             thread = threading.Thread(
                 target=worker.run_forever, args=(stop,), name="loci-worker", daemon=True
             )

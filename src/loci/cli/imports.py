@@ -28,50 +28,7 @@ _VERBS = {
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("import")
-    @exits_cleanly
-    def import_(
-        kind: Annotated[str, typer.Argument(help=f"What the export is. {_KINDS_HELP}.")],
-        path: Annotated[
-            Path,
-            typer.Argument(help="The export: a file, a zip, or the folder it was unpacked into."),
-        ],
-        tag: Annotated[
-            list[str], typer.Option("--tag", "-t", help="Tag every imported document.")
-        ] = [],  # noqa: B006
-        dry_run: Annotated[
-            bool,
-            typer.Option(
-                "--dry-run", help="Only say what the import would add, update, skip and fail."
-            ),
-        ] = False,
-        wait: WaitOption = None,
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Import what another tool exported: each item a document, cited at its own place.
-        Running it again adds nothing; an item edited since updates its document."""
-        from loci.wire.imports import ImportReportOut
-
-        loci = service()
-        if not path.exists():
-            err.print(f"{escape(str(path))} does not exist")
-            raise typer.Exit(NOT_FOUND)
-        target = loci.find_brain(brain) if dry_run else loci.brain(brain)
-        report = loci.importing.run(target, kind, path, dry_run=dry_run, tags=tag)
-        if target is not None and not dry_run:
-            pending = [
-                o.document_id
-                for o in report.outcomes
-                if o.document_id is not None and o.action in ("add", "update")
-            ]
-            index_now(target, pending, wait)
-        if json_:
-            emit_json(ImportReportOut.of(report).model_dump(mode="json"))
-        else:
-            _show(report)
-        if report.counts["fail"]:
-            raise typer.Exit(PARTIAL)
+    app.command("import")(exits_cleanly(import_))
 
 
 def _show(report: ImportReport) -> None:
@@ -84,3 +41,47 @@ def _show(report: ImportReport) -> None:
         f"{n} {would}{_VERBS[a]}" for a, n in report.counts.items() if n or a == "add"
     )
     out.print(f"{report.kind}: {counts}")
+
+
+def import_(
+    kind: Annotated[str, typer.Argument(help=f"What the export is. {_KINDS_HELP}.")],
+    path: Annotated[
+        Path,
+        typer.Argument(help="The export: a file, a zip, or the folder it was unpacked into."),
+    ],
+    tag: Annotated[
+        list[str], typer.Option("--tag", "-t", help="Tag every imported document.")
+    ] = [],  # noqa: B006
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Only say what the import would add, update, skip and fail."
+        ),
+    ] = False,
+    wait: WaitOption = None,
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Import what another tool exported: each item a document, cited at its own place.
+    Running it again adds nothing; an item edited since updates its document."""
+    from loci.wire.imports import ImportReportOut
+
+    loci = service()
+    if not path.exists():
+        err.print(f"{escape(str(path))} does not exist")
+        raise typer.Exit(NOT_FOUND)
+    target = loci.find_brain(brain) if dry_run else loci.brain(brain)
+    report = loci.importing.run(target, kind, path, dry_run=dry_run, tags=tag)
+    if target is not None and not dry_run:
+        pending = [
+            o.document_id
+            for o in report.outcomes
+            if o.document_id is not None and o.action in ("add", "update")
+        ]
+        index_now(target, pending, wait)
+    if json_:
+        emit_json(ImportReportOut.of(report).model_dump(mode="json"))
+    else:
+        _show(report)
+    if report.counts["fail"]:
+        raise typer.Exit(PARTIAL)

@@ -1,4 +1,5 @@
-"""`loci sources` (the folders a brain follows) and `loci sync` (bring each up to date once).
+"""`loci sources` (the folders, feeds and web pages a brain follows) and `loci sync` (bring each
+folder up to date once).
 
 Registering a folder reads nothing yet; `loci sync` walks every registered folder and adds,
 updates, renames and removes documents so the brain matches the files (for cron, or a laptop
@@ -7,10 +8,15 @@ both ways; a file changed on both sides is a conflict, settled with `loci source
 Like `loci brains`, these commands act as the administrator of the data directory: the path is
 one of this machine's, so unlike the HTTP API they are not confined to
 `LOCI_SOURCES_ALLOWED_ROOTS`.
+
+A URL given to `loci sources add URL --every 1h` is a feed or web page the worker (`loci serve`,
+`loci worker`) checks on that schedule; `loci sources sync ID` checks one now.
 """
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -33,12 +39,42 @@ from loci.cli.waiting import WaitOption, index_now
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from loci.models import Brain, Source, WatchMode
+    from loci.models import Brain, OnDelete, Source, WatchMode
     from loci.service.sources import SourceSync
 
 
 SourceModeOption = Literal["files", "pages"]
 KeepOption = Literal["file", "loci"]
+KindOption = Literal["feed", "page"]
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_every(text: str) -> float:
+    """Seconds of a period as typed: "90" (seconds), "30m", "1h", "1d", "1w", "1h30m"."""
+    cleaned = text.strip().lower().replace(" ", "")
+    if cleaned.replace(".", "", 1).isdigit():
+        return float(cleaned)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([smhdw])", cleaned)
+    if not parts or "".join(n + u for n, u in parts) != cleaned:
+        raise typer.BadParameter(f"{text!r} is not a period (say 90s, 30m, 1h, 1d or 1w)")
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def _is_url(text: str) -> bool:
+    return "://" in text
+
+
+def _in(when: str | None, now: datetime) -> str:
+    """How long until `when` (ISO 8601), as a person glances at it: "in 2h", "due"."""
+    if when is None:
+        return "-"
+    seconds = (datetime.fromisoformat(when.replace("Z", "+00:00")) - now).total_seconds()
+    if seconds <= 0:
+        return "due"
+    for size, unit in ((86400, "d"), (3600, "h"), (60, "m")):
+        if seconds >= size:
+            return f"in {seconds / size:.0f}{unit}"
+    return f"in {seconds:.0f}s"
 
 
 def _brain_names() -> dict[int, str]:
@@ -100,178 +136,264 @@ def register(app: typer.Typer) -> None:
     )
     app.add_typer(sources, name="sources")
 
-    @sources.command("add")
-    @exits_cleanly
-    def add(
-        path: Annotated[Path, typer.Argument(help="A folder (a vault, Documents, PDFs).")],
-        include: Annotated[
-            list[str],
-            typer.Option("--include", help="Only files matching this glob (name or path in it)."),
-        ] = [],  # noqa: B006
-        exclude: Annotated[
-            list[str], typer.Option("--exclude", help="Skip files matching this glob.")
-        ] = [],  # noqa: B006
-        keep_deleted: Annotated[
-            bool,
-            typer.Option(
-                "--keep-deleted",
-                help="Keep the document of a file deleted from the folder (default: remove it).",
-            ),
-        ] = False,
-        as_: Annotated[
-            SourceModeOption,
-            typer.Option(
-                "--as",
-                help="files: each file a document; pages: an Obsidian-style vault kept as "
-                "graph pages, edits made in Loci written back to the files.",
-            ),
-        ] = "files",
-        brain: NewBrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Follow a folder; `loci sync` then adds its files and keeps them up to date."""
-        target = brain_to_fill(brain)
-        source = service().sources.add(
-            target, path, include, exclude, "keep" if keep_deleted else "remove", as_
+    sources.command("add")(exits_cleanly(add))
+    sources.command("list")(exits_cleanly(list_sources))
+    sources.command("sync")(exits_cleanly(sync_one))
+    sources.command("rm")(exits_cleanly(remove))
+    sources.command("resolve")(exits_cleanly(resolve))
+    app.command("sync")(exits_cleanly(sync))
+
+
+def add(
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A folder (a vault, Documents, PDFs), or the URL of a feed or web page."
+        ),
+    ],
+    include: Annotated[
+        list[str],
+        typer.Option("--include", help="Only files matching this glob (name or path in it)."),
+    ] = [],  # noqa: B006
+    exclude: Annotated[
+        list[str], typer.Option("--exclude", help="Skip files matching this glob.")
+    ] = [],  # noqa: B006
+    keep_deleted: Annotated[
+        bool,
+        typer.Option(
+            "--keep-deleted",
+            help="Keep the document of a file deleted from the folder (default: remove it).",
+        ),
+    ] = False,
+    as_: Annotated[
+        SourceModeOption,
+        typer.Option(
+            "--as",
+            help="files: each file a document; pages: an Obsidian-style vault kept as "
+            "graph pages, edits made in Loci written back to the files.",
+        ),
+    ] = "files",
+    every: Annotated[
+        str | None,
+        typer.Option(
+            "--every",
+            help="A URL's schedule: how often the worker checks it (30m, 1h, 1d).",
+        ),
+    ] = None,
+    kind: Annotated[
+        KindOption | None,
+        typer.Option(
+            "--kind",
+            help="A URL is a feed (RSS, Atom, JSON Feed: its entries are documents) or a"
+            " page (re-checked); default: told by what it answers.",
+        ),
+    ] = None,
+    also: Annotated[
+        list[str],
+        typer.Option("--also", help="--kind page: another page checked with it."),
+    ] = [],  # noqa: B006
+    brain: NewBrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Follow a folder (`loci sync` then adds its files and keeps them up to date), or a
+    feed or web page the worker checks on a schedule (`--every`)."""
+    target = brain_to_fill(brain)
+    on_delete: OnDelete = "keep" if keep_deleted else "remove"
+    if _is_url(path):
+        if every is None:
+            raise typer.BadParameter("a URL is followed on a schedule: add --every 1h")
+        options = {"urls": also} if also else {}
+        source = service().scheduled.add(
+            target, path, parse_every(every), kind=kind, on_delete=on_delete, options=options
         )
         if json_:
             emit_json(_source_row(source, target.name))
             return
-        kept_as = " (as pages)" if source.mode == "pages" else ""
         out.print(
-            f"following {escape(source.path)}{kept_as} as source #{source.id} of brain"
-            f" {escape(target.name)}; a running `loci serve` or `loci worker` watches it"
-            " (`loci sync` adds its files now)"
+            f"following the {source.kind} {escape(source.path)} as source #{source.id} of"
+            f" brain {escape(target.name)}, every {every}; a running `loci serve` or"
+            f" `loci worker` checks it (`loci sources sync {source.id}` checks it now)"
         )
+        return
+    if every is not None or kind is not None:
+        raise typer.BadParameter("--every and --kind are for a URL; a folder is watched")
+    source = service().sources.add(target, Path(path), include, exclude, on_delete, as_)
+    if json_:
+        emit_json(_source_row(source, target.name))
+        return
+    kept_as = " (as pages)" if source.mode == "pages" else ""
+    out.print(
+        f"following {escape(source.path)}{kept_as} as source #{source.id} of brain"
+        f" {escape(target.name)}; a running `loci serve` or `loci worker` watches it"
+        " (`loci sync` adds its files now)"
+    )
 
-    @sources.command("list")
-    @exits_cleanly
-    def list_sources(brain: BrainOption = None, json_: JsonOption = False) -> None:
-        """The folders followed (every brain's, unless --brain): files, last sync, errors."""
-        loci = service()
-        chosen = existing_brain(brain) if brain is not None else None
-        names = _brain_names()
-        watching = loci.sources.watching(chosen)
-        rows = [
-            _source_row(s, names.get(s.brain_id, "?"), watching) for s in loci.sources.list(chosen)
-        ]
-        if json_:
-            emit_json(rows)
-            return
-        if not rows:
-            err.print("no folders followed: `loci sources add PATH` registers one")
-            return
-        # At 80 columns the path is what tells two folders apart: it wraps, whole; the short
-        # columns never do, and those that would say nothing (no folder kept as pages, no
-        # conflict anywhere) are left out.
-        pages = any(r["mode"] != "files" for r in rows)
-        conflicts = any(r["conflicts"] for r in rows)
-        table = Table(box=None, pad_edge=False)
-        for header in ("id", "brain"):
-            table.add_column(header, no_wrap=True)
-        table.add_column("path", overflow="fold", min_width=16, ratio=1)
-        shown = ["as"] * pages + ["files", "last sync", "errors"] + ["conflicts"] * conflicts
-        for header in (*shown, "watching"):
-            table.add_column(header, no_wrap=True)
-        for r in rows:
-            synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
-            errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
-            files = "-" if r["files"] is None else str(r["files"])
-            path = escape(r["path"])
-            cells = {
-                "as": r["mode"], "files": files, "last sync": synced, "errors": errors,
-                "conflicts": str(len(r["conflicts"])),
-            }  # fmt: skip
-            table.add_row(
-                str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), r["watching"]
-            )
-        out.print(table)
-        for r in rows:  # what needs the person's attention, file by file
-            for failure in r["errors"]:
-                out.print(
-                    f"[red]✗[/red] #{r['id']} {escape(failure['path'])} — "
-                    f"{escape(failure['reason'])}"
-                )
 
-    @sources.command("rm")
-    @exits_cleanly
-    def remove(
-        source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
-        keep_documents: Annotated[
-            bool,
-            typer.Option(
-                "--keep-documents", help="Keep the folder's documents (default: remove them)."
-            ),
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Stop following a folder; its documents are removed unless --keep-documents."""
-        loci = service()
-        owner, found = _find(source_id, brain)
-        source, removed = loci.sources.remove(owner, found.id, keep_documents)
-        if json_:
-            emit_json(
-                {
-                    "source": _source_row(source, owner.name),
-                    "documents_kept": keep_documents,
-                    "documents_removed": removed,
-                }
+def list_sources(brain: BrainOption = None, json_: JsonOption = False) -> None:
+    """The folders, feeds and pages followed (every brain's, unless --brain): files or
+    entries, last sync, next run, what the last run did, errors."""
+    loci = service()
+    chosen = existing_brain(brain) if brain is not None else None
+    names = _brain_names()
+    watching = loci.sources.watching(chosen)
+    rows = [_source_row(s, names.get(s.brain_id, "?"), watching) for s in loci.sources.list(chosen)]
+    if json_:
+        emit_json(rows)
+        return
+    if not rows:
+        err.print("no folders followed: `loci sources add PATH` registers one")
+        return
+    # At 80 columns the path is what tells two folders apart: it wraps, whole; the short
+    # columns never do, and those that would say nothing (no folder kept as pages, no
+    # conflict anywhere) are left out.
+    pages = any(r["mode"] != "files" for r in rows)
+    conflicts = any(r["conflicts"] for r in rows)
+    scheduled = any(r["kind"] != "folder" for r in rows)
+    table = Table(box=None, pad_edge=False)
+    for header in ("id", "brain"):
+        table.add_column(header, no_wrap=True)
+    table.add_column("path", overflow="fold", min_width=16, ratio=1)
+    shown = ["kind"] * scheduled + ["as"] * pages + ["files", "last sync", "errors"]
+    shown += ["conflicts"] * conflicts
+    # A folder is watched, a feed runs on a schedule: one column says which and when.
+    last = "watch/next" if scheduled else "watching"
+    for header in (*shown, last):
+        table.add_column(header, no_wrap=True)
+    now = datetime.now(UTC)
+    for r in rows:
+        synced = (r["last_sync_at"] or "never")[:16].replace("T", " ")
+        if scheduled:  # the year gives way to the next run's column
+            synced = synced[5:] if r["last_sync_at"] else synced
+        errors = "unreachable" if r["unreachable"] else str(len(r["errors"]))
+        if r["last_error"]:
+            errors = "failing"
+        files = "-" if r["files"] is None else str(r["files"])
+        path = escape(r["path"])
+        cells = {
+            "kind": r["kind"], "as": r["mode"] if r["kind"] == "folder" else "-",
+            "files": files, "last sync": synced, "errors": errors,
+            "conflicts": str(len(r["conflicts"])),
+        }  # fmt: skip
+        watched = r["watching"]
+        if r["kind"] != "folder":
+            watched = "running" if r["running"] else _in(r["next_run_at"], now)
+        table.add_row(str(r["id"]), escape(r["brain"]), path, *(cells[h] for h in shown), watched)
+    out.print(table)
+    for r in rows:  # what the last run of each scheduled source did, and why it failed
+        if r["kind"] == "folder":
+            continue
+        done = ", ".join(f"{n} {what}" for what, n in r["counts"].items() if n)
+        if r["last_sync_at"] is not None:
+            out.print(f"#{r['id']} last run: {escape(done or 'nothing to do')}")
+        if r["moved_to"]:
+            out.print(f"[yellow]→[/yellow] #{r['id']} moved to {escape(r['moved_to'])}")
+        if r["last_error"]:
+            tries = f" ({r['failures']} failures in a row)" if r["failures"] > 1 else ""
+            out.print(f"[red]✗[/red] #{r['id']} {escape(r['last_error'])}{tries}")
+    for r in rows:  # what needs the person's attention, file by file
+        for failure in r["errors"]:
+            out.print(
+                f"[red]✗[/red] #{r['id']} {escape(failure['path'])} — {escape(failure['reason'])}"
             )
-            return
-        fate = (
-            "its documents stay in the brain"
-            if keep_documents
-            else f"its {removed} document{'' if removed == 1 else 's'} removed from the brain"
+
+
+def sync_one(
+    source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+    brain: BrainOption = None,
+    wait: WaitOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Check a followed feed or page now (a folder: `loci sync`), whatever its schedule."""
+    from loci.jobs.worker import worker_name
+
+    loci = service()
+    owner, found = _find(source_id, brain)
+    result = loci.scheduled.run_now(owner, found.id, worker_name())
+    index_now(owner, result.queued, wait)
+    row = _sync_row(result, owner.name)
+    if json_:
+        emit_json(row)
+    else:
+        _print_sync(row)
+    if result.failed or result.unreachable:
+        raise typer.Exit(PARTIAL)
+
+
+def remove(
+    source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+    keep_documents: Annotated[
+        bool,
+        typer.Option(
+            "--keep-documents", help="Keep the folder's documents (default: remove them)."
+        ),
+    ] = False,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Stop following a folder; its documents are removed unless --keep-documents."""
+    loci = service()
+    owner, found = _find(source_id, brain)
+    source, removed = loci.sources.remove(owner, found.id, keep_documents)
+    if json_:
+        emit_json(
+            {
+                "source": _source_row(source, owner.name),
+                "documents_kept": keep_documents,
+                "documents_removed": removed,
+            }
         )
-        out.print(f"stopped following {escape(source.path)} (#{source.id}); {fate}")
+        return
+    fate = (
+        "its documents stay in the brain"
+        if keep_documents
+        else f"its {removed} document{'' if removed == 1 else 's'} removed from the brain"
+    )
+    out.print(f"stopped following {escape(source.path)} (#{source.id}); {fate}")
 
-    @sources.command("resolve")
-    @exits_cleanly
-    def resolve(
-        source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
-        path: Annotated[str, typer.Argument(help="The file in conflict, as the sync named it.")],
-        keep: Annotated[
-            KeepOption,
-            typer.Option(
-                "--keep",
-                help="file: the file's text goes into the page (its history keeps Loci's); "
-                "loci: the page is written to the file.",
-            ),
-        ],
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Settle a conflict of a folder kept as pages by keeping one side, then sync it."""
-        loci = service()
-        owner, found = _find(source_id, brain)
-        result = loci.sources.resolve(owner, found.id, path, keep)
-        row = _sync_row(result, owner.name)
-        if json_:
-            emit_json(row)
-        else:
+
+def resolve(
+    source_id: Annotated[int, typer.Argument(help="The source's id (`loci sources list`).")],
+    path: Annotated[str, typer.Argument(help="The file in conflict, as the sync named it.")],
+    keep: Annotated[
+        KeepOption,
+        typer.Option(
+            "--keep",
+            help="file: the file's text goes into the page (its history keeps Loci's); "
+            "loci: the page is written to the file.",
+        ),
+    ],
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Settle a conflict of a folder kept as pages by keeping one side, then sync it."""
+    loci = service()
+    owner, found = _find(source_id, brain)
+    result = loci.sources.resolve(owner, found.id, path, keep)
+    row = _sync_row(result, owner.name)
+    if json_:
+        emit_json(row)
+    else:
+        _print_sync(row)
+    if result.failed or result.conflicts or result.unreachable:
+        raise typer.Exit(PARTIAL)
+
+
+def sync(brain: BrainOption = None, wait: WaitOption = None, json_: JsonOption = False) -> None:
+    """Bring every followed folder up to date once: added, updated, renamed, removed."""
+    loci = service()
+    chosen = existing_brain(brain) if brain is not None else None
+    report = loci.sources.sync(chosen)
+    for result in report.sources:
+        if index_now(loci.sources.brain_of(result), result.queued, wait) is not None:
+            loci.sources.note_index_failures(result)
+    names = _brain_names()
+    rows = [_sync_row(r, names.get(r.brain_id, "?")) for r in report.sources]
+    if json_:
+        emit_json({"ok": report.ok, "sources": rows})
+    elif not rows:
+        err.print("no folders followed: `loci sources add PATH` registers one")
+    else:
+        for row in rows:
             _print_sync(row)
-        if result.failed or result.conflicts or result.unreachable:
-            raise typer.Exit(PARTIAL)
-
-    @app.command("sync")
-    @exits_cleanly
-    def sync(brain: BrainOption = None, wait: WaitOption = None, json_: JsonOption = False) -> None:
-        """Bring every followed folder up to date once: added, updated, renamed, removed."""
-        loci = service()
-        chosen = existing_brain(brain) if brain is not None else None
-        report = loci.sources.sync(chosen)
-        for result in report.sources:
-            if index_now(loci.sources.brain_of(result), result.queued, wait) is not None:
-                loci.sources.note_index_failures(result)
-        names = _brain_names()
-        rows = [_sync_row(r, names.get(r.brain_id, "?")) for r in report.sources]
-        if json_:
-            emit_json({"ok": report.ok, "sources": rows})
-        elif not rows:
-            err.print("no folders followed: `loci sources add PATH` registers one")
-        else:
-            for row in rows:
-                _print_sync(row)
-        if not report.ok:  # some folder or file needs the person's attention
-            raise typer.Exit(PARTIAL)
+    if not report.ok:  # some folder or file needs the person's attention
+        raise typer.Exit(PARTIAL)

@@ -61,19 +61,28 @@ def status(brain: BrainOption = None, json_: JsonOption = False) -> None:
 
 def worker(
     once: Annotated[
-        bool, typer.Option("--once", help="Process what is queued, then exit.")
+        bool,
+        typer.Option(
+            "--once",
+            help="Run the feeds and pages that are due, process what is queued, then exit.",
+        ),
     ] = False,
 ) -> None:
     """Run a standalone ingestion worker (several may run at once); it also watches the
-    registered folders (LOCI_SOURCES_WATCH), each by one worker or server at a time."""
+    registered folders (LOCI_SOURCES_WATCH), each by one worker or server at a time, and
+    runs the followed feeds and pages as they fall due."""
     logging.getLogger("loci").setLevel(logging.INFO)
     loci = service()
-    w = loci.library.worker()
-    if once:
+    w = loci.worker()
+    if once:  # for cron: the feeds and pages that are due, then what is queued
+        ran = 0
+        while w.run_scheduled():
+            ran += 1
         count = 0
         while claimed := w.run_batch():
             count += claimed
-        err.print(f"processed {count} jobs")
+        ran_sources = f", ran {ran} scheduled sources" if ran else ""
+        err.print(f"processed {count} jobs{ran_sources}")
         return
     from loci.app import build_watcher
 

@@ -17,7 +17,7 @@ import ssl
 import time
 import zlib
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpcore
@@ -52,6 +52,7 @@ KEPT_HEADERS = (
 )
 
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_PERMANENT_REDIRECTS = frozenset({301, 308})
 # Statuses with which bot walls answer; their bodies are read to tell a challenge from a plain
 # refusal. Only a bounded sample is read: a challenge page is small.
 _CHALLENGE_STATUSES = frozenset({403, 429, 503})
@@ -73,18 +74,29 @@ class FetchedPage:
     # Set only by `fetch_web_page(..., javascript_ok=True)`: why this page needs its scripts run
     # (one of JAVASCRIPT_REASONS) before it has anything to read.
     needs_javascript: str | None = None
+    # Where permanent redirects (301, 308) from the start led, when they did: the address a
+    # follower should use from now on. None if the first hop was not moved for good.
+    moved_to: str | None = None
 
 
 def fetch(
-    url: str, policy: FetchPolicy, *, accept: Collection[str] = DEFAULT_ACCEPT
+    url: str,
+    policy: FetchPolicy,
+    *,
+    accept: Collection[str] = DEFAULT_ACCEPT,
+    conditional: Mapping[str, str] | None = None,
 ) -> FetchedPage:
     """GET `url` within `policy` and return the final page.
 
     `accept` lists the media types the caller can use ("type/*" allowed); anything else is
     refused with UnsupportedSource before its body is read. A 403/429/503 whose body is a bot
     challenge raises ChallengePage; any other status of 400 or more raises FetchError.
+
+    `conditional`: the validators of the copy the caller has (`etag`, `last-modified`, as
+    `FetchedPage.headers` kept them), sent as If-None-Match / If-Modified-Since; a page that
+    has not changed since is then returned with status 304 and no body.
     """
-    return _Fetch(policy, accept).run(url, detect_challenges=False)
+    return _Fetch(policy, accept, conditional).run(url, detect_challenges=False)
 
 
 def fetch_web_page(
@@ -93,14 +105,17 @@ def fetch_web_page(
     *,
     accept: Collection[str] = DEFAULT_ACCEPT,
     javascript_ok: bool = False,
+    conditional: Mapping[str, str] | None = None,
 ) -> FetchedPage:
     """Like `fetch`, but an HTML page that is a bot challenge raises ChallengePage even when
     the site answered 200 (JavaScript shells, CAPTCHA walls and some vendors do).
 
     With `javascript_ok`, a 2xx page that only asks for JavaScript (an app shell) is returned
     with `needs_javascript` set instead, for a caller that can render it in a browser.
+    `conditional` as for `fetch`.
     """
-    return _Fetch(policy, accept).run(url, detect_challenges=True, javascript_ok=javascript_ok)
+    fetcher = _Fetch(policy, accept, conditional)
+    return fetcher.run(url, detect_challenges=True, javascript_ok=javascript_ok)
 
 
 _TIMEOUTS = (httpx.TimeoutException, httpcore.TimeoutException)
@@ -114,9 +129,19 @@ _TRANSPORT_ERRORS = (
 
 
 class _Fetch:
-    def __init__(self, policy: FetchPolicy, accept: Collection[str]) -> None:
+    def __init__(
+        self,
+        policy: FetchPolicy,
+        accept: Collection[str],
+        conditional: Mapping[str, str] | None = None,
+    ) -> None:
         self._policy = policy
         self._accept = frozenset(kind.lower() for kind in accept)
+        self._conditional: dict[str, str] = {}
+        for name, header in (("etag", "If-None-Match"), ("last-modified", "If-Modified-Since")):
+            value = (conditional or {}).get(name)
+            if value:
+                self._conditional[header] = value
 
     def run(self, url: str, *, detect_challenges: bool, javascript_ok: bool = False) -> FetchedPage:
         policy = self._policy
@@ -138,18 +163,28 @@ class _Fetch:
             "Accept": _accept_header(self._accept),
             # Only encodings this module decodes itself under the size cap.
             "Accept-Encoding": "gzip, deflate",
+            **self._conditional,
         }
         # trust_env=False: no proxy from the environment, no credentials from ~/.netrc.
         with httpx.Client(
             transport=transport, timeout=timeout, headers=headers, trust_env=False
         ) as client:
             try:
+                moved_to: str | None = None
+                permanent = True  # every hop so far was a permanent move
                 for _hop in range(policy.max_redirects + 1):
                     with client.stream("GET", current) as response:
-                        if response.status_code in _REDIRECT_STATUSES:
+                        status = response.status_code
+                        if status in _REDIRECT_STATUSES:
                             current = _redirect_target(current, response)
+                            permanent = permanent and status in _PERMANENT_REDIRECTS
+                            if permanent:
+                                moved_to = str(current)
                             continue
-                        return self._page(current, response, detect_challenges, javascript_ok)
+                        if status == 304 and self._conditional:
+                            return FetchedPage(str(current), 304, "", None, b"", moved_to=moved_to)
+                        page = self._page(current, response, detect_challenges, javascript_ok)
+                        return replace(page, moved_to=moved_to)
             except _TIMEOUTS as exc:
                 elapsed = time.monotonic() - started
                 raise FetchError(f"timed out after {elapsed:.1f} s fetching {current}") from exc

@@ -21,6 +21,10 @@ It works in two lanes, each a thread with its own claims and leases:
   small file, the vectors of a document of few chunks), so a note added while the main lane is
   inside one long text stage (OCR of a 100-page scan, transcription of a long recording: minutes
   that cannot be cut into slices) is searchable within a second, not after it.
+
+Given a `scheduled` runner (`loci.service.scheduled`), `run_forever` keeps a third lane that
+runs the scheduled sources (feeds, web pages, ...) as they fall due, each under a lease of
+its own, so a slow feed never holds up indexing and indexing never holds up a feed.
 """
 
 from __future__ import annotations
@@ -116,6 +120,8 @@ class WorkerSettings:
     quick_lane: bool = True  # `run_forever` also runs the quick lane
     # Seconds of text-stage work in a row after which the main lane serves due embedding first.
     vectors_wait_s: float = 5.0
+    # How often the sources lane looks for a scheduled source that fell due.
+    schedule_poll_s: float = 5.0
 
 
 def worker_name() -> str:
@@ -190,11 +196,15 @@ class Worker:
         handle: BatchHandler,
         settings: WorkerSettings,
         name: str | None = None,
+        scheduled: Callable[[str], object] | None = None,
     ) -> None:
+        """`scheduled(owner)` runs the scheduled source due first, if any; it returns None
+        when none was due."""
         self.store = store
         self.handle = handle
         self.settings = settings
         self.name = name or worker_name()
+        self.scheduled = scheduled
         self._text_s = 0.0  # seconds of text-stage batches in a row (the main lane's turns)
 
     def run_batch(
@@ -296,17 +306,43 @@ class Worker:
                 name="loci-worker-quick",
                 daemon=True,
             )
+        sources = None
+        if self.scheduled is not None:
+            sources = threading.Thread(
+                target=self._sources_lane,
+                args=(stop, ended),
+                name="loci-worker-sources",
+                daemon=True,
+            )
         with _Presence(self.store, self.name):
-            if quick is not None:
-                quick.start()
+            for thread in (quick, sources):
+                if thread is not None:
+                    thread.start()
             try:
                 while not stop.is_set():
                     if self.step() == 0:
                         self._idle(stop)
             finally:
                 ended.set()
-                if quick is not None:
-                    quick.join()
+                for thread in (quick, sources):
+                    if thread is not None:
+                        thread.join()
+
+    def run_scheduled(self) -> bool:
+        """Run the scheduled source due first, if any (as this worker); whether one ran."""
+        if self.scheduled is None:
+            return False
+        return self.scheduled(f"{self.name}/sources") is not None
+
+    def _sources_lane(self, stop: threading.Event, ended: threading.Event) -> None:
+        while not (stop.is_set() or ended.is_set()):
+            try:
+                ran = self.run_scheduled()
+            except Exception:  # the store is unwell: the main lane says so too
+                log.warning("the sources lane could not run a source", exc_info=True)
+                ran = False
+            if not ran:
+                stop.wait(self.settings.schedule_poll_s)
 
     def _quick_lane(self, stop: threading.Event, ended: threading.Event) -> None:
         while not (stop.is_set() or ended.is_set()):

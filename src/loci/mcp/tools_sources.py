@@ -22,10 +22,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def list_sources(ctx: Context, brain: BrainArg = None) -> SourceList:
-        """List the folders this brain follows (kept in step with their files by a sync): each
-        folder's path, how many files it had, when it was last synced, whether it was
-        unreachable, the files that failed with the reason, and whether it is watched now.
-        Use it to explain why a file is missing from the brain or out of date."""
+        """List the folders this brain follows (kept in step with their files by a sync), and
+        the feeds and web pages it follows on a schedule: each one's path or address, kind,
+        how many files or entries it had, when it was last synced and runs next, the last
+        error, what the last run added, updated and removed, the files that failed with the
+        reason, and whether a folder is watched now. Use it to explain why a file or a feed's
+        entry is missing from the brain or out of date."""
         target = kit.caller(ctx).brain(brain, "read")
         watching = loci.sources.watching(target)
         return SourceList(
@@ -33,4 +35,4 @@ def register(server: MCPServer, kit: Toolkit) -> None:
             sources=[SourceOut.of(s, target.name, watching) for s in loci.sources.list(target)],
         )
 
-    server.add_tool(list_sources, annotations=reading("List followed folders"))
+    server.add_tool(list_sources, annotations=reading("List followed folders and feeds"))

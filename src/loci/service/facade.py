@@ -2,7 +2,8 @@
 
 `loci.library` (adding, reading, changing documents; the worker), `loci.searching` (search,
 related documents), `loci.answers` (asking, study, conversations), `loci.reviews` (digests),
-`loci.graph` (the brain graph), `loci.sources` (folders kept in sync), `loci.versions` (a
+`loci.graph` (the brain graph), `loci.sources` (folders kept in sync), `loci.scheduled` (feeds,
+web pages and other places the worker keeps in step on a schedule), `loci.versions` (a
 document's earlier contents) and `loci.curation` (capture first, curate later). Each is built
 here, once, with the collaborators it uses — none reaches back into `Loci`. What is left on
 `Loci` itself is about brains as a whole: finding, creating, renaming, deleting them, and their
@@ -16,11 +17,13 @@ from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, TypeVar
 
+from loci.auth.secret_box import SecretBox
 from loci.curate.pipeline import Curation
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput, NotFound
 from loci.graph.linked_search import LinkedSearch
 from loci.graph.service import BrainGraph
+from loci.jobs.worker import Worker
 from loci.llm.client import Chat
 from loci.llm.transcribe import Transcriber
 from loci.models import Brain, BrainStats, Visibility
@@ -31,6 +34,7 @@ from loci.service.embedders import Embedders, ModelBuilder
 from loci.service.importing import Importing
 from loci.service.library import Library
 from loci.service.reading import Reading
+from loci.service.scheduled import ScheduledSources
 from loci.service.searching import Searching
 from loci.service.settings import ServiceSettings
 from loci.service.source_pages import PageSources
@@ -82,7 +86,10 @@ class Loci:
         reranker: Reranker | None = None,
         transcriber: Callable[[], Transcriber | None] | None = None,
         models: ModelBuilder | None = None,
+        secrets: Callable[[], SecretBox] | None = None,
     ) -> None:
+        """`secrets`: the server's secret box, which seals the credentials of sources (None:
+        a source with a credential is refused)."""
         self.store = store
         self.blobs = blobs
         self.settings = settings
@@ -116,7 +123,15 @@ class Loci:
         self.sources = Sources(store, self.library, PageSources(store, self.graph, fence), fence)
         self.versions = Versions(store, blobs, settings, INDEX_JOB, self.library.forget_blobs)
         self.reading = Reading(store, blobs)
-        self.importing = Importing(self.library, settings.import_limits)
+        self.scheduled = ScheduledSources(
+            store, self.library, settings.fetch, settings.schedule, secrets
+        )
+        self.importing = Importing(self.library, settings.import_limits, self.scheduled.follow)
+
+    def worker(self, name: str | None = None) -> Worker:
+        """The worker of `loci serve` and `loci worker`: it indexes documents and runs the
+        scheduled sources as they fall due."""
+        return self.library.worker(name, scheduled=self.scheduled.run_due)
 
     # Asking and reviews are built when first used, their modules imported then: a command
     # that lists or adds files (most of them) should not pay for the answer pipeline.

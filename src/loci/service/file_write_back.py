@@ -35,7 +35,7 @@ def followed_by(store: Store, brain: Brain, document: Document) -> Source | None
     if document.source_path is None:
         return None
     for source in store.sources(brain.id):
-        if source.mode == "files" and of_source(source, document):
+        if not source.scheduled and source.mode == "files" and of_source(source, document):
             return source
     return None
 

@@ -9,19 +9,21 @@ linked to their item (`attached_to` / `attachments`, as an e-mail's are), and li
 items of the export are recorded on both ends (`links` / `linked_from`), by document id.
 
 An import adds and updates; it never removes a document whose item is no longer in the
-export (an export is often partial). Following a place that changes is a source's job.
+export (an export is often partial). Following a place that changes is a source's job: an
+export of places to follow (OPML's feeds, `Kind.follows`) makes each item a scheduled source
+(`follow`, `loci.service.scheduled`) instead of a document; one followed already is unchanged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from loci.errors import LociError
 from loci.imports.items import Attachment, Export, Item, Limits
-from loci.imports.readers import reader_for
+from loci.imports.readers import kind_named, reader_for
 from loci.models import Brain
 from loci.service.library import Library
 from loci.store.blobs import sha256_hex
@@ -38,6 +40,7 @@ class ImportOutcome:
     document_id: int | None = None
     reason: str | None = None  # why it failed or was skipped
     attachments: int = 0
+    source_id: int | None = None  # the source an item to follow is (`Kind.follows`)
 
 
 @dataclass(frozen=True)
@@ -55,11 +58,18 @@ class ImportReport:
         return cls(kind, dry_run, tuple(outcomes), counts)
 
 
+# Follow `url` as a source of `kind` in the brain (None: a dry run into a brain not made yet;
+# then `dry_run`: only say; `confined`: for a caller who is not the machine's administrator):
+# whether it is new ("add") or followed already ("unchanged"), and the source's id if any.
+Follow = Callable[[Brain | None, str, str, bool, bool], tuple[Action, int | None]]
+
+
 class Importing:
-    def __init__(self, library: Library, limits: Limits) -> None:
+    def __init__(self, library: Library, limits: Limits, follow: Follow | None = None) -> None:
         self.library = library
         self.store = library.store
         self.limits = limits
+        self.follow = follow
 
     def run(
         self,
@@ -69,12 +79,20 @@ class Importing:
         *,
         dry_run: bool = False,
         tags: Sequence[str] = (),
+        confined: bool = False,
     ) -> ImportReport:
+        """`confined`: the caller is not the machine's administrator (a surface over HTTP),
+        so places to follow obey the server's allow-lists (`ScheduledSources.add`)."""
         read = reader_for(kind)
         export = read(path, self.limits)
         outcomes: list[ImportOutcome] = [
             ImportOutcome(f.name, "fail", reason=f.reason) for f in export.failed
         ] + [ImportOutcome(s.name, "skip", reason=s.reason) for s in export.skipped]
+        follows = kind_named(kind).follows
+        if follows is not None:
+            dry = dry_run or brain is None
+            outcomes += [self._follow(brain, follows, item, dry, confined) for item in export.items]
+            return ImportReport.of(kind, dry, outcomes)
         if dry_run or brain is None:  # a dry run into a brain not made yet: all of it is new
             outcomes += [self._plan(brain, kind, item) for item in export.items]
             return ImportReport.of(kind, True, outcomes)
@@ -87,6 +105,18 @@ class Importing:
                 written[item.key] = outcome.document_id
         self._link(export, written)
         return ImportReport.of(kind, False, outcomes)
+
+    def _follow(
+        self, brain: Brain | None, kind: str, item: Item, dry_run: bool, confined: bool
+    ) -> ImportOutcome:
+        name = item.title or item.name
+        if self.follow is None or item.url is None:
+            return ImportOutcome(name, "fail", reason="this Loci follows no sources")
+        try:
+            action, source_id = self.follow(brain, item.url, kind, dry_run, confined)
+        except LociError as error:
+            return ImportOutcome(name, "fail", reason=error.message)
+        return ImportOutcome(name, action, source_id=source_id)
 
     def _plan(self, brain: Brain | None, kind: str, item: Item) -> ImportOutcome:
         name = item.title or item.name

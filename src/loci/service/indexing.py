@@ -23,13 +23,17 @@ from loci.store.job_order import INDEX_JOB, REINDEX_JOB
 class Indexing(LibraryBase):
     """The worker, and waiting for documents to be indexed."""
 
-    def worker(self, name: str | None = None) -> Worker:
+    def worker(
+        self, name: str | None = None, scheduled: Callable[[str], object] | None = None
+    ) -> Worker:
+        """`scheduled`: runs the scheduled source due first, if any, as the worker of that
+        name; what it returns is None when none was due (`ScheduledSources.run_due`)."""
         handlers: dict[str, BatchHandler] = {
             INDEX_JOB: self._index_jobs,
             REINDEX_JOB: self._index_jobs,
             CURATE_JOB: self.curation.run_jobs,
         }
-        return Worker(self.store, by_kind(handlers), self.settings.worker, name)
+        return Worker(self.store, by_kind(handlers), self.settings.worker, name, scheduled)
 
     def wait_for(
         self,

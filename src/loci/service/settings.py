@@ -16,6 +16,16 @@ from loci.search.engine import RankingParams
 
 
 @dataclass(frozen=True)
+class ScheduleSettings:
+    lease_s: float = 300.0  # renewed while a run goes on
+    backoff_cap_s: float = 86_400.0  # the longest wait after failures (or `every_s`, if longer)
+    # Hosts (names, or "*.example.org" for a domain and its subdomains) a source over HTTP may
+    # follow when the caller is not the machine's own administrator (the HTTP API of a shared
+    # server); empty: none.
+    allowed_hosts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ServiceSettings:
     default_brain: str = "default"
     max_file_bytes: int = 50 * 1024 * 1024
@@ -44,3 +54,5 @@ class ServiceSettings:
     # Where an uploaded export waits while its request imports it (a folder of the data
     # directory, so it is as private as the rest); None: the system's temporary folder.
     scratch_dir: Path | None = None
+    # Sources run on a schedule by the worker (feeds, web pages, ...).
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)

@@ -92,6 +92,8 @@ class Sources:
             raise InvalidInput(f"{path} is not a folder (a source is a folder to follow)")
         not_own_data(root, self.fence)
         for other in self.store.sources(brain.id):
+            if other.scheduled:  # a feed's address is no folder
+                continue
             known = Path(other.path)
             if known == root:
                 raise InvalidInput(f"{root} is already source #{other.id} of this brain")
@@ -135,6 +137,14 @@ class Sources:
         Returns the source and how many documents were removed."""
         with self._lock(source_id):  # not while a watcher reconciles it in this process
             source = self.store.get_source(brain.id, source_id)
+            if source.scheduled:  # its documents are those of its origins, not of a folder
+                self.store.delete_source(brain.id, source_id)
+                if keep_documents:
+                    return source, 0
+                made = self.store.origins(brain.id, f"source:{source.id}:")
+                for document_id in made.values():
+                    self.library.remove(brain, document_id)
+                return source, len(made)
             if source.mode == "pages":  # its manifest goes with it: the pages are read first
                 removed = 0 if keep_documents else self.pages.remove_pages(brain, source)
                 self.store.delete_source(brain.id, source_id)
@@ -148,10 +158,13 @@ class Sources:
             return source, len(documents)
 
     def sync(self, brain: Brain | None = None) -> SyncReport:
-        """Reconcile every source of `brain` (None: of every brain) once."""
+        """Reconcile every folder of `brain` (None: of every brain) once (a scheduled source
+        runs in the worker, or by `loci.scheduled.run_now`)."""
         brains: dict[int, Brain] = {}
         results = []
         for source in self.list(brain):
+            if source.scheduled:
+                continue
             if source.brain_id not in brains:
                 brains[source.brain_id] = self.store.get_brain_by_id(source.brain_id)
             result = self._sync_one(brains[source.brain_id], source)

@@ -284,7 +284,7 @@ class FolderWatcher:
 
     # sources and leases -------------------------------------------------------------------
     def _refresh(self, now: float) -> None:
-        registered = {s.id: s for s in self.store.sources()}
+        registered = {s.id: s for s in self.store.sources() if not s.scheduled}
         renewed_at, held = self._held
         for source_id, watch in list(self._watches.items()):
             lost = renewed_at > watch.claimed_at and source_id not in held

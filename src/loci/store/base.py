@@ -41,6 +41,7 @@ from loci.models import (
     OnDelete,
     PassageContext,
     Progress,
+    Schedule,
     SearchFilters,
     Settled,
     Source,
@@ -216,6 +217,7 @@ class Store(Protocol):
         exclude: Sequence[str],
         on_delete: OnDelete,
         mode: SourceMode = "files",
+        schedule: Schedule | None = None,
     ) -> Source:
         """Register a folder (`Conflict` if this brain follows it already)."""
         ...
@@ -282,6 +284,32 @@ class Store(Protocol):
     def mark_gone(self, brain_id: int, document_ids: Sequence[int], gone: bool) -> list[int]:
         """Mark documents whose files were deleted from their folder (`gone_at` now), or
         whose files are back (`gone` False: cleared); returns the ids that changed."""
+        ...
+
+    # scheduled sources: runs leased by workers (schedule_tables.py) ----------------------
+    def claim_source_run(
+        self, owner: str, lease_s: float, source_id: int | None = None
+    ) -> Source | None:
+        """Lease the scheduled source due first (or `source_id`, due or not) to `owner`."""
+        ...
+
+    def renew_source_run(self, source: Source, owner: str, lease_s: float) -> bool: ...
+    def finish_source_run(
+        self,
+        source: Source,
+        owner: str,
+        report: dict[str, Any],
+        *,
+        error: str | None,
+        retry_in_s: float,
+        state: Mapping[str, Any] | None = None,
+        path: str | None = None,
+    ) -> bool:
+        """End `owner`'s run: report, lease given up, next run; False if it was taken over."""
+        ...
+
+    def source_clock(self) -> float:
+        """The database's clock in epoch seconds."""
         ...
 
     # watching folders: one lease a source (watch_tables.py) -------------------------------

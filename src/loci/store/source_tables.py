@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from loci.errors import Conflict, NotFound
-from loci.models import Document, OnDelete, Source, SourceMode
+from loci.models import Document, OnDelete, Schedule, Source, SourceMode
 from loci.store.brain_tables import DOCUMENT_COLUMNS
 from loci.store.model_rows import ModelRows
 from loci.store.portable import PortableDatabase
@@ -23,8 +23,13 @@ Entry = dict[str, str]  # a page of a folder followed as pages: path, page and f
 SOURCE_COLUMNS = column_list("sources")  # read by name (`_source`)
 
 
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
 class SourceTables(ABC):
     now: ClassVar[str]
+    epoch: ClassVar[str]
     unique_error: ClassVar[type[Exception]]
     model_rows: ClassVar[ModelRows]
     for_update: ClassVar[str]
@@ -50,6 +55,16 @@ class SourceTables(ABC):
             last_sync_at=row["last_sync_at"],
             last_report=dict(decode(report)) if report is not None else None,
             mode=row["mode"],
+            kind=str(row["kind"]),
+            every_s=_number(row["every_s"]),
+            next_run_at=_number(row["next_run_at"]),
+            lease_owner=row["lease_owner"],
+            lease_until=_number(row["lease_until"]),
+            failures=int(row["failures"]),
+            last_error=row["last_error"],
+            state=dict(decode(row["state"]) or {}) if row["state"] is not None else {},
+            options=dict(decode(row["options"]) or {}) if row["options"] is not None else {},
+            secret=row["secret"],
         )
 
     def create_source(
@@ -60,14 +75,21 @@ class SourceTables(ABC):
         exclude: Sequence[str],
         on_delete: OnDelete,
         mode: SourceMode = "files",
+        schedule: Schedule | None = None,
     ) -> Source:
+        """A source; with `schedule`, one the worker runs (due at once)."""
+        plan = schedule or Schedule("folder")
+        first_run = None if plan.every_s is None else self.epoch
         try:
             rows = self.portable.returning(
                 "INSERT INTO sources(brain_id, path, include_globs, exclude_globs, on_delete,"
-                f" mode) VALUES (?, ?, ?, ?, ?, ?) RETURNING {SOURCE_COLUMNS}",
+                " mode, kind, every_s, options, secret, next_run_at)"
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {first_run or 'NULL'})"
+                f" RETURNING {SOURCE_COLUMNS}",
                 (
                     brain_id, path, json.dumps(list(include)), json.dumps(list(exclude)),
-                    on_delete, mode,
+                    on_delete, mode, plan.kind, plan.every_s, json.dumps(dict(plan.options)),
+                    plan.secret,
                 ),
                 brain_id,
             )  # fmt: skip

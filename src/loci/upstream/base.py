@@ -30,6 +30,9 @@ class Listing:
     # What the next run sends back (ETag, Last-Modified, UIDVALIDITY, the commit read): kept
     # on the source between runs.
     state: Mapping[str, Any] = field(default_factory=dict)
+    # Entries that could not be read this run (a page of a list that answered 500): key ->
+    # why. Each fails alone: its document is kept as it is, and the run reports it.
+    failed: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

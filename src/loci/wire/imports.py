@@ -27,6 +27,9 @@ class ImportOutcomeOut(BaseModel):
         description="why it failed or was skipped (in a dry run, what a link will become)"
     )
     attachments: int
+    source_id: int | None = Field(
+        default=None, description="the source an item to follow became (OPML's feeds)"
+    )
 
     @classmethod
     def of(cls, outcome: ImportOutcome) -> ImportOutcomeOut:
@@ -36,6 +39,7 @@ class ImportOutcomeOut(BaseModel):
             document_id=outcome.document_id,
             reason=outcome.reason,
             attachments=outcome.attachments,
+            source_id=outcome.source_id,
         )
 
 

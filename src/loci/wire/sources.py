@@ -1,8 +1,10 @@
-"""Folders a brain follows (`/brains/{brain}/folders`): what is registered, and a sync's report."""
+"""Folders a brain follows (`/brains/{brain}/folders`) and the feeds and pages it follows on a
+schedule (`/brains/{brain}/followed`): what is registered, and a sync's report."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -39,11 +41,36 @@ class SourceOut(BaseModel):
         description="how a running server or worker watches the folder now: native file"
         " events, polling (network drives, WSL), or not at all (off: only a sync updates it)"
     )
+    kind: str = Field(
+        default="folder",
+        description="folder, or what the worker runs on a schedule: feed, page, imap, git, webdav",
+    )
+    every_s: float | None = Field(default=None, description="a scheduled source's period")
+    next_run_at: str | None = Field(
+        default=None, description="when a scheduled source runs next (UTC, ISO 8601)"
+    )
+    running: bool = Field(default=False, description="a worker runs it right now")
+    last_error: str | None = Field(
+        default=None, description="why the last run of a scheduled source failed (None: it worked)"
+    )
+    failures: int = Field(default=0, description="failed runs in a row (each doubles the wait)")
+    counts: dict[str, int] = Field(
+        default_factory=dict,
+        description="what the last run did: added, updated, removed, gone, unchanged",
+    )
+    moved_to: str | None = Field(
+        default=None, description="where the last run found the feed moved for good"
+    )
 
     @classmethod
     def of(cls, source: Source, brain: str, watching: Mapping[int, WatchMode]) -> SourceOut:
         """`watching`: the mode of each watched source (`Sources.watching`)."""
         report: dict[str, Any] = source.last_report or {}
+        counts = {
+            k: int(report[k])
+            for k in ("added", "updated", "removed", "gone", "returned", "unchanged")
+            if isinstance(report.get(k), int)
+        }
         return cls(
             id=source.id,
             brain=brain,
@@ -59,7 +86,22 @@ class SourceOut(BaseModel):
             errors=[FileFailureOut(**f) for f in report.get("failed", [])],
             conflicts=[FileFailureOut(**f) for f in report.get("conflicts", [])],
             watching=watching.get(source.id, "off"),
+            kind=source.kind,
+            every_s=source.every_s,
+            next_run_at=_when(source.next_run_at),
+            running=source.lease_owner is not None,
+            last_error=source.last_error,
+            failures=source.failures,
+            counts=counts if source.scheduled else {},
+            moved_to=report.get("moved_to"),
         )
+
+
+def _when(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    moment = datetime.fromtimestamp(epoch, UTC)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class SourceRemovedOut(BaseModel):

@@ -2,6 +2,11 @@
 stop following one, sync them now, and settle a conflict of a folder kept as pages. A sync
 runs in the request and answers with its report; the worker then indexes what it queued.
 
+Feeds and web pages a brain follows on a schedule are sources too (listed and removed with the
+folders): an admin follows one at `/followed` (only on hosts the server's
+`LOCI_SOURCES_ALLOWED_HOSTS` lists), the worker runs it on its schedule, and
+`/followed/{id}/sync` runs it now.
+
 They live at `/brains/{brain}/folders` (and `/sync`, as `loci sync`), not `/sources`:
 `/brains/{brain}/sources/{provider}` already takes providers' items (webhooks), and a source id
 under the same prefix would make `/sources/jamie` and `/sources/3` ambiguous."""
@@ -20,8 +25,9 @@ from loci.api.deps import (
     WritableBrain,
 )
 from loci.api.schemas.common import errors
-from loci.api.schemas.sources import ResolveIn, SourceIn
+from loci.api.schemas.sources import FollowIn, ResolveIn, SourceIn
 from loci.auth.access import require_admin
+from loci.jobs.worker import worker_name
 from loci.service.source_roots import confine
 from loci.wire.sources import SourceOut, SourceRemovedOut, SourceSyncOut, SyncOut
 
@@ -52,6 +58,39 @@ def add_folder(
     folder = confine(body.path, roots, loci.settings.fence)
     source = loci.sources.add(brain, folder, body.include, body.exclude, body.on_delete, body.mode)
     return SourceOut.of(source, brain.name, {})  # watched from the watcher's next look
+
+
+@router.post(
+    "/followed", status_code=201, response_model=SourceOut, responses=errors(400, 403, 404)
+)
+def follow(
+    body: FollowIn, brain: ManagedBrain, principal: PrincipalDep, loci: LociDep
+) -> SourceOut:
+    """Follow a feed or web pages on a schedule: admins only (the server fetches the address
+    on its own, again and again), and only on a host `LOCI_SOURCES_ALLOWED_HOSTS` lists. The
+    worker runs it first at once, then every `every_s` seconds."""
+    require_admin(principal, "follow a feed or page on the server")
+    options = {"urls": body.urls} if body.urls else {}
+    source = loci.scheduled.add(
+        brain,
+        body.url,
+        body.every_s,
+        kind=body.kind,
+        on_delete=body.on_delete,
+        options=options,
+        confined=True,
+    )
+    return SourceOut.of(source, brain.name, {})
+
+
+@router.post(
+    "/followed/{source_id}/sync", response_model=SourceSyncOut, responses=errors(403, 404, 409)
+)
+def sync_followed(source_id: RowId, brain: WritableBrain, loci: LociDep) -> SourceSyncOut:
+    """Run a followed feed or page now, in this request (409 while a worker runs it), and
+    report what changed; the worker indexes what it added."""
+    result = loci.scheduled.run_now(brain, source_id, worker_name())
+    return SourceSyncOut.of(result, brain.name)
 
 
 @router.delete("/folders/{source_id}", response_model=SourceRemovedOut, responses=errors(403, 404))

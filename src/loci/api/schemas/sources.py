@@ -29,6 +29,23 @@ class SourceIn(RequestIn):
     )
 
 
+class FollowIn(RequestIn):
+    url: str = Field(min_length=1, max_length=4096, description="the feed's or page's address")
+    every_s: float = Field(
+        default=3600.0, ge=60, le=30 * 86400, description="how often it is checked, in seconds"
+    )
+    kind: Literal["feed", "page"] | None = Field(
+        default=None, description="feed or page; none: told by what the address answers"
+    )
+    on_delete: Literal["remove", "keep"] = Field(
+        default="remove",
+        description="an entry gone upstream: its document removed, or kept as gone",
+    )
+    urls: list[Annotated[str, Field(min_length=1, max_length=4096)]] = Field(
+        default_factory=list, max_length=999, description="page: more pages checked with it"
+    )
+
+
 class ResolveIn(RequestIn):
     path: str = Field(
         min_length=1, max_length=4096, description="the conflicting file, as the sync named it"

@@ -43,6 +43,7 @@ from loci.store.postgres.migrations import grant, migrate
 from loci.store.postgres.oauth import PostgresOAuth
 from loci.store.postgres.rows import ROWS
 from loci.store.postgres.search import SearchLegs
+from loci.store.schedule_tables import ScheduleTables
 from loci.store.source_tables import SourceTables
 from loci.store.stemming import check_stemmer
 from loci.store.watch_tables import WatchTables
@@ -50,7 +51,7 @@ from loci.store.watch_tables import WatchTables
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, WatchTables):
+class PostgresStore(SearchLegs, JobQueue, BrainTables, SourceTables, ScheduleTables, WatchTables):
     now = "loci_now()"
     epoch = "loci_epoch()"
     unique_error = errors.UniqueViolation

@@ -65,5 +65,25 @@ STEPS: tuple[Step, ...] = (
         columns=("documents.origin",),
         indexes=("documents.documents_origin",),
     ),
+    Step(
+        why="sources of other kinds than folders (feeds, web pages), run on a schedule the"
+        " worker leases: kind, period, next run, lease, failures, state, options, secret",
+        columns=tuple(
+            f"sources.{c}"
+            for c in (
+                "kind",
+                "every_s",
+                "next_run_at",
+                "lease_owner",
+                "lease_until",
+                "failures",
+                "last_error",
+                "state",
+                "options",
+                "secret",
+            )
+        ),  # fmt: skip
+        indexes=("sources.sources_due",),
+    ),
 )
 BASELINE = 33

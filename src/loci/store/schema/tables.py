@@ -429,8 +429,22 @@ TABLES: tuple[Table, ...] = (
             Column("last_sync_at", TEXT),
             Column("last_report", JSON),
             _text("mode", "files", check="mode IN ('files', 'pages')"),
+            # A followed place that is not a folder (a feed, web pages, a mailbox, ...): its
+            # `path` is its address; the worker runs it every `every_s` seconds, holding a
+            # lease (`loci.store.schedule_tables`). Times are the database's epoch seconds.
+            _text("kind", "folder"),
+            Column("every_s", REAL),
+            Column("next_run_at", REAL),
+            Column("lease_owner", TEXT),
+            Column("lease_until", REAL),
+            Column("failures", INT, nullable=False, default=0),  # failed runs in a row
+            Column("last_error", TEXT),
+            Column("state", JSON),  # what the upstream wants back next run (ETag, cursor)
+            Column("options", JSON),
+            Column("secret", TEXT),  # a credential, sealed with the server's secret box
         ),
         unique=(("brain_id", "path"),),
+        indexes=(Index("sources_due", "next_run_at", where="every_s IS NOT NULL"),),
         rls="brain",
         autoincrement=True,
     ),

@@ -36,6 +36,7 @@ from loci.store.brain_tables import CHUNK_COLUMNS, BrainTables, embed_progress
 from loci.store.identity_tables import IdentityTables
 from loci.store.job_order import TEXT_BYTES_PER_S
 from loci.store.lexical_index import K1, B
+from loci.store.schedule_tables import ScheduleTables
 from loci.store.source_tables import SourceTables
 from loci.store.sqlite.accounts import SqliteAccounts
 from loci.store.sqlite.connection import Database
@@ -61,7 +62,7 @@ log = logging.getLogger(__name__)
 STOP_CHECK_S = 0.05  # how soon an idle worker waiting for jobs sees that it is to stop
 
 
-class SqliteStore(JobQueue, BrainTables, SourceTables, WatchTables):
+class SqliteStore(JobQueue, BrainTables, SourceTables, ScheduleTables, WatchTables):
     now = NOW
     epoch = "((julianday('now') - 2440587.5) * 86400.0)"
     unique_error = apsw.ConstraintError
