@@ -218,6 +218,7 @@ def service_settings(settings: Settings) -> ServiceSettings:
             lease_s=settings.sources_lease_s,
             backoff_cap_s=settings.sources_backoff_max_s,
             allowed_hosts=tuple(settings.sources_allowed_hosts),
+            cache_dir=settings.home / "cache" / "sources",
         ),
         import_limits=Limits(
             max_items=settings.import_max_items,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from loci.app import build_reranker, build_transcriber, service_settings
+from loci.app import build_reranker, build_transcriber, secret_box, service_settings
 from loci.config import Settings
 from loci.embed.base import Embedder
 from loci.models import Brain, NewDocument
@@ -57,6 +57,7 @@ def make_service(
     home.mkdir(parents=True, exist_ok=True)
     return Loci(
         models=models,
+        secrets=lambda: secret_box(settings),
         store=open_store(home, database_url),
         blobs=BlobStore(settings.blob_dir),
         embedder=lambda: embedder,

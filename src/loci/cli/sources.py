@@ -15,6 +15,7 @@ A URL given to `loci sources add URL --every 1h` is a feed or web page the worke
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 SourceModeOption = Literal["files", "pages"]
 KeepOption = Literal["file", "loci"]
-KindOption = Literal["feed", "page"]
+KindOption = Literal["feed", "page", "imap", "git", "webdav"]
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -184,14 +185,31 @@ def add(
         KindOption | None,
         typer.Option(
             "--kind",
-            help="A URL is a feed (RSS, Atom, JSON Feed: its entries are documents) or a"
-            " page (re-checked); default: told by what it answers.",
+            help="What the URL is: a feed (RSS, Atom, JSON Feed: its entries are documents),"
+            " a page (re-checked), an IMAP mailbox folder (imaps://user@host/INBOX), a git"
+            " repository (a URL or a path), a WebDAV folder (davs://host/path); default: told"
+            " by its scheme, or by what it answers.",
         ),
     ] = None,
     also: Annotated[
         list[str],
         typer.Option("--also", help="--kind page: another page checked with it."),
     ] = [],  # noqa: B006
+    user: Annotated[
+        str | None,
+        typer.Option("--user", help="imap, webdav, git over https: the account to sign in as."),
+    ] = None,
+    password_env: Annotated[
+        str | None,
+        typer.Option(
+            "--password-env",
+            help="The environment variable holding the password or token (kept sealed with"
+            " Loci's key, never shown).",
+        ),
+    ] = None,
+    branch: Annotated[
+        str | None, typer.Option("--branch", help="--kind git: the branch followed.")
+    ] = None,
     brain: NewBrainOption = None,
     json_: JsonOption = False,
 ) -> None:
@@ -199,12 +217,31 @@ def add(
     feed or web page the worker checks on a schedule (`--every`)."""
     target = brain_to_fill(brain)
     on_delete: OnDelete = "keep" if keep_deleted else "remove"
-    if _is_url(path):
+    if _is_url(path) or kind is not None:
         if every is None:
             raise typer.BadParameter("a URL is followed on a schedule: add --every 1h")
-        options = {"urls": also} if also else {}
+        options: dict[str, object] = {"urls": also} if also else {}
+        if user:
+            options["user"] = user
+        if branch:
+            options["branch"] = branch
+        if include:
+            options["include"] = include
+        if exclude:
+            options["exclude"] = exclude
+        secret = None
+        if password_env is not None:
+            secret = os.environ.get(password_env)
+            if not secret:
+                raise typer.BadParameter(f"the environment variable {password_env} is not set")
         source = service().scheduled.add(
-            target, path, parse_every(every), kind=kind, on_delete=on_delete, options=options
+            target,
+            path,
+            parse_every(every),
+            kind=kind,
+            on_delete=on_delete,
+            options=options,
+            secret=secret,
         )
         if json_:
             emit_json(_source_row(source, target.name))
@@ -215,8 +252,8 @@ def add(
             f" `loci worker` checks it (`loci sources sync {source.id}` checks it now)"
         )
         return
-    if every is not None or kind is not None:
-        raise typer.BadParameter("--every and --kind are for a URL; a folder is watched")
+    if every is not None:
+        raise typer.BadParameter("--every is for a URL; a folder is watched")
     source = service().sources.add(target, Path(path), include, exclude, on_delete, as_)
     if json_:
         emit_json(_source_row(source, target.name))

@@ -29,9 +29,11 @@ holds a credential, which never follows a changed address) and the run's report 
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -125,7 +127,8 @@ class ScheduledSources:
         if every_s < MIN_EVERY_S:
             raise InvalidInput(f"a source runs at most every {MIN_EVERY_S:g} s, not {every_s:g}")
         location = location.strip()
-        if kind is None or kind_of(kind).web:
+        kind = kind or kind_by_address(location)
+        if kind is None or kind in ("feed", "page"):
             checked_url(location)  # http(s) only
         # Confined, any kind names a host of the allow-list (https://, imap://, a git URL); a
         # path on the server is never followed for a caller who is not its administrator.
@@ -138,7 +141,8 @@ class ScheduledSources:
         if kind is None:
             kind = self.detect(location)
         options = dict(options or {})
-        opener(kind)(location, options, secret, self.fetch_policy)  # options checked now
+        # The options are checked now, by the kind itself; nothing is contacted.
+        self._close(opener(kind)(location, self._options(kind, options), secret, self.fetch_policy))
         sealed = self._box().seal(secret) if secret else None
         for other in self.store.sources(brain.id):
             if other.path == location:
@@ -230,6 +234,18 @@ class ScheduledSources:
         result = SourceSync(source.id, source.brain_id, source.path)
         try:
             upstream = self._open(source)
+        except LociError as error:
+            result.unreachable = error.message
+            return _Run(result, error=error.message)
+        try:
+            return self._sync_upstream(brain, source, owner, upstream, result)
+        finally:
+            self._close(upstream)
+
+    def _sync_upstream(
+        self, brain: Brain, source: Source, owner: str, upstream: Upstream, result: SourceSync
+    ) -> _Run:
+        try:
             # After a run whose entries partly failed, list everything again: a 304 would
             # leave those entries unfetched until the upstream changes.
             failed_before = bool((source.last_report or {}).get("failed"))
@@ -326,12 +342,44 @@ class ScheduledSources:
 
     def _open(self, source: Source) -> Upstream:
         secret = self._box().open(source.secret) if source.secret else None
-        return opener(source.kind)(source.path, source.options, secret, self.fetch_policy)
+        options = self._options(source.kind, source.options)
+        return opener(source.kind)(source.path, options, secret, self.fetch_policy)
+
+    def _options(self, kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+        """A kind's options with what Loci supplies itself: where a git source keeps its
+        clone."""
+        if kind != "git" or "cache_dir" in options:
+            return dict(options)
+        base = self.settings.cache_dir or Path(tempfile.gettempdir()) / "loci-sources"
+        return {**options, "cache_dir": str(base / "git")}
+
+    @staticmethod
+    def _close(upstream: Upstream) -> None:
+        """Let go of what the upstream holds open (an IMAP connection logs out)."""
+        close = getattr(upstream, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # closing a connection that already broke
+                log.debug("closing an upstream failed", exc_info=True)
 
     def _box(self) -> SecretBox:
         if self._secrets is None:
             raise InvalidInput("this Loci keeps no secrets (no key file): a credential is refused")
         return self._secrets()
+
+
+def kind_by_address(location: str) -> str | None:
+    """The kind its address alone tells: imap, imaps (a mailbox); webdav, webdavs, davs (a
+    WebDAV folder); a URL or path ending in .git (a repository). None: ask the URL."""
+    scheme = urlsplit(location).scheme.lower()
+    if scheme in ("imap", "imaps"):
+        return "imap"
+    if scheme in ("webdav", "webdavs", "davs"):
+        return "webdav"
+    if urlsplit(location).path.rstrip("/").endswith(".git"):
+        return "git"
+    return None
 
 
 class _LeaseLost(Exception):

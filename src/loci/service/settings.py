@@ -23,6 +23,9 @@ class ScheduleSettings:
     # follow when the caller is not the machine's own administrator (the HTTP API of a shared
     # server); empty: none.
     allowed_hosts: tuple[str, ...] = ()
+    # Where the kinds that keep a copy between runs keep it (a followed git repository's
+    # clone); None: the system's temporary folder.
+    cache_dir: Path | None = None
 
 
 @dataclass(frozen=True)
