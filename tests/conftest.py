@@ -76,8 +76,19 @@ def store(tmp_path: Path, database_url: str | None) -> Iterator[Store]:
 
 
 @pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    service = make_service(tmp_path / "home", embedder, database_url, job_retry_base_s=0.01)
+def loci(
+    tmp_path: Path, embedder: Embedder, database_url: str | None, request: pytest.FixtureRequest
+) -> Iterator[Loci]:
+    """A service on the test's backend. Marked `fetches_loopback`, its fetcher may reach
+    127.0.0.1 (the test's own web, mail or file server), and nothing else private."""
+    loopback = request.node.get_closest_marker("fetches_loopback") is not None
+    service = make_service(
+        tmp_path / "home",
+        embedder,
+        database_url,
+        job_retry_base_s=0.01,
+        fetch_allowed_networks=["127.0.0.1/32"] if loopback else [],
+    )
     yield service
     service.store.close()
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from loci.cli.output import PARTIAL
-from loci.embed.base import Embedder
 from loci.imports.bookmarks import normal_url
 from loci.imports.items import ExportRefused, Limits
 from loci.models import Brain
@@ -21,7 +20,7 @@ from loci.service.importing import ImportReport
 from tests.support.bookmark_files import chrome_bookmarks, pocket_export, site, write
 from tests.support.cli import run_cli
 from tests.support.loopback import Loopback
-from tests.support.services import make_service, texts
+from tests.support.services import texts
 
 
 @pytest.fixture
@@ -30,14 +29,8 @@ def pages() -> Iterator[Loopback]:
         yield served
 
 
-@pytest.fixture
-def fetching(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    """A service whose fetcher may reach the loopback site (and nothing else private)."""
-    loci = make_service(
-        tmp_path / "home", embedder, database_url, fetch_allowed_networks=["127.0.0.1/32"]
-    )
-    yield loci
-    loci.store.close()
+# The service's fetcher may reach the loopback site (and nothing else private).
+pytestmark = pytest.mark.fetches_loopback
 
 
 def _import(loci: Loci, brain: Brain, path: Path, **options: object) -> ImportReport:
@@ -53,9 +46,8 @@ def _by_name(report: ImportReport) -> dict[str, tuple[str, str | None]]:
 
 @pytest.mark.both_backends
 def test_each_link_is_fetched_and_kept_with_its_folders_and_dead_links_fail_alone(
-    fetching: Loci, pages: Loopback, tmp_path: Path
+    loci: Loci, pages: Loopback, tmp_path: Path
 ) -> None:
-    loci = fetching
     brain = loci.brain("default")
     report = _import(loci, brain, write(tmp_path, chrome_bookmarks(pages.url())))
 
@@ -107,9 +99,8 @@ def test_each_link_is_fetched_and_kept_with_its_folders_and_dead_links_fail_alon
 
 
 def test_a_dry_run_fetches_nothing_and_says_what_would_be_added(
-    fetching: Loci, pages: Loopback, tmp_path: Path
+    loci: Loci, pages: Loopback, tmp_path: Path
 ) -> None:
-    loci = fetching
     brain = loci.brain("default")
     report = loci.importing.run(
         brain, "bookmarks", write(tmp_path, chrome_bookmarks(pages.url())), dry_run=True
@@ -120,8 +111,7 @@ def test_a_dry_run_fetches_nothing_and_says_what_would_be_added(
     assert loci.library.documents(brain) == []
 
 
-def test_pocket_sections_become_tags(fetching: Loci, pages: Loopback, tmp_path: Path) -> None:
-    loci = fetching
+def test_pocket_sections_become_tags(loci: Loci, pages: Loopback, tmp_path: Path) -> None:
     brain = loci.brain("default")
     report = _import(loci, brain, write(tmp_path, pocket_export(pages.url())))
     assert report.counts["add"] == 2 and report.counts["fail"] == 0

@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from loci.embed.base import Embedder
 from loci.imports.items import ExportRefused
 from loci.models import Brain
 from loci.service import Loci
 from tests.support.cli import run_cli
 from tests.support.feeds import FeedSite, opml, rss
-from tests.support.services import make_service
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.both_backends, pytest.mark.fetches_loopback]
 
 HIVE = ("hive", "Hive checks", "<p>" + "Check the hive for queen cells every nine days. " * 30)
 LOOPBACK = {"LOCI_FETCH_ALLOWED_NETWORKS": "127.0.0.1/32"}
@@ -30,15 +28,6 @@ def site() -> Iterator[FeedSite]:
     with FeedSite() as served:
         served.put("/bees.xml", rss([HIVE]))
         yield served
-
-
-@pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    service = make_service(
-        tmp_path / "home", embedder, database_url, fetch_allowed_networks=["127.0.0.1/32"]
-    )
-    yield service
-    service.store.close()
 
 
 def test_the_feeds_of_an_opml_file_are_followed_once(

@@ -22,7 +22,7 @@ from loci.service.sync_report import SourceSync
 from tests.support.feeds import HTML, JSON_FEED, FeedSite, article, page, rss, rss_linking
 from tests.support.services import make_service
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.both_backends, pytest.mark.fetches_loopback]
 
 HOUR = 3600.0
 OWNER = "test-worker"
@@ -36,20 +36,6 @@ LEEKS = ("leeks", "Leeks", article("Leeks", "Earth up leeks to blanch their stem
 def site() -> Iterator[FeedSite]:
     with FeedSite() as served:
         yield served
-
-
-@pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    """A service allowed to fetch from 127.0.0.1 (the test's web site)."""
-    service = make_service(
-        tmp_path / "home",
-        embedder,
-        database_url,
-        job_retry_base_s=0.01,
-        fetch_allowed_networks=["127.0.0.1/32"],
-    )
-    yield service
-    service.store.close()
 
 
 def found(loci: Loci, brain: Brain, query: str) -> list[str]:

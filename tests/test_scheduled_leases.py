@@ -9,20 +9,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
-from loci.embed.base import Embedder
 from loci.errors import Conflict
 from loci.models import Brain
 from loci.service import Loci
 from loci.store.base import Store
 from tests.support.feeds import FeedSite, rss
-from tests.support.services import make_service, reopen
+from tests.support.services import reopen
 from tests.support.waiting import eventually
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.both_backends, pytest.mark.fetches_loopback]
 
 HOUR = 3600.0
 ENTRY = ("bees", "Bees", "<p>" + "Bees need water near the hive in summer. " * 40 + "</p>")
@@ -33,15 +31,6 @@ def site() -> Iterator[FeedSite]:
     with FeedSite() as served:
         served.put("/feed.xml", rss([ENTRY]))
         yield served
-
-
-@pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder, database_url: str | None) -> Iterator[Loci]:
-    service = make_service(
-        tmp_path / "home", embedder, database_url, fetch_allowed_networks=["127.0.0.1/32"]
-    )
-    yield service
-    service.store.close()
 
 
 def test_of_workers_asking_at_once_one_gets_a_due_source(

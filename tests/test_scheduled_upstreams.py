@@ -6,12 +6,10 @@ is deleted upstream is removed here; the password is kept sealed, never in the s
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from loci.embed.base import Embedder
 from loci.models import Brain
 from loci.search.engine import SearchRequest
 from loci.service import Loci
@@ -19,7 +17,6 @@ from loci.service.sync_report import SourceSync
 from tests.support.cli import run_cli
 from tests.support.git_repos import Origin
 from tests.support.imap_server import ImapServer, append, message
-from tests.support.services import make_service
 from tests.support.webdav_server import WebDavServer
 
 HOUR = 3600.0
@@ -27,13 +24,7 @@ OWNER = "test-worker"
 PASSWORD = "s3cret-app-password"
 
 
-@pytest.fixture
-def loci(tmp_path: Path, embedder: Embedder) -> Iterator[Loci]:
-    service = make_service(
-        tmp_path / "home", embedder, None, fetch_allowed_networks=["127.0.0.1/32"]
-    )
-    yield service
-    service.store.close()
+pytestmark = pytest.mark.fetches_loopback
 
 
 def run(loci: Loci, brain: Brain, source_id: int) -> SourceSync:

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 
 from loci.errors import BlockedAddress, UnsupportedSource
 
-__all__ = ["IPAddress", "host_address"]
+__all__ = ["IPAddress", "host_address", "is_loopback_host"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -88,3 +88,15 @@ def _number(part: str) -> int:
     if len(part) > 1 and part.startswith("0"):
         return int(part, 8)
     return int(part)
+
+
+def is_loopback_host(host: str) -> bool:
+    """`host` is this machine (localhost, or an address in 127.0.0.0/8 or ::1, in any form
+    `host_address` reads): plain text to it never crosses a network."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = host_address(host)
+    except (BlockedAddress, UnsupportedSource):
+        return False
+    return address is not None and address.is_loopback

@@ -35,11 +35,11 @@ from email.message import Message
 from typing import Any, Literal, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from loci.errors import FetchError, FileTooLarge, InvalidInput, LociError
+from loci.errors import FetchError, FileTooLarge, InvalidInput
 from loci.imports.markdown import file_name
 from loci.ingest.addresses import vetted_addresses
 from loci.ingest.fetch_policy import MB, FetchPolicy
-from loci.ingest.host_literals import host_address
+from loci.ingest.host_literals import is_loopback_host
 from loci.upstream.base import Entry, Fetched, Listing
 
 __all__ = ["ImapFolder", "open"]
@@ -113,7 +113,7 @@ def _tls(scheme: str, host: str, asked: Any) -> Tls:
     if asked is None:
         if scheme == "imaps":
             return "implicit"
-        return "none" if _loopback(host) else "starttls"
+        return "none" if is_loopback_host(host) else "starttls"
     if asked not in _TLS_MODES:
         raise InvalidInput(f"tls must be one of {', '.join(_TLS_MODES)}, not {asked!r}")
     if scheme == "imaps" and asked != "implicit":
@@ -121,16 +121,6 @@ def _tls(scheme: str, host: str, asked: Any) -> Tls:
     if scheme == "imap" and asked == "implicit":
         raise InvalidInput("TLS from the start is imaps://, not imap://")
     return asked  # type: ignore[no-any-return]  # checked against _TLS_MODES
-
-
-def _loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        address = host_address(host)
-    except LociError:
-        return False
-    return address is not None and address.is_loopback
 
 
 class _Client(imaplib.IMAP4):

@@ -30,10 +30,10 @@ from urllib.parse import quote, unquote, urljoin, urlsplit
 import httpx
 from lxml import etree  # type: ignore[import-untyped]
 
-from loci.errors import FetchError, FileTooLarge, InvalidInput, LociError
+from loci.errors import FetchError, FileTooLarge, InvalidInput
 from loci.ingest.addresses import checked_url
 from loci.ingest.fetch_policy import FetchPolicy
-from loci.ingest.host_literals import host_address
+from loci.ingest.host_literals import is_loopback_host
 from loci.ingest.vetted_transport import vetted_transport
 from loci.upstream.base import Entry, Fetched, Listing
 from loci.upstream.paths import PathFilter, path_filter
@@ -105,7 +105,7 @@ def open(  # noqa: A001 - the name every upstream module exposes
         raise InvalidInput(f"not a user name: {user!r}")
     if secret is not None and user is None:
         raise InvalidInput(f"a password is given for {location} but no user")
-    if scheme == "http" and not options.get("plaintext") and not _loopback(host):
+    if scheme == "http" and not options.get("plaintext") and not is_loopback_host(host):
         raise InvalidInput(
             f"http:// would send the password to {host} in clear; use https:// (or, on a"
             ' network you trust, the option "plaintext": true)'
@@ -118,16 +118,6 @@ def open(  # noqa: A001 - the name every upstream module exposes
     files = path_filter(options, max_bytes=fetch.max_bytes)
     auth = httpx.BasicAuth(user, secret or "") if user is not None else None
     return WebDavFolder(root, user, auth, files, fetch)
-
-
-def _loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        address = host_address(host)
-    except LociError:
-        return False
-    return address is not None and address.is_loopback
 
 
 class WebDavFolder:
