@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import lxml.html  # type: ignore[import-untyped]
+import lxml.html
 import pytest
 
 from loci.app import build_api

@@ -31,7 +31,7 @@ def server() -> Iterator[ImapServer]:
 @pytest.fixture
 def folder(server: ImapServer, request: pytest.FixtureRequest) -> str:
     """A folder of this test's own, so tests sharing the server do not see each other's mail."""
-    name = request.node.name.removeprefix("test_")[:40]
+    name = str(request.node.name).removeprefix("test_")[:40]
     with server.mailbox() as box:
         typ, said = box.create(name)
         assert typ == "OK", said

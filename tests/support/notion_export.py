@@ -32,7 +32,7 @@ def notion_pages(
 ) -> dict[str, bytes]:
     trip_folder = f"Trip to Lisbon {TRIP}"
     reading_folder = f"Reading list {READING}"
-    pages = {
+    pages: dict[str, str | bytes] = {
         f"Trip to Lisbon {TRIP}.md": (
             "# Trip to Lisbon\n\n"
             "Created: January 5, 2023 10:15 AM\n"

@@ -49,11 +49,13 @@ def make_service(
     home: Path,
     embedder: Embedder,
     database_url: str | None = None,
-    models: Callable[[str], Embedder] | None = None,
-    **overrides: object,
+    **overrides: Any,
 ) -> Loci:
-    """`models`: builds the other local models a brain may be made with, by name."""
-    settings = Settings(home=home, **overrides)  # type: ignore[arg-type]
+    """A service over `home` with `embedder` as its configured model; `overrides` are
+    settings, except `models`: what builds the other local models a brain may be made with,
+    by name (`Callable[[str], Embedder]`)."""
+    models: Callable[[str], Embedder] | None = overrides.pop("models", None)
+    settings = Settings(home=home, **overrides)
     home.mkdir(parents=True, exist_ok=True)
     return Loci(
         models=models,

@@ -173,7 +173,8 @@ class TinyModel:
                 t[p + "output.LayerNorm.bias"],
             )
         pooled = x[0] if self.pooling == "cls" else x.mean(axis=0)
-        return (pooled / np.linalg.norm(pooled)).astype(np.float32)
+        unit: npt.NDArray[np.float32] = (pooled / np.linalg.norm(pooled)).astype(np.float32)
+        return unit
 
 
 def _norm(x: npt.NDArray[Any], weight: npt.NDArray[Any], bias: npt.NDArray[Any]) -> Any:

@@ -15,7 +15,7 @@ import html.entities
 import re
 from dataclasses import dataclass
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _DOCTYPE = re.compile(r"<!DOCTYPE[^>\[]*([\[>])", re.IGNORECASE)

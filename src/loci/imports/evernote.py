@@ -33,7 +33,7 @@ from functools import partial
 from pathlib import Path
 from typing import IO
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from loci.imports.archive import is_zip, read_zip
 from loci.imports.enml import EnmlError, Media, enml_markdown, text_of

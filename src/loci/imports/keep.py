@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 from lxml import html as lxml_html
 
 from loci.imports.archive import Member

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from loci.errors import InvalidInput
 from loci.imports.items import Export, ExportRefused, Item, ItemFailure, Limits

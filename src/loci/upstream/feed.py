@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from loci.errors import InvalidInput, ParseError, UnsupportedSource
 from loci.ingest.fetch import HTML_TYPES, fetch, fetch_web_page

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import httpx
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from loci.errors import FetchError, FileTooLarge, InvalidInput
 from loci.ingest.addresses import checked_url

@@ -165,7 +165,7 @@ def _toc_labels(
 
 
 def _html_tree(data: bytes) -> Any:
-    from lxml import etree  # type: ignore[import-untyped]
+    from lxml import etree
     from lxml import html as lxml_html
 
     text = _XML_DECLARATION.sub("", decode_text(data), count=1)

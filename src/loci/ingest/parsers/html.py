@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 import nh3
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 from lxml import html as lxml_html
 
 from loci.ingest.encoding import decode_text

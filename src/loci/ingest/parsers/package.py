@@ -197,7 +197,7 @@ class Package:
 
     def xml(self, name: str, *, allow_doctype: bool = False) -> Any:
         """A part parsed whole into an lxml element (entities never resolved)."""
-        from lxml import etree  # type: ignore[import-untyped]
+        from lxml import etree
 
         data = self.read(name, allow_doctype=allow_doctype)
         try:
