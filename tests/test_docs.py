@@ -136,3 +136,14 @@ def test_the_readme_is_a_page_with_a_map_of_the_docs() -> None:
     assert "LOCI_HOME" in text and "~/.local/share/loci" in text  # where the data lives
     for doc in sorted(DOCS.glob("*.md")):
         assert f"](docs/{doc.name})" in text, f"the README's map lacks docs/{doc.name}"
+
+
+def test_the_guide_to_bringing_things_in_names_every_kind_loci_takes() -> None:
+    from loci.imports.readers import KINDS as IMPORT_KINDS
+    from loci.upstream.kinds import KINDS as SOURCE_KINDS
+
+    guide = (ROOT / "docs" / "bringing-things-in.md").read_text()
+    for kind in IMPORT_KINDS:
+        assert f"`{kind.name}`" in guide, kind.name
+    for source in SOURCE_KINDS:
+        assert source.name in guide.lower(), source.name

@@ -149,7 +149,8 @@ def add(
     path: Annotated[
         str,
         typer.Argument(
-            help="A folder (a vault, Documents, PDFs), or the URL of a feed or web page."
+            help="A folder (a vault, Documents, PDFs); or, checked on a schedule, the URL of a"
+            " feed or web page, an IMAP folder, a git repository or a WebDAV folder."
         ),
     ],
     include: Annotated[
@@ -214,7 +215,8 @@ def add(
     json_: JsonOption = False,
 ) -> None:
     """Follow a folder (`loci sync` then adds its files and keeps them up to date), or a
-    feed or web page the worker checks on a schedule (`--every`)."""
+    feed, web page, mailbox folder, git repository or WebDAV folder the worker checks on a
+    schedule (`--every`)."""
     target = brain_to_fill(brain)
     on_delete: OnDelete = "keep" if keep_deleted else "remove"
     if _is_url(path) or kind is not None:
