@@ -179,6 +179,9 @@ def test_a_dead_feed_says_why_and_its_failed_entries_show_on_a_phone(
         follow(page, links, every="86400")
         linked = page.locator(".followed-source", has=page.locator(".source-path", has_text=links))
         expect(linked.locator(".source-schedule")).to_have_text("Checked every 1 day")
+        expect(linked.locator(".source-next")).to_have_text(
+            "Next check in 1 day", timeout=RUN_TIMEOUT_MS
+        )
         expect(linked.locator(".source-counts")).to_have_text(
             "0 added · 0 updated · 0 removed · 0 unchanged · 1 failed", timeout=RUN_TIMEOUT_MS
         )

@@ -23,8 +23,8 @@ function span(seconds) {
   const minutes = Math.round(s / 60);
   if (minutes < 60) return `${minutes} min`;
   const hours = Math.round(s / 3600);
-  if (hours < 24 || s % 86400) return `${hours} h`;
-  return plural(Math.round(s / 86400), "day");
+  if (hours < 24 || hours % 24) return `${hours} h`;
+  return plural(hours / 24, "day");
 }
 
 const entries = (n) => (n === 1 ? "1 entry" : `${n} entries`);

@@ -25,7 +25,11 @@ let onFilter = () => {};
 let onSynced = () => {};
 let lookAgain = null; // the timer of the next look while a scheduled run is under way
 let lastRuns = new Map(); // scheduled source id → when its last run ended, as last seen
+// The first look again comes soon (a worker takes a due source within seconds); each next
+// one waits half as long again, so a server without a worker is not asked every few seconds forever.
 const LOOK_AGAIN_MS = 3000;
+const LOOK_AGAIN_MAX_MS = 60_000;
+let lookAgainMs = LOOK_AGAIN_MS;
 
 // `showFailed(folder)`: the Files list shows the folder's documents that failed to index;
 // `synced()`: a sync changed what the brain holds.
@@ -34,13 +38,14 @@ export function setupSources({ showFailed, synced }) {
   onSynced = synced;
 }
 
-// Whether the person may follow a new folder (a server path: admins only).
-
+// Whether the person may follow a new folder (a server path) or a feed or page (fetched by
+// the server on its own): admins only, as the server's account says.
 export function setSourcesAdmin(isAdmin) {
   admin = Boolean(isAdmin);
 }
 
-export async function showSources(current) {
+export async function showSources(current, { again = false } = {}) {
+  if (!again) lookAgainMs = LOOK_AGAIN_MS;
   if (brain?.name !== current.name) lastRuns = new Map();
   brain = current;
   const mine = ++generation;
@@ -53,7 +58,10 @@ export async function showSources(current) {
     render(sources);
     showError(errorBox, null);
     noticeRuns(sources);
-    if (sources.some(underWay)) lookAgain = setTimeout(() => showAgain(mine), LOOK_AGAIN_MS);
+    if (sources.some(underWay)) {
+      lookAgain = setTimeout(() => showAgain(mine), lookAgainMs);
+      lookAgainMs = Math.min(lookAgainMs * 1.5, LOOK_AGAIN_MAX_MS);
+    }
   } catch (error) {
     if (mine === generation) showError(errorBox, error);
   }
@@ -65,10 +73,15 @@ function underWay(source) {
   return source.running || (source.next_run_at !== null && moment(source.next_run_at).getTime() <= Date.now());
 }
 
-// Look again, unless the person moved to another brain or the panel was shown anew meanwhile.
+// Look again, unless the person moved to another brain or the panel was shown anew meanwhile;
+// while the panel is out of sight (another tab of the app, or of the browser), when it is back.
 function showAgain(mine) {
-  if (mine !== generation || section.hidden || !brain) return;
-  showSources(brain);
+  if (mine !== generation || !brain) return;
+  if (document.hidden || !section.checkVisibility()) {
+    lookAgain = setTimeout(() => showAgain(mine), LOOK_AGAIN_MS);
+    return;
+  }
+  showSources(brain, { again: true });
 }
 
 // A run that ended since the last look (the worker's, or a check now) changed what the brain
@@ -107,7 +120,7 @@ async function rechecked(source) {
 
 // The relative times of the cards ("5 min ago") stay true while the panel is open.
 setInterval(() => {
-  if (!section.hidden) refreshTimes(listNode);
+  if (!document.hidden && section.checkVisibility()) refreshTimes(listNode);
 }, 30_000);
 
 // A file of the folder by its path inside it.
