@@ -1,10 +1,12 @@
 """Feeds and pages followed on a schedule, in the Sources panel of a real Chromium over a real
 server whose worker runs them, against a real web site on 127.0.0.1: an admin follows a feed
-from the form (a host the server does not allow is refused with the server's reason), the
+from the form (by keyboard, a host the server does not allow is refused with the server's
+reason), the
 worker's first check shows on the card — its kind, address, schedule, last and next check and
 what the check did — "Check now" brings a new entry in at once and its words are searchable;
 a feed that died shows why in plain words, its failed entries are listed as a folder's failed
-files are, on a phone too; a viewer sees the cards but no form and no buttons; the owner stops
+files are, on a phone too; a check under way shows on its card and its end arrives without a
+reload; a viewer sees the cards but no form and no buttons; the owner stops
 following, removing what the feed brought. Each state passes axe's serious checks.
 
 Screenshots land in $LOCI_TEST_ARTIFACTS/followed-*/.
@@ -93,14 +95,21 @@ def test_an_admin_follows_a_feed_checks_it_now_and_finds_its_entries(
         expect(page.locator("#sources-heading")).to_have_text("Sources this brain follows")
         expect(page.locator("#follow-details")).to_be_visible()
 
-        # A host the server does not list: refused with the server's own reason, kept typed.
+        # By keyboard, a host the server does not list: refused with the server's own reason,
+        # the address kept as typed.
         elsewhere = url.replace("127.0.0.1", "localhost")
-        follow(page, elsewhere)
+        page.locator("#follow-details summary").focus()
+        page.keyboard.press("Enter")
+        address = page.get_by_label("Address of the feed or page")
+        expect(address).to_be_visible()
+        address.focus()
+        page.keyboard.type(elsewhere)
+        page.keyboard.press("Enter")
         refusal = page.locator("#follow-error")
         expect(refusal).to_contain_text("is not among the hosts this server lets sources follow")
         expect(refusal).to_contain_text("LOCI_SOURCES_ALLOWED_HOSTS")
-        expect(page.get_by_label("Address of the feed or page")).to_have_value(elsewhere)
-        expect(page.get_by_label("Address of the feed or page")).to_be_focused()
+        expect(address).to_have_value(elsewhere)
+        expect(address).to_be_focused()
         expect(page.locator(".source")).to_have_count(0)
 
         follow(page, url)
@@ -197,6 +206,41 @@ def test_a_dead_feed_says_why_and_its_failed_entries_show_on_a_phone(
         session.watch.assert_clean(("GET", "/api/v1/me", 401))
     finally:
         session.shot("last")
+        page.context.close()
+
+
+def test_a_check_under_way_shows_on_its_card_and_its_end_arrives_by_itself(
+    browser: Browser, shared: LiveServer, site: FeedSite
+) -> None:
+    site.put("/feed.xml", rss([HIVE]))
+    url = site.url("/feed.xml")
+    release = site.hold("/feed.xml")  # the worker's first check waits at the site
+    loci = shared.loci
+    loci.scheduled.add(loci.brain("bees"), url, 3600.0, kind="feed")
+    session = open_session(
+        browser, shared, "followed-running", viewport={"width": 1280, "height": 900}
+    )
+    page = session.page
+    try:
+        page.goto(shared.url)
+        sign_in(page, shared.owner_token)
+        card = page.locator(".followed-source")
+        expect(card.locator(".source-state")).to_have_text(
+            "Being checked right now…", timeout=RUN_TIMEOUT_MS
+        )
+        expect(card.get_by_role("button", name=f"Check now: {url}")).to_be_disabled()
+        assert site.arrived["/feed.xml"].wait(30)  # the run is at the site, not yet done
+        session.shot("01-running")
+        release.set()
+        expect(card.locator(".source-counts")).to_have_text(
+            "1 added · 0 updated · 0 removed · 0 unchanged · 0 failed", timeout=RUN_TIMEOUT_MS
+        )
+        expect(card.get_by_role("button", name=f"Check now: {url}")).to_be_enabled()
+        # The run's entry reaches the Files list without a reload.
+        expect(page.locator(".doc-row")).to_have_count(1)
+        session.watch.assert_clean(("GET", "/api/v1/me", 401))
+    finally:
+        release.set()
         page.context.close()
 
 

@@ -180,6 +180,7 @@ export function followedItem(source, { role, unfollow, checked, errorBox, target
             class: "small",
             text: "Check now",
             "aria-label": `Check now: ${source.path}`,
+            disabled: source.running, // the panel shows that run's end by itself
             onclick: (event) => checkNow(source, event.currentTarget, { checked, errorBox, target }),
           })
         : null,
