@@ -1,12 +1,11 @@
 """Feeds and pages followed on a schedule, in the Sources panel of a real Chromium over a real
 server whose worker runs them, against a real web site on 127.0.0.1: an admin follows a feed
 from the form (by keyboard, a host the server does not allow is refused with the server's
-reason), the
-worker's first check shows on the card — its kind, address, schedule, last and next check and
-what the check did — "Check now" brings a new entry in at once and its words are searchable;
-a feed that died shows why in plain words, its failed entries are listed as a folder's failed
-files are, on a phone too; a check under way shows on its card and its end arrives without a
-reload; a viewer sees the cards but no form and no buttons; the owner stops
+reason), the worker's first check shows on the card — its kind, address, schedule, last and
+next check and what the check did — "Check now" brings a new entry in at once and its words are
+searchable; a feed that died shows why in plain words, its failed entries are listed as a
+folder's failed files are, on a phone too; a check under way shows on its card and its end
+arrives without a reload; a viewer sees the cards but no form and no buttons; the owner stops
 following, removing what the feed brought. Each state passes axe's serious checks.
 
 Screenshots land in $LOCI_TEST_ARTIFACTS/followed-*/.
