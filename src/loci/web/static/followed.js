@@ -150,7 +150,8 @@ function failures(source) {
 }
 
 // The card of one scheduled source. `role`: the person's role in the brain; `unfollow(source)`
-// stops following it (the dialog of sources.js); `checked(source)` refreshes the panel.
+// stops following it (the dialog of sources.js); `checked(source)` refreshes the panel after a
+// check now; `errorBox` shows what a check could not do; `target`: the brain shown.
 export function followedItem(source, { role, unfollow, checked, errorBox, target }) {
   const kind = KIND[source.kind] || source.kind;
   return el(

@@ -164,7 +164,12 @@ function folderItem(folder) {
   return el(
     "li",
     { class: "source", dataset: { id: String(folder.id), state: folder.unreachable ? "unreachable" : "ok" } },
-    el("p", { class: "source-path", tabindex: "-1", text: folder.path }),
+    el(
+      "p",
+      { class: "source-title" },
+      el("span", { class: "source-kind", text: "Folder" }),
+      el("span", { class: "source-path", tabindex: "-1", text: folder.path }),
+    ),
     state,
     el("p", { class: "source-mode muted small", text: `${MODE[folder.mode] || folder.mode} · ${watching(folder)}` }),
     rules.length ? el("p", { class: "muted small", text: rules.join(" · ") }) : null,
