@@ -88,8 +88,11 @@ export function bytes(n) {
 // A moment in the browser's language and time zone: "4 Mar 2026, 14:05", "Mar 4, 2026, 2:05 PM".
 const MOMENT = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
+// A moment the server wrote: ISO 8601, or SQL's "2026-03-04 14:05:00" (UTC).
+export const moment = (iso) => new Date(iso.includes("T") ? iso : `${iso.replace(" ", "T")}Z`);
+
 export function when(iso) {
-  const date = new Date(iso.includes("T") ? iso : `${iso.replace(" ", "T")}Z`);
+  const date = moment(iso);
   return Number.isNaN(date.getTime()) ? iso : MOMENT.format(date);
 }
 

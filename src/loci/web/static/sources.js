@@ -6,10 +6,14 @@
 // …/folders/{id}/resolve); an admin also follows a new folder (a server path, inside the
 // server's allowed roots), and the brain's owner stops following one, choosing whether its
 // documents stay (DELETE …/folders/{id}, as `loci sources rm`). A folder's documents that
-// failed to index are one click away in the Files list.
+// failed to index are one click away in the Files list. The same list holds the feeds, pages,
+// mailboxes, repositories and WebDAV folders followed on a schedule: their cards, the form to
+// follow a feed or page and "Check now" are followed.js's; while one of them is being checked
+// or falls due, the panel looks again every few seconds until the run has ended.
 
 import { api, path } from "./api.js";
-import { $, busy, clear, confirmAction, el, plural, showError, toast, when } from "./dom.js";
+import { $, busy, clear, confirmAction, el, moment, plural, showError, toast, when } from "./dom.js";
+import { followedItem, refreshTimes, setupFollowForm } from "./followed.js";
 
 const section = $("#sources");
 const listNode = $("#source-list");
@@ -19,6 +23,13 @@ let admin = false;
 let generation = 0;
 let onFilter = () => {};
 let onSynced = () => {};
+let lookAgain = null; // the timer of the next look while a scheduled run is under way
+let lastRuns = new Map(); // scheduled source id → when its last run ended, as last seen
+// The first look again comes soon (a worker takes a due source within seconds); each next
+// one waits half as long again, so a server without a worker is not asked every few seconds forever.
+const LOOK_AGAIN_MS = 3000;
+const LOOK_AGAIN_MAX_MS = 60_000;
+let lookAgainMs = LOOK_AGAIN_MS;
 
 // `showFailed(folder)`: the Files list shows the folder's documents that failed to index;
 // `synced()`: a sync changed what the brain holds.
@@ -27,34 +38,90 @@ export function setupSources({ showFailed, synced }) {
   onSynced = synced;
 }
 
-// Whether the person may follow a new folder (a server path: admins only).
-
+// Whether the person may follow a new folder (a server path) or a feed or page (fetched by
+// the server on its own): admins only, as the server's account says.
 export function setSourcesAdmin(isAdmin) {
   admin = Boolean(isAdmin);
 }
 
-export async function showSources(current) {
+export async function showSources(current, { again = false } = {}) {
+  if (!again) lookAgainMs = LOOK_AGAIN_MS;
+  if (brain?.name !== current.name) lastRuns = new Map();
   brain = current;
   const mine = ++generation;
+  clearTimeout(lookAgain);
   $("#source-form").hidden = !admin;
-  $("#sync-button").hidden = current.role === "viewer";
+  $("#follow-details").hidden = !admin;
   try {
-    const folders = await api.get(`/brains/${path(current.name)}/folders`);
+    const sources = await api.get(`/brains/${path(current.name)}/folders`);
     if (mine !== generation) return;
-    render(folders);
+    render(sources);
     showError(errorBox, null);
+    noticeRuns(sources);
+    if (sources.some(underWay)) {
+      lookAgain = setTimeout(() => showAgain(mine), lookAgainMs);
+      lookAgainMs = Math.min(lookAgainMs * 1.5, LOOK_AGAIN_MAX_MS);
+    }
   } catch (error) {
     if (mine === generation) showError(errorBox, error);
   }
 }
 
-function render(folders) {
-  // Nothing to show a person who can neither see a folder nor follow one.
-  section.hidden = !folders.length && !admin;
-  $("#sources-empty").hidden = folders.length > 0;
-  $("#sync-button").disabled = !folders.length;
-  clear(listNode).append(...folders.map(folderItem));
+// A scheduled source being run, or due (the worker looks for due ones every few seconds).
+function underWay(source) {
+  if (source.kind === "folder") return false;
+  return source.running || (source.next_run_at !== null && moment(source.next_run_at).getTime() <= Date.now());
 }
+
+// Look again, unless the person moved to another brain or the panel was shown anew meanwhile;
+// while the panel is out of sight (another tab of the app, or of the browser), when it is back.
+function showAgain(mine) {
+  if (mine !== generation || !brain) return;
+  if (document.hidden || !section.checkVisibility()) {
+    lookAgain = setTimeout(() => showAgain(mine), LOOK_AGAIN_MS);
+    return;
+  }
+  showSources(brain, { again: true });
+}
+
+// A run that ended since the last look (the worker's, or a check now) changed what the brain
+// holds: the Files list shows it.
+function noticeRuns(sources) {
+  let ended = false;
+  for (const source of sources) {
+    if (source.kind === "folder") continue;
+    const seen = lastRuns.get(source.id);
+    if (seen !== undefined && seen !== source.last_sync_at) ended = true;
+    lastRuns.set(source.id, source.last_sync_at);
+  }
+  if (ended) onSynced();
+}
+
+function render(sources) {
+  const folders = sources.filter((s) => s.kind === "folder");
+  // Nothing to show a person who can neither see a source nor follow one.
+  section.hidden = !sources.length && !admin;
+  $("#sources-empty").hidden = sources.length > 0;
+  // Sync now brings the folders in; a scheduled source has its own Check now.
+  $("#sync-button").hidden = brain.role === "viewer" || (!folders.length && sources.length > 0);
+  $("#sync-button").disabled = !folders.length;
+  const context = { role: brain.role, unfollow, checked: rechecked, errorBox, target: brain };
+  clear(listNode).append(
+    ...sources.map((source) => (source.kind === "folder" ? folderItem(source) : followedItem(source, context))),
+  );
+}
+
+// After a check now: the panel anew, the card's address focused (the button was replaced).
+async function rechecked(source) {
+  onSynced();
+  await showSources(brain);
+  focusFolder(source.id);
+}
+
+// The relative times of the cards ("5 min ago") stay true while the panel is open.
+setInterval(() => {
+  if (!document.hidden && section.checkVisibility()) refreshTimes(listNode);
+}, 30_000);
 
 // A file of the folder by its path inside it.
 const inside = (folder, file) => (file.startsWith(`${folder}/`) ? file.slice(folder.length + 1) : file);
@@ -97,7 +164,12 @@ function folderItem(folder) {
   return el(
     "li",
     { class: "source", dataset: { id: String(folder.id), state: folder.unreachable ? "unreachable" : "ok" } },
-    el("p", { class: "source-path", tabindex: "-1", text: folder.path }),
+    el(
+      "p",
+      { class: "source-title" },
+      el("span", { class: "source-kind", text: "Folder" }),
+      el("span", { class: "source-path", tabindex: "-1", text: folder.path }),
+    ),
     state,
     el("p", { class: "source-mode muted small", text: `${MODE[folder.mode] || folder.mode} · ${watching(folder)}` }),
     rules.length ? el("p", { class: "muted small", text: rules.join(" · ") }) : null,
@@ -207,13 +279,21 @@ function focusFolder(id) {
   else $("#sources-heading").focus();
 }
 
-// Stop following a folder, keeping its documents or removing them: the person chooses.
+// What a person calls each kind of source in "Stop following this …?".
+const NOUN = { folder: "folder", feed: "feed", page: "page", imap: "mailbox", git: "repository", webdav: "folder" };
+
+// Stop following a source, keeping its documents or removing them: the person chooses.
 async function unfollow(folder) {
   const dialog = $("#unfollow-dialog");
   const things = folder.mode === "pages" ? "pages" : "documents";
+  const noun = NOUN[folder.kind] || "source";
+  $("#unfollow-title").textContent = `Stop following this ${noun}?`;
   $("#unfollow-message").textContent =
-    `${folder.path} will no longer be kept in step; nothing in the folder itself is touched. ` +
-    `Its ${things} in this brain can stay, or be removed with it.`;
+    folder.kind === "folder"
+      ? `${folder.path} will no longer be kept in step; nothing in the folder itself is touched. ` +
+        `Its ${things} in this brain can stay, or be removed with it.`
+      : `${folder.path} will no longer be checked; nothing there is touched. ` +
+        `The ${things} it brought into this brain can stay, or be removed with it.`;
   $("#unfollow-keep").textContent = `Stop following, keep its ${things}`;
   $("#unfollow-remove").textContent = `Stop following and remove its ${things}`;
   dialog.returnValue = "";
@@ -296,4 +376,13 @@ $("#source-form").addEventListener("submit", async (event) => {
       showError(errorBox, error);
     }
   });
+});
+
+setupFollowForm({
+  current: () => brain,
+  errorBox,
+  followed: async (source) => {
+    await showSources(brain);
+    focusFolder(source.id);
+  },
 });
