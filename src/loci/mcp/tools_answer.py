@@ -36,11 +36,17 @@ Topic = Annotated[
 ]
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    loci = kit.loci
+class AnswerTools:
+    """The tools that write from the brain, as methods over the server's toolkit; `register`
+    offers them."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+        self.loci = kit.loci
 
     @tool_errors
     def ask(
+        self,
         question: Annotated[
             str,
             Field(
@@ -85,7 +91,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         answer, it says so rather than guessing. Narrow it with kinds, tags, file and the dates
         documents were added (after inclusive, before exclusive); without dates, a phrase like
         "last month" in the question sets them."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         others = [caller.brain(name, "read") for name in dict.fromkeys(also_brains)]
         filters = SearchFilters(
@@ -98,7 +104,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         # Kept as a conversation of the caller's, as the web app's are: it shows there too.
         with chat_for(caller) as chat:
             done = final_answer(
-                loci.answers.converse(
+                self.loci.answers.converse(
                     target,
                     question,
                     user_id=caller.user_id,
@@ -122,6 +128,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def quiz(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         topic: Topic = None,
@@ -130,10 +137,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         """Make multiple-choice questions from the brain (or one topic in it) to test the user's
         recall; each has four choices, the correct index, an explanation and the passage it
         comes from."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            questions = loci.answers.quiz(target, topic, count, chat)
+            questions = self.loci.answers.quiz(target, topic, count, chat)
         return Quiz(
             brain=target.name,
             questions=[
@@ -150,6 +157,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def flashcards(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         topic: Topic = None,
@@ -157,10 +165,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     ) -> Flashcards:
         """Make flashcards (front: a cue, back: the fact) from the brain or one topic in it,
         each citing the passage it comes from."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            cards = loci.answers.flashcards(target, topic, count, chat)
+            cards = self.loci.answers.flashcards(target, topic, count, chat)
         return Flashcards(
             brain=target.name,
             cards=[
@@ -171,6 +179,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def digest(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         since: Annotated[
@@ -185,14 +194,17 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         added by kind, notes written, captures waiting in the inbox, graph pages created or
         changed with their new timeline entries, failed documents with reasons, themes, and a
         short summary citing the documents as [n] (summary.sources). Reads only."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            made = loci.reviews.digest(target, since, chat)
+            made = self.loci.reviews.digest(target, since, chat)
         # The HTTP route's structure, defined once: both surfaces return the same digest.
         return DigestOut.model_validate(made.as_dict())
 
-    server.add_tool(ask, annotations=reading("Ask the brain"))
-    server.add_tool(quiz, annotations=reading("Quiz from the brain"))
-    server.add_tool(flashcards, annotations=reading("Flashcards from the brain"))
-    server.add_tool(digest, annotations=reading("Digest of the brain over a period"))
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    tools = AnswerTools(kit)
+    server.add_tool(tools.ask, annotations=reading("Ask the brain"))
+    server.add_tool(tools.quiz, annotations=reading("Quiz from the brain"))
+    server.add_tool(tools.flashcards, annotations=reading("Flashcards from the brain"))
+    server.add_tool(tools.digest, annotations=reading("Digest of the brain over a period"))
