@@ -30,6 +30,39 @@ from loci.wire.subset import derived
 BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 
+Question = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=4000,
+        pattern=NOT_BLANK,
+        description="The question, in the user's words.",
+    ),
+]
+Kinds = Annotated[
+    list[Literal["file", "web", "note", "page", "evidence", "item"]],
+    Field(max_length=6, description="Only documents of these kinds."),
+]
+AllTags = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=64)]],
+    Field(max_length=20, description="Only documents with all these tags."),
+]
+OneFile = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="Only this file (its name or title; * and ? match any text).",
+    ),
+]
+AlsoBrains = Annotated[
+    list[BrainName],
+    Field(
+        max_length=10,
+        description="Search these brains too (list_brains names the ones you can read); each "
+        "citation names its brain.",
+    ),
+]
 Topic = Annotated[
     str | None,
     Field(max_length=500, description="A topic to study; omit it for the recent documents."),
@@ -47,43 +80,15 @@ class AnswerTools:
     @tool_errors
     def ask(
         self,
-        question: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=4000,
-                pattern=NOT_BLANK,
-                description="The question, in the user's words.",
-            ),
-        ],
+        question: Question,
         ctx: Context,
         brain: BrainArg = None,
-        kinds: Annotated[
-            list[Literal["file", "web", "note", "page", "evidence", "item"]],
-            Field(max_length=6, description="Only documents of these kinds."),
-        ] = [],  # noqa: B006 - pydantic copies defaults
-        tags: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=64)]],
-            Field(max_length=20, description="Only documents with all these tags."),
-        ] = [],  # noqa: B006
-        file: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                max_length=300,
-                description="Only this file (its name or title; * and ? match any text).",
-            ),
-        ] = None,
+        kinds: Kinds = [],  # noqa: B006 - pydantic copies defaults
+        tags: AllTags = [],  # noqa: B006
+        file: OneFile = None,
         after: Day = None,
         before: Day = None,
-        also_brains: Annotated[
-            list[BrainName],
-            Field(
-                max_length=10,
-                description="Search these brains too (list_brains names the ones you can "
-                "read); each citation names its brain.",
-            ),
-        ] = [],  # noqa: B006
+        also_brains: AlsoBrains = [],  # noqa: B006
     ) -> AnswerResult:
         """Answer a question from the user's brain only, with numbered citations [1], [2] to
         the exact file, page and passage. Slower than `search` (it searches, grades and writes);
