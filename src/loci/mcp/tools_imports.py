@@ -47,7 +47,7 @@ Tags = Annotated[
 
 
 class ImportTools:
-    """The import tool, as a method over the server's toolkit; `register` offers them."""
+    """The import tool, as a method over the server's toolkit; `register` offers it."""
 
     def __init__(self, kit: Toolkit) -> None:
         self.kit = kit

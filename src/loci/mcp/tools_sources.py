@@ -18,7 +18,7 @@ class SourceList(BaseModel):
 
 
 class SourceTools:
-    """The followed places' tool, as a method over the server's toolkit; `register` offers them."""
+    """The followed places' tool, as a method over the server's toolkit; `register` offers it."""
 
     def __init__(self, kit: Toolkit) -> None:
         self.kit = kit

@@ -11,7 +11,7 @@ from loci.wire.versions import VersionListOut
 
 
 class VersionTools:
-    """The versions tool, as a method over the server's toolkit; `register` offers them."""
+    """The versions tool, as a method over the server's toolkit; `register` offers it."""
 
     def __init__(self, kit: Toolkit) -> None:
         self.kit = kit
