@@ -111,6 +111,14 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R]:
 
 @dataclass(frozen=True)
 class Toolkit:
+    """What every tool runs with, made once per server (`build_server`): the service, who is
+    calling (from the request's context) and how added documents become searchable.
+
+    Each tool module holds its tools as the methods of one class over a toolkit, and its
+    `register` only offers them to the server. The SDK takes a tool's description from its
+    docstring as written, indentation included: a tool moved out of its class would change what
+    clients are shown."""
+
     loci: Loci
     caller_of: CallerOf
     settle: Settle

@@ -21,9 +21,10 @@ from loci.wire.graph import (
     GraphTimelineEntryOut,
     GraphWrittenOut,
 )
-from loci.wire.subset import derived, subset
+from loci.wire.subset import Subset, derived, subset
 
-_GraphSummaryFields = subset(
+
+@subset(
     GraphSummaryOut,
     *("id", "title", "type", "kind", "path", "status", "aliases", "merged_into", "updated"),
     *("content_hash", "document_id"),
@@ -32,9 +33,7 @@ _GraphSummaryFields = subset(
         "content_hash": "pass back as expected_hash to edit this version",
     },
 )
-
-
-class GraphSummary(_GraphSummaryFields):  # type: ignore[misc,valid-type]
+class GraphSummary(Subset):
     """A page as the HTTP API shows it (`GraphSummaryOut`), less its folder (`path` has it)."""
 
     @classmethod
@@ -66,10 +65,8 @@ class Saved(BaseModel):
         )
 
 
-_TimelineEntryFields = subset(GraphTimelineEntryOut, "doc_id", "at", "text", "source")
-
-
-class TimelineEntry(_TimelineEntryFields):  # type: ignore[misc,valid-type]
+@subset(GraphTimelineEntryOut, "doc_id", "at", "text", "source")
+class TimelineEntry(Subset):
     """A dated line of a page's timeline, less its entry id."""
 
     @classmethod
@@ -77,7 +74,7 @@ class TimelineEntry(_TimelineEntryFields):  # type: ignore[misc,valid-type]
         return derived(cls, GraphTimelineEntryOut.of(entry))
 
 
-_GraphHitFields = subset(
+@subset(
     GraphHitOut,
     "score",
     "matched_by",
@@ -86,9 +83,7 @@ _GraphHitFields = subset(
     "path",
     describe={"path": "for a graph hit: the ids from a search hit to it"},
 )
-
-
-class GraphHit(_GraphHitFields):  # type: ignore[misc,valid-type]
+class GraphHit(Subset):
     """A page graph search found (`GraphHitOut`), with the pages it is linked with by id
     rather than its links in full."""
 
@@ -115,14 +110,12 @@ class GraphQueryResult(BaseModel):
     hits: list[GraphHit]
 
 
-_GraphPageFields = subset(
+@subset(
     GraphPageOut,
     *("truth", "sources", "timeline", "links", "backlinks"),
     describe={"truth": "the compiled truth (Markdown)"},
 )
-
-
-class GraphPage(_GraphPageFields):  # type: ignore[misc,valid-type]
+class GraphPage(Subset):
     """A page as the HTTP API shows it (`GraphPageOut`), its truth cut at `max_chars`, less its
     Markdown source, its HTML and its typed relations (`links` holds them)."""
 
@@ -149,12 +142,8 @@ class Timeline(BaseModel):
     entries: list[TimelineEntry]
 
 
-_GraphWrittenFields = subset(
-    GraphWrittenOut, "changed", describe={"changed": "false: the page already had that"}
-)
-
-
-class GraphWritten(_GraphWrittenFields):  # type: ignore[misc,valid-type]
+@subset(GraphWrittenOut, "changed", describe={"changed": "false: the page already had that"})
+class GraphWritten(Subset):
     brain: str
     page: GraphSummary
 

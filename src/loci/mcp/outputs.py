@@ -19,21 +19,19 @@ from loci.wire.answer import ClaimOut
 from loci.wire.citation import Citation as FullCitation
 from loci.wire.documents import DocumentOut
 from loci.wire.hit import HitOut, PassageOut
-from loci.wire.subset import derived, subset
+from loci.wire.subset import Subset, derived, subset
 
 
 def doc_uri(brain: str, document_id: int) -> str:
     return f"loci://{brain}/docs/{document_id}"
 
 
-_MorePassageFields = subset(
+@subset(
     PassageOut,
     *("page", "line_start", "line_end", "heading_path", "snippet", "highlights", "text"),
     "score",
 )
-
-
-class MorePassage(_MorePassageFields):  # type: ignore[misc,valid-type]
+class MorePassage(Subset):
     """Another passage of the same document that search ranked."""
 
     passage: int = Field(description="the passage's index; read(document_id, passage=…) shows it")
@@ -53,16 +51,14 @@ _PASSAGE_WORDS = {
 }
 
 
-_PassageFields = subset(
+@subset(
     HitOut,
     *("document_id", "name", "title", "page", "line_start", "line_end", "heading_path"),
     *("source_url", "region", "ocr_confidence", "time_start", "time_end"),
     *("snippet", "highlights", "text", "score", "passages", "vectors_pending", "gone_at"),
     describe=_PASSAGE_WORDS,
 )
-
-
-class Passage(_PassageFields):  # type: ignore[misc,valid-type]
+class Passage(Subset):
     """A passage with its citation: which file, page, lines and section it comes from. The
     HTTP API's search hit (`HitOut`), less how it was ranked, with the passage's index under
     the name `read` takes and the document as an MCP resource."""
@@ -100,14 +96,12 @@ class SearchResult(BaseModel):
     )
 
 
-_CitationFields = subset(
+@subset(
     FullCitation,
     *("number", "brain", "document_id", "name", "where", "page", "line_start", "line_end"),
     *("source_url", "snippet"),
 )
-
-
-class Citation(_CitationFields):  # type: ignore[misc,valid-type]
+class Citation(Subset):
     """What an answer's [n] cites, as an agent needs it to quote and point at the passage."""
 
 
@@ -127,7 +121,7 @@ class AnswerResult(BaseModel):
     )
 
 
-_FileInfoFields = subset(
+@subset(
     DocumentOut,
     *("id", "name", "title", "kind", "status", "vectors_pending", "gone_at", "status_reason"),
     *("size_bytes", "tags", "source_url", "created_at"),
@@ -140,9 +134,7 @@ _FileInfoFields = subset(
         "date; the document is kept (the folder keeps deleted files' documents)",
     },
 )
-
-
-class FileInfo(_FileInfoFields):  # type: ignore[misc,valid-type]
+class FileInfo(Subset):
     """A document as the HTTP API shows it (`DocumentOut`), less how it is stored and indexed,
     with the document as an MCP resource."""
 

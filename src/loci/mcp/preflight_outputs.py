@@ -9,9 +9,10 @@ from pydantic import Field
 
 from loci.ingest.preflight import Preflight
 from loci.wire.preflight import PreflightItemOut, PreflightOut
-from loci.wire.subset import derived, subset
+from loci.wire.subset import Subset, derived, subset
 
-_DryRunFields = subset(
+
+@subset(
     PreflightOut,
     *("status", "warnings", "errors", "existing_rows"),
     describe={
@@ -20,9 +21,7 @@ _DryRunFields = subset(
         "existing_rows": "documents already in the brain that it duplicates",
     },
 )
-
-
-class DryRun(_DryRunFields):  # type: ignore[misc,valid-type]
+class DryRun(Subset):
     item: PreflightItemOut = Field(description="the one item the call names")
 
     @classmethod

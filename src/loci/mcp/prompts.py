@@ -18,24 +18,34 @@ from loci.recall import recall
 log = logging.getLogger(__name__)
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    @server.prompt(
-        name="session_start",
-        title="Recall recent project context",
-        description="Recent timeline entries, changed pages, notes and captures of a brain "
-        "(and passages on a topic, if given), to start a session with the user's context.",
-    )
+class Prompts:
+    """The prompts, as methods over the server's toolkit; `register` offers them."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+
     def session_start(
+        self,
         ctx: Context,
         brain: Annotated[str | None, Field(description="default: the default brain")] = None,
         topic: Annotated[str | None, Field(description="e.g. the project at hand")] = None,
     ) -> str:
         try:
-            target = kit.caller(ctx).brain(brain or None, "read")
-            return recall(kit.loci, target, (topic or "")[:500] or None)
+            target = self.kit.caller(ctx).brain(brain or None, "read")
+            return recall(self.kit.loci, target, (topic or "")[:500] or None)
         except LociError as error:
             # The caller's mistake (a brain they cannot read, a bad name), not a fault of the
             # server: one line in the log, and an MCPError, which the SDK answers without logging
             # a traceback (it logs one for any other exception).
             log.info("prompt session_start refused: %s: %s", error.code, error.message)
             raise MCPError(INVALID_PARAMS, f"{error.code}: {error.message}") from None
+
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    prompts = Prompts(kit)
+    server.prompt(
+        name="session_start",
+        title="Recall recent project context",
+        description="Recent timeline entries, changed pages, notes and captures of a brain "
+        "(and passages on a topic, if given), to start a session with the user's context.",
+    )(prompts.session_start)

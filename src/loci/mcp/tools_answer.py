@@ -30,54 +30,65 @@ from loci.wire.subset import derived
 BrainName = Annotated[str, Field(max_length=64, pattern=NAME_SCHEMA_PATTERN)]
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 
+Question = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=4000,
+        pattern=NOT_BLANK,
+        description="The question, in the user's words.",
+    ),
+]
+Kinds = Annotated[
+    list[Literal["file", "web", "note", "page", "evidence", "item"]],
+    Field(max_length=6, description="Only documents of these kinds."),
+]
+AllTags = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=64)]],
+    Field(max_length=20, description="Only documents with all these tags."),
+]
+OneFile = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="Only this file (its name or title; * and ? match any text).",
+    ),
+]
+AlsoBrains = Annotated[
+    list[BrainName],
+    Field(
+        max_length=10,
+        description="Search these brains too (list_brains names the ones you can read); each "
+        "citation names its brain.",
+    ),
+]
 Topic = Annotated[
     str | None,
     Field(max_length=500, description="A topic to study; omit it for the recent documents."),
 ]
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    loci = kit.loci
+class AnswerTools:
+    """The tools that write from the brain, as methods over the server's toolkit; `register`
+    offers them."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+        self.loci = kit.loci
 
     @tool_errors
     def ask(
-        question: Annotated[
-            str,
-            Field(
-                min_length=1,
-                max_length=4000,
-                pattern=NOT_BLANK,
-                description="The question, in the user's words.",
-            ),
-        ],
+        self,
+        question: Question,
         ctx: Context,
         brain: BrainArg = None,
-        kinds: Annotated[
-            list[Literal["file", "web", "note", "page", "evidence", "item"]],
-            Field(max_length=6, description="Only documents of these kinds."),
-        ] = [],  # noqa: B006 - pydantic copies defaults
-        tags: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=64)]],
-            Field(max_length=20, description="Only documents with all these tags."),
-        ] = [],  # noqa: B006
-        file: Annotated[
-            str | None,
-            Field(
-                min_length=1,
-                max_length=300,
-                description="Only this file (its name or title; * and ? match any text).",
-            ),
-        ] = None,
+        kinds: Kinds = [],  # noqa: B006 - pydantic copies defaults
+        tags: AllTags = [],  # noqa: B006
+        file: OneFile = None,
         after: Day = None,
         before: Day = None,
-        also_brains: Annotated[
-            list[BrainName],
-            Field(
-                max_length=10,
-                description="Search these brains too (list_brains names the ones you can "
-                "read); each citation names its brain.",
-            ),
-        ] = [],  # noqa: B006
+        also_brains: AlsoBrains = [],  # noqa: B006
     ) -> AnswerResult:
         """Answer a question from the user's brain only, with numbered citations [1], [2] to
         the exact file, page and passage. Slower than `search` (it searches, grades and writes);
@@ -85,7 +96,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         answer, it says so rather than guessing. Narrow it with kinds, tags, file and the dates
         documents were added (after inclusive, before exclusive); without dates, a phrase like
         "last month" in the question sets them."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         others = [caller.brain(name, "read") for name in dict.fromkeys(also_brains)]
         filters = SearchFilters(
@@ -98,7 +109,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         # Kept as a conversation of the caller's, as the web app's are: it shows there too.
         with chat_for(caller) as chat:
             done = final_answer(
-                loci.answers.converse(
+                self.loci.answers.converse(
                     target,
                     question,
                     user_id=caller.user_id,
@@ -122,6 +133,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def quiz(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         topic: Topic = None,
@@ -130,10 +142,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         """Make multiple-choice questions from the brain (or one topic in it) to test the user's
         recall; each has four choices, the correct index, an explanation and the passage it
         comes from."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            questions = loci.answers.quiz(target, topic, count, chat)
+            questions = self.loci.answers.quiz(target, topic, count, chat)
         return Quiz(
             brain=target.name,
             questions=[
@@ -150,6 +162,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def flashcards(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         topic: Topic = None,
@@ -157,10 +170,10 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     ) -> Flashcards:
         """Make flashcards (front: a cue, back: the fact) from the brain or one topic in it,
         each citing the passage it comes from."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            cards = loci.answers.flashcards(target, topic, count, chat)
+            cards = self.loci.answers.flashcards(target, topic, count, chat)
         return Flashcards(
             brain=target.name,
             cards=[
@@ -171,6 +184,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def digest(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         since: Annotated[
@@ -185,14 +199,17 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         added by kind, notes written, captures waiting in the inbox, graph pages created or
         changed with their new timeline entries, failed documents with reasons, themes, and a
         short summary citing the documents as [n] (summary.sources). Reads only."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "read")
         with chat_for(caller) as chat:
-            made = loci.reviews.digest(target, since, chat)
+            made = self.loci.reviews.digest(target, since, chat)
         # The HTTP route's structure, defined once: both surfaces return the same digest.
         return DigestOut.model_validate(made.as_dict())
 
-    server.add_tool(ask, annotations=reading("Ask the brain"))
-    server.add_tool(quiz, annotations=reading("Quiz from the brain"))
-    server.add_tool(flashcards, annotations=reading("Flashcards from the brain"))
-    server.add_tool(digest, annotations=reading("Digest of the brain over a period"))
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    tools = AnswerTools(kit)
+    server.add_tool(tools.ask, annotations=reading("Ask the brain"))
+    server.add_tool(tools.quiz, annotations=reading("Quiz from the brain"))
+    server.add_tool(tools.flashcards, annotations=reading("Flashcards from the brain"))
+    server.add_tool(tools.digest, annotations=reading("Digest of the brain over a period"))

@@ -44,11 +44,16 @@ def _day(value: dt.date | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    graph = kit.loci.graph
+class GraphTools:
+    """The brain graph's tools, as methods over the server's toolkit; `register` offers them."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+        self.graph = kit.loci.graph
 
     @tool_errors
     def brain_query(
+        self,
         query: Annotated[
             str,
             Field(
@@ -65,12 +70,13 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         """Find the brain's pages (people, companies, projects, meetings, concepts, decisions)
         for a query: one hit per page, best first, including pages reached through links from
         the best hits. Use `brain_get` to read one. For passages of files, use `search`."""
-        target = kit.caller(ctx).brain(brain, "read")
-        hits = graph.query(target, query, limit=limit)
+        target = self.kit.caller(ctx).brain(brain, "read")
+        hits = self.graph.query(target, query, limit=limit)
         return GraphQueryResult(brain=target.name, query=query, hits=[GraphHit.of(h) for h in hits])
 
     @tool_errors
     def brain_get(
+        self,
         page: PageRef,
         ctx: Context,
         brain: BrainArg = None,
@@ -79,11 +85,12 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         """Read one brain page: its compiled truth (what is known now), its dated timeline,
         its sources and its links both ways. Its `content_hash` lets an edit refuse to
         overwrite a change made since you read it."""
-        target = kit.caller(ctx).brain(brain, "read")
-        return GraphPage.of(graph.get(target, page), target, max_chars)
+        target = self.kit.caller(ctx).brain(brain, "read")
+        return GraphPage.of(self.graph.get(target, page), target, max_chars)
 
     @tool_errors
     def brain_timeline(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         page: Annotated[
@@ -101,12 +108,15 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     ) -> Timeline:
         """What happened when: dated timeline entries of the brain's pages, newest first — of
         one page, or of all of them (e.g. "what happened this week": pass `since`)."""
-        target = kit.caller(ctx).brain(brain, "read")
-        entries = graph.timeline(target, page, since=_day(since), until=_day(until), limit=limit)
+        target = self.kit.caller(ctx).brain(brain, "read")
+        entries = self.graph.timeline(
+            target, page, since=_day(since), until=_day(until), limit=limit
+        )
         return Timeline(brain=target.name, entries=[TimelineEntry.of(e) for e in entries])
 
     @tool_errors
     def brain_append_timeline(
+        self,
         page: PageRef,
         text: Annotated[
             str,
@@ -125,9 +135,9 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     ) -> GraphWritten:
         """Add a dated entry to a page's timeline (default date: today), e.g. a decision, a
         meeting outcome or a status change. The same entry twice is kept once."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "write")
-        written = graph.append_timeline(
+        written = self.graph.append_timeline(
             target, page, text, actor=caller.actor, at=_day(at), source=source,
             expected_hash=expected_hash,
         )  # fmt: skip
@@ -135,6 +145,7 @@ def register(server: MCPServer, kit: Toolkit) -> None:
 
     @tool_errors
     def brain_link(
+        self,
         page: PageRef,
         relation: Annotated[
             str,
@@ -157,13 +168,14 @@ def register(server: MCPServer, kit: Toolkit) -> None:
     ) -> GraphWritten:
         """Add a typed link from one page to another (e.g. alice works_at acme). Adding a link
         that is already there changes nothing."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         where = caller.brain(brain, "write")
-        written = graph.link(where, page, relation, target, actor=caller.actor)
+        written = self.graph.link(where, page, relation, target, actor=caller.actor)
         return GraphWritten.of(written, where)
 
     @tool_errors
     def brain_rewrite(
+        self,
         page: PageRef,
         truth: Annotated[
             str,
@@ -180,15 +192,16 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         version; the timeline, links and fields stay, and the old version is kept in its
         history. Read the page first and pass its `content_hash` as `expected_hash`, so a
         change made since is not overwritten."""
-        caller = kit.caller(ctx)
+        caller = self.kit.caller(ctx)
         target = caller.brain(brain, "write")
-        summary = graph.rewrite(
+        summary = self.graph.rewrite(
             target, page, truth, actor=caller.actor, expected_hash=expected_hash
         )
         return GraphSummary.of(summary)
 
     @tool_errors
     def brain_doctor(
+        self,
         ctx: Context,
         brain: BrainArg = None,
         limit: Annotated[int, Field(ge=1, le=200, description="Findings to list.")] = 20,
@@ -197,15 +210,18 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         citations, alias collisions, invalid or unindexed documents (errors); orphans, weak
         provenance, nonstandard sources (warnings). Counts of each, then the first findings
         with what to fix."""
-        target = kit.caller(ctx).brain(brain, "read")
-        return GraphDoctorOut.of(health(graph, target, limit))
+        target = self.kit.caller(ctx).brain(brain, "read")
+        return GraphDoctorOut.of(health(self.graph, target, limit))
 
-    server.add_tool(brain_query, annotations=reading("Find brain pages"))
-    server.add_tool(brain_doctor, annotations=reading("Check the brain graph"))
-    server.add_tool(brain_get, annotations=reading("Read a brain page"))
-    server.add_tool(brain_timeline, annotations=reading("Brain timeline"))
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    tools = GraphTools(kit)
+    server.add_tool(tools.brain_query, annotations=reading("Find brain pages"))
+    server.add_tool(tools.brain_doctor, annotations=reading("Check the brain graph"))
+    server.add_tool(tools.brain_get, annotations=reading("Read a brain page"))
+    server.add_tool(tools.brain_timeline, annotations=reading("Brain timeline"))
     server.add_tool(
-        brain_append_timeline, annotations=writing("Add a timeline entry", idempotent=True)
+        tools.brain_append_timeline, annotations=writing("Add a timeline entry", idempotent=True)
     )
-    server.add_tool(brain_link, annotations=writing("Link two pages", idempotent=True))
-    server.add_tool(brain_rewrite, annotations=writing("Rewrite a page", destructive=True))
+    server.add_tool(tools.brain_link, annotations=writing("Link two pages", idempotent=True))
+    server.add_tool(tools.brain_rewrite, annotations=writing("Rewrite a page", destructive=True))

@@ -46,11 +46,16 @@ Tags = Annotated[
 ]
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    loci = kit.loci
+class ImportTools:
+    """The import tool, as a method over the server's toolkit; `register` offers it."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+        self.loci = kit.loci
 
     @tool_errors
     def import_export(
+        self,
         kind: KindArg,
         path: PathArg,
         ctx: Context,
@@ -64,25 +69,28 @@ def register(server: MCPServer, kit: Toolkit) -> None:
         what happened to each item (added, updated, unchanged, failed or skipped, with the
         reason). Run it with `dry_run` first to show the user what it would add. Bookmarks
         are fetched from the web now, so a large export takes a while."""
-        target = kit.caller(ctx).brain(brain, "write")
+        target = self.kit.caller(ctx).brain(brain, "write")
         file = Path(path).expanduser()
         if not file.is_absolute():
             raise InvalidInput(f"give the export's absolute path, not {path!r}")
         if not file.is_file():
             raise NotFound(f"{path} is not a file on this computer")
-        if loci.settings.fence.around(file.resolve().parent) is not None:
+        if self.loci.settings.fence.around(file.resolve().parent) is not None:
             raise InvalidInput(f"{path} is in Loci's own data directory, which is never imported")
-        report = loci.importing.run(target, kind, file, dry_run=dry_run, tags=tags)
+        report = self.loci.importing.run(target, kind, file, dry_run=dry_run, tags=tags)
         written = [
             o.document_id
             for o in report.outcomes
             if o.document_id is not None and o.action in ("add", "update")
         ]
         if written and not report.dry_run:
-            kit.settle(loci, target, written)  # searchable when the agent next searches
+            self.kit.settle(self.loci, target, written)  # searchable when the agent next searches
         return ImportReportOut.of(report)
 
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    tools = ImportTools(kit)
     server.add_tool(
-        import_export,
+        tools.import_export,
         annotations=writing("Import another tool's export", idempotent=True, open_world=True),
     )

@@ -17,22 +17,31 @@ class SourceList(BaseModel):
     sources: list[SourceOut]
 
 
-def register(server: MCPServer, kit: Toolkit) -> None:
-    loci = kit.loci
+class SourceTools:
+    """The followed places' tool, as a method over the server's toolkit; `register` offers it."""
+
+    def __init__(self, kit: Toolkit) -> None:
+        self.kit = kit
+        self.loci = kit.loci
 
     @tool_errors
-    def list_sources(ctx: Context, brain: BrainArg = None) -> SourceList:
+    def list_sources(self, ctx: Context, brain: BrainArg = None) -> SourceList:
         """List the folders this brain follows (kept in step with their files by a sync), and
         the feeds and web pages it follows on a schedule: each one's path or address, kind,
         how many files or entries it had, when it was last synced and runs next, the last
         error, what the last run added, updated and removed, the files that failed with the
         reason, and whether a folder is watched now. Use it to explain why a file or a feed's
         entry is missing from the brain or out of date."""
-        target = kit.caller(ctx).brain(brain, "read")
-        watching = loci.sources.watching(target)
+        target = self.kit.caller(ctx).brain(brain, "read")
+        watching = self.loci.sources.watching(target)
         return SourceList(
             brain=target.name,
-            sources=[SourceOut.of(s, target.name, watching) for s in loci.sources.list(target)],
+            sources=[
+                SourceOut.of(s, target.name, watching) for s in self.loci.sources.list(target)
+            ],
         )
 
-    server.add_tool(list_sources, annotations=reading("List followed folders and feeds"))
+
+def register(server: MCPServer, kit: Toolkit) -> None:
+    tools = SourceTools(kit)
+    server.add_tool(tools.list_sources, annotations=reading("List followed folders and feeds"))
