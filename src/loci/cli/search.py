@@ -37,94 +37,6 @@ def location(hit: Hit, with_name: bool = True) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    def search(
-        query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
-        limit: Annotated[
-            int, typer.Option("--limit", "-n", min=1, max=30, help="Hits to return (1–30).")
-        ] = 10,
-        mode: Annotated[
-            Mode, typer.Option("--mode", help="hybrid, text (BM25) or vector.")
-        ] = "hybrid",
-        name: Annotated[
-            str | None, typer.Option("--file", help="Only this file name or title (globs ok).")
-        ] = None,
-        kind: Annotated[list[Kind], typer.Option("--kind", help="Only these kinds.")] = [],  # noqa: B006
-        tag: Annotated[
-            list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")
-        ] = [],  # noqa: B006
-        after: Annotated[
-            str | None, typer.Option("--after", help="Added on or after this date (YYYY-MM-DD).")
-        ] = None,
-        before: Annotated[
-            str | None, typer.Option("--before", help="Added before this date.")
-        ] = None,
-        min_similarity: Annotated[
-            float | None,
-            typer.Option("--min-similarity", help="Drop vector matches below this cosine."),
-        ] = None,
-        include_archived: Annotated[
-            bool,
-            typer.Option(
-                "--include-archived", help="Keep merged and archived brain pages in the results."
-            ),
-        ] = False,
-        brain: BrainOption = None,
-        json_: JsonOption = False,
-    ) -> None:
-        """Find passages with hybrid search (BM25 + vectors), each with its citation.
-
-        Hybrid search also follows links between brain pages: a page linked from a good hit
-        joins in."""
-        from loci.search.engine import SearchRequest
-
-        loci = service()
-        target = existing_brain(brain)
-        request = SearchRequest(
-            query=query,
-            mode=mode,
-            limit=limit,
-            filters=SearchFilters(
-                name=name,
-                kinds=tuple(k.value for k in kind),
-                tags=tuple(tag),
-                created_after=after,
-                created_before=before,
-            ),
-            min_similarity=min_similarity,
-            include_retired=include_archived,
-        )
-        hits = loci.searching.search(target, request)
-        if json_:
-            from loci.wire.hit import HitOut
-
-            hits_out = [HitOut.found(h, target) for h in hits]
-            emit_json(
-                {
-                    "query": query, "mode": mode, "brain": target.name, "hits": hits_out,
-                    "weak": weak(hits), "weak_closeness": WEAK_CLOSENESS,
-                }
-            )  # fmt: skip
-            return
-        if not hits:
-            out.print("no matches")
-            return
-        if weak(hits):
-            out.print("[yellow]no close match[/yellow] — the nearest passages:")
-        for number, hit in enumerate(hits, start=1):
-            out.print(
-                f"[bold]{number}. {escape(location(hit))}[/bold]  "
-                f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}"
-                f"{' · reranked' if hit.reranked else ''}"
-                f"{' · vectors pending' if hit.vectors_pending else ''}[/dim]"
-                f"{gone_mark(hit.gone_at)}"
-            )
-            if hit.graph_path:
-                out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")
-            out.print(render_snippet(hit.snippet, hit.highlights))
-            for more in hit.more:  # the same document's next passages, under it
-                out.print(f"   [dim]also · {escape(location(more, with_name=False))}[/dim]")
-                out.print(render_snippet(more.snippet, more.highlights, indent=5))
-
     app.command("search")(exits_cleanly(search))
     app.command("find", hidden=True)(exits_cleanly(search))
     app.command("related")(exits_cleanly(related))
@@ -155,3 +67,88 @@ def related(
             f"[dim]#{d.id} · {d.kind} · similarity {r.score:.3f}[/dim]"
         )
         out.print("   " + escape(" ".join(r.passage.text.split())[:200]))
+
+
+def search(
+    query: Annotated[str, typer.Argument(help="What you are looking for, in your own words.")],
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, max=30, help="Hits to return (1–30).")
+    ] = 10,
+    mode: Annotated[Mode, typer.Option("--mode", help="hybrid, text (BM25) or vector.")] = "hybrid",
+    name: Annotated[
+        str | None, typer.Option("--file", help="Only this file name or title (globs ok).")
+    ] = None,
+    kind: Annotated[list[Kind], typer.Option("--kind", help="Only these kinds.")] = [],  # noqa: B006
+    tag: Annotated[
+        list[str], typer.Option("--tag", "-t", help="Only documents with all these tags.")
+    ] = [],  # noqa: B006
+    after: Annotated[
+        str | None, typer.Option("--after", help="Added on or after this date (YYYY-MM-DD).")
+    ] = None,
+    before: Annotated[str | None, typer.Option("--before", help="Added before this date.")] = None,
+    min_similarity: Annotated[
+        float | None,
+        typer.Option("--min-similarity", help="Drop vector matches below this cosine."),
+    ] = None,
+    include_archived: Annotated[
+        bool,
+        typer.Option(
+            "--include-archived", help="Keep merged and archived brain pages in the results."
+        ),
+    ] = False,
+    brain: BrainOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Find passages with hybrid search (BM25 + vectors), each with its citation.
+
+    Hybrid search also follows links between brain pages: a page linked from a good hit
+    joins in."""
+    from loci.search.engine import SearchRequest
+
+    loci = service()
+    target = existing_brain(brain)
+    request = SearchRequest(
+        query=query,
+        mode=mode,
+        limit=limit,
+        filters=SearchFilters(
+            name=name,
+            kinds=tuple(k.value for k in kind),
+            tags=tuple(tag),
+            created_after=after,
+            created_before=before,
+        ),
+        min_similarity=min_similarity,
+        include_retired=include_archived,
+    )
+    hits = loci.searching.search(target, request)
+    if json_:
+        from loci.wire.hit import HitOut
+
+        hits_out = [HitOut.found(h, target) for h in hits]
+        emit_json(
+            {
+                "query": query, "mode": mode, "brain": target.name, "hits": hits_out,
+                "weak": weak(hits), "weak_closeness": WEAK_CLOSENESS,
+            }
+        )  # fmt: skip
+        return
+    if not hits:
+        out.print("no matches")
+        return
+    if weak(hits):
+        out.print("[yellow]no close match[/yellow] — the nearest passages:")
+    for number, hit in enumerate(hits, start=1):
+        out.print(
+            f"[bold]{number}. {escape(location(hit))}[/bold]  "
+            f"[dim]#{hit.citation.document_id} · score {hit.score:.3f} · {hit.matched_by}"
+            f"{' · reranked' if hit.reranked else ''}"
+            f"{' · vectors pending' if hit.vectors_pending else ''}[/dim]"
+            f"{gone_mark(hit.gone_at)}"
+        )
+        if hit.graph_path:
+            out.print(f"   [dim]via {escape(' → '.join(hit.graph_path))}[/dim]")
+        out.print(render_snippet(hit.snippet, hit.highlights))
+        for more in hit.more:  # the same document's next passages, under it
+            out.print(f"   [dim]also · {escape(location(more, with_name=False))}[/dim]")
+            out.print(render_snippet(more.snippet, more.highlights, indent=5))
