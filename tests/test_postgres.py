@@ -183,15 +183,19 @@ def test_an_idle_worker_wakes_when_a_job_is_queued(pg: PostgresStore) -> None:
     brain = pg.ensure_brain("a")
     assert pg.wait_for_jobs(0.2) is False  # nothing queued: times out
     woke: list[float] = []
+    waiting = threading.Event()
 
     def wait() -> None:
         start = time.monotonic()
+        waiting.set()
         if pg.wait_for_jobs(10):
             woke.append(time.monotonic() - start)
 
     waiter = threading.Thread(target=wait)
     waiter.start()
-    time.sleep(0.3)  # the waiter is listening
+    # LISTEN was set up by the first wait above: a job queued from here on, even before the
+    # waiter is back in its wait, is a notification it is woken by.
+    assert waiting.wait(10)
     pg.create_document(brain.id, new_doc("new"), "index")
     waiter.join(10)
     assert woke and woke[0] < 3

@@ -97,7 +97,7 @@ def test_a_bad_signature_is_401_and_saves_nothing(slack: Slack) -> None:
         no_stamp = api.post(EVENTS, json=payload, headers={"X-Slack-Signature": "v0=" + "0" * 64})
         assert no_stamp.status_code == 401
     assert slack.items() == []
-    time.sleep(0.3)
+    slack.settled()
     assert slack.fake.posted == []
 
 
@@ -148,7 +148,7 @@ def test_bot_messages_edits_and_joins_are_ignored(slack: Slack) -> None:
         assert response.status_code == 200
         assert response.json()["outcome"] == "ignored"
     assert slack.items() == []
-    time.sleep(0.3)
+    slack.settled()
     assert slack.fake.posted == []
 
 
@@ -186,7 +186,7 @@ def test_a_retried_delivery_is_saved_once(slack: Slack) -> None:
     assert retry.status_code == 200 and retry.json()["outcome"] == "duplicate"
     assert len(slack.items()) == 1
     slack.fake.wait_for_posts(1)
-    time.sleep(0.3)
+    slack.settled()
     assert len(slack.fake.posted) == 1  # and confirmed once
 
 

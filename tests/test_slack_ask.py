@@ -220,7 +220,7 @@ def test_a_redelivered_question_is_answered_once(slack: Asking) -> None:
     assert first.json()["outcome"] == "asked"
     assert retry.status_code == 200 and retry.json()["outcome"] == "duplicate"
     slack.fake.wait_for_posts(1)
-    time.sleep(0.5)
+    slack.settled()
     assert len(slack.fake.posted) == 1
     [conversation] = slack.conversations()
     assert len(slack.messages(conversation["id"])) == 2
@@ -238,7 +238,7 @@ def test_an_unlinked_asker_is_told_how_to_link_and_nothing_is_asked(
     assert hint["thread_ts"] == payload["event"]["ts"]
     assert f"loci slack link --team {TEAM} --user {STRANGER_SLACK}" in hint["text"]
     assert slack.deliver(payload, at=time.time() + 1).json()["outcome"] == "duplicate"
-    time.sleep(0.3)
+    slack.settled()
     assert len(slack.fake.posted) == 1  # the hint once
     assert asked == [] and slack.conversations() == []
     assert BOT_TOKEN not in hint["text"] and SIGNING_SECRET not in hint["text"]

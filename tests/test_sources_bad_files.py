@@ -16,7 +16,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +208,12 @@ def test_permission_denied_fails_alone_in_a_sync_and_while_watching(tmp_path: Pa
         store = open_store(home, None)
         try:
             brain = store.get_brain("default")
+            (synced_once,) = store.sources(brain.id)  # as `loci sync` left it
             eventually(lambda: store.watch_leases(), timeout=60)
-            time.sleep(1.0)  # its first rescan done
+            eventually(  # the worker's first rescan done: what comes next is an event
+                lambda: store.sources(brain.id)[0].last_sync_at != synced_once.last_sync_at,
+                timeout=60,
+            )
             (folder / "also-locked.md").write_text("Locked too.\n")
             (folder / "also-locked.md").chmod(0)
             (folder / "later.md").write_text("Readable, added while watching.\n")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from tests.support.folders import (  # noqa: F401
     RECIPE,
     by_path,
     indexing,
+    settled,
     sync_counts,
     sync_folders,
     watcher,
@@ -120,7 +120,7 @@ def test_a_watched_file_renamed_and_edited_keeps_its_document(
     _append(moved, "\nThe engineer's name is Sam.\n")
     found = eventually(lambda: by_path(loci, brain).get(str(moved)))
     assert found.id == boiler.id
-    time.sleep(FAST.settle_s + 2 * FAST.refresh_s)  # the old path's deletion, held, changes nothing
+    settled(watching, after_s=FAST.settle_s)  # the old path's deletion, held, changes nothing
     assert set(by_path(loci, brain)) == {str(moved), str(folder / "soup.md")}
     assert (watching.totals["renamed"], watching.totals["removed"]) == (1, 0)
     assert watching.totals["added"] == 2  # the first sync's two files only

@@ -29,7 +29,15 @@ from loci.ingest.file_systems import file_system_type, needs_polling
 from loci.models import Brain, Document
 from loci.service import Loci
 from loci.service.watching import FolderWatcher
-from tests.support.folders import FAST, by_path, documents_when, indexing, report_of, watcher
+from tests.support.folders import (
+    FAST,
+    by_path,
+    documents_when,
+    indexing,
+    report_of,
+    settled,
+    watcher,
+)
 from tests.support.services import make_service, reopen, texts
 from tests.support.waiting import eventually
 
@@ -153,7 +161,7 @@ def test_a_git_checkout_of_many_files_comes_to_one_update_per_changed_file(
     git("checkout", "-q", "two")
     eventually(lambda: in_step(loci, brain, repo), timeout=120)
     eventually(lambda: watching.totals["renamed"] == 20)
-    time.sleep(FAST.settle_s + FAST.refresh_s)  # nothing more comes of it
+    settled(watching, after_s=FAST.settle_s)  # nothing more comes of it
     totals = watching.totals
     assert (totals["updated"], totals["renamed"], totals["added"]) == (count // 2, 20, count)
     assert totals["removed"] == totals["failed"] == 0
@@ -183,7 +191,7 @@ def test_a_folder_rewritten_by_a_sync_client_is_one_update_per_changed_file(
     for note in notes:
         os.utime(note)
     eventually(lambda: in_step(loci, brain, vault))
-    time.sleep(FAST.settle_s + FAST.refresh_s)
+    settled(watching, after_s=FAST.settle_s)
     assert watching.totals["updated"] == 10 and watching.totals["added"] == 32
     assert watching.totals["removed"] == watching.totals["failed"] == 0
 
@@ -192,7 +200,7 @@ def test_folders_registered_or_removed_while_watching_are_picked_up_or_let_go(
     loci: Loci, brain: Brain, vault: Path, tmp_path: Path, watcher: Callable[..., FolderWatcher]
 ) -> None:
     watching = watcher()
-    time.sleep(FAST.refresh_s * 2)
+    settled(watching)  # it has looked at the sources: none yet
     source = loci.sources.add(brain, vault)
     eventually(lambda: len(by_path(loci, brain)) == 2)
     assert loci.sources.watching(brain) == {source.id: "events"}
@@ -202,7 +210,7 @@ def test_folders_registered_or_removed_while_watching_are_picked_up_or_let_go(
     (vault / "later.md").write_text("Written after the folder was let go.\n")
     eventually(lambda: not loci.sources.watching(brain))
     (vault / "bill.txt").write_text("Changed after the folder was let go.\n")
-    time.sleep(FAST.refresh_s * 3)
+    settled(watching, after_s=FAST.settle_s)
     assert by_path(loci, brain) == {}
     assert watching.totals["added"] == 2
 
@@ -274,12 +282,13 @@ def test_one_watcher_follows_a_folder_however_many_share_the_database(
         first = watcher()
         eventually(lambda: loci.sources.watching(brain))
         second = watcher(store=other)  # stopped at the end by the fixture too: no harm
-        time.sleep(FAST.refresh_s * 3)
+        settled(second)  # it has seen the folder, and that it is taken
         (lease,) = loci.store.watch_leases().values()
         assert lease.owner == first.name
         (vault / "a.md").write_text("Seen once.\n")
         eventually(lambda: str(vault / "a.md") in by_path(loci, brain))
-        time.sleep(FAST.refresh_s * 2)
+        settled(first, after_s=FAST.settle_s)
+        settled(second)
         assert (first.totals["added"], second.totals["added"]) == (3, 0)
 
         first.stop()  # it gives the folder up: the other takes it over, and rescans
@@ -310,7 +319,7 @@ def test_the_lease_of_a_killed_watcher_on_this_machine_is_taken_over_at_once(
     elsewhere = "another-host:1:abcdef"  # a holder on another machine is waited for
     assert loci.store.claim_watch(brain.id, source.id, elsewhere, "events", lease_s=600)
     third = watcher()
-    time.sleep(FAST.refresh_s * 3)
+    settled(third)  # it has seen the lease, and left it to its holder
     assert loci.store.watch_leases()[source.id].owner == elsewhere
     assert third.totals["rescans"] == 0
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,18 +93,30 @@ def test_killed_worker_job_is_picked_up_again_without_duplicate_chunks(
 
 
 def test_an_idle_worker_starts_on_a_job_queued_in_its_process_and_stops_when_told(
-    loci: Loci, brain: Brain
+    loci: Loci, brain: Brain, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`loci serve`'s worker sleeps between polls for other processes' jobs, but a file the
     server itself takes in (an upload, a watched folder's change) wakes it at once: with a
     minute between polls, a note is still indexed, and the worker still stops promptly."""
+    idle = threading.Event()
+    store_wait: Callable[..., bool] = loci.store.wait_for_jobs  # type: ignore[attr-defined]
+
+    def wait_for_jobs(timeout_s: float, stop: threading.Event | None = None) -> bool:
+        # A first short wait sets up what wakes it (PostgreSQL's LISTEN): a job queued after
+        # `idle` is set wakes it however soon it comes.
+        if store_wait(0.01, stop):
+            return True
+        idle.set()
+        return store_wait(timeout_s, stop)
+
+    monkeypatch.setattr(loci.store, "wait_for_jobs", wait_for_jobs)
     worker = loci.library.worker()
     worker.settings = replace(worker.settings, idle_sleep_s=60.0, quick_lane=False)
     stop = threading.Event()
     thread = threading.Thread(target=worker.run_forever, args=(stop,), daemon=True)
     thread.start()
     try:
-        time.sleep(0.3)  # the worker found nothing and is waiting out its minute
+        assert idle.wait(30), "the worker never found the queue empty"  # now it waits a minute
         added = loci.library.add_note(brain, "The shed key hangs behind the back door.")
         deadline = time.monotonic() + 30
         while loci.library.document(brain, added.document.id).status != "ready":

@@ -14,8 +14,7 @@ from loci.confined_paths import Fence
 from loci.embed.base import Embedder
 from loci.errors import InvalidInput
 from loci.imports.items import Limits
-from loci.ingest.fetch_browser import BrowserSettings
-from loci.ingest.fetch_policy import FetchPolicy
+from loci.ingest.fetch_policy import BrowserSettings, FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.ingest.parsers import ParseBudgets
 from loci.jobs.worker import WorkerSettings

@@ -10,8 +10,10 @@ from __future__ import annotations
 import email.utils
 import random
 import time
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:  # only described here: importing httpx costs every command start-up
+    import httpx
 
 _RETRYABLE_STATUS = frozenset({408, 409, 425, 429})  # plus every 5xx
 

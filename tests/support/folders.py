@@ -4,6 +4,7 @@ settings, a watcher and the ingestion worker as fixtures), and the documents the
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +19,7 @@ from loci.service.sources import SourceSync
 from loci.service.watching import FolderWatcher, WatchSettings
 from loci.store.base import Store
 from tests.support.services import make_service
+from tests.support.waiting import eventually
 
 FAST = WatchSettings(
     mode="events",
@@ -53,6 +55,24 @@ def report_of(
     if ("unreachable" in unreachable) == bool(report.get("unreachable")):
         return None
     return report or None
+
+
+def settled(watching: FolderWatcher, after_s: float = 0.0, looks: int = 2) -> None:
+    """Return once `watching` has looked at its sources `looks` more times since `after_s`
+    from now (a held deletion's `settle_s`, say): whatever was due by then has been acted on,
+    so a test may assert that nothing more came of it. A fixed sleep would not do: on a busy
+    machine it can end before the watcher has run at all."""
+    started = time.monotonic()
+    counted: list[int] = []
+
+    def looked() -> bool:
+        if time.monotonic() - started < after_s:
+            return False
+        if not counted:
+            counted.append(watching.totals["refreshes"])
+        return watching.totals["refreshes"] >= counted[0] + looks
+
+    eventually(looked, timeout=60)
 
 
 @pytest.fixture

@@ -95,6 +95,11 @@ class LiveServer:
         self.url = f"http://127.0.0.1:{port}"
         return self
 
+    def idle(self) -> bool:
+        """Whether every request it took is done, background work included (Starlette runs a
+        request's background tasks, a Slack reply say, inside that request's task)."""
+        return not self._server.server_state.tasks
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=60)

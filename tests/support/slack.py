@@ -14,6 +14,7 @@ import httpx
 
 from tests.support.fake_slack import FakeSlack
 from tests.support.live_server import LiveServer
+from tests.support.waiting import eventually
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 
@@ -34,6 +35,12 @@ class Slack:
     def api(self) -> httpx.Client:
         """A client with no Loci token: Slack has none."""
         return self.server.client("")
+
+    def settled(self) -> None:
+        """Wait until the server has done all it will do about the deliveries so far (its
+        replies to Slack are posted after it has answered the delivery): then what Slack was
+        sent is all it will be sent."""
+        eventually(self.server.idle, timeout=60)
 
     def deliver(
         self,

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-
-import httpx
+from typing import TYPE_CHECKING
 
 from loci.errors import BlockedAddress, FetchError, UnsupportedSource
 from loci.ingest.fetch_policy import FetchPolicy, parse_networks
 from loci.ingest.host_literals import IPAddress, host_address
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = ["blocked_reason", "check_url_address", "classify_address"]
 
@@ -37,6 +39,8 @@ def checked_url(url: str | httpx.URL) -> httpx.URL:
     """`url` parsed, if it is one Loci may fetch: http or https, with a host that is a name or
     an address in a form Loci reads itself (`host_literals`). The fetch checks every redirect
     hop with this too; the host's addresses are checked when connecting."""
+    import httpx  # here: a command that fetches nothing (`loci list`) need not load it
+
     try:
         parsed = httpx.URL(url)
     except (httpx.InvalidURL, ValueError, TypeError) as exc:

@@ -46,7 +46,7 @@ from loci.ingest.browser_channels import CLOSE_CHANNELS_SCRIPT
 from loci.ingest.challenge import detect_challenge
 from loci.ingest.chromium import Chromium
 from loci.ingest.fetch import FetchedPage, _challenge_message, _read_body, _redirect_target
-from loci.ingest.fetch_policy import MB, FetchPolicy
+from loci.ingest.fetch_policy import BrowserSettings, FetchPolicy
 from loci.ingest.vetted_transport import vetted_client
 
 if TYPE_CHECKING:
@@ -68,21 +68,6 @@ _DROPPED_RESPONSE_HEADERS = frozenset(
 )
 _KILL_GRACE_S = 5.0
 _RENDER_SLOTS = threading.BoundedSemaphore(2)  # renders at once in this process
-
-
-@dataclass(frozen=True)
-class BrowserSettings:
-    enabled: bool = True
-    executable: str | None = None  # None: the first Chromium on PATH
-    timeout_s: float = 30.0  # the whole render, from navigation to the rendered HTML
-    max_requests: int = 300
-    max_total_bytes: int = 50 * MB
-    # After the load event, how long to wait for the page's own requests to settle.
-    settle_s: float = 2.0
-
-    def __post_init__(self) -> None:
-        if self.timeout_s <= 0 or self.settle_s < 0 or self.max_requests <= 0:
-            raise ValueError("browser timeouts and limits must be positive")
 
 
 @dataclass(frozen=True)

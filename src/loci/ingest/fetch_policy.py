@@ -1,6 +1,8 @@
 """How far one fetch may go: which networks it may reach, how much it may read, how long it
 may take. Built once from settings, so a bad value fails at startup rather than on the first
 fetch; `addresses` and `vetted_transport` enforce it, `fetch` applies it to each download.
+`BrowserSettings` are the limits of a page rendered in Chromium (`fetch_browser`); they live here,
+without the fetching code, so building the service imports no HTTP client.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from functools import cache
 
 from loci import __version__
 
-__all__ = ["MB", "FetchPolicy"]
+__all__ = ["MB", "BrowserSettings", "FetchPolicy"]
 
 MB = 1024 * 1024
 
@@ -51,3 +53,18 @@ class FetchPolicy:
 @cache
 def parse_networks(cidrs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
     return tuple(ipaddress.ip_network(cidr, strict=False) for cidr in cidrs)
+
+
+@dataclass(frozen=True)
+class BrowserSettings:
+    enabled: bool = True
+    executable: str | None = None  # None: the first Chromium on PATH
+    timeout_s: float = 30.0  # the whole render, from navigation to the rendered HTML
+    max_requests: int = 300
+    max_total_bytes: int = 50 * MB
+    # After the load event, how long to wait for the page's own requests to settle.
+    settle_s: float = 2.0
+
+    def __post_init__(self) -> None:
+        if self.timeout_s <= 0 or self.settle_s < 0 or self.max_requests <= 0:
+            raise ValueError("browser timeouts and limits must be positive")

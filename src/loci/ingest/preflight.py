@@ -35,11 +35,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from loci.errors import FileTooLarge, InvalidInput, LociError
 from loci.ingest.chunking import chunk_document
-from loci.ingest.fetch_page import WebPage
 from loci.ingest.indexer import CONTEXT_TOKENS
 from loci.ingest.parse_process import ocr_pages, parse_file, pdf_pages
 from loci.ingest.parsers import ParseBudgets
@@ -50,6 +49,9 @@ from loci.ingest.sources import clean_name, page_name
 from loci.llm.transcribe import check_size
 from loci.models import Document
 from loci.store.blobs import sha256_hex
+
+if TYPE_CHECKING:
+    from loci.ingest.fetch_page import WebPage
 
 log = logging.getLogger(__name__)
 

@@ -21,9 +21,7 @@ import logging
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from loci.errors import BlockedAddress, LLMError, LLMMalformed, LLMTimeout
 from loci.http_retry import (
@@ -33,6 +31,9 @@ from loci.http_retry import (
     is_retryable,
     retry_after_seconds,
 )
+
+if TYPE_CHECKING:  # imported where used: every command imports this module, few call out
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,8 @@ class _Refused(Exception):
 
 class OpenAICompatibleChat:
     def __init__(self, settings: ChatSettings, client: httpx.Client | None = None) -> None:
+        import httpx
+
         self.settings = settings
         self._url = settings.base_url.rstrip("/") + "/chat/completions"
         headers = {"Accept": "application/json", **settings.extra_headers}
@@ -226,6 +229,8 @@ class OpenAICompatibleChat:
         problems: list[str],
         model: str,
     ) -> Iterator[str]:
+        import httpx
+
         for attempt in range(self.settings.max_retries + 1):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -293,6 +298,8 @@ class OpenAICompatibleChat:
     def _post(
         self, payload: dict[str, Any], deadline: float, problems: list[str], model: str
     ) -> httpx.Response:
+        import httpx
+
         for attempt in range(self.settings.max_retries + 1):
             remaining = deadline - time.monotonic()
             if remaining <= 0:

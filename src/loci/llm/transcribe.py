@@ -27,9 +27,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loci.errors import TranscriptionError, TranscriptionRefused
 from loci.http_retry import (
@@ -39,6 +37,9 @@ from loci.http_retry import (
     is_retryable,
     retry_after_seconds,
 )
+
+if TYPE_CHECKING:  # imported where used: every command imports this module, few call out
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +89,8 @@ class Transcriber(Protocol):
 
 class OpenAICompatibleTranscriber:
     def __init__(self, settings: TranscriberSettings, client: httpx.Client | None = None) -> None:
+        import httpx
+
         self.settings = settings
         self._url = settings.base_url.rstrip("/") + "/audio/transcriptions"
         headers = {"Accept": "application/json"}
@@ -124,6 +127,8 @@ class OpenAICompatibleTranscriber:
             form["language"] = self.settings.language
         files = {"file": (f"audio.{audio_format}", data, f"audio/{audio_format}")}
         attempts = self.settings.max_retries + 1
+        import httpx
+
         for attempt in range(attempts):
             try:
                 response = self._client.post(self._url, data=form, files=files)

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loci.errors import RerankError
 from loci.http_retry import describe_failure, describe_transport
+
+if TYPE_CHECKING:
+    import httpx
 
 
 class Reranker(Protocol):
@@ -49,6 +50,8 @@ class HttpReranker:
         timeout_s: float = 5.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx  # here, not at the top: every search imports this module, few rerank
+
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.model = model
         self._url = base_url.rstrip("/") + "/rerank"
@@ -63,6 +66,8 @@ class HttpReranker:
             "documents": list(passages),
             "top_n": len(passages),
         }
+        import httpx
+
         try:
             response = self._client.post(self._url, json=body)
         except httpx.TransportError as error:

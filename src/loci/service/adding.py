@@ -9,12 +9,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loci.curate.pipeline import Captured, Ingested
 from loci.errors import Conflict, InvalidInput, LociError
 from loci.ingest.addresses import check_url_address
-from loci.ingest.fetch_page import WebPage, fetch_page
 from loci.ingest.indexer import Prepared
 from loci.ingest.plan import plan_file
 from loci.ingest.preflight import (
@@ -43,6 +42,9 @@ from loci.models import (
 from loci.service.documents import Documents
 from loci.store.blobs import sha256_hex
 from loci.store.job_order import INDEX_JOB
+
+if TYPE_CHECKING:  # fetching (httpx, Chromium) is imported by the commands that fetch
+    from loci.ingest.fetch_page import WebPage
 
 WEB_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "application/pdf")
 
@@ -265,6 +267,8 @@ class Adding(Documents):
 
     def fetch_page(self, url: str) -> WebPage:
         """A page as `add_url` would keep it (rendered in Chromium if it needs JavaScript)."""
+        from loci.ingest.fetch_page import fetch_page
+
         return fetch_page(url, self.settings.fetch, self.settings.browser, accept=WEB_TYPES)
 
     def add_page_text(

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 from loci.errors import InvalidInput, NotFound
 from loci.ingest.formats import document_format
-from loci.ingest.pdf_view import page_count, passage_boxes, render_page
 from loci.models import Brain, Chunk, Document, Region
 from loci.store.base import Store
 from loci.store.blobs import BlobStore
@@ -36,6 +35,8 @@ class Reading:
 
     def page_image(self, brain: Brain, document_id: int, number: int, width: int) -> bytes:
         """Page `number` of a PDF as a PNG `width` pixels wide."""
+        from loci.ingest.pdf_view import render_page  # PDFium: only where a page is shown
+
         return render_page(self._pdf(brain, document_id)[1], number, width)
 
     def passage(self, brain: Brain, document_id: int, chunk_id: int | None) -> Passage:
@@ -52,6 +53,8 @@ class Reading:
         boxes = [region] if region is not None else []
         if document_format(document) != "pdf":
             return Passage(chunk, boxes, None)
+        from loci.ingest.pdf_view import page_count, passage_boxes
+
         data = self.blobs.get(document.content_hash)
         # Read by OCR, a passage has no text layer to search: its region is the place.
         if chunk is not None and region is None and chunk.location.page is not None:

@@ -40,7 +40,6 @@ from urllib.parse import urlsplit
 from loci.auth.secret_box import SecretBox
 from loci.errors import Conflict, Forbidden, InvalidInput, LociError, NotFound
 from loci.ingest.addresses import checked_url
-from loci.ingest.fetch import fetch
 from loci.ingest.fetch_policy import FetchPolicy
 from loci.jobs.worker import describe
 from loci.models import Brain, OnDelete, Schedule, Source
@@ -168,6 +167,7 @@ class ScheduledSources:
 
     def detect(self, url: str) -> str:
         """ "feed" or "page", by what `url` answers."""
+        from loci.ingest.fetch import fetch  # httpx: only for the commands that fetch
         from loci.upstream.feed import looks_like_feed
 
         answer = fetch(url, self.fetch_policy, accept=("*/*",))

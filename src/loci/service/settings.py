@@ -8,8 +8,7 @@ from pathlib import Path
 from loci.confined_paths import Fence
 from loci.curate.agent import AgentLimits
 from loci.imports.items import Limits
-from loci.ingest.fetch_browser import BrowserSettings
-from loci.ingest.fetch_policy import FetchPolicy
+from loci.ingest.fetch_policy import BrowserSettings, FetchPolicy
 from loci.ingest.indexer import IndexerSettings
 from loci.jobs.worker import WorkerSettings
 from loci.search.engine import RankingParams

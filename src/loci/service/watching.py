@@ -213,11 +213,15 @@ class FolderWatcher:
         # What the last renewal found we hold, and when it ran.
         self._held: tuple[float, set[int]] = (0.0, set())
         # What this watcher did since it started (files added, updated, …), for its log and
-        # for whoever wants to see that an event burst came to one update per file.
+        # for whoever wants to see that an event burst came to one update per file;
+        # "refreshes" counts its looks at the sources, so a test can wait for the next one.
         self.totals: dict[str, int] = dict.fromkeys(
-            ("rescans", "added", "updated", "renamed", "removed", "gone", "returned", "failed"),
+            (
+                "refreshes", "rescans", "added", "updated", "renamed", "removed", "gone",
+                "returned", "failed",
+            ),
             0,
-        )
+        )  # fmt: skip
 
     # running ------------------------------------------------------------------------------
     def start(self) -> FolderWatcher:
@@ -243,6 +247,7 @@ class FolderWatcher:
                 now = time.monotonic()
                 if now >= next_refresh:
                     self._guard(self._refresh, now)
+                    self.totals["refreshes"] += 1
                     next_refresh = time.monotonic() + self.settings.refresh_s
                 self._take(self._until_next(next_refresh))
                 for watch in list(self._watches.values()):
