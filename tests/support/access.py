@@ -148,6 +148,9 @@ ATTEMPTS: dict[str, Attempt] = {
     "add_folder": Attempt("write", lambda ids: {"json": {"path": "/"}}),
     "remove_folder": Attempt("write"),
     "sync_folders": Attempt("write"),
+    # admins only, and on the allowed hosts only (none here): refused before anything is fetched
+    "follow": Attempt("write", lambda ids: {"json": {"url": "https://example.org/feed.xml"}}),
+    "sync_followed": Attempt("write"),
     "resolve_conflict": Attempt("write", lambda ids: {"json": {"path": "a.md", "keep": "file"}}),
     "ingest_source_item": Attempt(
         "write", lambda ids: {"json": {"id": "planted-1", "text": "planted by bob"}}
