@@ -12,7 +12,6 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,11 +19,11 @@ import pytest
 
 from tests.support.access import ATTEMPTS, NO_ID_REQUESTS, Home, home, home_snapshot
 from tests.support.oauth_flow import App, Browser
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 __all__ = ["home"]  # the read-only suite's world, shared: pytest finds the fixture here
 
-ROOT = Path(__file__).resolve().parent.parent
 
 COLUMNS = ("read-only token", "token for some brains", "application", "web session")
 CELLS = {"yes", "no", "itself", "every brain", "—"}
@@ -49,7 +48,7 @@ class Row:
 
 
 def table() -> list[Row]:
-    text = (ROOT / "docs" / "security.md").read_text()
+    text = (REPO / "docs" / "security.md").read_text()
     found = re.search(r"<!-- access table[^>]*-->\n(.*?)<!-- end of access table -->", text, re.S)
     assert found, "docs/security.md has lost its access table"
     lines = [line for line in found.group(1).splitlines() if line.startswith("|")]
@@ -66,7 +65,7 @@ def table() -> list[Row]:
 
 def operations() -> dict[str, tuple[str, str]]:
     """operationId -> (method, path under /api/v1), from the committed schema."""
-    schema = json.loads((ROOT / "openapi.json").read_text())
+    schema = json.loads((REPO / "openapi.json").read_text())
     return {
         op["operationId"]: (method.upper(), path.removeprefix("/api/v1"))
         for path, methods in schema["paths"].items()

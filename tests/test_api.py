@@ -12,8 +12,7 @@ from loci.app import build_api
 from loci.config import Settings
 from loci.service import Loci
 from tests.support.live_server import LiveServer
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.both_backends
 
@@ -36,7 +35,7 @@ def test_health_needs_no_token_and_everything_else_does(server: LiveServer) -> N
 def test_upload_then_search_returns_cited_passage(server: LiveServer) -> None:
     with server.client() as api:
         assert api.post("/brains", json={"name": "home"}).status_code == 201
-        manual = (ROOT / "examples" / "boiler-manual.md").read_bytes()
+        manual = (REPO / "examples" / "boiler-manual.md").read_bytes()
         response = api.post("/brains/home/files", files={"files": ("boiler.md", manual)})
         assert response.status_code == 202
         (result,) = response.json()["results"]
@@ -60,7 +59,7 @@ def test_upload_then_search_returns_cited_passage(server: LiveServer) -> None:
 
 
 def test_committed_openapi_matches_the_app(loci: Loci, tmp_path: Path) -> None:
-    committed = json.loads((ROOT / "openapi.json").read_text())
+    committed = json.loads((REPO / "openapi.json").read_text())
     current = build_api(Settings(home=tmp_path), loci, run_worker=False).openapi()
     assert current["openapi"].startswith("3.1")
     assert committed == json.loads(json.dumps(current)), (

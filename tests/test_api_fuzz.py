@@ -27,7 +27,6 @@ import json
 import os
 import socket
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,12 +38,12 @@ from schemathesis.checks import negative_data_rejection, positive_data_acceptanc
 from loci.embed.base import Embedder
 from loci.service import Loci
 from tests.support.live_server import LiveServer
+from tests.support.paths import REPO
 from tests.support.pdf_files import two_page_pdf
 from tests.support.services import make_service
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
-ROOT = Path(__file__).resolve().parent.parent
 BRAIN = "fuzz"
 MAX_EXAMPLES = int(os.environ.get("LOCI_FUZZ_EXAMPLES", "6"))
 # writes whose validity depends on the document they edit or on Markdown inside the body (a
@@ -162,7 +161,7 @@ def target(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> Iter
 def load_schema() -> schemathesis.BaseSchema:
     """The committed schema (test_api keeps it equal to the app's), with the paths' brain
     pinned; the server's address and token are given per call."""
-    raw = json.loads((ROOT / "openapi.json").read_text())
+    raw = json.loads((REPO / "openapi.json").read_text())
     config = schemathesis.Config.from_dict(
         {
             "parameters": {"path.brain": BRAIN},

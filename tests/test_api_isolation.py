@@ -17,7 +17,6 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,11 +27,11 @@ from tests.support.access import ATTEMPTS, NOTE_BODY, SECRET_WORD, Ids
 from tests.support.asking import ask_for_conversation
 from tests.support.live_server import LiveServer
 from tests.support.oauth_flow import App, Browser
+from tests.support.paths import REPO
 from tests.support.services import BACKENDS, served_world
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
-ROOT = Path(__file__).resolve().parent.parent
 ID_PARAMS = {
     "brain", "document_id", "conversation_id", "message_id", "user", "token_id", "doc_id",
     "provider", "source_id", "version",
@@ -205,7 +204,7 @@ class Operation:
 
 def id_operations() -> list[Operation]:
     """Every operation of the committed schema whose path takes a parameter."""
-    schema = json.loads((ROOT / "openapi.json").read_text())
+    schema = json.loads((REPO / "openapi.json").read_text())
     found = []
     for path, methods in schema["paths"].items():
         for method, op in methods.items():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,9 +16,9 @@ from loci.config import load_settings
 from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
+from tests.support.paths import REPO
 from tests.support.scripted_llm import Reply, ScriptedLLM, step_of
 
-ROOT = Path(__file__).resolve().parent.parent
 NONCE = "QX-7731-VELVET"
 VAULT = f"""# Office notes
 
@@ -41,8 +40,8 @@ def brain(loci: Loci) -> Brain:
     ids = [
         loci.library.add_bytes(brain, "office-notes.md", VAULT.encode()).document.id,
         loci.library.add_bytes(brain, "supplier-memo.md", INJECTION.encode()).document.id,
-        loci.library.add_file(brain, ROOT / "examples" / "boiler-manual.md").document.id,
-        loci.library.add_file(brain, ROOT / "examples" / "sourdough.html").document.id,
+        loci.library.add_file(brain, REPO / "examples" / "boiler-manual.md").document.id,
+        loci.library.add_file(brain, REPO / "examples" / "sourdough.html").document.id,
     ]
     assert all(d.status == "ready" for d in loci.library.wait_for(brain, ids))
     return brain

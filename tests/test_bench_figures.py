@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 
 
 def reproduce() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "bench" / "reproduce.py")
+    spec = importlib.util.spec_from_file_location("reproduce", REPO / "bench" / "reproduce.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["reproduce"] = module  # dataclasses look their module up by name
@@ -26,7 +26,7 @@ def test_every_rerun_figure_can_be_read_from_its_commands_output() -> None:
     r = reproduce()
     figures = r.load_figures()
     assert len({f.id for f in figures}) == len(figures)
-    benchmarks = (ROOT / "docs" / "benchmarks.md").read_text()
+    benchmarks = (REPO / "docs" / "benchmarks.md").read_text()
     for f in figures:
         assert f.tier in ("quick", "all", "manual"), f.id
         assert f.better in ("higher", "lower"), f.id
@@ -39,8 +39,8 @@ def test_every_rerun_figure_can_be_read_from_its_commands_output() -> None:
         command = r.argv(f.command, Path("/data"), Path("/tmp/x"))
         script = f.command.split()[0]
         if script.startswith("bench/"):
-            assert (ROOT / script).is_file(), f.id
-            assert command[1] == str(ROOT / script)
+            assert (REPO / script).is_file(), f.id
+            assert command[1] == str(REPO / script)
         # The command is the one docs/benchmarks.md gives for the figure.
         assert script in benchmarks or script == "loci", f.id
 
@@ -49,7 +49,7 @@ def test_every_figure_has_its_row_in_the_benchmarks_table() -> None:
     """docs/benchmarks.md (generated from figures.toml) gives each figure, with its value as
     recorded, its unit, its command and when it was measured, under its section."""
     r = reproduce()
-    benchmarks = (ROOT / "docs" / "benchmarks.md").read_text()
+    benchmarks = (REPO / "docs" / "benchmarks.md").read_text()
     literals = recorded_values()
     sections = re.split(r"^## ", benchmarks, flags=re.MULTILINE)
     for f in r.load_figures():
@@ -69,7 +69,7 @@ def recorded_values() -> dict[str, str]:
     """Each figure's recorded value as figures.toml writes it (0.6900, not 0.69)."""
     values: dict[str, str] = {}
     figure = ""
-    for line in (ROOT / "bench" / "figures.toml").read_text().splitlines():
+    for line in (REPO / "bench" / "figures.toml").read_text().splitlines():
         if found := re.match(r'^id = "([^"]+)"', line):
             figure = found.group(1)
         elif found := re.match(r"^recorded = (\S+)", line):

@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 
 from tests.support.cli import run_cli, run_cli_process
+from tests.support.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 CITATION_FIELDS = {
     "document_id",
     "name",

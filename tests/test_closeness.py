@@ -26,10 +26,11 @@ from loci.search.engine import SearchRequest
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
+from tests.support.paths import REPO
 from tests.support.services import make_service
 from tests.support.text_files import vault_paragraphs
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(REPO / "bench"))
 from cipher_beir import TABLE  # noqa: E402
 
 NONSENSE = "xylophone quantum zebra"

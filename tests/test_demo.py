@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import REPO
 
 
 def demo_commands() -> list[list[str]]:
     """The `loci` commands of the Makefile's demo recipe, as arguments."""
-    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
+    recipe = re.search(r"^demo:.*\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(), re.M)
     assert recipe is not None, "the Makefile has no demo target"
     return [
         shlex.split(line.strip())[1:]
@@ -29,7 +28,7 @@ def test_make_demo_keeps_the_examples_out_of_the_default_brain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "home"
-    monkeypatch.chdir(ROOT)  # as make runs the recipe
+    monkeypatch.chdir(REPO)  # as make runs the recipe
     commands = demo_commands()
     assert len(commands) == 2
     added = run_cli(*commands[0], home=home)

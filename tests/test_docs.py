@@ -15,10 +15,10 @@ from scripts import gen_docs
 
 from loci.cli.main import app
 from loci.config import ENVIRONMENT_ONLY, OidcProviderSettings, Settings
+from tests.support.paths import REPO
 
-ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
-DOCS = ROOT / "docs"
-README = ROOT / "README.md"
+DOCS = REPO / "docs"
+README = REPO / "README.md"
 # Hand-written docs: the generated ones are checked against their sources instead.
 WRITTEN = [
     README,
@@ -41,7 +41,7 @@ def test_the_generated_references_are_current() -> None:
 def test_the_check_names_the_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for name in gen_docs.GENERATED:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, tmp_path / name)
+        shutil.copy(REPO / name, tmp_path / name)
     assert gen_docs.main(["--check"], root=tmp_path) == 0
     cli = tmp_path / "docs" / "cli.md"
     cli.write_text(cli.read_text().replace("## loci add\n", "## loci add-things\n"))
@@ -80,7 +80,7 @@ def test_every_setting_says_what_it_does() -> None:
 
 def test_the_docs_name_only_settings_that_exist() -> None:
     real = {f"LOCI_{name.upper()}" for name in Settings.model_fields} | set(ENVIRONMENT_ONLY)
-    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py"))
+    tests = "".join(p.read_text() for p in (REPO / "tests").rglob("*.py"))
     for doc in WRITTEN:
         if doc.name == "benchmarks-journal.md":  # dated notes, kept as they were written
             continue
@@ -142,7 +142,7 @@ def test_the_guide_to_bringing_things_in_names_every_kind_loci_takes() -> None:
     from loci.imports.readers import KINDS as IMPORT_KINDS
     from loci.upstream.kinds import KINDS as SOURCE_KINDS
 
-    guide = (ROOT / "docs" / "bringing-things-in.md").read_text()
+    guide = (REPO / "docs" / "bringing-things-in.md").read_text()
     for kind in IMPORT_KINDS:
         assert f"`{kind.name}`" in guide, kind.name
     for source in SOURCE_KINDS:

@@ -9,7 +9,6 @@ much else, and `block-anchors.md` is about linking to a paragraph.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,9 @@ from loci.models import Brain, PassageContext, SearchFilters
 from loci.search.engine import SearchRequest
 from loci.search.openings import in_context
 from loci.service import Loci
+from tests.support.paths import REPO
 
-NOTES = Path(__file__).resolve().parent.parent / "bench" / "data" / "foam-vault" / "notes"
+NOTES = REPO / "bench" / "data" / "foam-vault" / "notes"
 
 
 @pytest.mark.parametrize(

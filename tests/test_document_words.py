@@ -40,9 +40,10 @@ from loci.store.postgres.migrations import grant, migrate
 from loci.store.sqlite import SqliteStore, search_index
 from loci.store.sqlite.document_rows import document_rows
 from loci.store.stemming import analyze, stemmer_for
+from tests.support.paths import REPO
 from tests.support.pg import APP_ROLE, EmbeddedPostgres
 
-NOTES = Path(__file__).resolve().parent.parent / "bench" / "data" / "foam-vault" / "notes"
+NOTES = REPO / "bench" / "data" / "foam-vault" / "notes"
 
 
 def test_the_notes_about_it_beat_long_notes_full_of_its_words(loci: Loci, brain: Brain) -> None:

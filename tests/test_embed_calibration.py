@@ -17,8 +17,9 @@ from loci.embed.local import LocalEmbedder
 from loci.embed.openai_compat import OpenAICompatibleEmbedder
 from loci.ingest.preflight import LOCAL_EMBED_CHUNKS_PER_S, embedding_rate
 from tests.support.cli import run_cli
+from tests.support.paths import REPO
 
-MODEL = Path(__file__).resolve().parent.parent / "src" / "loci" / "embed" / "model" / "model.onnx"
+MODEL = REPO / "src" / "loci" / "embed" / "model" / "model.onnx"
 
 
 def _kept(folder: Path) -> list[Path]:

@@ -6,7 +6,6 @@ import random
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,9 +13,10 @@ from tokenizers import Tokenizer
 
 from loci.embed import Embedder, LocalEmbedder
 from tests.support import text_files
+from tests.support.paths import REPO
 from tests.support.reference_tokenizer import plain_count, shipped_tokenizer
 
-MODEL_FILE_PATH = Path(__file__).resolve().parents[1] / "src/loci/embed/model/model.onnx"
+MODEL_FILE_PATH = REPO / "src/loci/embed/model/model.onnx"
 
 
 @pytest.fixture(scope="module")

@@ -29,11 +29,11 @@ from loci.service import Loci
 from tests.support.browser import ARTIFACTS, chromium_with_extension
 from tests.support.live_server import LiveServer
 from tests.support.loopback import Loopback, QuietHandler
+from tests.support.paths import REPO
 from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 from tests.support.services import make_service
 
-ROOT = Path(__file__).resolve().parent.parent
-EXTENSION = ROOT / "extension"
+EXTENSION = REPO / "extension"
 FIXTURES = EXTENSION / "test" / "fixtures"
 ANSWER = "Open the bleed valve a quarter turn, until it hisses [1]."
 # Chromium logs failed requests as console errors; the tests make two kinds on purpose (a wrong

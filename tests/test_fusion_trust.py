@@ -24,11 +24,11 @@ from loci.search.fusion import fuse
 from loci.search.weak import weak
 from loci.service import Loci
 from loci.store.vector_background import STEPS, VectorBackground
+from tests.support.paths import REPO
 from tests.support.services import make_service
 from tests.support.text_files import vault_paragraphs
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(REPO / "bench"))
 from cipher_beir import TABLE  # noqa: E402
 
 

@@ -12,8 +12,9 @@ from loci.search.engine import SearchRequest
 from loci.service import Loci
 from loci.store.sqlite import SqliteStore
 from tests.support import office_files, pdf_files
+from tests.support.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 
 pytestmark = pytest.mark.both_backends
 

@@ -28,11 +28,12 @@ from loci.service import Loci
 from tests.support import text_files
 from tests.support.loopback import Loopback
 from tests.support.mcp_results import ok, text_of
+from tests.support.paths import REPO
 from tests.support.scripted_llm import AnswerSteps, Reply, ScriptedLLM
 from tests.support.services import make_service
 
 T = TypeVar("T")
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 
 PLAN = """# Zebra project
 

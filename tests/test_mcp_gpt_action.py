@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
+from tests.support.paths import REPO
 
 GPT_NEEDS = {"search_brain", "answer", "capture", "list_files", "list_brains", "create_note"}
 
@@ -77,6 +78,6 @@ def test_printing_the_api_document_leaves_the_data_directory_alone(tmp_path: Pat
     home = tmp_path / "home"
     result = run_cli("openapi", home=home)
     assert result.returncode == 0, result.stderr
-    committed = json.loads((Path(__file__).resolve().parent.parent / "openapi.json").read_text())
+    committed = json.loads((REPO / "openapi.json").read_text())
     assert json.loads(result.stdout) == committed
     assert not home.exists()  # no database, key or owner token made just to print a schema

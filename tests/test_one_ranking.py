@@ -17,8 +17,9 @@ from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
 from tests.support.mcp_http import over_http
 from tests.support.mcp_results import ok
+from tests.support.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 PASSAGE_QUESTION = "who runs the compost drive"
 PAGE_QUESTION = "who keeps the shed keys for the compost drive"
 

@@ -19,13 +19,15 @@ from pathlib import Path
 import pytest
 from scripts.make_bad_inputs import paragraph_bomb_docx
 
+from tests.support.paths import REPO
+
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 
-ROOT = Path(__file__).resolve().parent.parent
 
 _CHILD = """
 import json, resource, sys, time
 from pathlib import Path
+from tests.support.paths import REPO
 from loci.errors import ParseError
 from loci.ingest.parsers import ParseBudgets, parse
 from scripts.make_bad_inputs import docx
@@ -69,8 +71,8 @@ def test_a_docx_of_millions_of_tiny_paragraphs_fails_alone_within_the_memory_bud
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])},
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])},
     )
     assert result.returncode == 0, result.stderr
     measured = json.loads(result.stdout)

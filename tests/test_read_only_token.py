@@ -8,17 +8,16 @@ classified.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.support.access import ATTEMPTS, NO_ID_REQUESTS, Home, home, home_snapshot
 from tests.support.asking import ask_for_conversation
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.attack  # the attack suite: `make attack`, docs/security.md
 __all__ = ["home"]  # the read-only world (tests/support/access.py): pytest finds the fixture here
 
-ROOT = Path(__file__).resolve().parent.parent
 
 # Operations a read token may call although they are not GETs: they read and answer.
 READS = {
@@ -29,7 +28,7 @@ TOKENLESS = {"sign_in", "sign_out", "check_invite", "accept_invite", "slack_even
 
 
 def _writes() -> list[tuple[str, str, str]]:
-    schema = json.loads((ROOT / "openapi.json").read_text())
+    schema = json.loads((REPO / "openapi.json").read_text())
     return [
         (method.upper(), path, op["operationId"])
         for path, methods in schema["paths"].items()

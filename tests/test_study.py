@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -12,16 +11,15 @@ from loci.llm.client import ChatSettings, OpenAICompatibleChat
 from loci.models import Brain
 from loci.service import Loci
 from tests.support.live_server import LiveServer
+from tests.support.paths import REPO
 from tests.support.scripted_llm import Reply, ScriptedLLM
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
 def brain(loci: Loci) -> Brain:
     brain = loci.brain("home")
     ids = [
-        loci.library.add_file(brain, p).document.id for p in sorted((ROOT / "examples").iterdir())
+        loci.library.add_file(brain, p).document.id for p in sorted((REPO / "examples").iterdir())
     ]
     loci.library.wait_for(brain, ids)
     return brain
@@ -56,7 +54,7 @@ def test_without_a_topic_study_draws_on_what_was_added_not_on_loci_pages(
     loci.library.wait_for(brain, [d.id for d in loci.library.documents(brain, status="processing")])
     assert loci.library.document(brain, page.document_id or 0).status == "ready"
     cited = {c.source.hit.citation.name for c in loci.answers.flashcards(brain, count=10)}
-    examples = {p.name for p in (ROOT / "examples").iterdir()}
+    examples = {p.name for p in (REPO / "examples").iterdir()}
     assert cited and cited <= examples
 
 
@@ -95,7 +93,7 @@ def test_a_failing_model_falls_back_to_cloze_cards(
 def test_study_over_the_api(server: LiveServer) -> None:
     with server.client() as api:
         api.post("/brains", json={"name": "s"})
-        manual = (ROOT / "examples" / "boiler-manual.md").read_bytes()
+        manual = (REPO / "examples" / "boiler-manual.md").read_bytes()
         doc = api.post("/brains/s/files", files={"files": ("m.md", manual)}).json()
         server.wait_ready(api, "s", doc["results"][0]["document"]["id"])
         cards = api.post("/brains/s/flashcards", json={"count": 2}).json()

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "loci"
+from tests.support.paths import REPO
+
+SRC = REPO / "src" / "loci"
 
 # (package whose modules import, imported package it may not reach, why)
 FORBIDDEN = [

@@ -18,8 +18,9 @@ from tests.support.cli import run_cli
 from tests.support.live_server import LiveServer
 from tests.support.mcp_http import over_http
 from tests.support.mcp_results import ok
+from tests.support.paths import REPO
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = REPO / "examples"
 NONSENSE = "xylophone quantum zebra"
 REAL = "how do I bring the boiler pressure back up"
 

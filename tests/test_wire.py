@@ -5,7 +5,6 @@ apply), and MCP's outputs are subsets of the API's models — the same fields wi
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +22,8 @@ from loci.wire.documents import DocumentOut
 from loci.wire.graph import GraphHitOut, GraphPageOut, GraphSummaryOut, GraphTimelineEntryOut
 from loci.wire.hit import HitOut, PassageOut
 from loci.wire.preflight import PreflightOut
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
 CITATION_FIELDS = {
     "number", "label", "brain", "document_id", "name", "title", "chunk_id", "chunk_index",
     "page", "line_start", "line_end", "heading_path", "source_url", "region", "ocr_confidence",
@@ -41,7 +40,7 @@ def _refs(schema: Any) -> set[str]:
 
 
 def test_openapi_describes_an_answers_citation() -> None:
-    schemas = json.loads((ROOT / "openapi.json").read_text())["components"]["schemas"]
+    schemas = json.loads((REPO / "openapi.json").read_text())["components"]["schemas"]
     citation = schemas["Citation"]
     assert set(citation["properties"]) == CITATION_FIELDS
     # always present, as answers always carried them (null where they do not apply)
