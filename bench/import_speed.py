@@ -2,6 +2,7 @@
 words, and the import's peak memory (docs/benchmarks-journal.md, "Importing exports").
 
     nice python bench/import_speed.py [--items 10000] [--kinds evernote,notion] [--json]
+    nice env PYTHONPATH=OLD/src python bench/import_speed.py --import-only   # an older checkout
 
 For each kind, an export of `--items` items is generated here (not timed), then:
 
@@ -30,8 +31,10 @@ Each item's text holds a word no other item holds (the check of step 2). The wor
 from a vocabulary of ~5,000 made-up words with a Zipf-like frequency, so the index has the
 shape of real prose (a few very common words, a long tail), unlike a 30-word filler.
 
-Prints the CPU model and load first, then per kind: items, documents written, the export's
-size, seconds and items/s to imported and to searchable, and the import's peak RSS.
+`--import-only` leaves out step 2, for a before/after of the import itself (run alternately
+with `PYTHONPATH=OLD/src` and `src`). Prints the CPU model and load first, then per kind:
+items, documents written, the export's size, seconds and items/s to imported and to
+searchable, and the import's peak RSS.
 """
 
 from __future__ import annotations
@@ -289,16 +292,19 @@ class Result:
 
     def lines(self) -> list[str]:
         total = self.import_s + self.searchable_s
-        return [
+        lines = [
             f"{self.kind}: {self.items} items ({self.attachments} with an attachment),"
             f" export {self.export_mb:.1f} MB",
             f"  imported        {self.import_s:7.1f} s  {self.items / self.import_s:7.1f}"
             f" items/s  ({self.documents} documents written, {self.added} items added,"
             f" {self.failed} failed)",
-            f"  searchable      {total:7.1f} s  {self.items / total:7.1f} items/s"
-            f"  (text stage {self.searchable_s:.1f} s after the import)",
-            f"  import peak RSS {self.import_peak_rss_mb:7.0f} MB",
         ]
+        if not math.isnan(total):
+            lines.append(
+                f"  searchable      {total:7.1f} s  {self.items / total:7.1f} items/s"
+                f"  (text stage {self.searchable_s:.1f} s after the import)"
+            )
+        return [*lines, f"  import peak RSS {self.import_peak_rss_mb:7.0f} MB"]
 
 
 def run_import(home: Path, kind: str, export: Path) -> tuple[float, float, dict[str, int]]:
@@ -323,7 +329,7 @@ def run_import(home: Path, kind: str, export: Path) -> tuple[float, float, dict[
     return seconds, usage.ru_maxrss / 1024, counts
 
 
-def measure(kind: str, items: int, root: Path) -> Result:
+def measure(kind: str, items: int, root: Path, index: bool = True) -> Result:
     export = root / ("export.enex" if kind == "evernote" else "export.zip")
     make = evernote_export if kind == "evernote" else notion_export
     attachments = make(export, items)
@@ -333,13 +339,15 @@ def measure(kind: str, items: int, root: Path) -> Result:
     try:
         brain = loci.brain("bench")
         ids = loci.store.document_ids(brain.id)
-        started = time.perf_counter()
-        loci.library.wait_for(brain, ids, until="searchable")
-        searchable_s = time.perf_counter() - started
-        word = unique_word(items - 1)
-        hits = loci.searching.search(brain, SearchRequest(word, mode="text", limit=3))
-        if not hits:
-            raise SystemExit(f"{kind}: no text hit for {word!r}, the last item's word")
+        searchable_s = math.nan
+        if index:
+            started = time.perf_counter()
+            loci.library.wait_for(brain, ids, until="searchable")
+            searchable_s = time.perf_counter() - started
+            word = unique_word(items - 1)
+            hits = loci.searching.search(brain, SearchRequest(word, mode="text", limit=3))
+            if not hits:
+                raise SystemExit(f"{kind}: no text hit for {word!r}, the last item's word")
     finally:
         loci.store.close()
     return Result(
@@ -361,13 +369,18 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=10_000)
     parser.add_argument("--kinds", default="evernote,notion")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument(
+        "--import-only",
+        action="store_true",
+        help="time the import only, not the text stage (a before/after of the import)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
     print(f"CPU: {cpu_model()} ({os.cpu_count()} cores); load {load[0]:.2f} {load[1]:.2f}")
     results = []
     for kind in args.kinds.split(","):
         with tempfile.TemporaryDirectory(prefix=f"loci-bench-import-{kind}-") as tmp:
-            result = measure(kind, args.items, Path(tmp))
+            result = measure(kind, args.items, Path(tmp), not args.import_only)
         results.append(result)
         print("\n".join(result.lines()), flush=True)
     load = os.getloadavg()
