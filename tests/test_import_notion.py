@@ -251,3 +251,57 @@ def test_a_hostile_export_imports_nothing(loci: Loci, brain: Brain, tmp_path: Pa
 
 def _text(words: str) -> SearchRequest:
     return SearchRequest(words, mode="text", limit=5)
+
+
+def _many_pages(count: int, edited: int | None = None) -> dict[str, bytes]:
+    """`count` pages at the top, each linking to the page 250 after it (so across the
+    import's batches; none to page 3, which a link would make a file); page 3 not UTF-8, page
+    5 the same text as page 4; `edited` with new text."""
+    names = [f"Page {i} {i:032x}.md" for i in range(count)]
+    pages = {}
+    for i, name in enumerate(names):
+        text = f"# Page {i}\n\nNote number {i} of the big export.\n\n"
+        target = (i + 250) % count if (i + 250) % count != 3 else 4
+        text += f"See [Page {target}]({names[target].replace(' ', '%20')}).\n"
+        if i == 3:
+            pages[f"{WRAPPER}/{name}"] = b"# Page 3\n\n\xff\xfe caf\xe9\n"
+            continue
+        if i == 5:
+            text = pages[f"{WRAPPER}/{names[4]}"].decode()
+        elif i == edited:
+            text = text.replace("Note number", "Rewritten note number")
+        pages[f"{WRAPPER}/{name}"] = text.encode()
+    return pages
+
+
+@pytest.mark.both_backends
+def test_an_export_bigger_than_a_batch_is_written_as_one_item_at_a_time_would_be(
+    loci: Loci, brain: Brain, tmp_path: Path
+) -> None:
+    path = notion_export(tmp_path, _many_pages(450))
+    first = loci.importing.run(brain, "notion", path)
+    # The page in another encoding fails alone with its reason; the copy of page 4 is page
+    # 4's document.
+    assert first.counts == {"add": 448, "update": 0, "unchanged": 1, "fail": 1, "skip": 0}
+    outcomes = {o.name: o for o in first.outcomes if o.action == "add"}
+    (failed,) = [o for o in first.outcomes if o.action == "fail"]
+    assert failed.reason == "not UTF-8 text"
+    (copy,) = [o for o in first.outcomes if o.action == "unchanged"]
+    assert copy.document_id == outcomes["Page 4"].document_id
+    assert len(loci.library.documents(brain)) == 448
+    # Links are recorded on both ends, across batches too.
+    page_10 = loci.library.document(brain, outcomes["Page 10"].document_id or 0)
+    page_260 = outcomes["Page 260"].document_id
+    assert page_10.metadata["links"] == [page_260]
+    assert page_10.id in loci.library.document(brain, page_260 or 0).metadata["linked_from"]
+    again = loci.importing.run(brain, "notion", path)
+    assert again.counts == {"add": 0, "update": 0, "unchanged": 449, "fail": 1, "skip": 0}
+    # An edited page, in the second batch, updates its document in place.
+    edited = loci.importing.run(
+        brain, "notion", notion_export(tmp_path, _many_pages(450, edited=300), name="b.zip")
+    )
+    assert edited.counts["update"] == 1 and edited.counts["add"] == 0
+    (updated,) = [o for o in edited.outcomes if o.action == "update"]
+    assert (updated.name, updated.document_id) == ("Page 300", outcomes["Page 300"].document_id)
+    assert len(loci.store.document_versions(brain.id, updated.document_id or 0)) == 1
+    assert len(loci.library.documents(brain)) == 448

@@ -25,10 +25,15 @@ from loci.errors import LociError
 from loci.imports.items import Attachment, Export, Item, Limits
 from loci.imports.readers import kind_named, reader_for
 from loci.models import Brain
+from loci.service.adding import AddResult
+from loci.service.import_batches import ItemBytes, add_many
 from loci.service.library import Library
 from loci.store.blobs import sha256_hex
 
 Action = Literal["add", "update", "unchanged", "fail", "skip"]
+# Items written in one transaction: enough that the commit and the blobs' flush are a small
+# share of an item's cost, few enough that an item's changes are not held back long.
+BATCH = 200
 
 
 @dataclass(frozen=True)
@@ -98,13 +103,105 @@ class Importing:
             return ImportReport.of(kind, True, outcomes)
         assert brain is not None
         written: dict[str, int] = {}
-        for item in export.items:
-            outcome = self._write(brain, kind, item, tags)
-            outcomes.append(outcome)
-            if outcome.document_id is not None:
-                written[item.key] = outcome.document_id
+        origins = self.store.origins(brain.id, f"{kind}:")
+        for start in range(0, len(export.items), BATCH):
+            batch = export.items[start : start + BATCH]
+            done = self._write_batch(brain, kind, batch, tags, origins)
+            outcomes += done
+            for item, outcome in zip(batch, done, strict=True):
+                if outcome.document_id is not None:
+                    written[item.key] = outcome.document_id
         self._link(export, written)
         return ImportReport.of(kind, False, outcomes)
+
+    def _write_batch(
+        self,
+        brain: Brain,
+        kind: str,
+        items: Sequence[Item],
+        tags: Sequence[str],
+        origins: dict[str, int],
+    ) -> list[ImportOutcome]:
+        """`_write` for each of `items`, most of them in one transaction (`add_many`): the
+        items first, then their attachments (which name their item's id), then the links
+        between them. A link to fetch, and what `add_many` leaves, goes through `_write`."""
+        all_tags = [(*item.tags, *tags) for item in items]
+        kept = [i for i, item in enumerate(items) if item.url is None or item.body]
+        added = add_many(
+            self.library,
+            brain,
+            [
+                ItemBytes(
+                    items[i].name,
+                    items[i].body,
+                    origin_of(kind, items[i]),
+                    title=items[i].title,
+                    mime_type=items[i].mime_type,
+                    source_url=items[i].url,
+                    tags=all_tags[i],
+                    metadata={"import": _facts(kind, items[i])},
+                )
+                for i in kept
+            ],
+            origins,
+        )
+        outcomes: list[ImportOutcome | None] = [None] * len(items)
+        written: dict[int, AddResult] = {}  # the index of an item written here: how
+        for i, result in zip(kept, added, strict=True):
+            item = items[i]
+            if isinstance(result, LociError):
+                outcomes[i] = ImportOutcome(item.title or item.name, "fail", reason=result.message)
+            elif result is not None:
+                written[i] = result
+        for i, item in enumerate(items):
+            if outcomes[i] is None and i not in written:
+                outcomes[i] = self._write(brain, kind, item, tags)  # each its own way
+        attachments = [
+            (i, result.document.id, attachment)
+            for i, result in written.items()
+            for attachment in items[i].attachments
+        ]
+        linked = add_many(
+            self.library,
+            brain,
+            [
+                ItemBytes(
+                    a.name,
+                    a.data,
+                    _attachment_origin(origin_of(kind, items[i]), a),
+                    mime_type=a.mime_type,
+                    tags=all_tags[i],
+                    metadata={"attached_to": parent_id},
+                )
+                for i, parent_id, a in attachments
+            ],
+            origins,
+        )
+        links: dict[int, list[dict[str, Any]]] = {}
+        for (i, parent_id, attachment), result in zip(attachments, linked, strict=True):
+            if result is None:
+                origin = origin_of(kind, items[i])
+                link = self._attach(brain, origin, parent_id, attachment, all_tags[i])
+            elif isinstance(result, LociError):
+                link = {"name": attachment.name, "error": result.message}
+            else:
+                link = {"id": result.document.id, "name": result.document.name}
+            links.setdefault(i, []).append(link)
+        for i, result in written.items():
+            document_id = result.document.id
+            if links.get(i):
+                self.store.merge_document_metadata(document_id, {"attachments": links[i]})
+            outcomes[i] = ImportOutcome(
+                items[i].title or items[i].name,
+                "update" if result.refreshed else "add",
+                document_id,
+                attachments=len(links.get(i, ())),
+            )
+        done: list[ImportOutcome] = []
+        for outcome in outcomes:
+            assert outcome is not None  # every item is written, or failed, above
+            done.append(outcome)
+        return done
 
     def _follow(
         self, brain: Brain | None, kind: str, item: Item, dry_run: bool, confined: bool
@@ -186,7 +283,7 @@ class Importing:
                 tags=tags,
                 mime_type=attachment.mime_type,
                 metadata={"attached_to": parent_id},
-                origin=f"{origin}#{sha256_hex(attachment.data)[:16]}",
+                origin=_attachment_origin(origin, attachment),
             )
         except LociError as error:
             return {"name": attachment.name, "error": error.message}
@@ -209,6 +306,10 @@ class Importing:
 
 def origin_of(kind: str, item: Item) -> str:
     return f"{kind}:{item.key}"
+
+
+def _attachment_origin(origin: str, attachment: Attachment) -> str:
+    return f"{origin}#{sha256_hex(attachment.data)[:16]}"
 
 
 def _facts(kind: str, item: Item) -> dict[str, Any]:
