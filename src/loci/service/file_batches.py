@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from loci.errors import Conflict, LociError
+from loci.errors import LociError
 from loci.ingest.plan import plan_file
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, NewDocument
 from loci.service.adding import AddResult
+from loci.service.batch_write import Pending, write_batch
 from loci.service.library import Library
 from loci.store.blobs import sha256_hex
-from loci.store.job_order import INDEX_JOB
 
 
 @dataclass(frozen=True)
@@ -95,31 +95,14 @@ def add_files(library: Library, brain: Brain, files: Sequence[FileBytes]) -> lis
         )
         writes.append(_Write(index, file, new, at_path))
     if writes:
-        # Canonical bytes first, all durable, before any row names them.
-        library.blobs.put_many([w.file.data for w in writes])
-        try:
-            created, replaced, unused = store.write_documents(
-                brain.id,
-                [w.new for w in writes if w.replacing is None],
-                [
-                    (w.replacing.id, w.replacing.content_hash, w.new)
-                    for w in writes
-                    if w.replacing is not None
-                ],
-                INDEX_JOB,
-                keep_versions=library.settings.versions_keep,
-            )
-        except Conflict:  # another writer got to one of them: each its own way
+        results = write_batch(
+            library, brain, [Pending(w.file.data, w.new, w.replacing) for w in writes]
+        )
+        if results is None:  # another writer got to one of them: each its own way
             one_by_one += [w.index for w in writes]
         else:
-            library.forget_blobs(unused)
-            made = iter(created)
-            updated = iter(replaced)
-            for w in writes:
-                if w.replacing is None:
-                    outcomes[w.index] = AddResult(next(made), deduped=False)
-                else:
-                    outcomes[w.index] = AddResult(next(updated), deduped=False, refreshed=True)
+            for w, result in zip(writes, results, strict=True):
+                outcomes[w.index] = result
     for index in sorted(one_by_one):
         file = files[index]
         try:

@@ -21,14 +21,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from loci.errors import Conflict, LociError
+from loci.errors import LociError
 from loci.ingest.plan import plan_file
 from loci.ingest.sources import clean_name
 from loci.models import Brain, Document, NewDocument
 from loci.service.adding import AddResult
+from loci.service.batch_write import Pending, write_batch
 from loci.service.library import Library
 from loci.store.blobs import sha256_hex
-from loci.store.job_order import INDEX_JOB
 
 
 @dataclass(frozen=True)
@@ -105,30 +105,11 @@ def add_many(
         writes.append(_Write(index, item.data, new, at_origin))
     if not writes:
         return outcomes
-    # Canonical bytes first, all durable, before any row names them.
-    library.blobs.put_many([w.data for w in writes])
-    try:
-        created, replaced, unused = store.write_documents(
-            brain.id,
-            [w.new for w in writes if w.replacing is None],
-            [
-                (w.replacing.id, w.replacing.content_hash, w.new)
-                for w in writes
-                if w.replacing is not None
-            ],
-            INDEX_JOB,
-            keep_versions=library.settings.versions_keep,
-        )
-    except Conflict:  # another writer got to one of them: each through `add_bytes`
+    results = write_batch(library, brain, [Pending(w.data, w.new, w.replacing) for w in writes])
+    if results is None:  # another writer got to one of them: each through `add_bytes`
         return outcomes
-    library.forget_blobs(unused)
-    made = iter(created)
-    updated = iter(replaced)
-    for w in writes:
+    for w, result in zip(writes, results, strict=True):
+        outcomes[w.index] = result
         if w.replacing is None:
-            document = next(made)
-            outcomes[w.index] = AddResult(document, deduped=False)
-            origins[w.new.origin or ""] = document.id
-        else:
-            outcomes[w.index] = AddResult(next(updated), deduped=False, refreshed=True)
+            origins[w.new.origin or ""] = result.document.id
     return outcomes
