@@ -64,6 +64,7 @@ SEMANTIC = {
     "create_invite",
     "upload_files",
     "import_export",  # `kind` must name a reader, and the file be an export of that kind
+    "follow",  # the address must be an http(s) URL on an allowed host
     "create_graph_document",
     "rewrite_graph_document",
     "set_graph_fields",
