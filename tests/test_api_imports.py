@@ -139,3 +139,39 @@ def test_an_oversized_or_unreadable_export_is_refused_whole(
         assert owner.get("/brains/reading/files").json() == []
     assert pages.connections == []
     assert scratch_files(server.loci) == []
+
+
+OPML = """<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0"><head><title>Feeds</title></head><body>
+<outline text="Bees" type="rss" xmlUrl="{url}/bees.xml"/>
+</body></opml>"""
+
+
+def test_an_opml_upload_follows_feeds_only_for_an_admin_and_only_on_allowed_hosts(
+    server: LiveServer, pages: Loopback
+) -> None:
+    """An OPML file makes the server fetch its feeds on a schedule: over HTTP that is an
+    admin's act within LOCI_SOURCES_ALLOWED_HOSTS, as following one feed is."""
+    opml = OPML.format(url=pages.url())
+    _, writer = server.accounts.add_user("wanda")
+    with server.client() as owner:
+        role = owner.put("/brains/reading/members/wanda", json={"role": "editor"})
+        assert role.status_code == 200, role.text
+    with server.client(writer.secret) as wanda:
+        refused = wanda.post(
+            "/brains/reading/imports",
+            data={"kind": "opml"},
+            files={"file": ("feeds.opml", opml.encode(), "text/x-opml")},
+        )
+        assert refused.status_code == 403, refused.text
+    with server.client() as owner:  # the owner is an admin; 127.0.0.1 is not an allowed host
+        report = owner.post(
+            "/brains/reading/imports",
+            data={"kind": "opml"},
+            files={"file": ("feeds.opml", opml.encode(), "text/x-opml")},
+        )
+        assert report.status_code == 200, report.text
+        [item] = report.json()["items"]
+        assert item["action"] == "fail" and "LOCI_SOURCES_ALLOWED_HOSTS" in item["reason"]
+        assert owner.get("/brains/reading/folders").json() == []
+    assert pages.connections == []

@@ -20,6 +20,7 @@ from fastapi import APIRouter, File, Form, UploadFile
 
 from loci.api.deps import LociDep, PrincipalDep, WritableBrain
 from loci.api.schemas.common import NoNul, errors
+from loci.auth.access import require_admin
 from loci.errors import InvalidInput
 from loci.imports.readers import BY_NAME, KINDS
 from loci.ingest.size_cap import over_cap
@@ -45,6 +46,7 @@ def list_import_kinds(_: PrincipalDep) -> list[ImportKindOut]:
 def import_export(
     brain: WritableBrain,
     loci: LociDep,
+    principal: PrincipalDep,
     file: Annotated[UploadFile, File(description="the export, as the other tool wrote it")],
     kind: Annotated[
         str,
@@ -67,13 +69,17 @@ def import_export(
     place in that tool, so importing the same export again adds nothing and an item edited
     since updates its document. A bad item fails alone, with its reason, in `items`; an export
     Loci cannot read is refused whole (400) and nothing of it is imported. With `dry_run`
-    nothing is written and nothing is fetched."""
+    nothing is written and nothing is fetched. An export of places to follow (`opml`) makes
+    the server fetch them on a schedule: as following one does, it is for admins, and only on
+    the hosts `LOCI_SOURCES_ALLOWED_HOSTS` lists."""
     if kind not in BY_NAME:
         known = ", ".join(k.name for k in KINDS)
         raise InvalidInput(f"no importer for {kind!r}; Loci imports: {known}")
+    if BY_NAME[kind].follows is not None:
+        require_admin(principal, "follow the feeds of an OPML file on the server")
     wanted = [t.strip() for t in (tags or "").split(",") if t.strip()]
     with _kept(file, loci.settings.scratch_dir, loci.settings.max_file_bytes) as path:
-        report = loci.importing.run(brain, kind, path, dry_run=dry_run, tags=wanted)
+        report = loci.importing.run(brain, kind, path, dry_run=dry_run, tags=wanted, confined=True)
     return ImportReportOut.of(report)
 
 
