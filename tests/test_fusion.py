@@ -166,3 +166,23 @@ def test_hybrid_search_weighs_the_words_by_how_specific_the_question_is(
     engine.params = replace(engine.params, unspecific_words=1.0)  # the rule off
     assert scores(unspecific) != shipped[unspecific]
     assert all(scores(question) == shipped[question] for question in specific)
+
+
+def test_a_vector_leg_is_read_above_its_floor_and_its_cosines_are_kept() -> None:
+    """An embedder that puts every passage near 0.8 (multilingual-e5) separates them by a few
+    hundredths: read from its floor, not from 0, that separation counts as much as MiniLM's
+    does, and the hit still carries its cosine."""
+    text = [(1, 6.0), (2, 4.0)]  # BM25 prefers passage 1
+    vector = [(2, 0.86), (1, 0.81)]  # the vector leg prefers passage 2, by 0.05
+    as_from_zero = fuse([text, vector], [0.5, 0.5], normalisation="ceiling", ceilings=[10.0, 1.0])
+    assert [f.item_id for f in as_from_zero] == [1, 2]
+    above_floor = fuse(
+        [text, vector],
+        [0.5, 0.5],
+        normalisation="ceiling",
+        ceilings=[10.0, 1.0],
+        floors=[0.0, 0.8],
+    )
+    assert [f.item_id for f in above_floor] == [2, 1]
+    assert {f.item_id: f.scores[1] for f in above_floor} == {1: 0.81, 2: 0.86}
+    assert normalise(vector, "ceiling", 1.0, 0.8) == pytest.approx({2: 0.3, 1: 0.05})

@@ -18,7 +18,13 @@ from loci.models import Brain, Chunk, Citation, Document, Hit, SearchFilters, Se
 from loci.search.closeness import Closeness, closeness_scale
 from loci.search.confidence import text_share, text_trust, vector_trust
 from loci.search.document_words import in_document
-from loci.search.fusion import Fused, FusionMethod, Normalisation, fuse, vector_weight
+from loci.search.fusion import (
+    Fused,
+    FusionMethod,
+    Normalisation,
+    fuse,
+    vector_weight,
+)
 from loci.search.grouping import by_document
 from loci.search.lexical import query_terms
 from loci.search.openings import in_context
@@ -171,6 +177,7 @@ class SearchEngine:
             else:
                 text_leg, text_ceiling, trust_in_words = text()
         trust = [1.0, 1.0]  # each leg's confidence for this question (search.confidence)
+        floor = 0.0  # the question's mean cosine to the brain's passages (`above_floor`)
         closeness: Closeness | None = None
         if use_vectors:
             embedder = self._embedders.for_brain(brain)
@@ -183,6 +190,8 @@ class SearchEngine:
             closeness = closeness_scale(background, embedder.model_id)
             if mode == "hybrid":
                 trust[1] = vector_trust(vector_leg, background, query_vector)
+                if background is not None:
+                    floor = background.similarity(query_vector)[0]
             if min_similarity is not None:
                 vector_leg = [(i, s) for i, s in vector_leg if s >= min_similarity]
         if pending is not None:
@@ -212,7 +221,10 @@ class SearchEngine:
         if mode == "hybrid" and brain.embedder_model is not None:
             vectorless = self.store.vectorless([i for i, _ in text_leg], brain.embedder_model)
         # Cosine's ceiling is 1: a question nothing in the brain is close to keeps its low
-        # similarities instead of having its best one lifted to 1.
+        # similarities instead of having its best one lifted to 1. Its floor is what the
+        # question reaches with the brain's passages on average, so an embedder that puts
+        # unrelated text near 0.75 (multilingual-e5) is fused like one that puts it near 0.1
+        # (MiniLM), instead of every passage it finds arriving scored high.
         fused = fuse(
             [text_leg, vector_leg],
             weights,
@@ -221,6 +233,7 @@ class SearchEngine:
             p.normalisation,
             groups,
             ceilings=[text_ceiling, 1.0],
+            floors=[0.0, min(max(floor, 0.0), 0.95)],
             confidences=trust,
             first_leg_only=vectorless or frozenset(),
         )

@@ -47,13 +47,18 @@ class Fused:
     scores: tuple[float | None, ...]
 
 
-def normalise(ranked: Ranked, how: Normalisation, ceiling: float | None = None) -> dict[int, float]:
+def normalise(
+    ranked: Ranked, how: Normalisation, ceiling: float | None = None, floor: float = 0.0
+) -> dict[int, float]:
     """Scores mapped onto [0, 1]; `ceiling` is the leg's best possible score (for "ceiling"
-    normalisation; without one it falls back to the best score seen, as "max")."""
+    normalisation; without one it falls back to the best score seen, as "max"), `floor` what
+    a score of nothing in particular is (0 for BM25; for cosines, what the question reaches
+    with the brain's passages on average)."""
     if not ranked:
         return {}
-    if how == "ceiling" and ceiling is not None and ceiling > 0:
-        return {item: min(max(score / ceiling, 0.0), 1.0) for item, score in ranked}
+    if how == "ceiling" and ceiling is not None and ceiling > floor:
+        span = ceiling - floor
+        return {item: min(max((score - floor) / span, 0.0), 1.0) for item, score in ranked}
     values = [s for _, s in ranked]
     high = max(values)
     low = min(values) if how == "minmax" else 0.0
@@ -70,13 +75,15 @@ def _convex(
     groups: Mapping[int, int] | None,
     ceilings: Sequence[float | None],
     first_leg_only: AbstractSet[int],
+    floors: Sequence[float],
 ) -> dict[int, float]:
     items = {item for ranked in legs for item, _ in ranked}
     fused = dict.fromkeys(items, 0.0)
-    for leg, (ranked, weight, ceiling) in enumerate(zip(legs, weights, ceilings, strict=True)):
+    bounds = zip(legs, weights, ceilings, floors, strict=True)
+    for leg, (ranked, weight, ceiling, bottom) in enumerate(bounds):
         if weight == 0 or not ranked:
             continue
-        norm = normalise(ranked, how, ceiling)
+        norm = normalise(ranked, how, ceiling, bottom)
         floor = 0.0 if how == "minmax" else min(norm.values())
         best_of_group: dict[int, float] = {}
         if groups is not None:
@@ -116,8 +123,10 @@ def fuse(
     ceilings: Sequence[float | None] | None = None,
     confidences: Sequence[float] | None = None,
     first_leg_only: AbstractSet[int] = frozenset(),
+    floors: Sequence[float] | None = None,
 ) -> list[Fused]:
-    """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown);
+    """`ceilings`: each leg's best possible score, for "ceiling" normalisation (None: unknown),
+    `floors` the score that says nothing in particular (None: 0 for every leg);
     `confidences`: each leg's trust for this question, multiplying its weight (None: all 1);
     `first_leg_only`: items the other legs cannot find, scored by the first leg alone."""
     if confidences is not None:
@@ -139,7 +148,13 @@ def fuse(
         }
     else:
         fused = _convex(
-            legs, weights, normalisation, groups, ceilings or [None] * len(legs), first_leg_only
+            legs,
+            weights,
+            normalisation,
+            groups,
+            ceilings or [None] * len(legs),
+            first_leg_only,
+            floors or [0.0] * len(legs),
         )
     _first_leg_alone(fused, weights, first_leg_only)
     ordered = sorted(fused.items(), key=lambda pair: (-pair[1], pair[0]))
