@@ -23,6 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from loci.imports.export_files import text_file
 from loci.imports.items import Export, ExportRefused, Item, ItemFailure, Limits
 
 DOCTYPE = "netscape-bookmark-file-1"
@@ -147,16 +148,7 @@ class _Reader(HTMLParser):
 
 
 def read(path: Path, limits: Limits) -> Export:
-    raw = path.read_bytes()
-    if len(raw) > limits.max_bytes:
-        raise ExportRefused(f"{path.name} is over {limits.max_bytes:,} bytes; nothing was imported")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ExportRefused(
-            f"{path.name} is not UTF-8 text, as browsers write their bookmarks; nothing was"
-            " imported"
-        ) from None
+    text = text_file(path, limits, "as browsers write their bookmarks")
     reader = _Reader()
     reader.feed(text)
     reader.close()

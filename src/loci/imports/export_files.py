@@ -61,3 +61,17 @@ def _read(path: Path, inside: str, limits: Limits) -> bytes:
             f"{inside} in the export is over {limits.max_item_bytes:,} bytes; nothing was imported"
         )
     return data
+
+
+def text_file(path: Path, limits: Limits, written_by: str) -> str:
+    """An export that is one text file (bookmarks, Kindle's clippings) as text: measured
+    before it is read, UTF-8 with its byte-order mark dropped, refused whole otherwise.
+    `written_by` says whose format it is ("as Kindle writes My Clippings.txt")."""
+    if path.stat().st_size > limits.max_bytes:
+        raise ExportRefused(f"{path.name} is over {limits.max_bytes:,} bytes; nothing was imported")
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ExportRefused(
+            f"{path.name} is not UTF-8 text, {written_by}; nothing was imported"
+        ) from None

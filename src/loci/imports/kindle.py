@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from loci.imports.export_files import text_file
 from loci.imports.items import Export, ExportRefused, Item, ItemFailure, Limits
 from loci.imports.markdown import file_name, note_markdown
 
@@ -40,16 +41,7 @@ class _Book:
 
 
 def read(path: Path, limits: Limits) -> Export:
-    raw = path.read_bytes()
-    if len(raw) > limits.max_bytes:
-        raise ExportRefused(f"{path.name} is over {limits.max_bytes:,} bytes; nothing was imported")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ExportRefused(
-            f"{path.name} is not UTF-8 text, as Kindle writes My Clippings.txt; nothing was"
-            " imported"
-        ) from None
+    text = text_file(path, limits, "as Kindle writes My Clippings.txt")
     text = text.replace("\r\n", "\n").replace("\ufeff", "")
     entries = [e.strip("\n") for e in SEPARATOR.split(text)]
     entries = [e for e in entries if e.strip()]
